@@ -1,0 +1,122 @@
+# retrial — measure, explain, fix and ship flaky tests.
+# Targets: all check install uninstall clean deps demo bench lint
+
+VERSION   = 0.1.0
+PREFIX    = /usr/local
+BINDIR    = $(PREFIX)/bin
+LIBDIR    = $(PREFIX)/lib
+INCDIR    = $(PREFIX)/include
+MANPREFIX = $(PREFIX)/share/man
+SHAREDIR  = $(PREFIX)/share/retrial
+PKGCONFIGDIR = $(LIBDIR)/pkgconfig
+
+CC       ?= cc
+PKGS     = jansson libcurl sqlite3 libcrypto
+PKG_CFLAGS != pkg-config --cflags $(PKGS) 2>/dev/null || true
+PKG_LIBS   != pkg-config --libs $(PKGS) 2>/dev/null || true
+OPT      = -O2 -g
+# SANITIZE=1 builds the same suite under ASan+UBSan.
+SAN_1    = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SANFLAGS = $(SAN_$(SANITIZE))
+RT_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
+	-DRT_VERSION=\"$(VERSION)\" -DRT_SHAREDIR=\"$(SHAREDIR)\" \
+	-Ilib $(PKG_CFLAGS) $(OPT) $(SANFLAGS) -fPIC $(CFLAGS)
+RT_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+LDLIBS   = $(PKG_LIBS) -lm
+
+TOOLS = rt-collect rt-measure rt-plan rt-diff-facts rt-matrix rt-report \
+	rt-diagnose rt-verify rt-genome rt-pr rt-retry
+BINS  = $(TOOLS:%=bin/%)
+
+STATS_OBJ = lib/rt_stats.o
+LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o \
+	lib/rt_text.o lib/rt_http.o lib/rt_hash.o lib/rt_patch.o lib/rt_store.o \
+	$(STATS_OBJ)
+LIB_HDR   = $(LIB_OBJ:.o=.h)
+STATS_SO_VER = 0
+
+all: $(BINS) lib/libretrial-stats.a lib/libretrial-stats.so lib/retrial-stats.pc
+
+lib/libretrial.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $(LIB_OBJ)
+
+lib/libretrial-stats.a: $(STATS_OBJ)
+	rm -f $@ && ar rcs $@ $(STATS_OBJ)
+
+lib/libretrial-stats.so: $(STATS_OBJ)
+	$(CC) -shared -Wl,-soname,libretrial-stats.so.$(STATS_SO_VER) $(RT_LDFLAGS) -o $@ $(STATS_OBJ) -lm
+
+lib/retrial-stats.pc: lib/retrial-stats.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' lib/retrial-stats.pc.in > $@
+
+lib/%.o: lib/%.c $(LIB_HDR)
+	$(CC) $(RT_CFLAGS) -c -o $@ $<
+
+bin/%.o: bin/%.c $(LIB_HDR)
+	$(CC) $(RT_CFLAGS) -c -o $@ $<
+
+bin/%: bin/%.o lib/libretrial.a
+	$(CC) $(RT_LDFLAGS) -o $@ $< lib/libretrial.a $(LDLIBS)
+
+t/stats_test: t/stats_test.c lib/libretrial-stats.a lib/rt_stats.h
+	$(CC) $(RT_CFLAGS) -o $@ t/stats_test.c lib/libretrial-stats.a $(RT_LDFLAGS) -lm
+
+# make check: the C unit tests, then every bats file; one closing count line.
+check: deps all t/stats_test
+	./t/stats_test
+	./t/run-bats
+
+lint:
+	mandoc -Tlint -Wwarning man/man1/*.1 man/man7/*.7
+
+# make deps: install the Debian packages retrial needs (as root), or say how.
+DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
+	libsqlite3-dev libssl-dev jq sqlite3 bats git python3 parallel mandoc
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if ! command -v dpkg-query >/dev/null; then echo "make deps: not Debian; install:$$missing" >&2; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "make deps: installing$$missing"; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing || \
+	  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; }; \
+	else \
+	  echo "make deps: missing packages; run:" >&2; \
+	  echo "  sudo apt-get install -y$$missing" >&2; exit 2; \
+	fi
+
+demo: deps all
+	./examples/demo.sh
+
+bench: all
+	./bench/run
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man7 \
+	  $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	cp -f $(BINS) $(DESTDIR)$(BINDIR)/
+	cp -f man/man1/*.1 $(DESTDIR)$(MANPREFIX)/man1/
+	cp -f man/man7/*.7 $(DESTDIR)$(MANPREFIX)/man7/
+	cp -Rf share/retrial/. $(DESTDIR)$(SHAREDIR)/
+	cp -f lib/libretrial-stats.a $(DESTDIR)$(LIBDIR)/
+	cp -f lib/libretrial-stats.so $(DESTDIR)$(LIBDIR)/libretrial-stats.so.$(STATS_SO_VER)
+	ln -sf libretrial-stats.so.$(STATS_SO_VER) $(DESTDIR)$(LIBDIR)/libretrial-stats.so
+	cp -f lib/rt_stats.h $(DESTDIR)$(INCDIR)/
+	cp -f lib/retrial-stats.pc $(DESTDIR)$(PKGCONFIGDIR)/
+
+uninstall:
+	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANPREFIX)/man1/$$t.1; done
+	rm -f $(DESTDIR)$(MANPREFIX)/man7/retrial.7
+	rm -rf $(DESTDIR)$(SHAREDIR)
+	rm -f $(DESTDIR)$(LIBDIR)/libretrial-stats.a $(DESTDIR)$(LIBDIR)/libretrial-stats.so \
+	  $(DESTDIR)$(LIBDIR)/libretrial-stats.so.$(STATS_SO_VER) $(DESTDIR)$(INCDIR)/rt_stats.h \
+	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
+
+clean:
+	rm -f $(BINS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test
+
+.PHONY: all check lint deps demo bench install uninstall clean
+.SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)

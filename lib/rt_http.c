@@ -1,0 +1,159 @@
+/* rt_http: libcurl easy handles driven by one multi handle. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <curl/curl.h>
+
+#include "rt_http.h"
+#include "rt_util.h"
+
+typedef struct {
+	rt_http_resp *resp;
+	size_t max;
+	rt_buf body;
+} sink;
+
+static size_t
+on_body(char *p, size_t size, size_t nmemb, void *ud)
+{
+	sink *s = ud;
+	size_t n = size * nmemb;
+
+	if (s->body.len + n > s->max) {
+		s->resp->truncated = 1;
+		return 0; /* abort the transfer */
+	}
+	rt_buf_add(&s->body, p, n);
+	return n;
+}
+
+static size_t
+on_header(char *p, size_t size, size_t nmemb, void *ud)
+{
+	sink *s = ud;
+	size_t n = size * nmemb, k;
+
+	if (n > 9 && strncasecmp(p, "location:", 9) == 0) {
+		const char *v = p + 9;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		k = n - (size_t)(v - p);
+		while (k > 0 && (v[k - 1] == '\r' || v[k - 1] == '\n'))
+			k--;
+		free(s->resp->location);
+		s->resp->location = rt_xmalloc(k + 1);
+		memcpy(s->resp->location, v, k);
+		s->resp->location[k] = '\0';
+	}
+	return n;
+}
+
+void
+rt_http_init(void)
+{
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+		rt_die("libcurl: global init failed");
+}
+
+void
+rt_http_cleanup(void)
+{
+	curl_global_cleanup();
+}
+
+int
+rt_http_perform(const rt_http_req *req, rt_http_resp *resp, size_t n)
+{
+	CURLM *m = curl_multi_init();
+	CURL **h = rt_xcalloc(n, sizeof *h);
+	struct curl_slist **hl = rt_xcalloc(n, sizeof *hl);
+	sink *s = rt_xcalloc(n, sizeof *s);
+	size_t i, j;
+	int running = 0, rc = 0, left;
+	CURLMsg *msg;
+
+	if (!m)
+		rt_die("libcurl: cannot create a multi handle");
+	for (i = 0; i < n; i++) {
+		memset(&resp[i], 0, sizeof resp[i]);
+		s[i].resp = &resp[i];
+		s[i].max = req[i].max_response ? req[i].max_response : 8u << 20;
+		if (!(h[i] = curl_easy_init()))
+			rt_die("libcurl: cannot create a handle");
+		curl_easy_setopt(h[i], CURLOPT_URL, req[i].url);
+		curl_easy_setopt(h[i], CURLOPT_CUSTOMREQUEST, req[i].method ? req[i].method : "GET");
+		if (req[i].body) {
+			curl_easy_setopt(h[i], CURLOPT_POSTFIELDS, req[i].body);
+			curl_easy_setopt(h[i], CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req[i].body_len);
+		}
+		for (j = 0; req[i].headers && req[i].headers[j]; j++)
+			hl[i] = curl_slist_append(hl[i], req[i].headers[j]);
+		curl_easy_setopt(h[i], CURLOPT_HTTPHEADER, hl[i]);
+		curl_easy_setopt(h[i], CURLOPT_WRITEFUNCTION, on_body);
+		curl_easy_setopt(h[i], CURLOPT_WRITEDATA, &s[i]);
+		curl_easy_setopt(h[i], CURLOPT_HEADERFUNCTION, on_header);
+		curl_easy_setopt(h[i], CURLOPT_HEADERDATA, &s[i]);
+		curl_easy_setopt(h[i], CURLOPT_TIMEOUT_MS,
+		    (long)((req[i].timeout_s > 0 ? req[i].timeout_s : 60) * 1000));
+		curl_easy_setopt(h[i], CURLOPT_CONNECTTIMEOUT_MS, 15000L);
+		curl_easy_setopt(h[i], CURLOPT_SSL_VERIFYPEER, 1L);
+		curl_easy_setopt(h[i], CURLOPT_SSL_VERIFYHOST, 2L);
+		curl_easy_setopt(h[i], CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(h[i], CURLOPT_USERAGENT, "retrial/" RT_VERSION);
+		curl_easy_setopt(h[i], CURLOPT_PRIVATE, (void *)&s[i]);
+		curl_easy_setopt(h[i], CURLOPT_PROTOCOLS_STR, "http,https");
+		curl_multi_add_handle(m, h[i]);
+		if (req[i].verbose)
+			fprintf(stderr, "%s: > %s %s\n", rt_progname,
+			    req[i].method ? req[i].method : "GET", req[i].url);
+	}
+	do {
+		if (curl_multi_perform(m, &running) != CURLM_OK)
+			break;
+		if (running)
+			curl_multi_poll(m, NULL, 0, 1000, NULL);
+	} while (running);
+	while ((msg = curl_multi_info_read(m, &left))) {
+		sink *sk;
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&sk);
+		if (msg->data.result != CURLE_OK) {
+			if (msg->data.result == CURLE_OPERATION_TIMEDOUT)
+				sk->resp->timed_out = 1;
+			if (!(msg->data.result == CURLE_WRITE_ERROR && sk->resp->truncated))
+				snprintf(sk->resp->error, sizeof sk->resp->error, "%s",
+				    curl_easy_strerror(msg->data.result));
+		}
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &sk->resp->status);
+	}
+	for (i = 0; i < n; i++) {
+		rt_buf_add(&s[i].body, NULL, 0);
+		resp[i].body = s[i].body.data;
+		resp[i].body_len = s[i].body.len;
+		if (resp[i].status == 0 && !resp[i].error[0])
+			snprintf(resp[i].error, sizeof resp[i].error, "no response");
+		if (resp[i].status == 0 || resp[i].error[0] || resp[i].truncated)
+			rc = -1;
+		if (req[i].verbose)
+			fprintf(stderr, "%s: < %ld %s%s\n", rt_progname, resp[i].status,
+			    req[i].url, resp[i].error[0] ? " (error)" : "");
+		curl_multi_remove_handle(m, h[i]);
+		curl_easy_cleanup(h[i]);
+		curl_slist_free_all(hl[i]);
+	}
+	curl_multi_cleanup(m);
+	free(h);
+	free(hl);
+	free(s);
+	return rc;
+}
+
+void
+rt_http_resp_free(rt_http_resp *r)
+{
+	free(r->body);
+	free(r->location);
+	r->body = r->location = NULL;
+}

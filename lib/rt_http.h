@@ -1,0 +1,39 @@
+/* rt_http: HTTP requests through libcurl, one at a time or many in
+ * parallel (curl multi), TLS verification always on, secrets never logged. */
+#ifndef RT_HTTP_H
+#define RT_HTTP_H
+
+#include <stddef.h>
+
+typedef struct {
+	const char *method;          /* "GET", "POST", "PATCH", ... */
+	const char *url;
+	const char *const *headers;  /* "Name: value", NULL-terminated; may hold secrets */
+	const char *body;            /* may be NULL */
+	size_t body_len;
+	double timeout_s;            /* whole request; 0: 60 s */
+	size_t max_response;         /* larger responses fail with truncated=1 (0: 8 MiB) */
+	int verbose;                 /* log method, URL, status to stderr — never headers */
+} rt_http_req;
+
+typedef struct {
+	long status;                 /* HTTP status, 0 when no response */
+	char *body;                  /* NUL-terminated, malloc'd (may be NULL) */
+	size_t body_len;
+	int truncated;               /* response exceeded max_response */
+	int timed_out;
+	char error[256];             /* transport error text, "" if none */
+	char *location;              /* Location header if any (malloc'd) */
+} rt_http_resp;
+
+/* Global init/cleanup (call once per process). */
+void rt_http_init(void);
+void rt_http_cleanup(void);
+
+/* Perform n requests in parallel (curl multi); resp[i] answers req[i].
+ * Returns 0 when every request got some HTTP response, -1 otherwise (see
+ * each resp's error). */
+int rt_http_perform(const rt_http_req *req, rt_http_resp *resp, size_t n);
+void rt_http_resp_free(rt_http_resp *r);
+
+#endif

@@ -1,0 +1,1 @@
+/* rt_patch: (to be written) */

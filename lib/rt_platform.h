@@ -1,0 +1,27 @@
+/* rt_platform: what POSIX leaves open or systems do differently, behind
+ * one header, so no tool needs an #ifdef. */
+#ifndef RT_PLATFORM_H
+#define RT_PLATFORM_H
+
+#include <stdint.h>
+
+/* Online CPUs, at least 1. */
+int rt_ncpu(void);
+/* 1-minute load average, or -1 when the system does not say. */
+double rt_loadavg1(void);
+/* Host name (static buffer). */
+const char *rt_hostname(void);
+/* Monotonic clock in milliseconds (fractional). */
+double rt_now_ms(void);
+/* Current UTC time as RFC 3339 with milliseconds into buf (>= 32 bytes). */
+void rt_utc_rfc3339(char *buf, unsigned long size);
+/* Sleep ms milliseconds, returning early (-1) when a signal arrives. */
+int rt_sleep_ms(double ms);
+/* Peak resident set size of this process in KiB, or -1. */
+long rt_peak_rss_kb(void);
+/* Is fd a terminal? (isatty, but never when RETRIAL_NO_TTY is set) */
+int rt_isatty(int fd);
+/* splitmix64: a seed mixer so trial seeds differ in every bit. */
+uint64_t rt_mix64(uint64_t x);
+
+#endif

@@ -1,0 +1,3 @@
+/* rt_stats: (being written) */
+#include "rt_stats.h"
+typedef int rt_stats_unused;

@@ -1,0 +1,96 @@
+/* rt_stats: the shared math of retrial (libretrial-stats) — Wilson score
+ * intervals, runs needed to claim a fix, retry budgets, the detect verdict,
+ * an anytime-valid confidence sequence, and the tests rt-diff-facts and
+ * rt-matrix rank evidence with. Pure: no malloc, no I/O, no exit. */
+#ifndef RT_STATS_H
+#define RT_STATS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes of the functions that can refuse their input. */
+enum {
+	RT_STATS_OK = 0,
+	RT_STATS_EINVAL = -1,    /* an argument is out of its domain */
+	RT_STATS_ENOFAIL = -2,   /* p = 0: no failure was observed */
+	RT_STATS_EALWAYS = -3    /* p = 1: it always fails; no budget can work */
+};
+
+typedef struct {
+	double low, high;        /* clamped to [0, 1] */
+	double center;           /* the interval's centre (Wilson: shrunk p) */
+	double z;                /* the normal quantile used */
+} rt_interval;
+
+/* z for a two-sided confidence level c in (0,1): the inverse normal CDF at
+ * (1+c)/2, except that c = 0.95 gives 1.96 exactly. NaN outside (0,1). */
+double rt_z_for_confidence(double c);
+/* Inverse standard normal CDF (Acklam's rational approximation refined by
+ * one Halley step; |error| < 1e-12). NaN outside (0,1). */
+double rt_norm_quantile(double p);
+/* Standard normal CDF. */
+double rt_norm_cdf(double x);
+
+/* Wilson score interval for k failures in n trials at confidence c:
+ * centre (p + z²/2n)/(1 + z²/n), half-width z/(1 + z²/n)·√(p(1−p)/n + z²/4n²).
+ * n = 0 gives [0, 1]. RT_STATS_EINVAL for k < 0, k > n or c outside (0,1). */
+int rt_wilson(long k, long n, double c, rt_interval *out);
+
+/* Smallest n with (1−p)^n ≤ 1−c: the clean runs that show, at confidence c,
+ * that a failure rate p is gone. p = 1 → 1; p = 0 → RT_STATS_ENOFAIL. */
+int rt_runs_to_claim(double p, double c, long *runs);
+
+/* Smallest r ≥ 0 with p^(r+1) ≤ target. p = 1 → RT_STATS_EALWAYS; p = 0 → 0. */
+int rt_retry_budget(double p, double target, long *retries);
+
+/* Quarantine rule: with q = p^(r+1) the chance that one CI run exhausts
+ * its retry budget, quarantine after the smallest m ≥ 1 exhausted runs in a
+ * window of w runs such that P(Binomial(w, q) ≥ m) ≤ 1 − c: more exhausted
+ * runs than the measured flakiness explains at confidence c. */
+int rt_quarantine_after(double q, long window, double c, long *m);
+
+/* The detect verdict (rt-measure(1)), decided in this order:
+ * ERROR (n = 0); ALWAYS_FAILING (k = n, n ≥ 24; k = n below 24 is
+ * INCONCLUSIVE); FLAKY (0 < k < n); STABLE (k = 0 and the upper bound of
+ * the Wilson interval at c < threshold); INCONCLUSIVE (k = 0 otherwise). */
+typedef enum {
+	RT_VERDICT_ERROR,
+	RT_VERDICT_ALWAYS_FAILING,
+	RT_VERDICT_FLAKY,
+	RT_VERDICT_STABLE,
+	RT_VERDICT_INCONCLUSIVE
+} rt_verdict;
+#define RT_ALWAYS_FAILING_MIN 24
+rt_verdict rt_detect(long k, long n, double threshold, double c);
+const char *rt_verdict_name(rt_verdict v);   /* "FLAKY", ... */
+
+/* Anytime-valid confidence sequence for a Bernoulli rate (Robbins' beta-
+ * binomial mixture with a Beta(a, b) prior, a = b = 0.5 by default): the set
+ * of p whose mixture martingale is below 1/alpha. Valid simultaneously at
+ * every n, so it may be checked after every trial. Computed by bisection
+ * on each side of k/n; n = 0 gives [0, 1]. */
+int rt_cs_interval(long k, long n, double c, double a, double b, rt_interval *out);
+
+/* Two-sided p-value of Fisher's exact test for the 2×2 table
+ * [[a, b], [c, d]] (sum of the probabilities of tables as or less likely). */
+double rt_fisher_exact(long a, long b, long c, long d);
+
+/* Newcombe's hybrid score interval (method 10) for p1 − p2, k1/n1 − k2/n2. */
+int rt_newcombe(long k1, long n1, long k2, long n2, double c, rt_interval *out);
+
+/* Mann–Whitney U test, x and y each sorted ascending. Two-sided p-value by
+ * the normal approximation with tie correction; *u gets U for x; *effect
+ * (may be NULL) the common-language effect P(X > Y) + P(X = Y)/2. */
+double rt_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
+    double *u, double *effect);
+
+/* Upper tail P(X ≥ m) of Binomial(n, p). */
+double rt_binom_sf(long m, long n, double p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

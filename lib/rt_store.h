@@ -1,0 +1,1 @@
+/* rt_store: (to be written) */

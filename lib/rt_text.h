@@ -1,0 +1,1 @@
+/* rt_text: (to be written) */

@@ -1,0 +1,132 @@
+/* rt_trial: the trial engine — run a command many times, each trial in its
+ * own process group, stdout and stderr drained through pipes and kept head
+ * and tail, timeouts with a diagnostic signal then SIGKILL, parallel slots,
+ * and a clean stop on SIGINT/SIGTERM. Also the outcome tally and the
+ * measure record every tool prints the same way. */
+#ifndef RT_TRIAL_H
+#define RT_TRIAL_H
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+typedef enum {
+	RT_PASS,      /* exit 0 */
+	RT_FAIL,      /* non-zero exit or killed by a signal */
+	RT_TIMEOUT,   /* killed by --timeout; counts as a failure */
+	RT_ERROR,     /* could not run, or an exit code declared infrastructure */
+	RT_IGNORED    /* a failure set aside by --ignore-if / not matched by --fail-if */
+} rt_outcome;
+
+const char *rt_outcome_name(rt_outcome o);
+int rt_outcome_parse(const char *s, rt_outcome *o);   /* 0 or -1 */
+
+typedef struct {
+	/* what to run: exactly one of shell_cmd and argv */
+	const char *shell_cmd;       /* run as: sh -c CMD sh [shell_args...] */
+	char *const *shell_args;     /* positional parameters ($1...), may be NULL */
+	char *const *argv;           /* run directly (PATH search), NULL-terminated */
+	const char *cwd;             /* directory to run in; NULL: the current one */
+	char *const *env_extra;      /* "VAR=value" set in the trial, NULL-terminated */
+	size_t max_output;           /* bytes kept per stream, head + tail (0: 64 KiB) */
+	double timeout_s;            /* per trial; 0: none */
+	int timeout_signal;          /* sent first on timeout (0: SIGTERM) */
+	double grace_s;              /* then SIGKILL to the group (0: 2 s) */
+	double gap_ms;               /* rest before each trial, the first included */
+	int jobs;                    /* parallel trials (rt_run_trials); 0: one per CPU */
+	uint64_t seed;               /* RETRIAL_SEED = rt_trial_seed(seed, trial) */
+	unsigned char error_code[256]; /* non-zero: that exit code is RT_ERROR */
+	const regex_t *fail_if;      /* a failure counts only when output matches */
+	const regex_t *ignore_if;    /* a failure whose output matches is set aside */
+} rt_trial_opts;
+
+/* Fill defaults: 64 KiB output, SIGTERM, 2 s grace, jobs 1, exit codes 126
+ * and 127 (the shell's "cannot execute" and "not found") as errors. */
+void rt_trial_opts_init(rt_trial_opts *o);
+/* Parse "2-5,126" into o->error_code (replacing the defaults); -1 if bad. */
+int rt_trial_parse_codes(rt_trial_opts *o, const char *spec);
+
+typedef struct {
+	char *data;                  /* kept bytes (head, marker, tail), NUL-terminated */
+	size_t len;
+	unsigned long long bytes;    /* everything the stream produced */
+	int truncated;               /* bytes > what was kept */
+} rt_capture;
+
+typedef struct {
+	long trial;                  /* 1-based trial number */
+	rt_outcome outcome;
+	int exit_code;               /* -1 when killed by a signal or never run */
+	int signal;                  /* terminating signal, 0 when none */
+	double elapsed_ms;           /* CLOCK_MONOTONIC, spawn to exit */
+	double start_ms;             /* monotonic start, relative to the runner */
+	char started_at[40];         /* UTC, RFC 3339 */
+	double load1;                /* load average at start, -1 unknown */
+	uint64_t seed;               /* the RETRIAL_SEED it got */
+	int concurrent;              /* other trials running when it started */
+	double gap_ms;
+	rt_capture out, err;
+	char error[256];             /* why it is RT_ERROR, else "" */
+} rt_trial_result;
+
+uint64_t rt_trial_seed(uint64_t seed, long trial);
+
+/* Signal handling: SIGINT/SIGTERM set a flag (and wake the runner);
+ * SIGPIPE is ignored so a closed output is a write error. Call once. */
+void rt_trial_signals_install(void);
+int rt_trial_interrupted(void);   /* the signal caught, or 0 */
+
+/* The low-level runner: start trials with any options, wait for them. */
+typedef struct rt_runner rt_runner;
+rt_runner *rt_runner_new(void);
+/* Start one trial now (no gap applied). tag comes back from wait. Returns
+ * 0, or -1 if it could not even be attempted (then res is an RT_ERROR and
+ * is returned by the next wait like any other). */
+int rt_runner_start(rt_runner *r, const rt_trial_opts *o, long trial, void *tag);
+int rt_runner_running(const rt_runner *r);
+/* Wait for a trial to end, at most timeout_ms (< 0: no limit). Returns 1
+ * with *res filled (free with rt_trial_result_free), 0 on timeout or when
+ * nothing runs, -1 when interrupted by SIGINT/SIGTERM. */
+int rt_runner_wait(rt_runner *r, double timeout_ms, rt_trial_result *res, void **tag);
+/* Kill every running trial's group (SIGTERM, then SIGKILL after grace),
+ * reap them, and drop their results. */
+void rt_runner_kill_all(rt_runner *r);
+void rt_runner_free(rt_runner *r);
+void rt_trial_result_free(rt_trial_result *res);
+
+/* Return values of an rt_trial_done_fn. */
+enum { RT_GO_ON = 0, RT_STOP = 1, RT_STOP_KILL = 2 };
+typedef int (*rt_trial_done_fn)(const rt_trial_result *res, void *ctx);
+
+/* Run trials first, first+stride, ... (count of them) with o->jobs slots,
+ * each slot resting o->gap_ms before each trial. fn sees each result as it
+ * ends; RT_STOP stops starting new ones (running ones finish and are
+ * reported), RT_STOP_KILL kills the rest. Returns 0, or the signal number
+ * when SIGINT/SIGTERM stopped it (running trials killed, not reported). */
+int rt_run_trials(const rt_trial_opts *o, long first, long count, long stride,
+    rt_trial_done_fn fn, void *ctx);
+
+/* The trial record (rt-collect(1)): type "trial" and every field. */
+json_t *rt_trial_json(const rt_trial_result *res, const rt_trial_opts *o,
+    const char *command);
+/* The command as one string: the shell text, or argv shell-quoted. */
+char *rt_command_string(const rt_trial_opts *o);
+
+/* Counting outcomes. trials (valid) = passes + failures; failures include
+ * timeouts; errors and ignored are kept apart and never in the rate. */
+typedef struct {
+	long trials, passes, failures, timeouts, errors, ignored;
+} rt_tally;
+void rt_tally_add(rt_tally *t, rt_outcome o);
+
+/* "12/40 failed (30.0%, 95% CI 18.1–45.6%)", and with no failure
+ * "0/40 failed (≤8.8% at 95% confidence)". Never a bare rate. */
+void rt_rate_text(char *buf, size_t size, long k, long n, double conf);
+/* The measure fields: trials, failures, timeouts, errors, ignored, rate
+ * (null when n = 0), ci_low, ci_high, confidence, z, threshold, verdict,
+ * summary. Add them to obj (a new object when obj is NULL). */
+json_t *rt_measure_fields(json_t *obj, const rt_tally *t, double conf,
+    double threshold);
+
+#endif

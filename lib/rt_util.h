@@ -1,0 +1,71 @@
+/* rt_util: the one voice for errors, checked allocation, checked numbers,
+ * growable buffers and UTF-8 repair shared by every retrial tool. */
+#ifndef RT_UTIL_H
+#define RT_UTIL_H
+
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* Exit codes, the same in every tool (retrial(7), EXIT STATUS). */
+enum {
+	RT_EXIT_OK = 0,      /* success */
+	RT_EXIT_NO = 1,      /* a negative answer from a predicate or gate */
+	RT_EXIT_ERR = 2,     /* usage error or failure */
+	RT_EXIT_INT = 130,   /* stopped by SIGINT */
+	RT_EXIT_TERM = 143   /* stopped by SIGTERM */
+};
+
+extern const char *rt_progname;
+void rt_setprogname(const char *argv0);
+
+/* Print "progname: message"; a trailing ':' in fmt appends strerror(errno). */
+_Noreturn void rt_die(const char *fmt, ...);
+_Noreturn void rt_usage_die(const char *fmt, ...); /* same, then "try --help" */
+void rt_warn(const char *fmt, ...);
+void rt_vwarn(const char *fmt, va_list ap);
+
+void *rt_xmalloc(size_t n);
+void *rt_xcalloc(size_t nmemb, size_t size);
+void *rt_xrealloc(void *p, size_t n);
+char *rt_xstrdup(const char *s);
+char *rt_xasprintf(const char *fmt, ...);
+
+/* Checked numbers: "what" names the option ("-n", "--confidence"). Each
+ * dies with e.g. "rt-plan: --confidence 1.5: must be between 0 and 1
+ * (exclusive)". */
+long rt_num_long(const char *what, const char *s, long min, long max);
+/* min/max inclusive unless the matching excl flag is set. */
+double rt_num_double(const char *what, const char *s, double min, double max,
+    int excl_min, int excl_max);
+/* Parse without dying: 0 on success, -1 on error. */
+int rt_parse_long(const char *s, long min, long max, long *out);
+int rt_parse_double(const char *s, double *out);
+
+/* Flush and check a stream; a write error (full disk, closed pipe) dies. */
+void rt_fshut(FILE *f, const char *name);
+
+/* A growable byte buffer. */
+typedef struct {
+	char *data;
+	size_t len, cap;
+} rt_buf;
+void rt_buf_add(rt_buf *b, const void *p, size_t n);
+void rt_buf_addc(rt_buf *b, char c);
+void rt_buf_adds(rt_buf *b, const char *s);
+void rt_buf_printf(rt_buf *b, const char *fmt, ...);
+const char *rt_buf_str(rt_buf *b); /* NUL-terminated view */
+void rt_buf_free(rt_buf *b);
+
+/* Copy n bytes into a valid UTF-8 string: each byte of an invalid sequence
+ * becomes U+FFFD; NUL bytes are kept (JSON writes them as \u0000). Returns
+ * a malloc'd buffer, its length in *outlen, the number of replaced bytes in
+ * *nbad (may be NULL). */
+char *rt_utf8_repair(const char *s, size_t n, size_t *outlen, size_t *nbad);
+
+/* Read a whole file into memory (NUL-terminated); NULL with errno set. */
+char *rt_read_file(const char *path, size_t *len);
+/* Write atomically: to path.tmpXXXXXX, fsync, rename. 0 or -1 (errno). */
+int rt_write_file_atomic(const char *path, const char *data, size_t len);
+
+#endif
