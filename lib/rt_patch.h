@@ -1,1 +1,26 @@
-/* rt_patch: (to be written) */
+/* rt_patch: unified diffs from untrusted text (model output, caches) —
+ * check that every path stays inside the project, build a diff from a whole
+ * replacement file, and apply a diff inside a sandbox directory. */
+#ifndef RT_PATCH_H
+#define RT_PATCH_H
+
+#include <stddef.h>
+
+/* List the files a unified diff touches (the "b/" side, prefix stripped).
+ * Fails (-1, reason in err) on an absolute path, a ".." component, a
+ * backslash or NUL, an empty diff, or a diff with no hunk. */
+int rt_patch_paths(const char *diff, char ***paths, size_t *npaths,
+    char *err, size_t errsize);
+void rt_patch_paths_free(char **paths, size_t npaths);
+
+/* A unified diff (a/relpath, b/relpath, -p1 style) turning old_text into
+ * new_text; NULL when they are identical. relpath must pass the checks
+ * above. Runs diff(1) without a shell on temporary files. */
+char *rt_patch_from_texts(const char *relpath, const char *old_text,
+    const char *new_text);
+
+/* Apply diff inside dir (patch -p1 --batch --forward, no shell, no
+ * backup files) after checking its paths. 0, or -1 with the reason. */
+int rt_patch_apply(const char *dir, const char *diff, char *err, size_t errsize);
+
+#endif

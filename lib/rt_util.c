@@ -14,12 +14,41 @@
 #include "rt_util.h"
 
 const char *rt_progname = "retrial";
+static const char *rt_argv0 = "";
 
 void
 rt_setprogname(const char *argv0)
 {
 	const char *s = strrchr(argv0, '/');
 	rt_progname = s ? s + 1 : argv0;
+	rt_argv0 = argv0;
+}
+
+void
+rt_print_version(void)
+{
+	printf("%s (retrial) %s\n", rt_progname, RT_VERSION);
+}
+
+const char *
+rt_sharedir(void)
+{
+	static char *dir;
+	const char *e = getenv("RETRIAL_SHAREDIR"), *slash;
+	struct stat st;
+
+	if (dir)
+		return dir;
+	if (e && *e)
+		return dir = rt_xstrdup(e);
+	if (stat(RT_SHAREDIR, &st) == 0 && S_ISDIR(st.st_mode))
+		return dir = rt_xstrdup(RT_SHAREDIR);
+	slash = strrchr(rt_argv0, '/');
+	if (slash)
+		dir = rt_xasprintf("%.*s/../share/retrial", (int)(slash - rt_argv0), rt_argv0);
+	else
+		dir = rt_xstrdup(RT_SHAREDIR);
+	return dir;
 }
 
 void

@@ -18,6 +18,12 @@ enum {
 
 extern const char *rt_progname;
 void rt_setprogname(const char *argv0);
+/* Where share/retrial is: $RETRIAL_SHAREDIR, else the installed
+ * $(PREFIX)/share/retrial when it exists, else ../share/retrial next to
+ * the program (a build tree). */
+const char *rt_sharedir(void);
+/* "rt-x retrial 0.1.0" to stdout, for --version. */
+void rt_print_version(void);
 
 /* Print "progname: message"; a trailing ':' in fmt appends strerror(errno). */
 _Noreturn void rt_die(const char *fmt, ...);
