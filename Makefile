@@ -65,6 +65,7 @@ t/stats_test: t/stats_test.c lib/libretrial-stats.a lib/rt_stats.h
 # make check: the C unit tests, then every bats file; one closing count line.
 check: deps all t/stats_test
 	./t/stats_test
+	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	./t/run-bats
 
 lint:
