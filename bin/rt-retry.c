@@ -681,7 +681,7 @@ static void
 attempt_message(char *buf, size_t size, const attempt *a)
 {
 	if (a->outcome == A_TIMEOUT)
-		snprintf(buf, size, "attempt %ld timed out", a->round);
+		snprintf(buf, size, "timed out");
 	else if (a->outcome == A_ERROR)
 		snprintf(buf, size, "could not run: %s", a->error ? a->error : "error");
 	else if (a->sig)
@@ -981,6 +981,8 @@ main(int argc, char *argv[])
 		G.retries = 1;
 		needs_r = retries ? 1 : 0;
 	}
+	if (measure && strcmp(measure, "-") == 0 && (!cases || strcmp(cases, "-") == 0))
+		rt_usage_die("--measure - and the case list cannot both be standard input");
 	if (needs_r == 2 || (retries && strcmp(retries, "auto") == 0)) {
 		if (!rate == !measure)
 			rt_usage_die("--retries auto needs one of --rate P and --measure FILE");
