@@ -1,11 +1,1423 @@
-/* rt-verify: (not yet written) */
+/* rt-verify: race every hypothesis' patch in its own copy of the project on
+ * fresh reruns, disqualify patches that stop testing, confirm the winner. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt_cli.h"
+#include "rt_guard.h"
+#include "rt_jsonl.h"
+#include "rt_patch.h"
+#include "rt_platform.h"
+#include "rt_stats.h"
+#include "rt_store.h"
+#include "rt_trial.h"
 #include "rt_util.h"
+
+enum {
+	OPT_CONF = RT_OPT_TOOL_BASE, OPT_TARGET, OPT_ISOLATE, OPT_KEEP,
+	OPT_GENOME, OPT_NO_GENOME, OPT_EVENTS, OPT_BOARD, OPT_NO_CANARY,
+	OPT_TEST, OPT_CONFIRMS
+};
+
+typedef struct lane {
+	const char *id, *source, *model, *cause, *explanation, *patch;
+	const char *hstatus;         /* the hypothesis' own status */
+	json_t *hyp;
+	char **files;
+	size_t nfiles;
+	int index;                   /* order in the input */
+	char *dir;                   /* its copy (the template with --isolate copy) */
+	rt_trial_opts o;
+	rt_tally t;
+	long started, inflight, limit, next_trial;
+	int done, better, anytime, raced;
+	const char *status, *rule;
+	char reason[800];
+	char first_error[256];
+	rt_interval iv;
+	json_t *confirm;             /* its confirmation round, if it had one */
+} lane;
+
+typedef struct ttag {
+	lane *l;
+	rt_trial_opts o;
+	char *dir;                   /* a per-trial copy, removed after the trial */
+	struct ttag *prev, *next;
+} ttag;
+
+static struct {
+	/* options */
+	double conf, target;
+	long n0, nmax, confirms;
+	int copy_each, keep, no_genome, board_forced, canary;
+	const char *genome, *events_path, *test, *dir_opt;
+	rt_trial_cli cli;
+	char **infiles;
+	int ninfiles;
+	/* state */
+	char *project;               /* absolute */
+	char *tmp;                   /* our temp root */
+	dev_t tmp_dev;
+	ino_t tmp_ino;
+	rt_runner *runner;
+	ttag *inflight;
+	int jobs;
+	FILE *events;
+	double t0;
+	lane **lanes;
+	size_t nlanes;
+	lane base;
+	json_t *measure_in;          /* a measure record from the input */
+	double L0, U0;               /* the baseline's interval */
+	long fresh;                  /* next never-used trial number */
+	int board_live, board_end, board_lines;
+	double board_at;
+	const char *phase;
+	int ncopies;
+} V;
+
+static void
+usage(FILE *f)
+{
+	fputs(
+"usage: rt-verify [-C DIR] [-n N] [-N N] [--confidence C] [--target R]\n"
+"                 [--isolate process|copy] [--confirmations M] [--keep]\n"
+"                 [--genome FILE | --no-genome] [--events FILE] [--board]\n"
+"                 [--no-canary] [--test NAME] [trial options]\n"
+"                 (--cmd \"CMD\" [hypothesis-file ...] | -- ARGV...)\n"
+"Race each hypothesis' patch on fresh reruns and confirm the winner.\n"
+"  -C, --dir DIR          the project (default: the current directory)\n"
+"  -n, --trials N         baseline trials, unless the input has a measure record\n"
+"                         (default 40)\n"
+"  -N, --max-trials N     the most trials one lane may run (default 100)\n"
+"      --confidence C     confidence level (default 0.95)\n"
+"      --target R         the residual rate FIXED must prove (default 0.10)\n"
+"      --isolate MODE     process: a fresh process per trial in the lane's copy\n"
+"                         (default); copy: a fresh copy of the project per trial\n"
+"      --confirmations M  candidates confirmed at most, winner first (default 2)\n"
+"      --keep             keep the copies (their directory is printed)\n"
+"      --genome FILE      the genome database (default\n"
+"                         $XDG_DATA_HOME/retrial/genome.db)\n"
+"      --no-genome        do not record this run\n"
+"      --events FILE      write a JSONL event stream to FILE\n"
+"      --board            print the lane board on stderr even when not a terminal\n"
+"      --no-canary        skip the dynamic assertion canary\n"
+"      --test NAME        the test's name in records (default: the command)\n", f);
+	rt_trial_cli_usage(f);
+	fputs(
+"  -h, --help             this text\n"
+"  -V, --version          the version\n", f);
+}
+
+/* ---- small text helpers ---- */
+
+static void
+pct(char *buf, size_t size, double v)
+{
+	snprintf(buf, size, "%.1f", 100 * v);
+}
+
+/* "19.2–51.2%" */
+static const char *
+ivtext(char *buf, size_t size, double lo, double hi)
+{
+	snprintf(buf, size, "%.1f–%.1f%%", 100 * lo, 100 * hi);
+	return buf;
+}
+
+static double
+elapsed_s(double since_ms)
+{
+	return (rt_now_ms() - since_ms) / 1000;
+}
+
+/* The lane's own summary, with the interval its decisions used. */
+static void
+lane_summary(const lane *l, char *buf, size_t size)
+{
+	char a[16], b[16], c[32];
+	int lvl = (int)lround(V.conf * 100);
+
+	if (l->t.trials == 0) {
+		snprintf(buf, size, l->t.errors ? "no valid trial (%ld errors)" : "not run",
+		    l->t.errors);
+		return;
+	}
+	if (l->t.failures == 0) {
+		pct(b, sizeof b, l->iv.high);
+		snprintf(buf, size, "0/%ld failed (≤%s%% at %d%% confidence%s)",
+		    l->t.trials, b, lvl, l->anytime ? ", anytime" : "");
+		return;
+	}
+	pct(a, sizeof a, (double)l->t.failures / (double)l->t.trials);
+	snprintf(buf, size, "%ld/%ld failed (%s%%, %s%d%% %s %s)", l->t.failures,
+	    l->t.trials, a, l->anytime ? "anytime " : "", lvl,
+	    l->anytime ? "interval" : "CI", ivtext(c, sizeof c, l->iv.low, l->iv.high));
+	(void)b;
+}
+
+static json_t *
+jstr_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *
+lane_json(const lane *l, int with_type)
+{
+	json_t *o = json_object();
+	char sum[200];
+
+	if (with_type)
+		json_object_set_new(o, "type", json_string("lane"));
+	json_object_set_new(o, "id", json_string(l->id));
+	json_object_set_new(o, "source", jstr_or_null(l->source));
+	json_object_set_new(o, "model", jstr_or_null(l->model));
+	json_object_set_new(o, "cause_class", jstr_or_null(l->cause));
+	json_object_set_new(o, "status", json_string(l->status ? l->status : "not_raced"));
+	json_object_set_new(o, "reason", json_string(l->reason));
+	json_object_set_new(o, "rule", jstr_or_null(l->rule));
+	json_object_set_new(o, "trials", json_integer(l->t.trials));
+	json_object_set_new(o, "failures", json_integer(l->t.failures));
+	json_object_set_new(o, "errors", json_integer(l->t.errors));
+	json_object_set_new(o, "rate", l->t.trials > 0 ?
+	    rt_json_real6((double)l->t.failures / (double)l->t.trials) : json_null());
+	json_object_set_new(o, "ci_low", rt_json_real6(l->t.trials ? l->iv.low : 0));
+	json_object_set_new(o, "ci_high", rt_json_real6(l->t.trials ? l->iv.high : 1));
+	json_object_set_new(o, "interval", json_string("anytime"));
+	lane_summary(l, sum, sizeof sum);
+	json_object_set_new(o, "summary", json_string(sum));
+	return o;
+}
+
+/* ---- events ---- */
+
+static void
+event(const char *name, json_t *fields)
+{
+	json_t *e;
+
+	if (!V.events) {
+		json_decref(fields);
+		return;
+	}
+	e = fields ? fields : json_object();
+	json_object_set_new(e, "type", json_string("event"));
+	json_object_set_new(e, "event", json_string(name));
+	json_object_set_new(e, "t", rt_json_real6(elapsed_s(V.t0)));
+	if (rt_emit_try(V.events, e) < 0)
+		rt_die("%s: write error:", V.events_path);
+	json_decref(e);
+}
+
+/* ---- the board ---- */
+
+static void
+board_line(rt_buf *b, const char *name, const char *cls, const lane *l,
+    const char *state)
+{
+	char iv[40] = "-", nm[24], cl[16];
+	size_t i;
+
+	snprintf(nm, sizeof nm, "%s", name);
+	snprintf(cl, sizeof cl, "%s", cls ? cls : "-");
+	for (i = 0; nm[i]; i++)
+		if ((unsigned char)nm[i] < 0x20 || nm[i] == 0x7f)
+			nm[i] = '?';
+	for (i = 0; cl[i]; i++)
+		if ((unsigned char)cl[i] < 0x20 || cl[i] == 0x7f)
+			cl[i] = '?';
+	if (l->t.trials > 0)
+		ivtext(iv, sizeof iv, l->iv.low, l->iv.high);
+	rt_buf_printf(b, "  %-12s %-12s %4ld trials %4ld failed  %-13s %s\n", nm, cl,
+	    l->t.trials, l->t.failures, iv, state);
+}
+
+static void
+board_draw(int force)
+{
+	rt_buf b = { 0 };
+	size_t i;
+	int lines = 0;
+	const char *p;
+	char st[96];
+
+	if (!V.board_live && !(force && V.board_end))
+		return;
+	if (!force && rt_now_ms() - V.board_at < 100)
+		return;
+	V.board_at = rt_now_ms();
+	if (V.base.t.trials || V.base.started)
+		board_line(&b, "baseline", "original", &V.base,
+		    V.base.done ? "measured" : "measuring");
+	for (i = 0; i < V.nlanes; i++) {
+		lane *l = V.lanes[i];
+		if (l->status && l->rule)
+			snprintf(st, sizeof st, "%s (%s)", l->status, l->rule);
+		else
+			snprintf(st, sizeof st, "%s", l->status ? l->status :
+			    l->raced && !l->done ? "racing" : "waiting");
+		board_line(&b, l->id, l->cause, l, st);
+	}
+	for (p = b.data; p && *p; p++)
+		lines += *p == '\n';
+	if (V.board_live && V.board_lines > 0)
+		fprintf(stderr, "\033[%dA", V.board_lines);
+	if (V.board_live) {
+		for (p = b.data; p && *p; ) {
+			const char *e = strchr(p, '\n');
+			fprintf(stderr, "\r\033[K%.*s\n", (int)(e - p), p);
+			p = e + 1;
+		}
+		V.board_lines = lines;
+	} else if (b.data) {
+		fprintf(stderr, "%s: %s\n%s", rt_progname, V.phase, b.data);
+	}
+	fflush(stderr);
+	rt_buf_free(&b);
+}
+
+/* ---- copies of the project ---- */
+
+static int
+copy_file(const char *src, const char *dst, mode_t mode)
+{
+	char buf[65536];
+	int in, out, e;
+	ssize_t n, w, off;
+
+	if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if ((out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode | 0600)) < 0) {
+		e = errno;
+		close(in);
+		errno = e;
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof buf)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		for (off = 0; off < n; off += w)
+			if ((w = write(out, buf + off, (size_t)(n - off))) < 0) {
+				if (errno == EINTR) {
+					w = 0;
+					continue;
+				}
+				goto fail;
+			}
+	}
+	close(in);
+	if (fchmod(out, mode) < 0 || close(out) < 0)
+		return -1;
+	return 0;
+fail:
+	e = errno;
+	close(in);
+	close(out);
+	errno = e;
+	return -1;
+}
+
+/* Copy the tree at src to dst (which must not exist): directories, regular
+ * files with their modes, symbolic links as links; other files and our own
+ * temporary directory (if it lies inside) are left out. */
+static int
+copy_tree(const char *src, const char *dst, char *err, size_t errsize)
+{
+	DIR *d;
+	struct dirent *de;
+	struct stat st;
+	char *s, *t, lnk[4096];
+	ssize_t n;
+	int rc = 0;
+
+	if (lstat(src, &st) < 0 || mkdir(dst, (st.st_mode & 07777) | 0700) < 0) {
+		snprintf(err, errsize, "%s: %s", lstat(src, &st) < 0 ? src : dst, strerror(errno));
+		return -1;
+	}
+	if (!(d = opendir(src))) {
+		snprintf(err, errsize, "%s: %s", src, strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (rt_trial_interrupted()) {
+			snprintf(err, errsize, "interrupted");
+			rc = -1;
+			break;
+		}
+		s = rt_xasprintf("%s/%s", src, de->d_name);
+		t = rt_xasprintf("%s/%s", dst, de->d_name);
+		if (lstat(s, &st) < 0) {
+			snprintf(err, errsize, "%s: %s", s, strerror(errno));
+			rc = -1;
+		} else if (st.st_dev == V.tmp_dev && st.st_ino == V.tmp_ino) {
+			/* our own work directory inside the project: skip */
+		} else if (S_ISDIR(st.st_mode)) {
+			rc = copy_tree(s, t, err, errsize);
+		} else if (S_ISREG(st.st_mode)) {
+			if (copy_file(s, t, st.st_mode & 07777) < 0) {
+				snprintf(err, errsize, "%s: %s", t, strerror(errno));
+				rc = -1;
+			}
+		} else if (S_ISLNK(st.st_mode)) {
+			if ((n = readlink(s, lnk, sizeof lnk - 1)) < 0) {
+				snprintf(err, errsize, "%s: %s", s, strerror(errno));
+				rc = -1;
+			} else {
+				lnk[n] = '\0';
+				if (symlink(lnk, t) < 0) {
+					snprintf(err, errsize, "%s: %s", t, strerror(errno));
+					rc = -1;
+				}
+			}
+		}
+		free(s);
+		free(t);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* Remove a tree without following symbolic links. */
+static void
+remove_tree(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+	char *p;
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	chmod(path, (st.st_mode & 07777) | 0700);
+	if ((d = opendir(path))) {
+		while ((de = readdir(d))) {
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			p = rt_xasprintf("%s/%s", path, de->d_name);
+			remove_tree(p);
+			free(p);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+/* A fresh copy of the project under our temp root, named for what it is. */
+static char *
+new_copy(const char *what)
+{
+	char err[512];
+	char *dir = rt_xasprintf("%s/%s.%d", V.tmp, what, V.ncopies++);
+
+	if (copy_tree(V.project, dir, err, sizeof err) < 0) {
+		if (rt_trial_interrupted())
+			return NULL;
+		rt_die("cannot copy the project: %s", err);
+	}
+	return dir;
+}
+
+static void
+cleanup(void)
+{
+	ttag *t;
+
+	if (V.runner) {
+		rt_runner_kill_all(V.runner);
+		rt_runner_free(V.runner);
+		V.runner = NULL;
+	}
+	for (t = V.inflight; t; t = t->next)
+		if (t->dir && !V.keep)
+			remove_tree(t->dir);
+	if (V.tmp) {
+		if (V.keep)
+			fprintf(stderr, "%s: kept the copies in %s\n", rt_progname, V.tmp);
+		else
+			remove_tree(V.tmp);
+		free(V.tmp);
+		V.tmp = NULL;
+	}
+	if (V.board_live && V.board_lines)
+		fflush(stderr);
+}
+
+/* ---- running trials ---- */
+
+static int
+startable(const lane *l)
+{
+	return !l->done && l->t.trials + l->inflight < l->limit &&
+	    l->t.errors + l->t.ignored < l->limit;
+}
+
+static void
+start_trial(lane *l)
+{
+	ttag *t = rt_xcalloc(1, sizeof *t);
+	char err[512];
+	long trial = l->next_trial++;
+
+	t->l = l;
+	t->o = l->o;
+	if (V.copy_each) {
+		t->dir = rt_xasprintf("%s/trial.%ld.%d", V.tmp, trial, V.ncopies++);
+		if (copy_tree(l->dir, t->dir, err, sizeof err) < 0) {
+			if (!rt_trial_interrupted())
+				rt_die("cannot copy %s for a trial: %s", l->dir, err);
+			remove_tree(t->dir);
+			free(t->dir);
+			free(t);
+			return;
+		}
+		t->o.cwd = t->dir;
+	}
+	t->next = V.inflight;
+	if (V.inflight)
+		V.inflight->prev = t;
+	V.inflight = t;
+	l->started++;
+	l->inflight++;
+	l->raced = 1;
+	rt_runner_start(V.runner, &t->o, trial, t);
+}
+
+static void
+unlink_tag(ttag *t)
+{
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		V.inflight = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+}
+
+typedef void (*decide_fn)(lane *l, int final);
+
+/* Run trials for the lanes until none may start another, sharing the -j
+ * slots: each free slot goes to the lane with the fewest trials started.
+ * decide (may be NULL) sees each lane after each of its results and once
+ * more at the end (final). Returns 0, or -1 when interrupted. */
+static int
+run_lanes(lane **ls, size_t n, decide_fn decide, const char *label)
+{
+	rt_trial_result res;
+	void *tagp;
+	ttag *t;
+	lane *l, *best;
+	size_t i;
+	int rc;
+	json_t *ev;
+
+	for (;;) {
+		while (!rt_trial_interrupted() && rt_runner_running(V.runner) < V.jobs) {
+			best = NULL;
+			for (i = 0; i < n; i++)
+				if (startable(ls[i]) && (!best || ls[i]->started < best->started))
+					best = ls[i];
+			if (!best)
+				break;
+			start_trial(best);
+		}
+		if (rt_trial_interrupted())
+			return -1;
+		rc = rt_runner_wait(V.runner, V.board_live ? 200 : -1, &res, &tagp);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			if (rt_runner_running(V.runner) == 0) {
+				for (i = 0; i < n; i++)
+					if (startable(ls[i]))
+						break;
+				if (i == n)
+					break;
+			}
+			board_draw(0);
+			continue;
+		}
+		t = tagp;
+		l = t->l;
+		unlink_tag(t);
+		l->inflight--;
+		if (t->dir) {
+			if (!V.keep)
+				remove_tree(t->dir);
+			free(t->dir);
+		}
+		if (!l->done) {
+			rt_tally_add(&l->t, res.outcome);
+			if (res.outcome == RT_ERROR && !l->first_error[0])
+				snprintf(l->first_error, sizeof l->first_error, "%s",
+				    res.error[0] ? res.error : "infrastructure error");
+			if (l->anytime)
+				rt_cs_interval(l->t.failures, l->t.trials, V.conf, 0, 0, &l->iv);
+			else
+				rt_wilson(l->t.failures, l->t.trials, V.conf, &l->iv);
+			ev = json_object();
+			json_object_set_new(ev, "lane", json_string(label ? label : l->id));
+			json_object_set_new(ev, "trial", json_integer(res.trial));
+			json_object_set_new(ev, "outcome", json_string(rt_outcome_name(res.outcome)));
+			json_object_set_new(ev, "trials", json_integer(l->t.trials));
+			json_object_set_new(ev, "failures", json_integer(l->t.failures));
+			json_object_set_new(ev, "errors", json_integer(l->t.errors));
+			json_object_set_new(ev, "ci_low", rt_json_real6(l->iv.low));
+			json_object_set_new(ev, "ci_high", rt_json_real6(l->iv.high));
+			event("trial", ev);
+			if (decide)
+				decide(l, 0);
+		}
+		rt_trial_result_free(&res);
+		free(t);
+		board_draw(0);
+	}
+	for (i = 0; i < n; i++)
+		if (decide && !ls[i]->done)
+			decide(ls[i], 1);
+	for (i = 0; i < n; i++)
+		ls[i]->done = 1;
+	board_draw(0);
+	return 0;
+}
+
+/* ---- the tournament's rules ---- */
+
+static void
+finish_lane(lane *l, const char *status, const char *fmt, ...)
+{
+	va_list ap;
+	json_t *rec;
+
+	l->done = 1;
+	l->status = status;
+	va_start(ap, fmt);
+	vsnprintf(l->reason, sizeof l->reason, fmt, ap);
+	va_end(ap);
+	rec = lane_json(l, 1);
+	rt_emit(stdout, rec);
+	event(!strcmp(status, "survived") ? "lane_survived" :
+	    !strcmp(status, "eliminated") ? "lane_eliminated" :
+	    !strcmp(status, "neutered") ? "lane_neutered" :
+	    !strcmp(status, "patch_failed") ? "lane_patch_failed" : "lane_not_raced",
+	    json_deep_copy(rec));
+	json_decref(rec);
+}
+
+/* After each result of a racing lane, with its anytime-valid interval
+ * [lo, hi] and the original's interval [L0, U0] (Wilson, fixed n):
+ *   hi < L0                       survived: significantly better
+ *   lo ≥ L0                       eliminated: cannot fall below the original
+ *   lo > hi of a survived lane    eliminated: above a survivor
+ *   budget spent                  eliminated: still overlaps the original
+ * A lane whose trials are mostly infrastructure errors is eliminated too. */
+static void
+decide_race(lane *l, int final)
+{
+	char a[40], b[40], c[40];
+	long k = l->t.failures, n = l->t.trials;
+	size_t i;
+
+	ivtext(b, sizeof b, V.L0, V.U0);
+	if (n > 0)
+		ivtext(a, sizeof a, l->iv.low, l->iv.high);
+	if (l->t.errors >= 3 && l->t.errors > n) {
+		finish_lane(l, "eliminated", "the patched command could not run: %ld of "
+		    "%ld trials were errors (%s)", l->t.errors, l->t.errors + n +
+		    l->t.ignored, l->first_error);
+		return;
+	}
+	if (n > 0 && l->iv.high < V.L0) {
+		l->better = 1;
+		finish_lane(l, "survived", "%ld/%ld failed, interval %s lies below the "
+		    "original's %s", k, n, a, b);
+		return;
+	}
+	if (n > 0 && l->iv.low >= V.L0) {
+		if (l->iv.low > V.U0)
+			finish_lane(l, "eliminated", "%ld/%ld failed, interval %s lies above "
+			    "the original's %s", k, n, a, b);
+		else
+			finish_lane(l, "eliminated", "%ld/%ld failed, interval %s overlaps the "
+			    "original's %s and cannot fall below it", k, n, a, b);
+		return;
+	}
+	for (i = 0; n > 0 && i < V.nlanes; i++) {
+		lane *s = V.lanes[i];
+		if (s != l && s->better && l->iv.low > s->iv.high) {
+			finish_lane(l, "eliminated", "%ld/%ld failed, interval %s lies above "
+			    "%s's %s, which beat the original", k, n, a, s->id,
+			    ivtext(c, sizeof c, s->iv.low, s->iv.high));
+			return;
+		}
+	}
+	if (final || (!startable(l) && l->inflight == 0)) {
+		if (n == 0)
+			finish_lane(l, "eliminated", "no valid trial (%ld errors: %s)",
+			    l->t.errors, l->first_error[0] ? l->first_error : "none");
+		else
+			finish_lane(l, "eliminated", "%ld/%ld failed after its budget of %ld "
+			    "trials, interval %s overlaps the original's %s", k, n, l->limit,
+			    a, b);
+	}
+}
+
+/* ---- input ---- */
+
+static int
+on_record(json_t *rec, const rt_where *w, void *ctx)
+{
+	const char *type = json_string_value(json_object_get(rec, "type"));
+	const char *s;
+	lane *l;
+	size_t i;
+	json_t *files, *f;
+
+	(void)ctx;
+	if (!strcmp(type, "measure")) {
+		rt_rec_int(rec, "trials", 0, 1000000000, w);
+		rt_rec_int(rec, "failures", 0, 1000000000, w);
+		json_decref(V.measure_in);
+		V.measure_in = json_incref(rec);
+		return 0;
+	}
+	if (strcmp(type, "hypothesis") != 0)
+		return 0;
+	l = rt_xcalloc(1, sizeof *l);
+	l->hyp = json_incref(rec);
+	l->id = rt_rec_str(rec, "id", w);
+	if (!*l->id)
+		rt_die_at(w, "\"id\": empty");
+	for (i = 0; i < V.nlanes; i++)
+		if (!strcmp(V.lanes[i]->id, l->id))
+			rt_die_at(w, "duplicate hypothesis id \"%s\"", l->id);
+	s = NULL;
+	rt_rec_opt_str(rec, "source", w, &s);
+	l->source = s;
+	s = NULL;
+	rt_rec_opt_str(rec, "model", w, &s);
+	l->model = s;
+	s = NULL;
+	rt_rec_opt_str(rec, "cause_class", w, &s);
+	l->cause = s;
+	s = NULL;
+	rt_rec_opt_str(rec, "explanation", w, &s);
+	l->explanation = s;
+	s = NULL;
+	rt_rec_opt_str(rec, "patch", w, &s);
+	l->patch = s;
+	s = "ok";
+	rt_rec_opt_str(rec, "status", w, &s);
+	l->hstatus = s;
+	files = json_object_get(rec, "files");
+	if (files && !json_is_array(files) && !json_is_null(files))
+		rt_die_at(w, "\"files\": not an array");
+	json_array_foreach(files, i, f)
+		if (!json_is_string(f))
+			rt_die_at(w, "\"files\": not an array of strings");
+	l->index = (int)V.nlanes;
+	l->anytime = 1;
+	V.lanes = rt_xrealloc(V.lanes, (V.nlanes + 1) * sizeof *V.lanes);
+	V.lanes[V.nlanes++] = l;
+	return 0;
+}
+
+/* ---- phases ---- */
+
+static int
+measure_baseline(void)
+{
+	lane *b = &V.base;
+	lane *one[1];
+
+	b->id = "baseline";
+	b->o = V.cli.o;
+	b->limit = V.n0;
+	b->next_trial = 1;
+	if (V.measure_in) {
+		long long v;
+		rt_where w = { "<input>", 0 };
+		b->t.trials = (long)rt_rec_int(V.measure_in, "trials", 0, 1000000000, &w);
+		b->t.failures = (long)rt_rec_int(V.measure_in, "failures", 0, b->t.trials, &w);
+		if (rt_rec_opt_int(V.measure_in, "timeouts", &w, &v))
+			b->t.timeouts = (long)v;
+		if (rt_rec_opt_int(V.measure_in, "errors", &w, &v))
+			b->t.errors = (long)v;
+		if (rt_rec_opt_int(V.measure_in, "ignored", &w, &v))
+			b->t.ignored = (long)v;
+		b->t.passes = b->t.trials - b->t.failures;
+		b->done = 1;
+		V.fresh = b->t.trials + b->t.errors + b->t.ignored + 1;
+	} else {
+		if (!(b->dir = new_copy("baseline")))
+			return -1;
+		b->o.cwd = b->dir;
+		V.phase = "measuring the original";
+		one[0] = b;
+		if (run_lanes(one, 1, NULL, "baseline") < 0)
+			return -1;
+		V.fresh = b->next_trial;
+	}
+	rt_wilson(b->t.failures, b->t.trials, V.conf, &b->iv);
+	V.L0 = b->iv.low;
+	V.U0 = b->iv.high;
+	return 0;
+}
+
+/* Prepare each hypothesis' lane: a patch, a copy it applies to, and a
+ * guard that lets it through. Disqualified lanes are reported at once. */
+static int
+prepare_lanes(void)
+{
+	size_t i, np;
+	char err[512], what[600];
+	char **paths;
+	rt_guard_result g;
+	lane *l;
+
+	for (i = 0; i < V.nlanes; i++) {
+		l = V.lanes[i];
+		if (rt_trial_interrupted())
+			return -1;
+		if (!l->patch || !*l->patch) {
+			l->rule = NULL;
+			finish_lane(l, "not_raced", "the hypothesis has no patch (status %s)",
+			    l->hstatus);
+			continue;
+		}
+		if (strcmp(l->hstatus, "ok") != 0) {
+			finish_lane(l, "not_raced", "the hypothesis' status is %s", l->hstatus);
+			continue;
+		}
+		if (rt_patch_paths(l->patch, &paths, &np, err, sizeof err) < 0) {
+			finish_lane(l, "patch_failed", "the patch is refused: %s", err);
+			continue;
+		}
+		l->files = paths;
+		l->nfiles = np;
+		if (!(l->dir = new_copy("lane")))
+			return -1;
+		if (rt_patch_apply(l->dir, l->patch, err, sizeof err) < 0) {
+			finish_lane(l, "patch_failed", "the patch does not apply: %s", err);
+			continue;
+		}
+		if (rt_guard_check(l->patch, V.project, l->dir, &g)) {
+			l->rule = g.rule;
+			finish_lane(l, "neutered", "%s: %s", g.rule, g.reason);
+			continue;
+		}
+		if (V.canary) {
+			char *cdir = rt_xasprintf("%s/canary.%d", V.tmp, V.ncopies++);
+			int c;
+			{
+				char e2[512];
+				if (copy_tree(l->dir, cdir, e2, sizeof e2) < 0)
+					rt_die("cannot copy %s: %s", l->dir, e2);
+			}
+			c = rt_guard_canary(cdir, l->files, l->nfiles, what, sizeof what);
+			if (c < 0)
+				rt_die("canary in %s:", cdir);
+			if (c > 0) {
+				lane probe;
+				lane *one[1] = { &probe };
+				memset(&probe, 0, sizeof probe);
+				probe.id = l->id;
+				probe.o = V.cli.o;
+				probe.o.cwd = cdir;
+				probe.dir = cdir;
+				probe.limit = 1;
+				probe.next_trial = 1;
+				if (run_lanes(one, 1, NULL, "canary") < 0)
+					return -1;
+				if (probe.t.passes == 1) {
+					l->rule = "canary";
+					finish_lane(l, "neutered", "canary: the test still passes with "
+					    "an assertion inverted (%s)", what);
+				}
+			}
+			if (!V.keep)
+				remove_tree(cdir);
+			free(cdir);
+			if (l->done)
+				continue;
+		}
+		l->o = V.cli.o;
+		l->o.cwd = l->dir;
+		l->limit = V.nmax;
+		l->next_trial = 1;
+	}
+	return 0;
+}
+
+static int
+cand_cmp(const void *pa, const void *pb)
+{
+	const lane *a = *(lane *const *)pa, *b = *(lane *const *)pb;
+	double ra = (double)a->t.failures / (double)a->t.trials;
+	double rb = (double)b->t.failures / (double)b->t.trials;
+	double wa = a->iv.high - a->iv.low, wb = b->iv.high - b->iv.low;
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	if (wa != wb)
+		return wa < wb ? -1 : 1;
+	return a->index - b->index;
+}
+
+/* One confirmation round: the candidate on n never-seen trials in a fresh
+ * copy. FIXED needs 0 failures in n = runs_to_claim(p_ref, c_m). */
+static int
+confirm(lane *c, int round, long required, double cm, double pref, json_t *out,
+    const char *split)
+{
+	lane cl;
+	lane *one[1] = { &cl };
+	char err[512], sum[200], rule[400], a[16], b[16], ivs[40];
+	json_t *o;
+	rt_interval w, d;
+	int passed, improved;
+
+	memset(&cl, 0, sizeof cl);
+	cl.id = c->id;
+	if (!(cl.dir = new_copy("confirm")))
+		return -1;
+	if (rt_patch_apply(cl.dir, c->patch, err, sizeof err) < 0)
+		rt_die("%s: the patch no longer applies for its confirmation: %s", c->id, err);
+	cl.o = V.cli.o;
+	cl.o.cwd = cl.dir;
+	cl.limit = required;
+	cl.next_trial = V.fresh;
+	event("confirmation_started", json_pack("{s:s,s:i,s:I,s:I}", "id", c->id,
+	    "round", round, "required_runs", (json_int_t)required,
+	    "first_trial", (json_int_t)V.fresh));
+	if (run_lanes(one, 1, NULL, "confirm") < 0)
+		return -1;
+	V.fresh = cl.next_trial;
+	if (!V.keep)
+		remove_tree(cl.dir);
+	free(cl.dir);
+	passed = cl.t.failures == 0 && cl.t.trials >= required;
+	rt_newcombe(V.base.t.failures, V.base.t.trials, cl.t.failures, cl.t.trials, cm, &d);
+	improved = cl.t.trials > 0 && d.low > 0;
+	o = json_object();
+	json_object_set_new(o, "id", json_string(c->id));
+	json_object_set_new(o, "round", json_integer(round));
+	json_object_set_new(o, "trials", json_integer(cl.t.trials));
+	json_object_set_new(o, "failures", json_integer(cl.t.failures));
+	json_object_set_new(o, "errors", json_integer(cl.t.errors));
+	json_object_set_new(o, "rate", cl.t.trials ? rt_json_real6((double)cl.t.failures /
+	    (double)cl.t.trials) : json_null());
+	pct(a, sizeof a, pref);
+	snprintf(b, sizeof b, "%g", cm);
+	if (cl.t.failures == 0 && cl.t.trials > 0) {
+		/* what 0/n proves, exactly and one-sided: the rule's own bound */
+		double hi = 1 - pow(1 - cm, 1.0 / (double)cl.t.trials);
+		char h[16];
+		json_object_set_new(o, "ci_low", json_real(0));
+		json_object_set_new(o, "ci_high", rt_json_real6(hi));
+		json_object_set_new(o, "interval", json_string("exact one-sided"));
+		pct(h, sizeof h, hi);
+		snprintf(sum, sizeof sum, "0/%ld failed (≤%s%% at %g%% confidence, exact "
+		    "one-sided)", cl.t.trials, h, 100 * cm);
+	} else {
+		rt_wilson(cl.t.failures, cl.t.trials, cm, &w);
+		json_object_set_new(o, "ci_low", rt_json_real6(w.low));
+		json_object_set_new(o, "ci_high", rt_json_real6(w.high));
+		json_object_set_new(o, "interval", json_string("wilson"));
+		if (cl.t.trials == 0)
+			snprintf(sum, sizeof sum, "no valid trial (%ld errors)", cl.t.errors);
+		else
+			snprintf(sum, sizeof sum, "%ld/%ld failed (%.1f%%, %g%% CI %s)",
+			    cl.t.failures, cl.t.trials, 100.0 * (double)cl.t.failures /
+			    (double)cl.t.trials, 100 * cm, ivtext(ivs, sizeof ivs, w.low, w.high));
+	}
+	snprintf(rule, sizeof rule, "0 failures in n = runs_to_claim(%s%%, %s) = %ld "
+	    "fresh trials (rt-plan -r %g -c %s); p_ref = min(target, original rate)%s",
+	    a, b, required, pref, b, split);
+	json_object_set_new(o, "required_runs", json_integer(required));
+	json_object_set_new(o, "reference_rate", rt_json_real6(pref));
+	json_object_set_new(o, "confidence", rt_json_real6(cm));
+	json_object_set_new(o, "passed", json_boolean(passed));
+	json_object_set_new(o, "improved", json_boolean(improved));
+	json_object_set_new(o, "difference", json_pack("{s:o,s:o,s:o,s:s}",
+	    "estimate", rt_json_real6(d.center), "ci_low", rt_json_real6(d.low),
+	    "ci_high", rt_json_real6(d.high), "method", "newcombe"));
+	json_object_set_new(o, "rule", json_string(rule));
+	json_object_set_new(o, "summary", json_string(sum));
+	c->confirm = o;
+	json_array_append(out, o);
+	event(passed ? "winner_confirmed" : "confirmation_failed", json_deep_copy(o));
+	return 0;
+}
+
+static char *
+shell_quote(const char *s)
+{
+	rt_buf b = { 0 };
+
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_-./=:,+@%") == strlen(s))
+		return rt_xstrdup(s);
+	rt_buf_addc(&b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			rt_buf_adds(&b, "'\\''");
+		else
+			rt_buf_addc(&b, *s);
+	}
+	rt_buf_addc(&b, '\'');
+	return rt_xstrdup(rt_buf_str(&b));
+}
+
+static json_t *
+reproduce(double pref, double cm)
+{
+	json_t *a = json_array();
+	rt_buf b = { 0 };
+	char *q;
+	int i;
+
+	q = shell_quote(V.project);
+	rt_buf_printf(&b, "rt-verify -C %s --seed %llu -n %ld -N %ld --confidence %g "
+	    "--target %g --confirmations %ld%s", q, (unsigned long long)V.cli.o.seed,
+	    V.n0, V.nmax, V.conf, V.target, V.confirms, V.copy_each ? " --isolate copy" : "");
+	free(q);
+	if (V.cli.o.timeout_s > 0)
+		rt_buf_printf(&b, " --timeout %g", V.cli.o.timeout_s);
+	if (V.cli.cmd) {
+		q = shell_quote(V.cli.cmd);
+		rt_buf_printf(&b, " --cmd %s", q);
+		free(q);
+		for (i = 0; i < V.ninfiles; i++) {
+			q = shell_quote(V.infiles[i]);
+			rt_buf_printf(&b, " %s", q);
+			free(q);
+		}
+		if (V.ninfiles == 0)
+			rt_buf_adds(&b, " < hypotheses.jsonl");
+	} else {
+		rt_buf_adds(&b, " --");
+		for (i = 0; V.cli.argv[i]; i++) {
+			q = shell_quote(V.cli.argv[i]);
+			rt_buf_printf(&b, " %s", q);
+			free(q);
+		}
+		rt_buf_adds(&b, " < hypotheses.jsonl");
+	}
+	json_array_append_new(a, json_string(rt_buf_str(&b)));
+	rt_buf_free(&b);
+	if (pref > 0) {
+		char *s = rt_xasprintf("rt-plan -r %g -c %g", pref, cm);
+		json_array_append_new(a, json_string(s));
+		free(s);
+	}
+	return a;
+}
+
+/* The absolute, symlink-free name of a directory. */
+static char *
+abs_dir(const char *dir)
+{
+	int here = open(".", O_RDONLY | O_CLOEXEC);
+	char *p;
+
+	if (here < 0)
+		rt_die("cannot open the current directory:");
+	if (chdir(dir) < 0)
+		rt_die("%s:", dir);
+	if (!(p = getcwd(NULL, 0)))
+		rt_die("getcwd:");
+	if (fchdir(here) < 0)
+		rt_die("cannot return to the current directory:");
+	close(here);
+	return p;
+}
+
+/* ---- main ---- */
 
 int
 main(int argc, char *argv[])
 {
-	(void)argc;
+	static const struct option longopts[] = {
+		RT_TRIAL_LONGOPTS,
+		{ "dir", required_argument, NULL, 'C' },
+		{ "trials", required_argument, NULL, 'n' },
+		{ "max-trials", required_argument, NULL, 'N' },
+		{ "confidence", required_argument, NULL, OPT_CONF },
+		{ "target", required_argument, NULL, OPT_TARGET },
+		{ "isolate", required_argument, NULL, OPT_ISOLATE },
+		{ "confirmations", required_argument, NULL, OPT_CONFIRMS },
+		{ "keep", no_argument, NULL, OPT_KEEP },
+		{ "genome", required_argument, NULL, OPT_GENOME },
+		{ "no-genome", no_argument, NULL, OPT_NO_GENOME },
+		{ "events", required_argument, NULL, OPT_EVENTS },
+		{ "board", no_argument, NULL, OPT_BOARD },
+		{ "no-canary", no_argument, NULL, OPT_NO_CANARY },
+		{ "test", required_argument, NULL, OPT_TEST },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int opt, exitcode, sig, rc;
+	char tmpl[4096], err[512], split[80] = "", a[40], sum[600], *gpath = NULL;
+	const char *td, *verdict = NULL;
+	size_t i, ncand = 0;
+	long required = 0;
+	double pref = 0, cm = 0, t_base = 0, t_race = 0, t_conf = 0, tp;
+	lane **cand = NULL, *winner = NULL;
+	rt_verdict gate;
+	json_t *confs, *v, *lanes, *w, *base;
+	struct stat st;
+
 	rt_setprogname(argv[0]);
-	rt_die("not implemented yet");
+	rt_trial_cli_init(&V.cli);
+	V.conf = 0.95;
+	V.target = 0.10;
+	V.n0 = 40;
+	V.nmax = 100;
+	V.confirms = 2;
+	V.canary = 1;
+	while ((opt = getopt_long(argc, argv, RT_TRIAL_SHORTOPTS "C:n:N:hV",
+	    longopts, NULL)) != -1) {
+		if (rt_trial_cli_opt(&V.cli, opt, optarg))
+			continue;
+		switch (opt) {
+		case 'C':
+			V.dir_opt = optarg;
+			break;
+		case 'n':
+			V.n0 = rt_num_long("-n", optarg, 1, 100000000);
+			break;
+		case 'N':
+			V.nmax = rt_num_long("-N", optarg, 1, 100000000);
+			break;
+		case OPT_CONF:
+			V.conf = rt_num_double("--confidence", optarg, 0, 1, 1, 1);
+			break;
+		case OPT_TARGET:
+			V.target = rt_num_double("--target", optarg, 0, 1, 1, 1);
+			break;
+		case OPT_ISOLATE:
+			if (!strcmp(optarg, "copy"))
+				V.copy_each = 1;
+			else if (!strcmp(optarg, "process"))
+				V.copy_each = 0;
+			else
+				rt_usage_die("--isolate %s: want process or copy", optarg);
+			break;
+		case OPT_CONFIRMS:
+			V.confirms = rt_num_long("--confirmations", optarg, 1, 100);
+			break;
+		case OPT_KEEP:
+			V.keep = 1;
+			break;
+		case OPT_GENOME:
+			V.genome = optarg;
+			break;
+		case OPT_NO_GENOME:
+			V.no_genome = 1;
+			break;
+		case OPT_EVENTS:
+			V.events_path = optarg;
+			break;
+		case OPT_BOARD:
+			V.board_forced = 1;
+			break;
+		case OPT_NO_CANARY:
+			V.canary = 0;
+			break;
+		case OPT_TEST:
+			V.test = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			rt_fshut(stdout, "stdout");
+			return 0;
+		case 'V':
+			rt_print_version();
+			rt_fshut(stdout, "stdout");
+			return 0;
+		default:
+			rt_usage_die("unknown option");
+		}
+	}
+	if (V.genome && V.no_genome)
+		rt_usage_die("--genome and --no-genome are exclusive");
+	if (!rt_trial_cli_finish(&V.cli, argc, argv, optind, 0))
+		rt_usage_die("no command: give --cmd \"CMD\" or -- ARGV...");
+	if (!V.cli.argv) {
+		V.infiles = argv + optind;
+		V.ninfiles = argc - optind;
+	}
+	V.jobs = V.cli.o.jobs > 1 ? V.cli.o.jobs : 1;
+	if (!V.cli.seed_given)
+		V.cli.o.seed &= (1ULL << 53) - 1;   /* printable, and reusable via --seed */
+
+	/* the project: absolute, a directory */
+	V.project = abs_dir(V.dir_opt ? V.dir_opt : ".");
+
+	rt_jsonl_loop(V.ninfiles, V.infiles, NULL, on_record, NULL);
+
+	if (V.events_path && !(V.events = fopen(V.events_path, "w")))
+		rt_die("%s:", V.events_path);
+	V.t0 = rt_now_ms();
+	rt_trial_signals_install();
+	td = getenv("TMPDIR");
+	snprintf(tmpl, sizeof tmpl, "%s/rt-verify.XXXXXX", td && *td ? td : "/tmp");
+	if (!mkdtemp(tmpl))
+		rt_die("mkdtemp %s:", tmpl);
+	V.tmp = rt_xstrdup(tmpl);
+	if (stat(V.tmp, &st) == 0) {
+		V.tmp_dev = st.st_dev;
+		V.tmp_ino = st.st_ino;
+	}
+	atexit(cleanup);
+	V.runner = rt_runner_new();
+	V.board_live = rt_isatty(2) && !isatty(1);
+	V.board_end = V.board_forced || (rt_isatty(2) && isatty(1));
+	event("start", json_pack("{s:s,s:s,s:I,s:s,s:f,s:f}", "command", V.cli.command,
+	    "project", V.project, "hypotheses", (json_int_t)V.nlanes, "seed",
+	    (snprintf(a, sizeof a, "%llu", (unsigned long long)V.cli.o.seed), a),
+	    "confidence", V.conf, "target", V.target));
+
+	/* 1. the baseline and the detect gate */
+	tp = rt_now_ms();
+	if (measure_baseline() < 0)
+		goto interrupted;
+	t_base = elapsed_s(tp);
+	base = rt_measure_fields(NULL, &V.base.t, V.conf, V.target);
+	json_object_set_new(base, "source", json_string(V.measure_in ? "input" : "measured"));
+	gate = rt_detect(V.base.t.failures, V.base.t.trials, V.target, V.conf);
+	event("baseline", json_deep_copy(base));
+	if (gate != RT_VERDICT_FLAKY) {
+		verdict = gate == RT_VERDICT_ALWAYS_FAILING ? "REGRESSION" :
+		    gate == RT_VERDICT_STABLE ? "ALREADY_STABLE" :
+		    gate == RT_VERDICT_INCONCLUSIVE ? "INCONCLUSIVE_BASELINE" : "ERROR";
+		for (i = 0; i < V.nlanes; i++)
+			finish_lane(V.lanes[i], "not_raced", "the original is %s (%s): "
+			    "nothing to race", rt_verdict_name(gate),
+			    json_string_value(json_object_get(base, "summary")));
+		confs = json_array();
+		goto verdict;
+	}
+
+	/* 2-4. copies, patches, the guard, and the race */
+	tp = rt_now_ms();
+	V.phase = "the tournament";
+	if (prepare_lanes() < 0)
+		goto interrupted;
+	{
+		lane **racing = rt_xcalloc(V.nlanes + 1, sizeof *racing);
+		size_t nr = 0;
+		for (i = 0; i < V.nlanes; i++)
+			if (!V.lanes[i]->done)
+				racing[nr++] = V.lanes[i];
+		event("race_started", json_pack("{s:I,s:f,s:f}", "lanes", (json_int_t)nr,
+		    "original_ci_low", V.L0, "original_ci_high", V.U0));
+		rc = run_lanes(racing, nr, decide_race, NULL);
+		free(racing);
+		/* confirmation trials are numbered past every trial run so far */
+		for (i = 0; i < V.nlanes; i++)
+			if (V.lanes[i]->next_trial > V.fresh)
+				V.fresh = V.lanes[i]->next_trial;
+		if (rc < 0)
+			goto interrupted;
+	}
+	t_race = elapsed_s(tp);
+	board_draw(1);
+
+	/* 5. the winner, confirmed on fresh trials */
+	tp = rt_now_ms();
+	V.phase = "confirmation";
+	confs = json_array();
+	cand = rt_xcalloc(V.nlanes + 1, sizeof *cand);
+	for (i = 0; i < V.nlanes; i++)
+		if (V.lanes[i]->better)
+			cand[ncand++] = V.lanes[i];
+	qsort(cand, ncand, sizeof *cand, cand_cmp);
+	if (ncand > 0) {
+		size_t m = ncand < (size_t)V.confirms ? ncand : (size_t)V.confirms;
+		double p0 = (double)V.base.t.failures / (double)V.base.t.trials;
+		lane *improved = NULL;
+
+		/* each of the m rounds at c_m = 1 − (1 − c)/m, so that a false
+		 * FIXED stays within 1 − c however many rounds run */
+		cm = 1 - (1 - V.conf) / (double)m;
+		pref = p0 < V.target ? p0 : V.target;
+		if (m > 1)
+			snprintf(split, sizeof split, "; %g%% confidence split over %zu rounds",
+			    100 * V.conf, m);
+		if (rt_runs_to_claim(pref, cm, &required) != RT_STATS_OK)
+			rt_die("cannot size the confirmation for a rate of %g", pref);
+		for (i = 0; i < m && !winner; i++) {
+			if (confirm(cand[i], (int)i + 1, required, cm, pref, confs, split) < 0)
+				goto interrupted;
+			if (json_is_true(json_object_get(cand[i]->confirm, "passed")))
+				winner = cand[i];
+			else if (!improved && json_is_true(json_object_get(cand[i]->confirm,
+			    "improved")))
+				improved = cand[i];
+		}
+		verdict = winner ? "FIXED" : improved ? "IMPROVED" : "QUARANTINE";
+		if (!winner)
+			winner = improved;
+	} else {
+		verdict = "QUARANTINE";
+	}
+	t_conf = elapsed_s(tp);
+
+	/* final statuses: the winner, ties, failed confirmations */
+	for (i = 0; i < ncand; i++) {
+		lane *l = cand[i];
+		const char *cs = l->confirm ? json_string_value(json_object_get(l->confirm,
+		    "summary")) : NULL;
+		if (l == winner) {
+			l->status = "winner";
+			snprintf(l->reason, sizeof l->reason, "%s among the lanes better than "
+			    "the original (%ld/%ld failed, interval %s); confirmation: %s",
+			    i == 0 ? "the lowest rate" : "the best confirmed",
+			    l->t.failures, l->t.trials, ivtext(a, sizeof a, l->iv.low,
+			    l->iv.high), cs);
+		} else if (l->confirm) {
+			l->status = "eliminated";
+			snprintf(l->reason, sizeof l->reason, "failed its confirmation: %s "
+			    "(FIXED needs 0 of %ld)", cs, required);
+		} else if (winner && !(l->iv.low > winner->iv.high ||
+		    winner->iv.low > l->iv.high)) {
+			char b[40];
+			l->status = "tied";
+			snprintf(l->reason, sizeof l->reason, "tied with the winner %s: "
+			    "%ld/%ld failed, interval %s overlaps %s's %s", winner->id,
+			    l->t.failures, l->t.trials, ivtext(a, sizeof a, l->iv.low,
+			    l->iv.high), winner->id, ivtext(b, sizeof b, winner->iv.low,
+			    winner->iv.high));
+		} else if (winner) {
+			char b[40];
+			snprintf(l->reason, sizeof l->reason, "better than the original, but "
+			    "its interval %s lies above the winner %s's %s", ivtext(a,
+			    sizeof a, l->iv.low, l->iv.high), winner->id, ivtext(b, sizeof b,
+			    winner->iv.low, winner->iv.high));
+		} else {
+			snprintf(l->reason + strlen(l->reason), sizeof l->reason -
+			    strlen(l->reason), "; not confirmed (only %ld round%s allowed)",
+			    V.confirms, V.confirms == 1 ? "" : "s");
+		}
+	}
+
+verdict:
+	lanes = json_array();
+	for (i = 0; i < V.nlanes; i++)
+		json_array_append_new(lanes, lane_json(V.lanes[i], 0));
+	v = json_object();
+	json_object_set_new(v, "type", json_string("verdict"));
+	json_object_set_new(v, "verdict", json_string(verdict));
+	json_object_set_new(v, "command", json_string(V.cli.command));
+	json_object_set_new(v, "project", json_string(V.project));
+	json_object_set_new(v, "test", json_string(V.test ? V.test : V.cli.command));
+	json_object_set_new(v, "confidence", json_real(V.conf));
+	json_object_set_new(v, "target", json_real(V.target));
+	snprintf(a, sizeof a, "%llu", (unsigned long long)V.cli.o.seed);
+	json_object_set_new(v, "seed", json_string(a));
+	json_object_set_new(v, "baseline", base);
+	json_object_set_new(v, "lanes", lanes);
+	json_object_set_new(v, "confirmations", confs);
+	if (winner) {
+		w = json_object();
+		json_object_set_new(w, "id", json_string(winner->id));
+		json_object_set_new(w, "source", jstr_or_null(winner->source));
+		json_object_set_new(w, "model", jstr_or_null(winner->model));
+		json_object_set_new(w, "cause_class", jstr_or_null(winner->cause));
+		json_object_set_new(w, "explanation", jstr_or_null(winner->explanation));
+		json_object_set_new(w, "patch", json_string(winner->patch));
+		json_object_set_new(w, "files", json_deep_copy(json_object_get(winner->hyp,
+		    "files") ? json_object_get(winner->hyp, "files") : json_array()));
+		json_object_set_new(v, "winner", w);
+	} else {
+		json_object_set_new(v, "winner", json_null());
+	}
+	if (required > 0)
+		json_object_set_new(v, "rule", json_string(json_string_value(json_object_get(
+		    json_array_get(confs, 0), "rule"))));
+	{
+		const char *bs = json_string_value(json_object_get(base, "summary"));
+		if (!strcmp(verdict, "FIXED") || !strcmp(verdict, "IMPROVED"))
+			snprintf(sum, sizeof sum, "%s by %s: on fresh trials %s; the original %s",
+			    verdict, winner->id, json_string_value(json_object_get(
+			    winner->confirm, "summary")), bs);
+		else if (!strcmp(verdict, "QUARANTINE"))
+			snprintf(sum, sizeof sum, "QUARANTINE: no patch %s; the original %s",
+			    ncand ? "held up on fresh trials" : "was significantly better than "
+			    "the original", bs);
+		else if (!strcmp(verdict, "ERROR"))
+			snprintf(sum, sizeof sum, "ERROR: the original command could not run: "
+			    "%ld valid trials, %ld errors (%s)", V.base.t.trials, V.base.t.errors,
+			    V.base.first_error[0] ? V.base.first_error : "no trial ran");
+		else
+			snprintf(sum, sizeof sum, "%s: the original %s", verdict, bs);
+		json_object_set_new(v, "summary", json_string(sum));
+	}
+	json_object_set_new(v, "timings", json_pack("{s:o,s:o,s:o,s:o}",
+	    "baseline_s", rt_json_real6(t_base), "tournament_s", rt_json_real6(t_race),
+	    "confirm_s", rt_json_real6(t_conf), "total_s", rt_json_real6(elapsed_s(V.t0))));
+	json_object_set_new(v, "reproduce", reproduce(pref, cm));
+	json_object_set_new(v, "interrupted", json_false());
+	board_draw(1);
+	rt_emit(stdout, v);
+	event("verdict", json_pack("{s:s,s:o}", "verdict", verdict, "winner",
+	    winner ? json_string(winner->id) : json_null()));
+	exitcode = !strcmp(verdict, "FIXED") || !strcmp(verdict, "IMPROVED") ? 0 :
+	    !strcmp(verdict, "ERROR") ? 2 : 1;
+
+	/* the genome */
+	if (!V.no_genome) {
+		rt_store *s;
+		gpath = V.genome ? rt_xstrdup(V.genome) : rt_store_default_path();
+		if (!gpath) {
+			rt_warn("no genome: set XDG_DATA_HOME or HOME, or give --genome or --no-genome");
+			exitcode = 2;
+		} else if (!(s = rt_store_open(gpath, !V.genome, err, sizeof err)) ||
+		    rt_store_add_verdict(s, v, err, sizeof err) < 0) {
+			rt_warn("genome: %s", err);
+			rt_store_close(s);
+			exitcode = 2;
+		} else {
+			rt_store_close(s);
+		}
+		free(gpath);
+	}
+	json_decref(v);
+	if (V.events && fclose(V.events) != 0)
+		rt_die("%s:", V.events_path);
+	V.events = NULL;
+	free(cand);
+	rt_fshut(stdout, "stdout");
+	return exitcode;
+
+interrupted:
+	sig = rt_trial_interrupted();
+	event("interrupted", json_pack("{s:i}", "signal", sig));
+	if (V.events)
+		fclose(V.events);
+	V.events = NULL;
+	rt_warn("interrupted: no verdict");
+	cleanup();
+	fflush(stdout);
+	return sig == 15 ? RT_EXIT_TERM : RT_EXIT_INT;
 }
