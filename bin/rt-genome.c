@@ -285,7 +285,8 @@ history(void)
 			    col_text(st, 12) ? col_text(st, 12) : col_text(st, 11) ?
 			    col_text(st, 11) : "?", col_text(st, 13) ? col_text(st, 13) :
 			    "unknown", conf[0] ? conf : "unconfirmed");
-		printf("; %lld hypotheses\n", (long long)sqlite3_column_int64(st, 16));
+		printf("; %lld hypothes%s\n", (long long)sqlite3_column_int64(st, 16),
+		    sqlite3_column_int64(st, 16) == 1 ? "is" : "es");
 	}
 	if (rc != SQLITE_DONE)
 		sqldie("history");

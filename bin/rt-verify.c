@@ -466,7 +466,7 @@ static int
 startable(const lane *l)
 {
 	return !l->done && l->t.trials + l->inflight < l->limit &&
-	    l->t.errors + l->t.ignored < l->limit;
+	    l->t.errors + l->t.ignored + l->inflight < l->limit;
 }
 
 static void

@@ -1,0 +1,269 @@
+#!/usr/bin/env bats
+# rt-verify: the tournament that proves a fix. The fixture project's test
+# fails when the last two digits of RETRIAL_SEED are divisible by 3, so
+# every run with a given --seed is the same run.
+load helper
+
+FX="$RT_TOP/t/fixtures/verify"
+
+setup() {
+	mkdir -p "$T/tmp"
+	export TMPDIR="$T/tmp"
+}
+
+# verify ARGS...: rt-verify on the pool project with a fixed seed and a
+# small budget; output in $T/out, exit status in $rc.
+verify() {
+	rc=0
+	rt-verify -C "$FX/pool" -n 30 -N 40 -j 2 --seed 42 "$@" >"$T/out" 2>"$T/err" || rc=$?
+}
+
+last() { tail -n 1 "$T/out"; }
+
+@test "rt-verify: --help and --version" {
+	run rt-verify --help
+	status_is 0
+	has "usage: rt-verify"
+	has "--isolate MODE"
+	has "--target R"
+	run rt-verify -V
+	status_is 0
+	has "(retrial)"
+}
+
+@test "rt-verify: usage errors exit 2 and name the problem" {
+	run rt-verify "$FX/pool.jsonl"
+	status_is 2
+	has "no command"
+	run rt-verify --isolate chroot --cmd true
+	status_is 2
+	has "--isolate chroot: want process or copy"
+	run rt-verify --confidence 1.5 --cmd true
+	status_is 2
+	has "--confidence 1.5"
+	run rt-verify --target 0 --cmd true
+	status_is 2
+	run rt-verify -N 0 --cmd true
+	status_is 2
+	run rt-verify --genome "$T/g.db" --no-genome --cmd true
+	status_is 2
+	has "exclusive"
+	run rt-verify -C "$T/nowhere" --cmd true </dev/null
+	status_is 2
+	has "nowhere"
+}
+
+@test "rt-verify: FIXED — the real fix wins, the decoy stays flaky, bad patches are out" {
+	find "$FX/pool" -type f -exec cksum {} + | sort >"$T/before"
+	verify --cmd ./test_pool.sh "$FX/pool.jsonl"
+	[ "$rc" -eq 0 ]
+	# one lane record per hypothesis, then the verdict, last
+	[ "$(jq -s 'map(select(.type == "lane")) | length' "$T/out")" -eq 5 ]
+	last | jqe '.type == "verdict" and .verdict == "FIXED" and .interrupted == false'
+	last | jqe '.winner.id == "h-fix" and .winner.source == "cache" and (.winner.patch | startswith("--- a/pool.sh"))'
+	last | jqe '.baseline.verdict == "FLAKY" and .baseline.source == "measured" and .baseline.trials == 30'
+	last | jqe '.lanes[] | select(.id == "h-decoy") | .status == "eliminated" and .failures > 0 and (.reason | test("overlaps the original"))'
+	last | jqe '.lanes[] | select(.id == "h-noapply") | .status == "patch_failed" and (.reason | test("does not apply"))'
+	last | jqe '.lanes[] | select(.id == "h-outside") | .status == "patch_failed" and (.reason | test("\\.\\."))'
+	last | jqe '.lanes[] | select(.id == "h-nopatch") | .status == "not_raced"'
+	last | jqe '.lanes[] | select(.id == "h-fix") | .status == "winner" and .failures == 0 and (.summary | test("^0/[0-9]+ failed \\(≤"))'
+	# the user's tree is untouched and no copy is left behind
+	find "$FX/pool" -type f -exec cksum {} + | sort >"$T/after"
+	cmp "$T/before" "$T/after"
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "rt-verify: the confirmation size and rule are rt-plan's, and 0/n reads FIXED" {
+	verify --cmd ./test_pool.sh "$FX/pool.jsonl"
+	runs=$(rt-plan -r 0.1 -c 0.95 | jq .runs)
+	last | jqe --argjson n "$runs" '.confirmations | length == 1 and .[0].required_runs == $n and .[0].trials == $n and .[0].failures == 0 and .[0].passed == true'
+	# what 0/n proves is reported as its own bound, below the target
+	last | jqe '.confirmations[0].ci_high < 0.1 and .confirmations[0].reference_rate == 0.1'
+	last | jqe '.confirmations[0].summary | test("^0/29 failed \\(≤9\\.8% at 95% confidence")'
+	last | jqe '.rule | test("runs_to_claim\\(10\\.0%, 0\\.95\\) = 29")'
+	# confirmation trials are fresh: numbered after every trial raced
+	verify --events "$T/ev" --cmd ./test_pool.sh "$FX/pool.jsonl"
+	first=$(jq -s 'map(select(.event == "confirmation_started"))[0].first_trial' "$T/ev")
+	raced=$(jq -s '[.[] | select(.event == "trial" and .lane != "confirm") | .trial] | max' "$T/ev")
+	[ "$first" -gt "$raced" ]
+}
+
+@test "rt-verify: a failed confirmation tries the runner-up; alpha is split over the rounds" {
+	verify --cmd ./test_pool.sh "$FX/lucky.jsonl"
+	[ "$rc" -eq 0 ]
+	last | jqe '.verdict == "FIXED" and .winner.id == "h-fix"'
+	last | jqe '[.confirmations[].id] == ["h-lucky", "h-fix"]'
+	last | jqe '.confirmations[0].passed == false and .confirmations[0].failures > 0'
+	last | jqe '.confirmations[1].passed == true and .confirmations[1].required_runs == 36 and .confirmations[1].confidence == 0.975'
+	last | jqe '.lanes[] | select(.id == "h-lucky") | .status == "eliminated" and (.reason | test("failed its confirmation"))'
+	[ "$(rt-plan -r 0.1 -c 0.975 | jq .runs)" -eq 36 ]
+}
+
+@test "rt-verify: every neutering trick is disqualified by its rule" {
+	verify --cmd ./test_pool.sh "$FX/tricks.jsonl"
+	last | jqe '[.lanes[] | select(.status != "neutered")] == []'
+	got=$(last | jq -r '.lanes[] | "\(.id)=\(.rule)"' | sort | tr '\n' ' ')
+	want="x-assert-self=tautology x-assert-true=tautology x-delete-assert=assertion-removed \
+x-exit0=early-exit x-expect-true=tautology x-expected=expected-value-changed x-go-skip=skip \
+x-if0=if-0 x-or-true=or-true x-os-exit=early-exit x-pytest-skip=skip x-remove-call=call-removed \
+x-skip-marker=skip x-sys-exit=early-exit x-weaken=assertion-weakened "
+	[ "$got" = "$want" ] || { echo "got:  $got"; echo "want: $want"; false; }
+	# each reason names the rule and where
+	last | jqe '.lanes[] | select(.id == "x-sys-exit") | .reason | test("^early-exit: .*sys.exit\\(0\\).*test_pool.py:")'
+	# nothing survived, so the run never dead-ends: QUARANTINE, exit 1
+	last | jqe '.verdict == "QUARANTINE" and .winner == null'
+	[ "$rc" -eq 1 ]
+}
+
+@test "rt-verify: the canary disqualifies a test that passes with its assertion inverted" {
+	# the interpreter itself, without site: a version manager's shim is slow
+	py=$(python3 -c 'import sys; print(sys.executable)')
+	rt-verify -C "$FX/pyslot" -n 20 -N 40 -j 2 --seed 42 --no-genome --cmd "$py -S test_slot.py" \
+		"$FX/pyslot.jsonl" >"$T/out"
+	last | jqe '.lanes[] | select(.id == "p-swallow") | .status == "neutered" and .rule == "canary" and (.reason | test("test_slot.py:[0-9]+: assert slot"))'
+	last | jqe '.verdict == "FIXED" and .winner.id == "p-fix"'
+	# without it the swallowing patch races (and looks just as good)
+	rt-verify -C "$FX/pyslot" -n 20 -N 40 -j 2 --seed 42 --no-genome --no-canary \
+		--cmd "$py -S test_slot.py" "$FX/pyslot.jsonl" >"$T/out2"
+	tail -n 1 "$T/out2" | jqe '.lanes[] | select(.id == "p-swallow") | .status != "neutered"'
+}
+
+@test "rt-verify: the detect gate ends at once for always-failing, stable and error-only commands" {
+	verify --events "$T/ev" --cmd false "$FX/pool.jsonl"
+	[ "$rc" -eq 1 ]
+	last | jqe '.verdict == "REGRESSION" and ([.lanes[].status] | unique) == ["not_raced"] and .confirmations == []'
+	! grep -q race_started "$T/ev"
+	rt-verify -C "$FX/pool" -n 40 --seed 1 --cmd true "$FX/pool.jsonl" >"$T/out" || rc=$?
+	last | jqe '.verdict == "ALREADY_STABLE" and (.baseline.summary == "0/40 failed (≤8.8% at 95% confidence)")'
+	verify --cmd 'exit 127' "$FX/pool.jsonl"
+	[ "$rc" -eq 2 ]
+	last | jqe '.verdict == "ERROR" and .baseline.trials == 0 and .baseline.errors == 30 and .baseline.rate == null'
+	rt-verify -C "$FX/pool" -n 10 --seed 1 --cmd true "$FX/pool.jsonl" >"$T/out" || true
+	last | jqe '.verdict == "INCONCLUSIVE_BASELINE"'
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "rt-verify: a measure record in the input is the baseline" {
+	(cd "$FX/pool" && rt-measure -n 40 --seed 9 --cmd ./test_pool.sh) >"$T/in"
+	cat "$FX/pool.jsonl" >>"$T/in"
+	rt-verify -C "$FX/pool" -N 40 --seed 42 --no-genome --cmd ./test_pool.sh "$T/in" >"$T/out"
+	last | jqe --argjson k "$(head -n 1 "$T/in" | jq .failures)" \
+		'.baseline.source == "input" and .baseline.trials == 40 and .baseline.failures == $k and .verdict == "FIXED"'
+}
+
+@test "rt-verify: -- ARGV with hypotheses on stdin" {
+	rt-verify -C "$FX/pool" -n 30 -N 40 --seed 42 --no-genome -- ./test_pool.sh \
+		<"$FX/pool.jsonl" >"$T/out"
+	last | jqe '.verdict == "FIXED" and .command == "./test_pool.sh"'
+}
+
+@test "rt-verify: --isolate copy gives every trial a fresh copy" {
+	# the test leaves a marker behind and fails if it finds one: only a
+	# fresh copy per trial measures the race itself
+	cmd='test ! -e marker && touch marker && ./test_pool.sh'
+	verify --isolate copy --no-genome --cmd "$cmd" "$FX/pool.jsonl"
+	last | jqe '.verdict == "FIXED"'
+	verify --no-genome --cmd "$cmd" "$FX/pool.jsonl"
+	last | jqe '.verdict != "FIXED"'
+	[ ! -e "$FX/pool/marker" ]
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "rt-verify: --keep keeps the copies and says where" {
+	verify --keep --no-genome --cmd ./test_pool.sh "$FX/pool.jsonl"
+	grep -q "kept the copies in $T/tmp/rt-verify" "$T/err"
+	ls -d "$T"/tmp/rt-verify.*/lane.* >/dev/null
+}
+
+@test "rt-verify: --events is a typed JSONL stream that follows the run" {
+	verify --events "$T/ev" --cmd ./test_pool.sh "$FX/pool.jsonl"
+	jqe -s 'all(.type == "event" and (.t | type) == "number")' "$T/ev"
+	for e in start baseline race_started trial lane_survived lane_eliminated \
+		lane_patch_failed lane_not_raced confirmation_started winner_confirmed verdict; do
+		jqe -s --arg e "$e" 'any(.event == $e)' "$T/ev"
+	done
+	jqe -s 'map(select(.event == "verdict"))[0].winner == "h-fix"' "$T/ev"
+}
+
+@test "rt-verify: --board prints one line per lane on stderr" {
+	verify --board --no-genome --cmd ./test_pool.sh "$FX/pool.jsonl"
+	grep -q "h-fix .* winner" "$T/err"
+	grep -q "h-decoy .* eliminated" "$T/err"
+	grep -q "baseline .* 30 trials" "$T/err"
+}
+
+@test "rt-verify: every elimination states its numbers; nothing is called worse" {
+	verify --cmd ./test_pool.sh "$FX/pool.jsonl" "$FX/tricks.jsonl"
+	last | jqe '[.lanes[] | select(.status == "eliminated") | .reason | test("[0-9]+/[0-9]+ failed.*interval [0-9.]+–[0-9.]+%")] | all'
+	! grep -qi "worse" "$T/out"
+}
+
+@test "rt-verify: nothing better than the original is QUARANTINE, exit 1" {
+	jq -c 'select(.id == "h-decoy")' "$FX/pool.jsonl" >"$T/decoy"
+	verify --cmd ./test_pool.sh "$T/decoy"
+	[ "$rc" -eq 1 ]
+	last | jqe '.verdict == "QUARANTINE" and .winner == null and .confirmations == []'
+}
+
+@test "rt-verify: Ctrl-C mid-tournament leaves no copy and no verdict, exit 130" {
+	rt-verify -C "$FX/pool" -n 6 -N 40 --seed 42 -j 3 --events "$T/ev" --genome "$T/g.db" \
+		--cmd './test_pool.sh; s=$?; sleep 0.3; exit $s' "$FX/pool.jsonl" >"$T/out" 2>"$T/err" &
+	pid=$!
+	for i in $(seq 200); do
+		grep -q race_started "$T/ev" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q race_started "$T/ev"
+	ls -d "$T"/tmp/rt-verify.*/lane.* >/dev/null
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ]
+	[ -z "$(ls -A "$T/tmp")" ]
+	! grep -q '"type":"verdict"' "$T/out"
+	grep -q "interrupted: no verdict" "$T/err"
+	jqe -s 'last.event == "interrupted"' "$T/ev"
+	[ ! -e "$T/g.db" ] || [ "$(sqlite3 "$T/g.db" 'select count(*) from runs')" -eq 0 ]
+}
+
+@test "rt-verify: the genome records each run; two concurrent runs lose nothing" {
+	verify --cmd ./test_pool.sh "$FX/pool.jsonl"
+	db="$XDG_DATA_HOME/retrial/genome.db"
+	[ "$(sqlite3 "$db" 'select verdict from runs')" = "FIXED" ]
+	[ "$(sqlite3 "$db" "select status from hypotheses where hyp_id = 'h-fix'")" = "winner" ]
+	for i in 1 2 3; do
+		rt-verify -C "$FX/pool" -n 30 -N 40 --seed $i --genome "$T/g.db" --cmd ./test_pool.sh \
+			"$FX/pool.jsonl" >"$T/o$i" 2>"$T/e$i" &
+	done
+	wait
+	[ "$(sqlite3 "$T/g.db" 'select count(*) from runs')" -eq 3 ]
+	[ "$(sqlite3 "$T/g.db" 'select count(*) from hypotheses')" -eq 15 ]
+	[ "$(sqlite3 "$T/g.db" 'pragma journal_mode')" = "wal" ]
+	[ "$(sqlite3 "$T/g.db" 'pragma user_version')" -eq 2 ]
+	rm -rf "$XDG_DATA_HOME"
+	verify --no-genome --cmd ./test_pool.sh "$FX/pool.jsonl"
+	[ ! -e "$XDG_DATA_HOME/retrial/genome.db" ]
+}
+
+@test "rt-verify: a genome that cannot be written is a failure, exit 2, after the verdict" {
+	verify --genome "$T/no/such/dir/g.db" --cmd ./test_pool.sh "$FX/pool.jsonl"
+	[ "$rc" -eq 2 ]
+	grep -q "genome: " "$T/err"
+	last | jqe '.verdict == "FIXED"'
+}
+
+@test "rt-verify: bad hypothesis input names the file and line" {
+	printf '%s\n' '{"type":"hypothesis","id":"a","patch":null}' '{"type":"hypothesis","id":"a","patch":null}' >"$T/dup"
+	run rt-verify -C "$FX/pool" --cmd true "$T/dup"
+	status_is 2
+	has "$T/dup:2: duplicate hypothesis id \"a\""
+	printf '{"type":"hypothesis"}\n' >"$T/noid"
+	run rt-verify -C "$FX/pool" --cmd true "$T/noid"
+	status_is 2
+	has "noid:1: \"id\" missing"
+	printf 'not json\n' >"$T/bad"
+	run rt-verify -C "$FX/pool" --cmd true "$T/bad"
+	status_is 2
+	has "bad:1: invalid JSON"
+	[ -z "$(ls -A "$T/tmp")" ]
+}

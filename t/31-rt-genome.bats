@@ -1,0 +1,127 @@
+#!/usr/bin/env bats
+# rt-genome: the flake genome's leaderboard and history.
+load helper
+
+FX="$RT_TOP/t/fixtures/verify"
+
+# A genome with the five fixture runs: alpha won 2 of its 3 timing
+# hypotheses, beta none of 3 (one neutered), cache 0 of 1 (patch failed).
+setup() {
+	db="$T/g.db"
+	rt-genome -g "$db" --import "$FX/verdicts.jsonl" 2>"$T/import.err"
+}
+
+@test "rt-genome: --help and --version" {
+	run rt-genome --help
+	status_is 0
+	has "usage: rt-genome"
+	has "--history"
+	run rt-genome -V
+	status_is 0
+	has "(retrial)"
+}
+
+@test "rt-genome: usage errors exit 2" {
+	run rt-genome -g "$db" --test x
+	status_is 2
+	has "--test needs --history"
+	run rt-genome -g "$db" somefile
+	status_is 2
+	has "unexpected operand"
+	run rt-genome -g "$db" --confidence 2
+	status_is 2
+	run rt-genome -g "$db" --import --history
+	status_is 2
+}
+
+@test "rt-genome: a query never creates a database" {
+	run rt-genome -g "$T/typo.db"
+	status_is 2
+	has "no genome here"
+	[ ! -e "$T/typo.db" ]
+}
+
+@test "rt-genome: --import records verdict records" {
+	grep -q "recorded 5 runs" "$T/import.err"
+	[ "$(sqlite3 "$db" 'select count(*) from runs')" -eq 5 ]
+	[ "$(sqlite3 "$db" 'select count(*) from hypotheses')" -eq 10 ]
+	[ "$(sqlite3 "$db" 'select count(*) from confirmations')" -eq 3 ]
+}
+
+@test "rt-genome: the leaderboard gives every win rate its interval" {
+	run rt-genome -g "$db"
+	status_is 0
+	has "CAUSE CLASS"
+	# Wilson at 95%: 2/3 is 20.8–93.9%, and 0/3 is only bounded above
+	echo "$output" | grep -q "^timing  *alpha  *2/3 won (66.7%, 95% CI 20.8–93.9%)"
+	echo "$output" | grep -q "^timing  *beta  *0/3 won (≤56.2% at 95% confidence)  *1  *0$"
+	echo "$output" | grep -q "^timing  *cache  *0/1 won (≤79.3% at 95% confidence)  *0  *1$"
+	echo "$output" | grep -q "^order  *rules  *1/1 won"
+	hasnt "resource"      # not raced: the gate stopped that run
+	hasnt "67%"
+}
+
+@test "rt-genome: --json leaderboard records, ranked by the interval's lower bound" {
+	rt-genome -g "$db" --json >"$T/out"
+	jqe -s 'length == 5 and all(.type == "leaderboard")' "$T/out"
+	jqe -s 'map(select(.cause_class == "timing")) | .[0].proposer == "alpha" and .[0].wins == 2 and .[0].hypotheses == 3 and .[0].ci_low == 0.207655 and .[0].ci_high == 0.938510' "$T/out"
+	jqe -s 'map(select(.proposer == "beta" and .cause_class == "timing"))[0] | .neutered == 1 and .win_rate == 0 and .summary == "0/3 won (≤56.2% at 95% confidence)"' "$T/out"
+	rt-genome -g "$db" --json --class order --confidence 0.9 >"$T/out"
+	jqe -s 'length == 2 and all(.cause_class == "order") and all(.confidence == 0.9)' "$T/out"
+}
+
+@test "rt-genome: --history shows each test's runs in order" {
+	run rt-genome -g "$db" --history
+	status_is 0
+	has "test_cache  (/p/test_cache)"
+	has "FIXED"
+	has "QUARANTINE"
+	has "original 12/40 failed (30.0%, 95% CI 18.1–45.4%); winner h1 (alpha, timing), 0/29 on fresh trials"
+	has "original 0/40 failed (≤8.8% at 95% confidence)"
+	rt-genome -g "$db" --history --test test_cache --json >"$T/out"
+	jqe -s 'length == 3 and all(.test == "test_cache") and (map(.verdict) == ["FIXED", "FIXED", "QUARANTINE"])' "$T/out"
+	jqe -s '.[2].winner == null and .[2].confirmation == null and .[0].confirmation.trials == 29' "$T/out"
+}
+
+@test "rt-genome: test names and ids are bound, never pasted into SQL" {
+	run rt-genome -g "$db" --history --test "x' OR '1'='1"
+	status_is 0
+	has "no runs recorded for x' OR '1'='1"
+	[ "$(sqlite3 "$db" "select count(*) from hypotheses where hyp_id = 'h''2'")" -eq 1 ]
+}
+
+@test "rt-genome: the leaderboard view is open to the sqlite3 CLI" {
+	[ "$(sqlite3 "$db" "select wins || '/' || hypotheses from leaderboard where proposer = 'alpha' and cause_class = 'timing'")" = "2/3" ]
+}
+
+@test "rt-genome: an old schema is migrated on open, keeping its rows" {
+	old="$T/v1.db"
+	# schema version 1, as the first release wrote it
+	sqlite3 "$old" "CREATE TABLE runs (id INTEGER PRIMARY KEY, recorded_at TEXT NOT NULL, host TEXT, project TEXT NOT NULL, command TEXT NOT NULL, test TEXT NOT NULL, verdict TEXT NOT NULL, confidence REAL, target REAL, seed TEXT, base_trials INTEGER, base_failures INTEGER, base_errors INTEGER, base_rate REAL, base_ci_low REAL, base_ci_high REAL, winner TEXT, baseline_s REAL, tournament_s REAL, confirm_s REAL, total_s REAL, record TEXT NOT NULL);
+CREATE TABLE hypotheses (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, hyp_id TEXT NOT NULL, source TEXT, model TEXT, cause_class TEXT, status TEXT NOT NULL, rule TEXT, reason TEXT, trials INTEGER, failures INTEGER, rate REAL, ci_low REAL, ci_high REAL, won INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (run_id, hyp_id));
+CREATE TABLE confirmations (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, round INTEGER NOT NULL, hyp_id TEXT NOT NULL, trials INTEGER, failures INTEGER, required_runs INTEGER, passed INTEGER NOT NULL, PRIMARY KEY (run_id, round));
+INSERT INTO runs (recorded_at, project, command, test, verdict, base_trials, base_failures, record) VALUES ('2026-01-01T00:00:00.000Z', '/p', './t', 't', 'FIXED', 40, 10, '{}');
+INSERT INTO hypotheses VALUES (1, 'h1', 'cache', NULL, 'timing', 'winner', NULL, 'r', 20, 0, 0, 0, 0.2, 1);
+PRAGMA user_version = 1;"
+	run rt-genome -g "$old"
+	status_is 0
+	has "1/1 won"
+	[ "$(sqlite3 "$old" 'pragma user_version')" -eq 2 ]
+	[ "$(sqlite3 "$old" 'select count(*) from runs')" -eq 1 ]
+}
+
+@test "rt-genome: a newer schema is refused, not rewritten" {
+	sqlite3 "$db" 'PRAGMA user_version = 99'
+	run rt-genome -g "$db"
+	status_is 2
+	has "schema version 99 is newer"
+	[ "$(sqlite3 "$db" 'pragma user_version')" -eq 99 ]
+}
+
+@test "rt-genome: bad import input names the file and line" {
+	printf '%s\n' '{"type":"verdict","command":"x"}' >"$T/bad"
+	run rt-genome -g "$db" --import "$T/bad"
+	status_is 2
+	has "bad:1: \"verdict\" missing"
+	[ "$(sqlite3 "$db" 'select count(*) from runs')" -eq 5 ]
+}
