@@ -237,7 +237,7 @@ board_line(rt_buf *b, const char *name, const char *cls, const lane *l,
 			cl[i] = '?';
 	if (l->t.trials > 0)
 		ivtext(iv, sizeof iv, l->iv.low, l->iv.high);
-	rt_buf_printf(b, "  %-12s %-12s %4ld trials %4ld failed  %-13s %s\n", nm, cl,
+	rt_buf_printf(b, "  %-16s %-13s %4ld trials %4ld failed  %-13s %s\n", nm, cl,
 	    l->t.trials, l->t.failures, iv, state);
 }
 
