@@ -5,6 +5,7 @@
 # (default 20261130) make it reproducible.
 set -eu
 cd "$(dirname "$0")"
+mkdir -p out
 cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -I../lib \
-	-o stopping-rules stopping-rules.c ../lib/rt_stats.c -lm
-exec ./stopping-rules "${REPS:-20000}" "${SEED:-20261130}"
+	-o out/stopping-rules stopping-rules.c ../lib/rt_stats.c -lm
+exec ./out/stopping-rules "${REPS:-20000}" "${SEED:-20261130}"
