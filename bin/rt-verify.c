@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -983,7 +984,8 @@ shell_quote(const char *s)
 			rt_buf_addc(&b, *s);
 	}
 	rt_buf_addc(&b, '\'');
-	return rt_xstrdup(rt_buf_str(&b));
+	rt_buf_str(&b);
+	return b.data;
 }
 
 static json_t *
@@ -1083,7 +1085,7 @@ main(int argc, char *argv[])
 	double pref = 0, cm = 0, t_base = 0, t_race = 0, t_conf = 0, tp;
 	lane **cand = NULL, *winner = NULL;
 	rt_verdict gate;
-	json_t *confs, *v, *lanes, *w, *base;
+	json_t *confs = NULL, *v, *lanes, *w, *base = NULL;
 	struct stat st;
 
 	rt_setprogname(argv[0]);
@@ -1411,6 +1413,9 @@ verdict:
 	return exitcode;
 
 interrupted:
+	json_decref(base);
+	json_decref(confs);
+	free(cand);
 	sig = rt_trial_interrupted();
 	event("interrupted", json_pack("{s:i}", "signal", sig));
 	if (V.events)
@@ -1419,5 +1424,5 @@ interrupted:
 	rt_warn("interrupted: no verdict");
 	cleanup();
 	fflush(stdout);
-	return sig == 15 ? RT_EXIT_TERM : RT_EXIT_INT;
+	return sig == SIGTERM ? RT_EXIT_TERM : RT_EXIT_INT;
 }

@@ -198,6 +198,19 @@ x-skip-marker=skip x-sys-exit=early-exit x-weaken=assertion-weakened "
 	! grep -qi "worse" "$T/out"
 }
 
+@test "rt-verify: IMPROVED — better on fresh trials, but not shown below the target" {
+	jq -c 'select(.id == "h-partial")' "$FX/improved.jsonl" >"$T/partial"
+	rt-verify -C "$FX/pool" -n 40 -N 100 --seed 1 --no-genome --cmd ./test_pool.sh "$T/partial" >"$T/out"
+	last | jqe '.verdict == "IMPROVED" and .winner.id == "h-partial"'
+	last | jqe '.confirmations[0] | .passed == false and .improved == true and .failures > 0 and .difference.ci_low > 0 and .difference.method == "newcombe"'
+}
+
+@test "rt-verify: a candidate as good as the winner is tied, not worse" {
+	verify --cmd ./test_pool.sh "$FX/improved.jsonl"
+	last | jqe '.verdict == "FIXED" and .winner.id == "h-fix"'
+	last | jqe '.lanes[] | select(.id == "h-fix-again") | .status == "tied" and (.reason | startswith("tied with the winner h-fix: 0/"))'
+}
+
 @test "rt-verify: nothing better than the original is QUARANTINE, exit 1" {
 	jq -c 'select(.id == "h-decoy")' "$FX/pool.jsonl" >"$T/decoy"
 	verify --cmd ./test_pool.sh "$T/decoy"
