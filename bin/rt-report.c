@@ -21,7 +21,8 @@
 #define BAND_POINTS  500   /* at most this many points on the narrowing band */
 
 static const char usage_text[] =
-    "usage: rt-report [-t] [-o dir] [--html] [-p file] [file ...]\n"
+    "usage: rt-report [-o DIR] [--html] [-p FILE] [file ...]\n"
+    "       rt-report -t [-p FILE] [file ...]\n"
     "  -o, --output DIR   write summary.json and report.md into DIR (default .)\n"
     "      --html         also write report.html, one self-contained page\n"
     "  -p, --proof FILE   the measure record of the proof run after the fix\n"
@@ -594,9 +595,16 @@ clean(const char *s)
 static void
 md_code(rt_buf *b, const char *s)
 {
-	char *c = clean(s);
-	size_t run = 0, longest = 0, i, n = strlen(c);
+	char *c;
+	size_t run = 0, longest = 0, i, n;
 	int pad;
+
+	if (!*s) {
+		rt_buf_adds(b, "(empty)");
+		return;
+	}
+	c = clean(s);
+	n = strlen(c);
 
 	for (i = 0; i < n; i++) {
 		run = c[i] == '`' ? run + 1 : 0;
@@ -920,7 +928,7 @@ sec_observe(report *r, rt_buf *b)
 			if (e->have_diff && e->lo <= 0 && e->hi >= 0)
 				rt_buf_adds(b, ": the difference interval includes 0");
 		}
-		if (e->note && strcmp(e->note, "not separated at this budget") != 0) {
+		if (e->note && *e->note && strcmp(e->note, "not separated at this budget") != 0) {
 			rt_buf_adds(b, " (");
 			md_code(b, e->note);
 			rt_buf_adds(b, ")");
