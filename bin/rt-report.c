@@ -16,7 +16,7 @@
 
 #define TOP_FACTS    5     /* facts listed, smallest p first */
 #define MAX_LISTED   100   /* failing trial numbers listed */
-#define MAX_CODE     200   /* bytes of record text quoted in one place */
+#define MAX_CODE     400   /* bytes of record text quoted in one place */
 #define TIMELINE_ROW 50    /* cells per row of the timeline */
 #define BAND_POINTS  500   /* at most this many points on the narrowing band */
 
@@ -42,7 +42,7 @@ typedef struct {
 } meas;
 
 typedef struct {
-	char *name, *perturbation, *probe, *method, *effect, *note;
+	char *name, *perturbation, *probe, *probe_detail, *method, *effect, *note;
 	meas control, perturbed;
 	int have_diff;
 	double est, lo, hi;
@@ -91,7 +91,8 @@ typedef struct {
 	/* plan */
 	level *levels;
 	size_t nlevels;
-	int have_plan_rate, have_chosen;
+	int have_plan_rate, have_chosen, have_plan_counts;
+	long plan_trials, plan_failures;
 	double plan_rate;
 	char *plan_basis;
 	level chosen;
@@ -300,6 +301,7 @@ on_experiment(report *r, json_t *rec, const rt_where *w)
 	if (v && !json_is_null(v))
 		e->perturbation = rt_dumps(v);
 	e->probe = xdup_opt(rec, "probe", w);
+	e->probe_detail = xdup_opt(rec, "probe_detail", w);
 	if ((v = json_object_get(rec, "control")) && !json_is_null(v))
 		meas_parse(&e->control, v, "control", w);
 	if ((v = json_object_get(rec, "perturbed")) && !json_is_null(v))
@@ -339,6 +341,11 @@ on_plan(report *r, json_t *rec, const rt_where *w)
 			rt_die_at(w, "plan rate %g is out of range [0, 1]", p);
 		r->plan_rate = p;
 		r->have_plan_rate = 1;
+	}
+	if (json_object_get(rec, "trials") && json_object_get(rec, "failures")) {
+		r->plan_trials = (long)rt_rec_int(rec, "trials", 0, LONG_MAX, w);
+		r->plan_failures = (long)rt_rec_int(rec, "failures", 0, r->plan_trials, w);
+		r->have_plan_counts = 1;
 	}
 	if (json_object_get(rec, "basis")) {
 		free(r->plan_basis);
@@ -899,6 +906,11 @@ sec_observe(report *r, rt_buf *b)
 			rt_buf_adds(b, "\n");
 			continue;
 		}
+		if (e->probe_detail && *e->probe_detail) {
+			rt_buf_adds(b, "- Probe: ");
+			md_code(b, e->probe_detail);
+			rt_buf_adds(b, "\n");
+		}
 		add_side(b, "control", &e->control);
 		add_side(b, "perturbed", &e->perturbed);
 		if (e->have_diff) {
@@ -974,6 +986,9 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 		if (r->have_plan_rate)
 			rt_buf_printf(b, " (planned for a failure rate of %s%%",
 			    pct(p1, sizeof p1, r->plan_rate));
+		if (r->have_plan_rate && r->have_plan_counts)
+			rt_buf_printf(b, " from %ld/%ld failed", r->plan_failures,
+			    r->plan_trials);
 		if (r->have_plan_rate && r->plan_basis) {
 			rt_buf_adds(b, ", basis ");
 			md_code(b, r->plan_basis);
@@ -1588,6 +1603,7 @@ report_free(report *r)
 		free(e->name);
 		free(e->perturbation);
 		free(e->probe);
+		free(e->probe_detail);
 		free(e->method);
 		free(e->effect);
 		free(e->note);
