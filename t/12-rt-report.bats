@@ -72,6 +72,7 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	has "Failing trials (20): 3, 6, 9,"
 	has "45/60 failed (75.0%, 95% CI 62.8%–84.2%)"
 	has "Implicated: it destabilises the test"
+	has "Probe: `up to 3 other trials were running when a trial started`"
 	has "Not separated at this budget"
 	hasnt "no effect"
 	has "| 95% | 8 | 12 |"
