@@ -2197,6 +2197,14 @@ ship_github(repo_t *r, const verdict_t *v, const ship_t *S, const char *diff,
 			free(why);
 		}
 		pushed_note[0] = '\0';
+		free(what);
+		free(del);
+		json_decref(j);
+		free(pmsg);
+		free(base);
+		free(commit);
+		free(existing);
+		free(envs[0]);
 		exit(RT_EXIT_ERR);
 	}
 done:
@@ -2268,8 +2276,10 @@ refuse(const verdict_t *v)
 	else if (strcmp(v->verdict, "ERROR") == 0)
 		rt_warn("verdict ERROR: the baseline could not run the test (%s, %ld errors); "
 		    "nothing to ship", b, v->b_errors);
-	else
+	else {
+		free(b);
 		return;
+	}
 	free(b);
 	exit(RT_EXIT_NO);
 }
@@ -2358,6 +2368,7 @@ main(int argc, char *argv[])
 
 	/* the record */
 	memset(&v, 0, sizeof v);
+	memset(&R, 0, sizeof R);
 	rt_jsonl_loop(argc, argv, NULL, on_record, &v);
 	if (!v.rec)
 		rt_die("%s: no verdict record (type \"verdict\") in the input",
@@ -2426,10 +2437,7 @@ main(int argc, char *argv[])
 		if (S.quarantine) {
 			if (!(diff = quarantine_diff(&R, &S, dossier))) {
 				rt_warn("%s is already on %s with this dossier; nothing to ship", S.name, S.qfile);
-				if (opt_body)
-					write_out(opt_body, dossier, "dossier");
-				rt_fshut(stdout, "stdout");
-				return 0;
+				opt_mbox = opt_github = NULL;
 			}
 		} else {
 			diff = prefix_patch(v.w_patch, R.git ? R.prefix : "");
@@ -2439,7 +2447,7 @@ main(int argc, char *argv[])
 				diff = s;
 			}
 		}
-		if (apply_check(&R, diff, &why) < 0) {
+		if (diff && apply_check(&R, diff, &why) < 0) {
 			rt_warn("the %s does not apply to %s of %s: %s", S.quarantine ?
 			    "quarantine change" : "winning patch", R.git ? "HEAD" : "the files",
 			    opt_dir, why);
@@ -2467,7 +2475,27 @@ main(int argc, char *argv[])
 		rt_http_cleanup();
 	}
 	rt_fshut(stdout, "stdout");
+	if (R.git) {
+		free(R.top);
+		free(R.prefix);
+		free(R.head);
+	}
+	free(v.lanes);
+	free(v.confs);
+	free(v.repro);
 	json_decref(v.rec);
+	rt_patch_paths_free(S.files, S.nfiles);
+	free(S.slug);
+	free(S.title);
+	free(S.branch);
+	free(S.qfile);
+	free(S.dossier_path);
+	free(S.after);
+	free(author);
+	free(aname);
+	free(aemail);
+	free(gh_token);
+	free(gh_base_url);
 	free(dossier);
 	free(msg);
 	free(diff);
