@@ -1,11 +1,12 @@
 #!/bin/sh
 # bench/diff-facts.sh: rt-diff-facts on N synthetic trial records (~1 KB of
 # stderr each, ~20% failing with "STALE"), side by side with a jq pipeline
-# answering the same question. N=1000000 by default; JQ_N caps jq's share.
+# answering the same question. N=1000000 records by default; jq, some 30
+# times slower, gets the first JQ_N (default 20000; JQ_N=all for every one).
 set -eu
 cd "$(dirname "$0")/.."
 N=${N:-1000000}
-JQ_N=${JQ_N:-100000}
+JQ_N=${JQ_N:-20000}
 [ "$JQ_N" = all ] && JQ_N=$N
 [ "$JQ_N" -gt "$N" ] && JQ_N=$N
 bin=./bin/rt-diff-facts
@@ -14,20 +15,27 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/rt-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
 now() { date +%s.%N; }
-# timed OUT ERR cmd...: run, keep the wall time in $secs and peak RSS (kB) in $rss
+# timed OUT ERR cmd...: run it; wall seconds in $secs, CPU seconds (user +
+# system) in $cpu, peak RSS in kB in $rss — from /usr/bin/time -v, else
+# from getrusage(RUSAGE_CHILDREN) through python3, else unknown.
 timed() {
 	o=$1 e=$2; shift 2
+	t0=$(now)
 	if [ -x /usr/bin/time ] && /usr/bin/time -v true >/dev/null 2>&1; then
-		t0=$(now)
 		/usr/bin/time -v -o "$tmp/time" "$@" >"$o" 2>"$e"
-		t1=$(now)
+		cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$tmp/time")
 		rss=$(awk -F': ' '/Maximum resident/ { print $2 }' "$tmp/time")
+	elif command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[2:], check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%.2f %d\n" % (r.ru_utime + r.ru_stime, r.ru_maxrss))' "$tmp/time" "$@" >"$o" 2>"$e"
+		read -r cpu rss <"$tmp/time"
 	else
-		t0=$(now)
 		"$@" >"$o" 2>"$e"
-		t1=$(now)
-		rss="?"
+		cpu="?" rss="?"
 	fi
+	t1=$(now)
 	secs=$(echo "$t1 $t0" | awk '{ printf "%.3f", $1 - $2 }')
 }
 
@@ -68,18 +76,21 @@ mb=$(echo "$bytes" | awk '{ printf "%.1f", $1 / 1048576 }')
 echo "  $mb MB in $(echo "$t1 $t0" | awk '{ printf "%.1f", $1 - $2 }') s"
 
 # The jq answer: letters-only words (digits dropped, a rough mask) of the
-# stderr of every failure and of no success.
-jq_words() {
-	jq -r 'select(.type == "trial" and (.outcome == "pass" or .outcome == "fail" or .outcome == "timeout")) |
-	    (if .outcome == "pass" then "S" else "F" end) as $k |
-	    "R \($k)", ((.stderr // "") | [scan("[A-Za-z_]+")] | unique[] | "\($k) \(.)")' "$1" |
-	awk '$1 == "R" { n[$2]++; next } { c[$1 " " $2]++; w[$2] = 1 }
-	    END { for (x in w) if (c["F " x] == n["F"] && !(("S " x) in c)) print x }' | sort
+# stderr of every failure and of no success. Printed as a script so that
+# timed can run it in one shell and measure the whole pipeline.
+jq_program() {
+	cat <<'JQ'
+jq -r 'select(.type == "trial" and (.outcome == "pass" or .outcome == "fail" or .outcome == "timeout")) |
+    (if .outcome == "pass" then "S" else "F" end) as $k |
+    "R \($k)", ((.stderr // "") | [scan("[A-Za-z_]+")] | unique[] | "\($k) \(.)")' "$1" |
+awk '$1 == "R" { n[$2]++; next } { c[$1 " " $2]++; w[$2] = 1 }
+    END { for (x in w) if (c["F " x] == n["F"] && !(("S " x) in c)) print x }' | sort
+JQ
 }
 
 echo "rt-diff-facts on $N records ..."
 timed "$tmp/rt.out" "$tmp/rt.err" "$bin" --top 0 "$tmp/trials.jsonl"
-rt_secs=$secs rt_rss=$rss
+rt_secs=$secs rt_rss=$rss rt_cpu=$cpu
 cat "$tmp/rt.err" >&2
 rt_token=$(jq -r .token "$tmp/rt.out")
 rt_only=$(jq -r '[.facts[] | select(.kind == "token" and .stream == "stderr" and .direction == "failure_only" and .in_failures == .failures) | .value] | sort | join(" ")' "$tmp/rt.out")
@@ -87,22 +98,25 @@ rt_only=$(jq -r '[.facts[] | select(.kind == "token" and .stream == "stderr" and
 head -n "$JQ_N" "$tmp/trials.jsonl" >"$tmp/sub.jsonl"
 echo "rt-diff-facts and jq on the first $JQ_N records ..."
 timed "$tmp/rt2.out" "$tmp/rt2.err" "$bin" --top 0 "$tmp/sub.jsonl"
-sub_secs=$secs
-t0=$(now)
-jq_words "$tmp/sub.jsonl" >"$tmp/jq.out"
-t1=$(now)
-jq_secs=$(echo "$t1 $t0" | awk '{ printf "%.3f", $1 - $2 }')
+sub_secs=$secs sub_cpu=$cpu
+timed "$tmp/jq.out" "$tmp/jq.err" sh -c "$(jq_program)" jq_words "$tmp/sub.jsonl"
+jq_secs=$secs jq_cpu=$cpu jq_rss=$rss
+cat "$tmp/jq.err" >&2
 jq_only=$(tr '\n' ' ' <"$tmp/jq.out" | sed 's/ $//')
 sub_only=$(jq -r '[.facts[] | select(.kind == "token" and .stream == "stderr" and .direction == "failure_only" and .in_failures == .failures) | .value] | sort | join(" ")' "$tmp/rt2.out")
 subbytes=$(wc -c <"$tmp/sub.jsonl")
 
-awk -v n="$N" -v b="$bytes" -v s="$rt_secs" -v rss="$rt_rss" -v jn="$JQ_N" -v jb="$subbytes" \
-    -v ss="$sub_secs" -v js="$jq_secs" 'BEGIN {
-	printf "\n%-28s %12s %12s %10s %10s\n", "", "records", "seconds", "records/s", "MB/s"
-	printf "%-28s %12d %12.2f %10.0f %10.1f   peak RSS %s kB\n", "rt-diff-facts (all)", n, s, n / s, b / 1048576 / s, rss
-	printf "%-28s %12d %12.2f %10.0f %10.1f\n", "rt-diff-facts (jq subset)", jn, ss, jn / ss, jb / 1048576 / ss
-	printf "%-28s %12d %12.2f %10.0f %10.1f\n", "jq | awk (jq subset)", jn, js, jn / js, jb / 1048576 / js
-	printf "speed-up over jq on the same records: x%.1f\n", js / ss
+awk -v n="$N" -v b="$bytes" -v s="$rt_secs" -v c="$rt_cpu" -v rss="$rt_rss" \
+    -v jn="$JQ_N" -v jb="$subbytes" -v ss="$sub_secs" -v sc="$sub_cpu" \
+    -v js="$jq_secs" -v jc="$jq_cpu" -v jrss="$jq_rss" 'BEGIN {
+	printf "\n%-26s %9s %8s %8s %10s %8s %11s\n", "", "records", "wall s", "CPU s", "records/s", "MB/s", "peak RSS kB"
+	printf "%-26s %9d %8.2f %8s %10.0f %8.1f %11s\n", "rt-diff-facts", n, s, c, n / s, b / 1048576 / s, rss
+	printf "%-26s %9d %8.2f %8s %10.0f %8.1f %11s\n", "rt-diff-facts (jq subset)", jn, ss, sc, jn / ss, jb / 1048576 / ss, "-"
+	printf "%-26s %9d %8.2f %8s %10.0f %8.1f %11s\n", "jq | awk | sort (subset)", jn, js, jc, jn / js, jb / 1048576 / js, jrss
+	printf "rt-diff-facts is x%.1f faster than jq on the same records (wall)", js / ss
+	if (sc + 0 > 0 && jc + 0 > 0)
+		printf ", x%.1f in CPU", jc / sc
+	printf "\n"
 }'
 echo "rt-diff-facts token: $rt_token"
 echo "  words in every failure, no success (rt-diff-facts, all): $rt_only"

@@ -71,7 +71,7 @@ typedef struct {
 	size_t vlen;
 	const char *dir;
 	long a, c;               /* in failures, in successes */
-	double p, cover;
+	double p, cover, other;  /* share of its side covered, of the other side */
 	int err;
 	char *detail;
 } fact;
@@ -540,12 +540,16 @@ classify(long a, long F, long c, long S, double *p)
 	return rf > rs ? "failure_more" : "success_more";
 }
 
-static double
-cover(const fact *f, long F, long S)
+static void
+cover(fact *f, long F, long S)
 {
-	if (strncmp(f->dir, "success", 7) == 0)
-		return S ? (double)f->c / S : 0;
-	return F ? (double)f->a / F : 0;
+	double rf = F ? (double)f->a / F : 0, rs = S ? (double)f->c / S : 0;
+	int succ = strncmp(f->dir, "success", 7) == 0;
+
+	f->cover = succ ? rs : rf;
+	/* only clusters and timing compare all runs: nothing on the other side */
+	f->other = f->kind == K_TIMING || (f->kind == K_POSITION && f->dir[0] == 'c') ?
+	    0 : succ ? rf : rs;
 }
 
 static char *
@@ -761,7 +765,9 @@ other_facts(ctx *c, factv *fv)
 	}
 }
 
-/* p ascending, then coverage, then kind, error-likeness, length, bytes. */
+/* p ascending (p underflows to 0 when the evidence is overwhelming), then
+ * coverage of its side, then presence on the other side, then kind,
+ * error-likeness, length, bytes. */
 static int
 cmp_fact(const void *x, const void *y)
 {
@@ -772,6 +778,8 @@ cmp_fact(const void *x, const void *y)
 		return a->p < b->p ? -1 : 1;
 	if (a->cover != b->cover)
 		return a->cover > b->cover ? -1 : 1;
+	if (a->other != b->other)
+		return a->other < b->other ? -1 : 1;
 	if ((a->dir[0] == 's') != (b->dir[0] == 's'))
 		return a->dir[0] == 's' ? 1 : -1;
 	if (a->kind != b->kind)
@@ -923,8 +931,9 @@ main(int argc, char *argv[])
 	env_facts(&c, &fv);
 	other_facts(&c, &fv);
 	for (i = 0; i < fv.n; i++)
-		fv.v[i].cover = cover(&fv.v[i], c.F, c.S);
-	qsort(fv.v, fv.n, sizeof *fv.v, cmp_fact);
+		cover(&fv.v[i], c.F, c.S);
+	if (fv.n)
+		qsort(fv.v, fv.n, sizeof *fv.v, cmp_fact);
 	nout = top == 0 || (size_t)top > fv.n ? fv.n : (size_t)top;
 
 	if (jsonl) {

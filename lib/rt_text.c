@@ -361,7 +361,7 @@ rt_tok_next(rt_tok *t)
 {
 	const char *s = t->s;
 	size_t n = t->n, m;
-	int nl = t->newline;
+	int nl = 0;
 	sink k;
 
 	t->newline = 0;
@@ -409,7 +409,7 @@ rt_text_errorish(const char *w, size_t n)
 	    "mismatch", "exhaust", "invalid", "corrupt", "deadlock", "busy",
 	    "assert", "segfault", "overflow", "unavailable", "conflict",
 	    "expired", "unexpected", "missing", "crash", "killed", "leak",
-	    "reject", "violat", "broken", "traceback", "lost", "race", NULL };
+	    "reject", "violat", "broken", "traceback", "lost", NULL };
 	char low[RT_TOK_MAX + 1];
 	size_t i, letters = 0, lower = 0;
 	const char *const *p;
