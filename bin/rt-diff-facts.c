@@ -61,9 +61,10 @@ typedef struct {
 } ctx;
 
 enum { TAG_ERR = 'e', TAG_OUT = 'o', TAG_EXIT = 'x', TAG_SIG = 's', TAG_ENV = 'v' };
-enum { K_TOKEN, K_PHRASE, K_ENV, K_POSITION, K_TIMING, K_EXIT, K_SIGNAL, K_TIMEOUT };
-static const char *const kind_name[] = { "token", "phrase", "env", "position",
-    "timing", "exit_code", "signal", "timeout" };
+/* In the order that breaks ties: what a whole error line cannot say first. */
+enum { K_POSITION, K_ENV, K_TIMING, K_TOKEN, K_PHRASE, K_EXIT, K_SIGNAL, K_TIMEOUT };
+static const char *const kind_name[] = { "position", "env", "timing", "token",
+    "phrase", "exit_code", "signal", "timeout" };
 
 typedef struct {
 	int kind, stream;        /* stream: 0 stderr, 1 stdout, -1 none */
@@ -513,6 +514,13 @@ add_fact(factv *fv, int kind, int stream, const char *dir, long a, long c, doubl
 	f->a = a;
 	f->c = c;
 	f->p = isnan(p) ? 1 : p;
+	/* 10 significant digits, so that mirror-image tables rank and print
+	 * the same p despite rounding in the last bits */
+	if (f->p > 0) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%.9e", f->p);
+		f->p = strtod(buf, NULL);
+	}
 	return f;
 }
 

@@ -79,7 +79,7 @@ gen() {
 
 @test "rt-diff-facts: --top keeps the strongest, 0 keeps all" {
 	run rt-diff-facts -n 2 "$FX/kth.jsonl"
-	echo "$output" | jq -e '.facts | length == 2 and .[0].value == "EXHAUSTED"'
+	echo "$output" | jq -e '.facts | length == 2 and .[0].direction == "periodic" and .[1].value == "EXHAUSTED"'
 	gen 10 'if $t <= 5 then {outcome: "fail", stderr: ([range(30)] | map("w" + ([97 + (. % 26), 97 + (. / 26 | floor)] | implode)) | join(" "))} else {} end' >"$T/in"
 	run rt-diff-facts "$T/in"
 	echo "$output" | jq -e '.facts | length == 20'
