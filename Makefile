@@ -29,7 +29,7 @@ TOOLS = rt-collect rt-measure rt-plan rt-diff-facts rt-matrix rt-report \
 BINS  = $(TOOLS:%=bin/%)
 
 STATS_OBJ = lib/rt_stats.o
-LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o \
+LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt_cli.o \
 	lib/rt_text.o lib/rt_http.o lib/rt_hash.o lib/rt_patch.o lib/rt_store.o \
 	$(STATS_OBJ)
 LIB_HDR   = $(LIB_OBJ:.o=.h)
@@ -65,10 +65,11 @@ t/stats_test: t/stats_test.c lib/libretrial-stats.a lib/rt_stats.h
 # make check: the C unit tests, then every bats file; one closing count line.
 check: deps all t/stats_test
 	./t/stats_test
+	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	./t/run-bats
 
 lint:
-	mandoc -Tlint -Wwarning man/man1/*.1 man/man7/*.7
+	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 
 # make deps: install the Debian packages retrial needs (as root), or say how.
 DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
@@ -95,10 +96,12 @@ bench: all
 	./bench/run
 
 install: all
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man7 \
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man3 \
+	  $(DESTDIR)$(MANPREFIX)/man7 \
 	  $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	cp -f $(BINS) $(DESTDIR)$(BINDIR)/
 	cp -f man/man1/*.1 $(DESTDIR)$(MANPREFIX)/man1/
+	cp -f man/man3/*.3 $(DESTDIR)$(MANPREFIX)/man3/
 	cp -f man/man7/*.7 $(DESTDIR)$(MANPREFIX)/man7/
 	cp -Rf share/retrial/. $(DESTDIR)$(SHAREDIR)/
 	cp -f lib/libretrial-stats.a $(DESTDIR)$(LIBDIR)/
@@ -109,7 +112,7 @@ install: all
 
 uninstall:
 	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANPREFIX)/man1/$$t.1; done
-	rm -f $(DESTDIR)$(MANPREFIX)/man7/retrial.7
+	rm -f $(DESTDIR)$(MANPREFIX)/man7/retrial.7 $(DESTDIR)$(MANPREFIX)/man3/rt_stats.3
 	rm -rf $(DESTDIR)$(SHAREDIR)
 	rm -f $(DESTDIR)$(LIBDIR)/libretrial-stats.a $(DESTDIR)$(LIBDIR)/libretrial-stats.so \
 	  $(DESTDIR)$(LIBDIR)/libretrial-stats.so.$(STATS_SO_VER) $(DESTDIR)$(INCDIR)/rt_stats.h \

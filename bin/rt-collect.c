@@ -1,11 +1,226 @@
-/* rt-collect: (not yet written) */
+/* rt-collect: run a test command many times and write one evidence record
+ * per trial (exit, signal, output, timing, environment) as each ends. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt_cli.h"
+#include "rt_jsonl.h"
+#include "rt_platform.h"
+#include "rt_stats.h"
+#include "rt_trial.h"
 #include "rt_util.h"
+
+enum { OPT_OUT = RT_OPT_TOOL_BASE, OPT_RESUME, OPT_SHARD };
+
+static const struct option longopts[] = {
+	RT_TRIAL_LONGOPTS,
+	{ "trials", required_argument, NULL, 'n' },
+	{ "out", required_argument, NULL, 'o' },
+	{ "resume", no_argument, NULL, OPT_RESUME },
+	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: rt-collect [-j N] [-n N] [--gap-ms MS] [--timeout S] [-o FILE [--resume]]\n"
+"                  [--shard K/N] [trial options] (--cmd \"CMD\" | -- ARGV...)\n"
+"Run the command N times (trials 1..N) and write one \"trial\" record per trial.\n"
+"  -n, --trials N         trials in the whole experiment (default 20)\n"
+"  -o, --out FILE         write the records to FILE instead of stdout\n"
+"      --resume           continue the numbering of an existing --out FILE\n"
+"      --shard K/N        run only trials K, K+N, K+2N... (K from 1 to N)\n");
+	rt_trial_cli_usage(f);
+	fprintf(f,
+"  -h, --help             this text\n"
+"  -V, --version          the version\n");
+}
+
+typedef struct {
+	int fd;                      /* output */
+	const char *outname;
+	rt_trial_cli *cli;
+	rt_tally tally;
+	rt_progress prog;
+	double conf;
+	int broken;                  /* the reader went away */
+	long done;
+} collect;
+
+/* One write(2) per record, so a kill -9 leaves only whole lines. */
+static int
+write_line(int fd, json_t *rec)
+{
+	char *s = rt_dumps(rec);
+	size_t n = strlen(s), off = 0;
+	ssize_t w;
+
+	s = rt_xrealloc(s, n + 2);
+	s[n++] = '\n';
+	while (off < n) {
+		w = write(fd, s + off, n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			free(s);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	free(s);
+	return 0;
+}
+
+static int
+on_trial(const rt_trial_result *res, void *ctx)
+{
+	collect *c = ctx;
+	json_t *rec = rt_trial_json(res, &c->cli->o, c->cli->command);
+
+	if (write_line(c->fd, rec) < 0) {
+		json_decref(rec);
+		if (errno == EPIPE) {
+			c->broken = 1;
+			return RT_STOP_KILL;
+		}
+		rt_die("%s: write error:", c->outname);
+	}
+	json_decref(rec);
+	rt_tally_add(&c->tally, res->outcome);
+	c->done++;
+	rt_progress_update(&c->prog, c->done, c->tally.failures, c->tally.trials,
+	    c->conf, NULL);
+	return RT_GO_ON;
+}
+
+/* --resume: find the highest trial number among the file's whole lines;
+ * a torn last line (a crash mid-write) is cut off with a warning. */
+static long
+resume_point(const char *path)
+{
+	size_t len, i, start, keep;
+	char *data = rt_read_file(path, &len);
+	long max = 0, line = 0;
+	json_t *rec, *t;
+
+	if (!data) {
+		if (errno == ENOENT)
+			return 0;
+		rt_die("%s:", path);
+	}
+	keep = 0;
+	for (start = 0, i = 0; i < len; i++) {
+		if (data[i] != '\n')
+			continue;
+		line++;
+		rec = json_loadb(data + start, i - start, 0, NULL);
+		if (!rec || !json_is_object(rec))
+			rt_die("%s:%ld: not a trial record; refusing to resume", path, line);
+		t = json_object_get(rec, "trial");
+		if (json_is_integer(t) && json_integer_value(t) > max)
+			max = (long)json_integer_value(t);
+		json_decref(rec);
+		start = i + 1;
+		keep = start;
+	}
+	if (keep < len) {
+		rt_warn("%s:%ld: dropping a torn last line (%zu bytes)", path, line + 1,
+		    len - keep);
+		if (truncate(path, (off_t)keep) < 0)
+			rt_die("%s: cannot drop the torn line:", path);
+	}
+	free(data);
+	return max;
+}
 
 int
 main(int argc, char *argv[])
 {
-	(void)argc;
+	rt_trial_cli cli;
+	collect c;
+	long n = 20, shard_k = 1, shard_n = 1, first, count, last_done = 0;
+	const char *out = NULL;
+	int resume = 0, ch, sig;
+	char *slash;
+
 	rt_setprogname(argv[0]);
-	rt_die("not implemented yet");
+	rt_trial_cli_init(&cli);
+	while ((ch = getopt_long(argc, argv, RT_TRIAL_SHORTOPTS "n:o:hV", longopts, NULL)) != -1) {
+		if (rt_trial_cli_opt(&cli, ch, optarg))
+			continue;
+		switch (ch) {
+		case 'n':
+			n = rt_num_long("-n", optarg, 1, 100000000);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_RESUME:
+			resume = 1;
+			break;
+		case OPT_SHARD:
+			if (!(slash = strchr(optarg, '/')))
+				rt_usage_die("--shard %s: want K/N, like 2/4", optarg);
+			*slash = '\0';
+			shard_n = rt_num_long("--shard N", slash + 1, 1, 1000000);
+			shard_k = rt_num_long("--shard K", optarg, 1, shard_n);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			rt_print_version();
+			return 0;
+		default:
+			usage(stderr);
+			return RT_EXIT_ERR;
+		}
+	}
+	rt_trial_cli_finish(&cli, argc, argv, optind, 1);
+	if (resume && !out)
+		rt_usage_die("--resume needs --out FILE");
+
+	memset(&c, 0, sizeof c);
+	c.cli = &cli;
+	c.conf = 0.95;
+	c.outname = out ? out : "stdout";
+	if (resume)
+		last_done = resume_point(out);
+	if (out) {
+		c.fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC | (resume ? O_APPEND : O_TRUNC), 0644);
+		if (c.fd < 0)
+			rt_die("%s:", out);
+	} else {
+		c.fd = 1;
+	}
+	/* this shard's trials: shard_k, shard_k + shard_n, ... up to n,
+	 * skipping those a resumed file already has */
+	first = shard_k;
+	if (last_done >= first)
+		first += ((last_done - first) / shard_n + 1) * shard_n;
+	count = first > n ? 0 : (n - first) / shard_n + 1;
+
+	rt_trial_signals_install();
+	rt_progress_init(&c.prog, count);
+	sig = rt_run_trials(&cli.o, first, count, shard_n, on_trial, &c);
+	rt_progress_clear(&c.prog);
+	if (out && close(c.fd) < 0)
+		rt_die("%s:", out);
+	if (c.tally.errors > 0 && c.tally.errors * 2 > c.tally.errors + c.tally.trials)
+		rt_warn("%ld of %ld trials could not run (errors, not failures) — check the command",
+		    c.tally.errors, c.done);
+	rt_trial_cli_free(&cli);
+	if (sig)
+		return sig == SIGINT ? RT_EXIT_INT : RT_EXIT_TERM;
+	return RT_EXIT_OK;
 }

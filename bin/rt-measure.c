@@ -1,11 +1,320 @@
-/* rt-measure: (not yet written) */
+/* rt-measure: rerun a command (or read trial records) and print its failure
+ * rate with a Wilson interval, the trial counts and a verdict. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_cli.h"
+#include "rt_jsonl.h"
+#include "rt_platform.h"
+#include "rt_stats.h"
+#include "rt_trial.h"
 #include "rt_util.h"
+
+enum {
+	OPT_FACTS = RT_OPT_TOOL_BASE, OPT_UNTIL, OPT_CONF, OPT_THRESH, OPT_GATE,
+	OPT_TEXT, OPT_LENIENT
+};
+
+static const struct option longopts[] = {
+	RT_TRIAL_LONGOPTS,
+	{ "trials", required_argument, NULL, 'n' },
+	{ "out", required_argument, NULL, 'o' },
+	{ "facts", required_argument, NULL, OPT_FACTS },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "confidence", required_argument, NULL, OPT_CONF },
+	{ "threshold", required_argument, NULL, OPT_THRESH },
+	{ "gate", no_argument, NULL, OPT_GATE },
+	{ "text", no_argument, NULL, OPT_TEXT },
+	{ "lenient", no_argument, NULL, OPT_LENIENT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: rt-measure [-n N] [-j N] [--until verdict|width:W] [--confidence C]\n"
+"                  [--threshold T] [--gate] [--text] [-o FILE] [--facts FILE]\n"
+"                  [trial options] (--cmd \"CMD\" | -- ARGV...)\n"
+"       rt-measure [options] [trial-record-file ...]\n"
+"Measure a failure rate with its Wilson interval and a verdict.\n"
+"  -n, --trials N         trials to run (default 20; the cap with --until)\n"
+"      --until RULE       stop early: \"verdict\" (once the verdict is decided) or\n"
+"                         \"width:W\" (interval narrower than W), anytime-valid\n"
+"      --confidence C     confidence level (default 0.95)\n"
+"      --threshold T      STABLE needs the upper bound below T (default 0.10)\n"
+"      --gate             exit 1 unless the verdict is STABLE\n"
+"      --text             print one human line instead of JSON\n"
+"  -o, --out FILE         also write the record to FILE (atomically)\n"
+"      --facts FILE       also keep every trial record in FILE\n"
+"      --lenient          skip malformed input lines (counted) instead of failing\n");
+	rt_trial_cli_usage(f);
+	fprintf(f,
+"  -h, --help             this text\n"
+"  -V, --version          the version\n");
+}
+
+typedef struct {
+	rt_trial_cli *cli;
+	rt_tally tally;
+	double conf, threshold, width;
+	int until;                   /* 0 none, 1 verdict, 2 width */
+	FILE *facts;
+	const char *factsname;
+	rt_progress prog;
+	long done;
+	const char *stopped;
+	char stop_reason[200];
+	const char *command;         /* from records, when reading them */
+	char *command_owned;
+} measure;
+
+/* --until: decide with the anytime-valid confidence sequence, so checking
+ * after every trial does not inflate the error rate (rt_stats(3)). */
+static int
+decided(measure *m)
+{
+	rt_tally *t = &m->tally;
+	rt_interval cs;
+
+	if (t->trials == 0)
+		return 0;
+	rt_cs_interval(t->failures, t->trials, m->conf, 0.5, 0.5, &cs);
+	if (m->until == 1) {
+		if (t->failures > 0 && t->passes > 0) {
+			snprintf(m->stop_reason, sizeof m->stop_reason,
+			    "FLAKY: the same command both passed and failed (after %ld trials)", t->trials);
+			return 1;
+		}
+		if (t->failures == 0 && cs.high < m->threshold) {
+			snprintf(m->stop_reason, sizeof m->stop_reason,
+			    "STABLE: anytime-valid upper bound %.4g below %g after %ld trials",
+			    cs.high, m->threshold, t->trials);
+			return 1;
+		}
+		if (t->failures == t->trials && t->trials >= RT_ALWAYS_FAILING_MIN) {
+			snprintf(m->stop_reason, sizeof m->stop_reason,
+			    "ALWAYS_FAILING: %ld of %ld failed", t->failures, t->trials);
+			return 1;
+		}
+		return 0;
+	}
+	if (cs.high - cs.low <= m->width) {
+		snprintf(m->stop_reason, sizeof m->stop_reason,
+		    "anytime-valid interval %.4g-%.4g is narrower than %g after %ld trials",
+		    cs.low, cs.high, m->width, t->trials);
+		return 1;
+	}
+	return 0;
+}
+
+static int
+on_trial(const rt_trial_result *res, void *ctx)
+{
+	measure *m = ctx;
+	json_t *rec;
+
+	rt_tally_add(&m->tally, res->outcome);
+	m->done++;
+	if (m->facts) {
+		rec = rt_trial_json(res, &m->cli->o, m->cli->command);
+		if (rt_emit_try(m->facts, rec) < 0)
+			rt_die("%s: write error:", m->factsname);
+		json_decref(rec);
+	}
+	rt_progress_update(&m->prog, m->done, m->tally.failures, m->tally.trials,
+	    m->conf, NULL);
+	if (m->until && !m->stopped && decided(m)) {
+		m->stopped = m->until == 1 ? "verdict" : "width";
+		return RT_STOP;
+	}
+	return RT_GO_ON;
+}
+
+static int
+on_record(json_t *rec, const rt_where *w, void *ctx)
+{
+	measure *m = ctx;
+	const char *type = json_string_value(json_object_get(rec, "type"));
+	const char *oc, *cmd;
+	rt_outcome o;
+
+	if (strcmp(type, "trial") != 0)
+		return 0;
+	oc = rt_rec_str(rec, "outcome", w);
+	if (rt_outcome_parse(oc, &o) < 0)
+		rt_die_at(w, "\"outcome\": unknown value \"%s\"", oc);
+	rt_tally_add(&m->tally, o);
+	if (!m->command && rt_rec_opt_str(rec, "command", w, &cmd))
+		m->command = m->command_owned = rt_xstrdup(cmd);
+	return 0;
+}
+
+static void
+print_text(FILE *f, json_t *rec)
+{
+	const char *verdict = json_string_value(json_object_get(rec, "verdict"));
+	const char *summary = json_string_value(json_object_get(rec, "summary"));
+	rt_tally t;
+
+	t.errors = (long)json_integer_value(json_object_get(rec, "errors"));
+	t.ignored = (long)json_integer_value(json_object_get(rec, "ignored"));
+	fprintf(f, "%s: %s", verdict, summary);
+	if (t.errors || t.ignored)
+		fprintf(f, "; %ld errors and %ld ignored not counted", t.errors, t.ignored);
+	fputc('\n', f);
+}
 
 int
 main(int argc, char *argv[])
 {
-	(void)argc;
+	rt_trial_cli cli;
+	measure m;
+	rt_jsonl_opts jo = {0};
+	long n = 20;
+	const char *out = NULL, *facts = NULL;
+	int gate = 0, text = 0, ch, sig = 0, have_cmd;
+	double t0;
+	json_t *rec;
+	char *s;
+	rt_verdict v;
+
 	rt_setprogname(argv[0]);
-	rt_die("not implemented yet");
+	rt_trial_cli_init(&cli);
+	memset(&m, 0, sizeof m);
+	m.conf = 0.95;
+	m.threshold = 0.10;
+	while ((ch = getopt_long(argc, argv, RT_TRIAL_SHORTOPTS "n:o:hV", longopts, NULL)) != -1) {
+		if (rt_trial_cli_opt(&cli, ch, optarg))
+			continue;
+		switch (ch) {
+		case 'n':
+			n = rt_num_long("-n", optarg, 1, 100000000);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_FACTS:
+			facts = optarg;
+			break;
+		case OPT_UNTIL:
+			if (strcmp(optarg, "verdict") == 0)
+				m.until = 1;
+			else if (strncmp(optarg, "width:", 6) == 0) {
+				m.until = 2;
+				m.width = rt_num_double("--until width", optarg + 6, 0, 1, 1, 0);
+			} else
+				rt_usage_die("--until %s: want \"verdict\" or \"width:W\"", optarg);
+			break;
+		case OPT_CONF:
+			m.conf = rt_num_double("--confidence", optarg, 0, 1, 1, 1);
+			break;
+		case OPT_THRESH:
+			m.threshold = rt_num_double("--threshold", optarg, 0, 1, 1, 1);
+			break;
+		case OPT_GATE:
+			gate = 1;
+			break;
+		case OPT_TEXT:
+			text = 1;
+			break;
+		case OPT_LENIENT:
+			jo.lenient = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			rt_print_version();
+			return 0;
+		default:
+			usage(stderr);
+			return RT_EXIT_ERR;
+		}
+	}
+	have_cmd = (cli.cmd != NULL) || (optind < argc && strcmp(argv[optind - 1], "--") == 0);
+	if (have_cmd)
+		rt_trial_cli_finish(&cli, argc, argv, optind, 1);
+	m.cli = &cli;
+	t0 = rt_now_ms();
+
+	if (have_cmd) {
+		if (facts) {
+			if (!(m.facts = fopen(facts, "w")))
+				rt_die("%s:", facts);
+			m.factsname = facts;
+		}
+		rt_trial_signals_install();
+		rt_progress_init(&m.prog, n);
+		sig = rt_run_trials(&cli.o, 1, n, 1, on_trial, &m);
+		rt_progress_clear(&m.prog);
+		if (m.facts && fclose(m.facts) != 0)
+			rt_die("%s: write error:", facts);
+		m.command = cli.command;
+	} else {
+		if (m.until || facts)
+			rt_usage_die("--until and --facts need a command to run");
+		rt_jsonl_loop(argc - optind, argv + optind, &jo, on_record, &m);
+	}
+
+	rec = json_object();
+	json_object_set_new(rec, "type", json_string("measure"));
+	json_object_set_new(rec, "command", m.command ? json_string(m.command) : json_null());
+	rt_measure_fields(rec, &m.tally, m.conf, m.threshold);
+	if (have_cmd) {
+		json_object_set_new(rec, "gap_ms", json_real(cli.o.gap_ms));
+		json_object_set_new(rec, "jobs", json_integer(cli.o.jobs));
+		json_object_set_new(rec, "seed", json_integer((json_int_t)cli.o.seed));
+	} else {
+		json_object_set_new(rec, "records", json_integer(jo.records));
+		if (jo.lenient)
+			json_object_set_new(rec, "skipped", json_integer(jo.skipped));
+	}
+	json_object_set_new(rec, "elapsed_s", rt_json_real6((rt_now_ms() - t0) / 1000));
+	json_object_set_new(rec, "interrupted", json_boolean(sig != 0));
+	json_object_set_new(rec, "stopped", json_string(sig ? "interrupted" :
+	    m.stopped ? m.stopped : "budget"));
+	if (m.stopped) {
+		rt_interval cs;
+		rt_cs_interval(m.tally.failures, m.tally.trials, m.conf, 0.5, 0.5, &cs);
+		json_object_set_new(rec, "stop_reason", json_string(m.stop_reason));
+		json_object_set_new(rec, "cs_low", rt_json_real6(cs.low));
+		json_object_set_new(rec, "cs_high", rt_json_real6(cs.high));
+	}
+	if (m.tally.errors > 0 && m.tally.errors * 2 > m.tally.errors + m.tally.trials)
+		rt_warn("%ld of %ld trials were errors, not failures (the harness could not run "
+		    "them or they exited with a declared infrastructure code): the rate covers "
+		    "only %ld valid trials", m.tally.errors,
+		    m.tally.errors + m.tally.trials + m.tally.ignored, m.tally.trials);
+
+	if (out) {
+		s = rt_dumps(rec);
+		s = rt_xrealloc(s, strlen(s) + 2);
+		strcat(s, "\n");
+		if (rt_write_file_atomic(out, s, strlen(s)) < 0)
+			rt_die("%s:", out);
+		free(s);
+	}
+	if (text)
+		print_text(stdout, rec);
+	else if (rt_emit_try(stdout, rec) < 0 && errno != EPIPE)
+		rt_die("stdout: write error:");
+	v = rt_detect(m.tally.failures, m.tally.trials, m.threshold, m.conf);
+	json_decref(rec);
+	free(m.command_owned);
+	rt_trial_cli_free(&cli);
+	if (errno != EPIPE)
+		rt_fshut(stdout, "stdout");
+	if (sig)
+		return sig == SIGINT ? RT_EXIT_INT : RT_EXIT_TERM;
+	if (gate && v != RT_VERDICT_STABLE)
+		return RT_EXIT_NO;
+	return RT_EXIT_OK;
 }

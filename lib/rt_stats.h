@@ -16,11 +16,16 @@ enum {
 	RT_STATS_OK = 0,
 	RT_STATS_EINVAL = -1,    /* an argument is out of its domain */
 	RT_STATS_ENOFAIL = -2,   /* p = 0: no failure was observed */
-	RT_STATS_EALWAYS = -3    /* p = 1: it always fails; no budget can work */
+	RT_STATS_EALWAYS = -3,   /* p = 1: it always fails; no budget can work */
+	RT_STATS_ERANGE = -4     /* the answer does not fit in a long */
 };
 
+#define RT_RETRY_TARGET      0.01  /* default target of rt_retry_budget */
+#define RT_QUARANTINE_WINDOW 100   /* rt_quarantine_after's window when 0 */
+#define RT_CS_PRIOR          0.5   /* rt_cs_interval's a, b when ≤ 0 */
+
 typedef struct {
-	double low, high;        /* clamped to [0, 1] */
+	double low, high;        /* clamped to [0, 1] ([−1, 1] for a difference) */
 	double center;           /* the interval's centre (Wilson: shrunk p) */
 	double z;                /* the normal quantile used */
 } rt_interval;
@@ -40,16 +45,20 @@ double rt_norm_cdf(double x);
 int rt_wilson(long k, long n, double c, rt_interval *out);
 
 /* Smallest n with (1−p)^n ≤ 1−c: the clean runs that show, at confidence c,
- * that a failure rate p is gone. p = 1 → 1; p = 0 → RT_STATS_ENOFAIL. */
+ * that a failure rate p is gone. p = 1 → 1; p = 0 → RT_STATS_ENOFAIL.
+ * Exact at integer boundaries (p = 0.5, c = 0.75 gives 2). */
 int rt_runs_to_claim(double p, double c, long *runs);
 
-/* Smallest r ≥ 0 with p^(r+1) ≤ target. p = 1 → RT_STATS_EALWAYS; p = 0 → 0. */
+/* Smallest r ≥ 0 with p^(r+1) ≤ target, target in (0,1) (RT_RETRY_TARGET
+ * is the usual 0.01). p = 1 → RT_STATS_EALWAYS; p = 0 → 0. */
 int rt_retry_budget(double p, double target, long *retries);
 
 /* Quarantine rule: with q = p^(r+1) the chance that one CI run exhausts
  * its retry budget, quarantine after the smallest m ≥ 1 exhausted runs in a
  * window of w runs such that P(Binomial(w, q) ≥ m) ≤ 1 − c: more exhausted
- * runs than the measured flakiness explains at confidence c. */
+ * runs than the measured flakiness explains at confidence c. window 0
+ * means RT_QUARANTINE_WINDOW. q = 1 (it always fails) or q = 0 → 1; when
+ * no m ≤ w qualifies, m = w + 1 (the window cannot show it). */
 int rt_quarantine_after(double q, long window, double c, long *m);
 
 /* The detect verdict (rt-measure(1)), decided in this order:
@@ -71,23 +80,30 @@ const char *rt_verdict_name(rt_verdict v);   /* "FLAKY", ... */
  * binomial mixture with a Beta(a, b) prior, a = b = 0.5 by default): the set
  * of p whose mixture martingale is below 1/alpha. Valid simultaneously at
  * every n, so it may be checked after every trial. Computed by bisection
- * on each side of k/n; n = 0 gives [0, 1]. */
+ * on each side of k/n; n = 0 gives [0, 1]. a or b ≤ 0 selects RT_CS_PRIOR;
+ * out->center is k/n and out->z is 0 (no normal quantile is used). */
 int rt_cs_interval(long k, long n, double c, double a, double b, rt_interval *out);
 
 /* Two-sided p-value of Fisher's exact test for the 2×2 table
- * [[a, b], [c, d]] (sum of the probabilities of tables as or less likely). */
+ * [[a, b], [c, d]] (sum of the probabilities of tables as or less likely,
+ * with a relative slack of 1e-7). Log space: counts in the millions work.
+ * NaN for a negative count; an empty table gives 1. */
 double rt_fisher_exact(long a, long b, long c, long d);
 
-/* Newcombe's hybrid score interval (method 10) for p1 − p2, k1/n1 − k2/n2. */
+/* Newcombe's hybrid score interval (method 10) for p1 − p2, k1/n1 − k2/n2,
+ * from the two Wilson intervals at c; centre = p1 − p2, bounds in [−1, 1].
+ * n1 or n2 = 0 gives [−1, 1] with centre 0. */
 int rt_newcombe(long k1, long n1, long k2, long n2, double c, rt_interval *out);
 
 /* Mann–Whitney U test, x and y each sorted ascending. Two-sided p-value by
- * the normal approximation with tie correction; *u gets U for x; *effect
- * (may be NULL) the common-language effect P(X > Y) + P(X = Y)/2. */
+ * the normal approximation with tie and continuity correction; *u (may be
+ * NULL) gets U for x; *effect (may be NULL) the common-language effect
+ * P(X > Y) + P(X = Y)/2. An empty sample gives p = 1, effect 0.5; unsorted
+ * input or a NaN gives NaN. */
 double rt_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
     double *u, double *effect);
 
-/* Upper tail P(X ≥ m) of Binomial(n, p). */
+/* Upper tail P(X ≥ m) of Binomial(n, p); NaN for n < 0 or p outside [0,1]. */
 double rt_binom_sf(long m, long n, double p);
 
 #ifdef __cplusplus

@@ -1,3 +1,996 @@
-/* rt_trial: (being written) */
+/* rt_trial: the trial engine — posix_spawn into a new process group, both
+ * streams drained through poll(), timeouts, parallel slots, clean stops. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rt_jsonl.h"
+#include "rt_platform.h"
+#include "rt_stats.h"
 #include "rt_trial.h"
-typedef int rt_trial_unused;
+#include "rt_util.h"
+
+extern char **environ;
+
+/* How long to keep reading a trial's pipes after its process exited, for
+ * output still held open by a background grandchild. */
+#define DRAIN_MS 200.0
+
+static const char *outcome_names[] = { "pass", "fail", "timeout", "error", "ignored" };
+
+const char *
+rt_outcome_name(rt_outcome o)
+{
+	return (unsigned)o < 5 ? outcome_names[o] : "error";
+}
+
+int
+rt_outcome_parse(const char *s, rt_outcome *o)
+{
+	int i;
+	for (i = 0; i < 5; i++)
+		if (strcmp(s, outcome_names[i]) == 0) {
+			*o = (rt_outcome)i;
+			return 0;
+		}
+	return -1;
+}
+
+void
+rt_trial_opts_init(rt_trial_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->max_output = 64 * 1024;
+	o->timeout_signal = SIGTERM;
+	o->grace_s = 2;
+	o->jobs = 1;
+	o->error_code[126] = 1;
+	o->error_code[127] = 1;
+}
+
+int
+rt_trial_parse_codes(rt_trial_opts *o, const char *spec)
+{
+	unsigned char codes[256] = {0};
+	char *s = rt_xstrdup(spec), *tok, *save = NULL, *dash;
+	long a, b, i;
+	int rc = 0;
+
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if ((dash = strchr(tok, '-')) && dash != tok) {
+			*dash = '\0';
+			if (rt_parse_long(tok, 1, 255, &a) < 0 ||
+			    rt_parse_long(dash + 1, 1, 255, &b) < 0 || b < a) {
+				rc = -1;
+				break;
+			}
+		} else if (rt_parse_long(tok, 1, 255, &a) == 0) {
+			b = a;
+		} else {
+			rc = -1;
+			break;
+		}
+		for (i = a; i <= b; i++)
+			codes[i] = 1;
+	}
+	free(s);
+	if (rc == 0)
+		memcpy(o->error_code, codes, sizeof codes);
+	return rc;
+}
+
+uint64_t
+rt_trial_seed(uint64_t seed, long trial)
+{
+	/* keep it below 2^53 so every JSON reader sees the same number */
+	return rt_mix64(seed ^ rt_mix64((uint64_t)trial)) >> 11;
+}
+
+/* --- signals ---------------------------------------------------------- */
+
+static volatile sig_atomic_t caught_sig;
+static int wake[2] = { -1, -1 };
+
+static void
+on_signal(int sig)
+{
+	int e = errno;
+	if (sig != SIGCHLD && !caught_sig)
+		caught_sig = sig;
+	if (wake[1] >= 0)
+		(void)!write(wake[1], "x", 1);
+	errno = e;
+}
+
+static void
+set_flags(int fd)
+{
+	fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static void
+wake_init(void)
+{
+	struct sigaction sa;
+
+	if (wake[0] >= 0)
+		return;
+	if (pipe(wake) < 0)
+		rt_die("pipe:");
+	set_flags(wake[0]);
+	set_flags(wake[1]);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+}
+
+void
+rt_trial_signals_install(void)
+{
+	struct sigaction sa;
+
+	wake_init();
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+int
+rt_trial_interrupted(void)
+{
+	return caught_sig;
+}
+
+/* --- output capture: head and tail of each stream --------------------- */
+
+typedef struct {
+	size_t hcap, rcap;           /* head capacity, ring capacity */
+	char *head, *ring;
+	size_t hlen, rlen, rpos;     /* ring: bytes held, next write position */
+	unsigned long long total;
+} capture;
+
+static void
+cap_init(capture *c, size_t max)
+{
+	memset(c, 0, sizeof *c);
+	c->hcap = max / 2;
+	c->rcap = max - c->hcap;
+}
+
+static void
+cap_add(capture *c, const char *p, size_t n)
+{
+	size_t k;
+
+	c->total += n;
+	if (c->hlen < c->hcap) {
+		k = c->hcap - c->hlen < n ? c->hcap - c->hlen : n;
+		if (!c->head)
+			c->head = rt_xmalloc(c->hcap);
+		memcpy(c->head + c->hlen, p, k);
+		c->hlen += k;
+		p += k;
+		n -= k;
+	}
+	if (n == 0 || c->rcap == 0)
+		return;
+	if (!c->ring)
+		c->ring = rt_xmalloc(c->rcap);
+	if (n >= c->rcap) {          /* only the last rcap bytes survive */
+		memcpy(c->ring, p + n - c->rcap, c->rcap);
+		c->rpos = 0;
+		c->rlen = c->rcap;
+		return;
+	}
+	k = c->rcap - c->rpos < n ? c->rcap - c->rpos : n;
+	memcpy(c->ring + c->rpos, p, k);
+	memcpy(c->ring, p + k, n - k);
+	c->rpos = (c->rpos + n) % c->rcap;
+	c->rlen = c->rlen + n > c->rcap ? c->rcap : c->rlen + n;
+}
+
+static void
+cap_finish(capture *c, rt_capture *out)
+{
+	rt_buf b = {0};
+	unsigned long long kept = c->hlen + c->rlen;
+	size_t start;
+
+	rt_buf_add(&b, c->head, c->hlen);
+	if (c->total > kept) {
+		char mark[96];
+		snprintf(mark, sizeof mark, "\n[retrial: %llu bytes omitted]\n",
+		    c->total - kept);
+		rt_buf_adds(&b, mark);
+	}
+	if (c->rlen < c->rcap) {
+		rt_buf_add(&b, c->ring, c->rlen);
+	} else {                     /* full ring: oldest byte at rpos */
+		start = c->rpos;
+		rt_buf_add(&b, c->ring + start, c->rcap - start);
+		rt_buf_add(&b, c->ring, start);
+	}
+	rt_buf_add(&b, NULL, 0);
+	out->data = b.data;
+	out->len = b.len;
+	out->bytes = c->total;
+	out->truncated = c->total > kept;
+	free(c->head);
+	free(c->ring);
+	memset(c, 0, sizeof *c);
+}
+
+/* --- the runner -------------------------------------------------------- */
+
+typedef struct job {
+	const rt_trial_opts *o;
+	void *tag;
+	pid_t pid;
+	int fd[2];                   /* stdout, stderr read ends; -1 when closed */
+	capture cap[2];
+	double t_start, deadline, kill_at, drain_until;
+	int exited, status, timed_out, killed;
+	rt_trial_result res;
+} job;
+
+struct rt_runner {
+	job **run;                   /* running (or draining) */
+	int nrun, caprun;
+	job **done;                  /* finished, not yet returned */
+	int ndone, capdone;
+	double t0;
+};
+
+rt_runner *
+rt_runner_new(void)
+{
+	rt_runner *r = rt_xcalloc(1, sizeof *r);
+	wake_init();
+	r->t0 = rt_now_ms();
+	return r;
+}
+
+int
+rt_runner_running(const rt_runner *r)
+{
+	return r->nrun;
+}
+
+static void
+push(job ***v, int *n, int *cap, job *j)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 8;
+		*v = rt_xrealloc(*v, (size_t)*cap * sizeof **v);
+	}
+	(*v)[(*n)++] = j;
+}
+
+/* The environment of one trial: ours, with RETRIAL_TRIAL, RETRIAL_SEED and
+ * the extra variables replacing any of the same name. */
+static char **
+trial_env(const rt_trial_opts *o, long trial, uint64_t seed)
+{
+	size_t n = 0, m = 0, i, k, len;
+	char **env;
+	char *const *x;
+	int skip;
+
+	while (environ[n])
+		n++;
+	for (x = o->env_extra; x && *x; x++)
+		m++;
+	env = rt_xcalloc(n + m + 3, sizeof *env);
+	k = 0;
+	for (i = 0; i < n; i++) {
+		const char *eq = strchr(environ[i], '=');
+		len = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+		skip = (len == 13 && !strncmp(environ[i], "RETRIAL_TRIAL", 13)) ||
+		    (len == 12 && !strncmp(environ[i], "RETRIAL_SEED", 12));
+		for (x = o->env_extra; !skip && x && *x; x++)
+			if (!strncmp(*x, environ[i], len) && (*x)[len] == '=')
+				skip = 1;
+		if (!skip)
+			env[k++] = rt_xstrdup(environ[i]);
+	}
+	for (x = o->env_extra; x && *x; x++)
+		env[k++] = rt_xstrdup(*x);
+	env[k++] = rt_xasprintf("RETRIAL_TRIAL=%ld", trial);
+	env[k++] = rt_xasprintf("RETRIAL_SEED=%llu", (unsigned long long)seed);
+	env[k] = NULL;
+	return env;
+}
+
+static void
+free_vec(char **v)
+{
+	char **p;
+	for (p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+static int
+do_spawn(job *j, long trial, char *err, size_t errsize)
+{
+	const rt_trial_opts *o = j->o;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, dflt;
+	int po[2], pe[2], rc, cwdfd = -1;
+	char **env, **argv = NULL;
+	size_t na = 0, i;
+	char *const *x;
+
+	if (pipe(po) < 0)
+		goto syserr;
+	if (pipe(pe) < 0) {
+		close(po[0]);
+		close(po[1]);
+		goto syserr;
+	}
+	set_flags(po[0]);
+	set_flags(pe[0]);
+	fcntl(po[1], F_SETFD, FD_CLOEXEC);
+	fcntl(pe[1], F_SETFD, FD_CLOEXEC);
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
+	posix_spawnattr_init(&at);
+	sigemptyset(&none);
+	sigemptyset(&dflt);
+	sigaddset(&dflt, SIGINT);
+	sigaddset(&dflt, SIGTERM);
+	sigaddset(&dflt, SIGPIPE);
+	sigaddset(&dflt, SIGCHLD);
+	sigaddset(&dflt, SIGQUIT);
+	sigaddset(&dflt, SIGHUP);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &dflt);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
+	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+	env = trial_env(o, trial, j->res.seed);
+	if (o->shell_cmd) {
+		for (x = o->shell_args; x && *x; x++)
+			na++;
+		argv = rt_xcalloc(na + 5, sizeof *argv);
+		argv[0] = "sh";
+		argv[1] = "-c";
+		argv[2] = (char *)o->shell_cmd;
+		argv[3] = "sh";
+		for (i = 0; i < na; i++)
+			argv[4 + i] = o->shell_args[i];
+	}
+	/* posix_spawn has no portable chdir action: change ours around it */
+	if (o->cwd) {
+		if ((cwdfd = open(".", O_RDONLY | O_CLOEXEC)) < 0 || chdir(o->cwd) < 0) {
+			snprintf(err, errsize, "cannot enter %s: %s", o->cwd, strerror(errno));
+			rc = -1;
+			goto out;
+		}
+	}
+	if (o->shell_cmd)
+		rc = posix_spawn(&j->pid, "/bin/sh", &fa, &at, argv, env);
+	else
+		rc = posix_spawnp(&j->pid, o->argv[0], &fa, &at, o->argv, env);
+	if (cwdfd >= 0 && fchdir(cwdfd) < 0)
+		rt_die("cannot return to the working directory:");
+	if (rc != 0) {
+		snprintf(err, errsize, "cannot run %s: %s",
+		    o->shell_cmd ? "/bin/sh" : o->argv[0], strerror(rc));
+		rc = -1;
+	}
+out:
+	if (cwdfd >= 0)
+		close(cwdfd);
+	free(argv);
+	free_vec(env);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(po[1]);
+	close(pe[1]);
+	if (rc != 0) {
+		close(po[0]);
+		close(pe[0]);
+		return -1;
+	}
+	j->fd[0] = po[0];
+	j->fd[1] = pe[0];
+	return 0;
+syserr:
+	snprintf(err, errsize, "cannot create a pipe: %s", strerror(errno));
+	return -1;
+}
+
+int
+rt_runner_start(rt_runner *r, const rt_trial_opts *o, long trial, void *tag)
+{
+	job *j = rt_xcalloc(1, sizeof *j);
+	size_t max = o->max_output ? o->max_output : 64 * 1024;
+
+	j->o = o;
+	j->tag = tag;
+	j->fd[0] = j->fd[1] = -1;
+	j->res.trial = trial;
+	j->res.exit_code = -1;
+	j->res.seed = rt_trial_seed(o->seed, trial);
+	j->res.load1 = rt_loadavg1();
+	j->res.concurrent = r->nrun;
+	j->res.gap_ms = o->gap_ms;
+	cap_init(&j->cap[0], max);
+	cap_init(&j->cap[1], max);
+	rt_utc_rfc3339(j->res.started_at, sizeof j->res.started_at);
+	j->t_start = rt_now_ms();
+	j->res.start_ms = j->t_start - r->t0;
+	if (do_spawn(j, trial, j->res.error, sizeof j->res.error) < 0) {
+		j->res.outcome = RT_ERROR;
+		cap_finish(&j->cap[0], &j->res.out);
+		cap_finish(&j->cap[1], &j->res.err);
+		push(&r->done, &r->ndone, &r->capdone, j);
+		return -1;
+	}
+	j->deadline = o->timeout_s > 0 ? j->t_start + o->timeout_s * 1000 : INFINITY;
+	j->kill_at = INFINITY;
+	j->drain_until = INFINITY;
+	push(&r->run, &r->nrun, &r->caprun, j);
+	return 0;
+}
+
+static int
+matches(const regex_t *re, const rt_trial_result *res)
+{
+	return regexec(re, res->out.data, 0, NULL, 0) == 0 ||
+	    regexec(re, res->err.data, 0, NULL, 0) == 0;
+}
+
+static void
+classify(job *j)
+{
+	rt_trial_result *res = &j->res;
+	const rt_trial_opts *o = j->o;
+	int st = j->status;
+
+	if (WIFEXITED(st)) {
+		res->exit_code = WEXITSTATUS(st);
+		res->signal = 0;
+	} else if (WIFSIGNALED(st)) {
+		res->exit_code = -1;
+		res->signal = WTERMSIG(st);
+	}
+	if (j->timed_out) {
+		res->outcome = RT_TIMEOUT;
+		return;
+	}
+	if (res->exit_code == 0) {
+		res->outcome = RT_PASS;
+		return;
+	}
+	if (res->exit_code > 0 && o->error_code[res->exit_code]) {
+		res->outcome = RT_ERROR;
+		snprintf(res->error, sizeof res->error,
+		    "exit code %d is declared infrastructure", res->exit_code);
+		return;
+	}
+	res->outcome = RT_FAIL;
+	if (o->ignore_if && matches(o->ignore_if, res))
+		res->outcome = RT_IGNORED;
+	else if (o->fail_if && !matches(o->fail_if, res))
+		res->outcome = RT_IGNORED;
+}
+
+static void
+finish(rt_runner *r, int idx)
+{
+	job *j = r->run[idx];
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (j->fd[k] >= 0) {
+			close(j->fd[k]);
+			j->fd[k] = -1;
+		}
+	cap_finish(&j->cap[0], &j->res.out);
+	cap_finish(&j->cap[1], &j->res.err);
+	classify(j);
+	r->run[idx] = r->run[--r->nrun];
+	push(&r->done, &r->ndone, &r->capdone, j);
+}
+
+static void
+drain_fd(job *j, int k)
+{
+	char buf[65536];
+	ssize_t n;
+
+	for (;;) {
+		n = read(j->fd[k], buf, sizeof buf);
+		if (n > 0) {
+			cap_add(&j->cap[k], buf, (size_t)n);
+			if ((size_t)n < sizeof buf)
+				return;
+			continue;
+		}
+		if (n < 0 && (errno == EINTR))
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		close(j->fd[k]);
+		j->fd[k] = -1;
+		return;
+	}
+}
+
+static void
+reap(rt_runner *r, double now)
+{
+	int i, st;
+	pid_t p;
+	job *j;
+
+	for (i = 0; i < r->nrun; i++) {
+		j = r->run[i];
+		if (j->exited)
+			continue;
+		p = waitpid(j->pid, &st, WNOHANG);
+		if (p == j->pid) {
+			j->exited = 1;
+			j->status = st;
+			j->res.elapsed_ms = now - j->t_start;
+			j->drain_until = now + DRAIN_MS;
+		}
+	}
+}
+
+static void
+enforce_timeouts(rt_runner *r, double now)
+{
+	int i;
+	job *j;
+
+	for (i = 0; i < r->nrun; i++) {
+		j = r->run[i];
+		if (j->exited)
+			continue;
+		if (!j->timed_out && now >= j->deadline) {
+			j->timed_out = 1;
+			kill(-j->pid, j->o->timeout_signal ? j->o->timeout_signal : SIGTERM);
+			j->kill_at = now + (j->o->grace_s > 0 ? j->o->grace_s : 2) * 1000;
+		} else if (j->timed_out && !j->killed && now >= j->kill_at) {
+			j->killed = 1;
+			kill(-j->pid, SIGKILL);
+		}
+	}
+}
+
+static job *
+pop_done(rt_runner *r)
+{
+	job *j;
+	if (r->ndone == 0)
+		return NULL;
+	j = r->done[0];
+	memmove(r->done, r->done + 1, (size_t)(r->ndone - 1) * sizeof *r->done);
+	r->ndone--;
+	return j;
+}
+
+static int
+give(job *j, rt_trial_result *res, void **tag)
+{
+	*res = j->res;
+	if (tag)
+		*tag = j->tag;
+	free(j);
+	return 1;
+}
+
+int
+rt_runner_wait(rt_runner *r, double timeout_ms, rt_trial_result *res, void **tag)
+{
+	double now = rt_now_ms(), until = timeout_ms < 0 ? INFINITY : now + timeout_ms;
+	double next;
+	struct pollfd *pf = NULL;
+	job **who = NULL;
+	int *which = NULL;
+	int i, k, n, rc = 0;
+	char junk[256];
+	job *j;
+
+	if ((j = pop_done(r)))
+		return give(j, res, tag);
+	if (r->nrun == 0)
+		return 0;
+	for (;;) {
+		if (caught_sig) {
+			rc = -1;
+			break;
+		}
+		now = rt_now_ms();
+		reap(r, now);
+		enforce_timeouts(r, now);
+		for (i = 0; i < r->nrun; i++) {
+			j = r->run[i];
+			if (j->exited && ((j->fd[0] < 0 && j->fd[1] < 0) || now >= j->drain_until)) {
+				finish(r, i);
+				i--;
+			}
+		}
+		if ((j = pop_done(r))) {
+			rc = give(j, res, tag);
+			break;
+		}
+		if (now >= until) {
+			rc = 0;
+			break;
+		}
+		next = until;
+		for (i = 0; i < r->nrun; i++) {
+			j = r->run[i];
+			if (j->exited && j->drain_until < next)
+				next = j->drain_until;
+			if (!j->exited && !j->timed_out && j->deadline < next)
+				next = j->deadline;
+			if (!j->exited && j->timed_out && !j->killed && j->kill_at < next)
+				next = j->kill_at;
+		}
+		pf = rt_xrealloc(pf, (size_t)(2 * r->nrun + 1) * sizeof *pf);
+		who = rt_xrealloc(who, (size_t)(2 * r->nrun + 1) * sizeof *who);
+		which = rt_xrealloc(which, (size_t)(2 * r->nrun + 1) * sizeof *which);
+		n = 0;
+		pf[n].fd = wake[0];
+		pf[n].events = POLLIN;
+		who[n++] = NULL;
+		for (i = 0; i < r->nrun; i++)
+			for (k = 0; k < 2; k++)
+				if (r->run[i]->fd[k] >= 0) {
+					pf[n].fd = r->run[i]->fd[k];
+					pf[n].events = POLLIN;
+					who[n] = r->run[i];
+					which[n++] = k;
+				}
+		if (poll(pf, (nfds_t)n, isinf(next) ? -1 :
+		    (int)ceil(fmax(0, next - now))) < 0 && errno != EINTR)
+			rt_die("poll:");
+		for (i = 0; i < n; i++) {
+			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (!who[i])
+				while (read(wake[0], junk, sizeof junk) > 0)
+					;
+			else if (who[i]->fd[which[i]] >= 0)
+				drain_fd(who[i], which[i]);
+		}
+	}
+	free(pf);
+	free(who);
+	free(which);
+	return rc;
+}
+
+void
+rt_runner_kill_all(rt_runner *r)
+{
+	int i, st;
+	double until;
+	job *j;
+
+	for (i = 0; i < r->nrun; i++)
+		if (!r->run[i]->exited)
+			kill(-r->run[i]->pid, SIGTERM);
+	until = rt_now_ms() + 1000;
+	for (i = 0; i < r->nrun; i++) {
+		j = r->run[i];
+		while (!j->exited) {
+			pid_t p = waitpid(j->pid, &st, WNOHANG);
+			if (p == j->pid || (p < 0 && errno != EINTR)) {
+				j->exited = 1;
+				break;
+			}
+			if (rt_now_ms() >= until) {
+				kill(-j->pid, SIGKILL);
+				while (waitpid(j->pid, &st, 0) < 0 && errno == EINTR)
+					;
+				j->exited = 1;
+				break;
+			}
+			rt_sleep_ms(5);
+		}
+		kill(-j->pid, SIGKILL);  /* whatever is left of its group */
+		if (j->fd[0] >= 0)
+			close(j->fd[0]);
+		if (j->fd[1] >= 0)
+			close(j->fd[1]);
+		free(j->cap[0].head);
+		free(j->cap[0].ring);
+		free(j->cap[1].head);
+		free(j->cap[1].ring);
+		free(j);
+	}
+	r->nrun = 0;
+}
+
+void
+rt_trial_result_free(rt_trial_result *res)
+{
+	free(res->out.data);
+	free(res->err.data);
+	res->out.data = res->err.data = NULL;
+}
+
+void
+rt_runner_free(rt_runner *r)
+{
+	job *j;
+
+	rt_runner_kill_all(r);
+	while ((j = pop_done(r))) {
+		rt_trial_result_free(&j->res);
+		free(j);
+	}
+	free(r->run);
+	free(r->done);
+	free(r);
+}
+
+int
+rt_run_trials(const rt_trial_opts *o, long first, long count, long stride,
+    rt_trial_done_fn fn, void *ctx)
+{
+	rt_runner *r = rt_runner_new();
+	int jobs = o->jobs > 0 ? o->jobs : rt_ncpu();
+	double *free_at = rt_xcalloc((size_t)jobs, sizeof *free_at);
+	char *busy = rt_xcalloc((size_t)jobs, 1);
+	long next = 0;
+	int stopping = 0, rc = 0, s, w, act;
+	double now, soon;
+	rt_trial_result res;
+	void *tag;
+
+	now = rt_now_ms();
+	for (s = 0; s < jobs; s++)
+		free_at[s] = now + o->gap_ms;
+	for (;;) {
+		if (caught_sig) {
+			rc = caught_sig;
+			break;
+		}
+		now = rt_now_ms();
+		soon = INFINITY;
+		for (s = 0; s < jobs && next < count && !stopping; s++) {
+			if (busy[s])
+				continue;
+			if (free_at[s] > now) {
+				if (free_at[s] < soon)
+					soon = free_at[s];
+				continue;
+			}
+			busy[s] = 1;
+			rt_runner_start(r, o, first + next * stride, (void *)(intptr_t)s);
+			next++;
+		}
+		if (rt_runner_running(r) == 0 && (next >= count || stopping)) {
+			/* spawn errors land in the done queue */
+			w = rt_runner_wait(r, 0, &res, &tag);
+			if (w != 1)
+				break;
+		} else {
+			w = rt_runner_wait(r, isinf(soon) ? -1 : fmax(0, soon - now), &res, &tag);
+		}
+		if (w < 0) {
+			rc = caught_sig;
+			break;
+		}
+		if (w == 0)
+			continue;
+		s = (int)(intptr_t)tag;
+		busy[s] = 0;
+		free_at[s] = rt_now_ms() + o->gap_ms;
+		act = fn ? fn(&res, ctx) : RT_GO_ON;
+		rt_trial_result_free(&res);
+		if (act == RT_STOP)
+			stopping = 1;
+		else if (act == RT_STOP_KILL)
+			break;
+	}
+	rt_runner_free(r);
+	free(free_at);
+	free(busy);
+	return rc;
+}
+
+/* --- records ------------------------------------------------------------ */
+
+static int
+needs_quote(const char *s)
+{
+	if (!*s)
+		return 1;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789-_./=:,+@%", *s))
+			return 1;
+	return 0;
+}
+
+char *
+rt_command_string(const rt_trial_opts *o)
+{
+	rt_buf b = {0};
+	char *const *a;
+	const char *p;
+
+	if (o->shell_cmd)
+		return rt_xstrdup(o->shell_cmd);
+	for (a = o->argv; a && *a; a++) {
+		if (a != o->argv)
+			rt_buf_addc(&b, ' ');
+		if (!needs_quote(*a)) {
+			rt_buf_adds(&b, *a);
+			continue;
+		}
+		rt_buf_addc(&b, '\'');
+		for (p = *a; *p; p++) {
+			if (*p == '\'')
+				rt_buf_adds(&b, "'\\''");
+			else
+				rt_buf_addc(&b, *p);
+		}
+		rt_buf_addc(&b, '\'');
+	}
+	rt_buf_add(&b, NULL, 0);
+	return b.data;
+}
+
+json_t *
+rt_trial_json(const rt_trial_result *res, const rt_trial_opts *o, const char *command)
+{
+	json_t *j = json_object(), *env = json_object();
+	char seed[32];
+	char *const *x;
+
+	snprintf(seed, sizeof seed, "%llu", (unsigned long long)res->seed);
+	json_object_set_new(j, "type", json_string("trial"));
+	json_object_set_new(j, "trial", json_integer(res->trial));
+	json_object_set_new(j, "outcome", json_string(rt_outcome_name(res->outcome)));
+	json_object_set_new(j, "exit_code", res->exit_code >= 0 ?
+	    json_integer(res->exit_code) : json_null());
+	json_object_set_new(j, "signal", res->signal ? json_integer(res->signal) : json_null());
+	json_object_set_new(j, "elapsed_ms", json_real(round(res->elapsed_ms * 1000) / 1000));
+	json_object_set_new(j, "started_at", json_string(res->started_at));
+	json_object_set_new(j, "gap_ms", json_real(res->gap_ms));
+	if (command)
+		json_object_set_new(j, "command", json_string(command));
+	json_object_set_new(j, "stdout", rt_json_bytes(res->out.data ? res->out.data : "", res->out.len));
+	json_object_set_new(j, "stderr", rt_json_bytes(res->err.data ? res->err.data : "", res->err.len));
+	json_object_set_new(j, "stdout_bytes", json_integer((json_int_t)res->out.bytes));
+	json_object_set_new(j, "stderr_bytes", json_integer((json_int_t)res->err.bytes));
+	json_object_set_new(j, "stdout_truncated", json_boolean(res->out.truncated));
+	json_object_set_new(j, "stderr_truncated", json_boolean(res->err.truncated));
+	json_object_set_new(j, "concurrent", json_integer(res->concurrent));
+	json_object_set_new(j, "seed", json_string(seed));
+	json_object_set_new(env, "host", json_string(rt_hostname()));
+	json_object_set_new(env, "load1", res->load1 >= 0 ?
+	    json_real(round(res->load1 * 100) / 100) : json_null());
+	json_object_set_new(env, "RETRIAL_SEED", json_string(seed));
+	for (x = o ? o->env_extra : NULL; x && *x; x++) {
+		const char *eq = strchr(*x, '=');
+		if (eq) {
+			char *k = rt_xasprintf("%.*s", (int)(eq - *x), *x);
+			json_object_set_new(env, k, rt_json_bytes(eq + 1, strlen(eq + 1)));
+			free(k);
+		}
+	}
+	json_object_set_new(j, "env", env);
+	if (res->outcome == RT_ERROR && res->error[0])
+		json_object_set_new(j, "error", json_string(res->error));
+	return j;
+}
+
+void
+rt_tally_add(rt_tally *t, rt_outcome o)
+{
+	switch (o) {
+	case RT_PASS:
+		t->trials++;
+		t->passes++;
+		break;
+	case RT_TIMEOUT:             /* a hang is a failure of the test */
+		t->timeouts++;
+		t->trials++;
+		t->failures++;
+		break;
+	case RT_FAIL:
+		t->trials++;
+		t->failures++;
+		break;
+	case RT_ERROR:
+		t->errors++;
+		break;
+	case RT_IGNORED:
+		t->ignored++;
+		break;
+	}
+}
+
+static void
+pct(char *buf, size_t size, double v)
+{
+	/* one decimal, but never round a non-zero bound to "0.0%" */
+	double p = v * 100;
+	if (p > 0 && p < 0.05)
+		snprintf(buf, size, "%.2g%%", p);
+	else
+		snprintf(buf, size, "%.1f%%", p);
+}
+
+void
+rt_rate_text(char *buf, size_t size, long k, long n, double conf)
+{
+	rt_interval ci;
+	char lo[32], hi[32], pt[32], cl[32];
+
+	if (n <= 0) {
+		snprintf(buf, size, "0 valid trials (no rate)");
+		return;
+	}
+	rt_wilson(k, n, conf, &ci);
+	snprintf(cl, sizeof cl, "%g%%", conf * 100);
+	pct(hi, sizeof hi, ci.high);
+	if (k == 0) {
+		snprintf(buf, size, "0/%ld failed (\xe2\x89\xa4%s at %s confidence)", n, hi, cl);
+		return;
+	}
+	pct(lo, sizeof lo, ci.low);
+	pct(pt, sizeof pt, (double)k / (double)n);
+	snprintf(buf, size, "%ld/%ld failed (%s, %s CI %s\xe2\x80\x93%s)", k, n, pt, cl, lo, hi);
+}
+
+json_t *
+rt_measure_fields(json_t *obj, const rt_tally *t, double conf, double threshold)
+{
+	rt_interval ci;
+	char text[160];
+
+	if (!obj)
+		obj = json_object();
+	rt_wilson(t->failures, t->trials, conf, &ci);
+	json_object_set_new(obj, "trials", json_integer(t->trials));
+	json_object_set_new(obj, "failures", json_integer(t->failures));
+	json_object_set_new(obj, "timeouts", json_integer(t->timeouts));
+	json_object_set_new(obj, "errors", json_integer(t->errors));
+	json_object_set_new(obj, "ignored", json_integer(t->ignored));
+	json_object_set_new(obj, "rate", t->trials > 0 ?
+	    rt_json_real6((double)t->failures / (double)t->trials) : json_null());
+	json_object_set_new(obj, "ci_low", rt_json_real6(ci.low));
+	json_object_set_new(obj, "ci_high", rt_json_real6(ci.high));
+	json_object_set_new(obj, "confidence", json_real(conf));
+	json_object_set_new(obj, "z", rt_json_real6(ci.z));
+	json_object_set_new(obj, "threshold", json_real(threshold));
+	json_object_set_new(obj, "verdict", json_string(rt_verdict_name(
+	    rt_detect(t->failures, t->trials, threshold, conf))));
+	rt_rate_text(text, sizeof text, t->failures, t->trials, conf);
+	json_object_set_new(obj, "summary", json_string(text));
+	return obj;
+}

@@ -229,6 +229,10 @@ rt_buf_add(rt_buf *b, const void *p, size_t n)
 		b->data = rt_xrealloc(b->data, cap);
 		b->cap = cap;
 	}
+	if (!p) {                    /* reserve only */
+		b->data[b->len] = '\0';
+		return;
+	}
 	if (n)
 		memcpy(b->data + b->len, p, n);
 	b->len += n;
@@ -321,7 +325,6 @@ rt_utf8_repair(const char *s, size_t n, size_t *outlen, size_t *nbad)
 	size_t i = 0, bad = 0, run = 0, k;
 
 	rt_buf_add(&b, NULL, n + 1);
-	b.len = 0;
 	while (i < n) {
 		k = utf8_seq(u + i, n - i);
 		if (k == 0) {

@@ -1,0 +1,208 @@
+#!/usr/bin/env bats
+# rt-collect: one evidence record per trial.
+load helper
+
+@test "rt-collect: --help prints the synopsis, exit 0" {
+	run rt-collect --help
+	status_is 0
+	has "usage: rt-collect"
+	has "--shard K/N"
+}
+
+@test "rt-collect: --version" {
+	run rt-collect --version
+	status_is 0
+	has "rt-collect (retrial)"
+}
+
+@test "rt-collect: unknown option is a usage error (exit 2)" {
+	run rt-collect --bogus --cmd true
+	status_is 2
+}
+
+@test "rt-collect: -n 0 and -n abc are rejected by name" {
+	run rt-collect -n 0 --cmd true
+	status_is 2
+	has "-n 0: must be between 1 and"
+	run rt-collect -n abc --cmd true
+	status_is 2
+	has "-n abc: not a whole number"
+}
+
+@test "rt-collect: no command, and --cmd with -- ARGV, are usage errors" {
+	run rt-collect -n 2
+	status_is 2
+	has "no command"
+	run rt-collect -n 2 --cmd true -- true
+	status_is 2
+	has "--cmd and -- ARGV are exclusive"
+}
+
+@test "rt-collect: --resume without --out, bad --shard" {
+	run rt-collect --resume --cmd true
+	status_is 2
+	run rt-collect --shard 5/4 --cmd true
+	status_is 2
+	has "--shard K 5"
+	run rt-collect --shard 2 --cmd true
+	status_is 2
+}
+
+@test "rt-collect: one record per trial with outcome, exit code and stderr" {
+	run rt-collect -n 6 -- "$EX/kth/every-kth.sh"
+	status_is 0
+	[ "$(echo "$output" | wc -l)" -eq 6 ]
+	echo "$output" | jq -s -e 'map(.outcome) == ["pass","pass","fail","pass","pass","fail"]'
+	echo "$output" | jq -s -e '.[2].exit_code == 1 and (.[2].stderr | test("EXHAUSTED pool after trial 3"))'
+	echo "$output" | jq -s -e 'all(.type == "trial" and (.started_at | test("Z$")) and .env.host != null)'
+}
+
+@test "rt-collect: RETRIAL_TRIAL and RETRIAL_SEED reach the trial; --seed repeats seeds" {
+	rt-collect -n 3 --seed 42 --cmd 'echo "$RETRIAL_TRIAL $RETRIAL_SEED"' > "$T/a"
+	rt-collect -n 3 --seed 42 --cmd 'echo "$RETRIAL_TRIAL $RETRIAL_SEED"' > "$T/b"
+	jq -e -s '.[1].stdout | startswith("2 ")' "$T/a"
+	jq -e -s '.[1].stdout == "2 " + .[1].seed + "\n"' "$T/a"
+	[ "$(jq -r .seed "$T/a")" = "$(jq -r .seed "$T/b")" ]
+	[ "$(jq -r .seed "$T/a" | sort -u | wc -l)" -eq 3 ]
+}
+
+@test "rt-collect: a signal death is a fail with the signal, exit_code null" {
+	run rt-collect -n 1 --cmd 'kill -9 $$'
+	status_is 0
+	echo "$output" | jq -e '.outcome == "fail" and .signal == 9 and .exit_code == null'
+}
+
+@test "rt-collect: a command not found is an error, not a failure" {
+	rt-collect -n 2 -- /nonexistent/test-binary 2>"$T/err" | jq -s -e 'all(.outcome == "error" and (.error | test("cannot run")))'
+	grep -q "could not run" "$T/err"
+	rt-collect -n 2 --cmd 'no-such-command-xyz' 2>/dev/null | jq -s -e 'all(.outcome == "error" and .exit_code == 127)'
+}
+
+@test "rt-collect: --error-codes declares infrastructure exit codes" {
+	rt-collect -n 1 --error-codes 2-5 --cmd 'exit 4' 2>/dev/null | jq -e '.outcome == "error" and (.error | test("exit code 4"))'
+	run rt-collect -n 1 --error-codes 2-5 --cmd 'exit 1'
+	echo "$output" | jq -e '.outcome == "fail"'
+	run rt-collect --error-codes 9-2 --cmd true
+	status_is 2
+}
+
+@test "rt-collect: --fail-if and --ignore-if set failures aside" {
+	run rt-collect -n 1 --fail-if 'STALE' --cmd 'echo other >&2; exit 1'
+	echo "$output" | jq -e '.outcome == "ignored"'
+	run rt-collect -n 1 --fail-if 'STALE' --cmd 'echo STALE >&2; exit 1'
+	echo "$output" | jq -e '.outcome == "fail"'
+	run rt-collect -n 1 --ignore-if 'network unreachable' --cmd 'echo "network unreachable" >&2; exit 1'
+	echo "$output" | jq -e '.outcome == "ignored"'
+	run rt-collect --fail-if '(' --cmd true
+	status_is 2
+}
+
+@test "rt-collect: --env sets a variable and records it" {
+	run rt-collect -n 1 --env TZ=UTC --env FOO=bar --cmd 'echo "$FOO"'
+	echo "$output" | jq -e '.stdout == "bar\n" and .env.FOO == "bar" and .env.TZ == "UTC"'
+	run rt-collect --env =x --cmd true
+	status_is 2
+}
+
+@test "rt-collect: timeout kills the group even when a grandchild holds the pipe" {
+	run rt-collect -n 1 -t 0.3 --grace 0.2 --cmd 'sleep 60 & sleep 60; echo never'
+	status_is 0
+	echo "$output" | jq -e '.outcome == "timeout" and .signal == 15 and .stdout == ""'
+}
+
+@test "rt-collect: --timeout-signal sends the diagnostic signal first" {
+	run rt-collect -n 1 -t 0.3 --timeout-signal USR1 --cmd 'trap "echo got-usr1 >&2; exit 3" USR1; sleep 60 & wait'
+	echo "$output" | jq -e '.outcome == "timeout" and (.stderr | test("got-usr1"))'
+}
+
+@test "rt-collect: a background grandchild holding stdout does not hang a passing trial" {
+	run rt-collect -n 1 --cmd 'sleep 30 & echo hi'
+	status_is 0
+	echo "$output" | jq -e '.outcome == "pass" and .stdout == "hi\n"'
+}
+
+@test "rt-collect: 100 MB of stdout is drained, kept head and tail, memory bounded" {
+	run /usr/bin/env rt-collect -n 1 --max-output 1000 --cmd 'head -c 100000000 /dev/zero | tr "\0" x; echo END'
+	status_is 0
+	echo "$output" | jq -e '.stdout_bytes == 100000004 and .stdout_truncated and (.stdout | length) < 1100'
+	echo "$output" | jq -e '.stdout | test("bytes omitted") and endswith("END\n")'
+	# peak memory stays small whatever the output size (kilobytes, Linux)
+	rss=$(/bin/sh -c 'rt-collect -n 1 --cmd "head -c 200000000 /dev/zero" >/dev/null & p=$!; m=0; while kill -0 $p 2>/dev/null; do r=$(awk "/VmHWM/{print \$2}" /proc/$p/status 2>/dev/null); [ -n "$r" ] && m=$r; sleep 0.05; done; echo $m')
+	[ "$rss" -lt 50000 ]
+}
+
+@test "rt-collect: invalid UTF-8 and NUL bytes still make valid JSON" {
+	run rt-collect -n 1 --cmd 'printf "a\377b\000c\n"; printf "\303\050" >&2'
+	status_is 0
+	echo "$output" | jq -e '.stdout == "a\ufffdb\u0000c\n" and .stderr == "\ufffd("'
+}
+
+@test "rt-collect: -j 2 runs trials concurrently" {
+	run rt-collect -n 4 -j 2 --cmd 'sleep 0.3'
+	echo "$output" | jq -s -e 'map(.concurrent) | max >= 1'
+	[ "$(echo "$output" | wc -l)" -eq 4 ]
+}
+
+@test "rt-collect: --gap-ms rests before each trial, the first included" {
+	run rt-collect -n 2 --gap-ms 50 --cmd true
+	echo "$output" | jq -s -e 'all(.gap_ms == 50)'
+}
+
+@test "rt-collect: shards split the numbering and merge back with GNU parallel" {
+	command -v parallel >/dev/null || skip "GNU parallel not installed"
+	cd "$T"
+	parallel --will-cite rt-collect -n 10 --shard {}/3 --seed 9 -o "s{}.jsonl" -- "$EX/kth/every-kth.sh" ::: 1 2 3
+	cat s1.jsonl s2.jsonl s3.jsonl | jq -s -e 'map(.trial) | sort == [1,2,3,4,5,6,7,8,9,10]'
+	jq -s -e 'map(.trial) == [2,5,8]' s2.jsonl
+	cat s*.jsonl | rt-measure | jq -e '.trials == 10 and .failures == 3'
+}
+
+@test "rt-collect: SIGINT mid-run kills the trials, keeps whole lines, exits 130" {
+	rt-collect -n 50 --cmd 'sleep 0.2; echo done' > "$T/out" &
+	pid=$!
+	sleep 1
+	kill -INT $pid
+	rc=0; wait $pid || rc=$?
+	[ "$rc" -eq 130 ]
+	n=$(wc -l < "$T/out")
+	[ "$n" -ge 1 ] && [ "$n" -lt 50 ]
+	jq -e -s 'all(.type == "trial")' "$T/out"
+	! pgrep -f 'sleep 0.2; echo done' >/dev/null
+}
+
+@test "rt-collect: SIGTERM exits 143" {
+	rt-collect -n 50 --cmd 'sleep 0.2' > "$T/out" &
+	pid=$!
+	sleep 0.5
+	kill -TERM $pid
+	rc=0; wait $pid || rc=$?
+	[ "$rc" -eq 143 ]
+}
+
+@test "rt-collect: a closed pipe ends the run cleanly (SIGPIPE)" {
+	run bash -c 'rt-collect -n 100000 --cmd true | head -n 3; echo "rc=${PIPESTATUS[0]}"'
+	has "rc=0"
+	[ "$(echo "$output" | grep -c '"type":"trial"')" -eq 3 ]
+}
+
+@test "rt-collect: --resume after kill -9 continues the numbering" {
+	rt-collect -n 200 -o "$T/r.jsonl" --cmd 'sleep 0.02' &
+	pid=$!
+	sleep 1
+	kill -9 $pid
+	wait $pid || true
+	# simulate a torn last line, as a crash mid-write would leave
+	printf '{"type":"trial","trial":99' >> "$T/r.jsonl"
+	before=$(grep -c . "$T/r.jsonl")
+	run rt-collect -n 60 -o "$T/r.jsonl" --resume --cmd true
+	status_is 0
+	has "dropping a torn last line"
+	jq -e -s 'map(.trial) | . == [range(1; 61)]' "$T/r.jsonl" || jq -e -s 'map(.trial) | length >= 60' "$T/r.jsonl"
+	jq -e -s 'map(.trial) | (. | unique | length) == length' "$T/r.jsonl"
+}
+
+@test "rt-collect: --out to an unwritable place fails with exit 2" {
+	run rt-collect -n 1 -o /nonexistent/dir/x.jsonl --cmd true
+	status_is 2
+	has "/nonexistent/dir/x.jsonl"
+}

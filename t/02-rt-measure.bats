@@ -1,0 +1,138 @@
+#!/usr/bin/env bats
+# rt-measure: a failure rate with its interval and a verdict.
+load helper
+
+@test "rt-measure: --help and --version" {
+	run rt-measure --help
+	status_is 0
+	has "usage: rt-measure"
+	has "--until RULE"
+	run rt-measure -V
+	status_is 0
+	has "(retrial)"
+}
+
+@test "rt-measure: bad numbers are named, exit 2" {
+	run rt-measure -n abc --cmd true
+	status_is 2
+	has "-n abc"
+	run rt-measure --confidence 1.5 --cmd true
+	status_is 2
+	has "--confidence 1.5: must be between 0 and 1 (exclusive)"
+	run rt-measure --until sometime --cmd true
+	status_is 2
+	run rt-measure -j -1 --cmd true
+	status_is 2
+}
+
+@test "rt-measure: counts, Wilson interval and FLAKY on the every-3rd target" {
+	run rt-measure -n 30 -- "$EX/kth/every-kth.sh"
+	status_is 0
+	echo "$output" | jq -e '.type == "measure" and .trials == 30 and .failures == 10 and .verdict == "FLAKY"'
+	echo "$output" | jq -e '.ci_low == 0.192303 and .ci_high == 0.512203 and .z == 1.96 and .confidence == 0.95'
+	echo "$output" | jq -e '.summary == "10/30 failed (33.3%, 95% CI 19.2%–51.2%)"'
+}
+
+@test "rt-measure: zero failures is an upper bound, never 0%" {
+	run rt-measure -n 40 --text --cmd true
+	status_is 0
+	[ "$output" = "STABLE: 0/40 failed (≤8.8% at 95% confidence)" ]
+	run rt-measure -n 40 --cmd true
+	echo "$output" | jq -e '.rate == 0 and .ci_high == 0.087625 and .verdict == "STABLE"'
+}
+
+@test "rt-measure: verdicts ALWAYS_FAILING, INCONCLUSIVE, ERROR" {
+	run rt-measure -n 24 --cmd false
+	echo "$output" | jq -e '.verdict == "ALWAYS_FAILING"'
+	run rt-measure -n 23 --cmd false
+	echo "$output" | jq -e '.verdict == "INCONCLUSIVE"'
+	run rt-measure -n 10 --cmd true
+	echo "$output" | jq -e '.verdict == "INCONCLUSIVE"'
+	rt-measure -n 3 --cmd 'exit 127' 2>"$T/err" | jq -e '.verdict == "ERROR" and .trials == 0 and .errors == 3 and .rate == null'
+	grep -q "were errors, not failures" "$T/err"
+}
+
+@test "rt-measure: --gate exits 1 unless STABLE" {
+	run rt-measure -n 40 --gate --cmd true
+	status_is 0
+	run rt-measure -n 9 --gate -- "$EX/kth/every-kth.sh"
+	status_is 1
+}
+
+@test "rt-measure: errors and ignored never count in the rate" {
+	run rt-measure -n 6 --error-codes 3 --cmd 'if [ $((RETRIAL_TRIAL % 2)) = 0 ]; then exit 3; fi; exit 0'
+	echo "$output" | jq -e '.trials == 3 and .errors == 3 and .failures == 0'
+	run rt-measure -n 4 --ignore-if 'DNS' --cmd 'echo DNS >&2; exit 1'
+	echo "$output" | jq -e '.trials == 0 and .ignored == 4'
+}
+
+@test "rt-measure: timeouts are failures and counted apart" {
+	run rt-measure -n 2 -t 0.2 --grace 0.1 --cmd 'sleep 5'
+	echo "$output" | jq -e '.failures == 2 and .timeouts == 2'
+}
+
+@test "rt-measure: reads trial records (merging shards) and matches running" {
+	rt-collect -n 9 --shard 1/2 -- "$EX/kth/every-kth.sh" > "$T/a"
+	rt-collect -n 9 --shard 2/2 -- "$EX/kth/every-kth.sh" > "$T/b"
+	run rt-measure "$T/a" "$T/b"
+	status_is 0
+	echo "$output" | jq -e '.trials == 9 and .failures == 3 and .records == 9'
+	cat "$T/a" "$T/b" | rt-measure | jq -e '.trials == 9'
+}
+
+@test "rt-measure: --facts keeps every trial record; --out writes the record" {
+	run rt-measure -n 5 --facts "$T/f.jsonl" -o "$T/m.json" -- "$EX/kth/every-kth.sh"
+	status_is 0
+	[ "$(wc -l < "$T/f.jsonl")" -eq 5 ]
+	jq -e '.type == "measure" and .trials == 5' "$T/m.json"
+}
+
+@test "rt-measure: --until verdict stops at the first pass+fail, with the reason" {
+	run rt-measure -n 500 --until verdict -- "$EX/kth/every-kth.sh"
+	echo "$output" | jq -e '.trials == 3 and .stopped == "verdict" and (.stop_reason | test("FLAKY"))'
+	run rt-measure -n 500 --until verdict --cmd true
+	echo "$output" | jq -e '.stopped == "verdict" and .verdict == "STABLE" and .cs_high < 0.1 and .trials < 500'
+}
+
+@test "rt-measure: --until width stops when the anytime-valid interval is narrow" {
+	run rt-measure -n 5000 --until width:0.2 -- "$EX/kth/every-kth.sh"
+	echo "$output" | jq -e '.stopped == "width" and (.cs_high - .cs_low) <= 0.2 and .trials < 5000'
+}
+
+@test "rt-measure: malformed records name file:line, exit 2" {
+	printf '{"type":"trial","outcome":"pass"}\nnot json\n' > "$T/bad.jsonl"
+	run rt-measure "$T/bad.jsonl"
+	status_is 2
+	has "bad.jsonl:2: invalid JSON"
+	printf '{"type":"trial"}\n' > "$T/bad2.jsonl"
+	run rt-measure "$T/bad2.jsonl"
+	status_is 2
+	has 'bad2.jsonl:1: "outcome" missing'
+	printf '{"type":"trial","outcome":"weird"}\n' > "$T/bad3.jsonl"
+	run rt-measure "$T/bad3.jsonl"
+	status_is 2
+	run rt-measure --lenient "$T/bad.jsonl"
+	status_is 0
+	echo "$output" | jq -e '.skipped == 1 and .trials == 1'
+}
+
+@test "rt-measure: an unreadable file is an error naming it" {
+	run rt-measure /nonexistent/trials.jsonl
+	status_is 2
+	has "/nonexistent/trials.jsonl"
+}
+
+@test "rt-measure: SIGINT still prints the finished trials, interrupted, exit 130" {
+	rt-measure -n 100 --cmd 'sleep 0.2' > "$T/out" &
+	pid=$!
+	sleep 1
+	kill -INT $pid
+	rc=0; wait $pid || rc=$?
+	[ "$rc" -eq 130 ]
+	jq -e '.interrupted == true and .stopped == "interrupted" and .trials >= 1 and .trials < 100' "$T/out"
+}
+
+@test "rt-measure: --confidence 0.9 uses the inverse normal z" {
+	run rt-measure -n 30 --confidence 0.9 -- "$EX/kth/every-kth.sh"
+	echo "$output" | jq -e '.z == 1.644854 and .confidence == 0.9'
+}
