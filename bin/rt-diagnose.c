@@ -21,6 +21,7 @@
 #include "rt_jsonl.h"
 #include "rt_patch.h"
 #include "rt_platform.h"
+#include "rt_trial.h"
 #include "rt_util.h"
 
 #define DEFAULT_BASE "https://api.fireworks.ai/inference/v1"
@@ -676,18 +677,29 @@ exact_key(const char *model, const angle *a, char out[65])
 
 /* ---- evidence as text ------------------------------------------------- */
 
+/* A measurement as text: its summary, else its counts with their interval
+ * (never a bare rate). */
 static void
 counts_text(rt_buf *b, json_t *m)
 {
 	long t, f;
+	double conf = 0.95;
 	const char *s = m ? jstr(m, "summary") : NULL;
+	char text[160];
 
-	if (s)
+	if (s) {
 		rt_buf_adds(b, s);
-	else if (m && jint(m, "trials", &t) && jint(m, "failures", &f))
-		rt_buf_printf(b, "%ld of %ld trials failed", f, t);
-	else
+	} else if (m && jint(m, "trials", &t) && jint(m, "failures", &f) &&
+	    t >= 0 && f >= 0 && f <= t) {
+		if (json_is_number(json_object_get(m, "confidence")))
+			conf = json_number_value(json_object_get(m, "confidence"));
+		if (!(conf > 0 && conf < 1))
+			conf = 0.95;
+		rt_rate_text(text, sizeof text, f, t, conf);
+		rt_buf_adds(b, text);
+	} else {
 		rt_buf_adds(b, "(no counts)");
+	}
 }
 
 static char *
@@ -701,8 +713,10 @@ rate_text(const evidence *ev)
 		rt_buf_adds(&b, jstr(ev->measure, "summary"));
 		if ((v = jstr(ev->measure, "verdict")))
 			rt_buf_printf(&b, "; verdict %s", v);
-	} else if (ev_counts(ev, c)) {
-		rt_buf_printf(&b, "%ld of %ld valid trials failed", c[1], c[0]);
+	} else if (ev_counts(ev, c) && c[0] >= 0 && c[1] >= 0 && c[1] <= c[0]) {
+		char text[160];
+		rt_rate_text(text, sizeof text, c[1], c[0], 0.95);
+		rt_buf_adds(&b, text);
 	} else {
 		rt_buf_adds(&b, "(no measurement given)");
 		return b.data;
