@@ -894,6 +894,8 @@ static const char *const res_words[] = { "busy", "locked", "in use", "eaddrinuse
 	"cannot allocate memory", "out of memory", "exhausted",
 	"resource temporarily unavailable", NULL };
 static const char *const slow_words[] = { "timed out", "timeout", "deadline", NULL };
+static const char *const race_words[] = { "stale", "race", "not ready", "notready",
+	"concurrent modification", "deadlock", NULL };
 
 static void
 word_rule(json_t *rules, const char *word, const char *ev)
@@ -909,6 +911,9 @@ word_rule(json_t *rules, const char *word, const char *ev)
 	else if (any_ci(word, slow_words))
 		add_rule(rules, "timing", "Failing runs print %s: the test waits "
 		    "for something a fixed time that is sometimes too short.", e);
+	else if (any_ci(word, race_words))
+		add_rule(rules, "race_condition", "Failing runs print %s: something "
+		    "is read before another activity has finished writing it.", e);
 	free(e);
 }
 
@@ -916,7 +921,7 @@ static void
 rules_experiments(json_t *rules, const evidence *ev)
 {
 	static const char *const net[] = { "nonet", "network", "netns", "offline", NULL };
-	static const char *const clock[] = { "\"tz\"", "faketime", "clock", "date", NULL };
+	static const char *const clock[] = { "\"tz\"", "faketime", "clock", NULL };
 	static const char *const par[] = { "parallel", "concurren", "load", "stress", "jobs", NULL };
 	json_t *e;
 	size_t i;
@@ -976,8 +981,10 @@ rules_experiments(json_t *rules, const evidence *ev)
 	rt_buf_free(&b);
 }
 
+/* Structural facts (position, environment, timing) first; words, the
+ * weakest evidence, last. */
 static void
-rules_facts(json_t *rules, const evidence *ev)
+rules_facts(json_t *rules, const evidence *ev, int words)
 {
 	json_t *f;
 	size_t i;
@@ -989,7 +996,7 @@ rules_facts(json_t *rules, const evidence *ev)
 		    *value = jstr(f, "value");
 		int failing = dir && (!strcmp(dir, "failure_only") || !strcmp(dir, "failure_more"));
 
-		if (!kind)
+		if (!kind || words != (!strcmp(kind, "token") || !strcmp(kind, "phrase")))
 			continue;
 		b.len = 0;
 		fact_text(&b, f);
@@ -1048,7 +1055,7 @@ rules_facts(json_t *rules, const evidence *ev)
 			word_rule(rules, value, b.data);
 		}
 	}
-	if (ev->diff && (tok = jstr(ev->diff, "token")))
+	if (words && ev->diff && (tok = jstr(ev->diff, "token")))
 		word_rule(rules, tok, "the failing-only token");
 	rt_buf_free(&b);
 }
@@ -1061,7 +1068,8 @@ make_rules(const evidence *ev)
 	json_t *rules = json_array();
 
 	rules_experiments(rules, ev);
-	rules_facts(rules, ev);
+	rules_facts(rules, ev, 0);
+	rules_facts(rules, ev, 1);
 	if (json_array_size(rules) == 0) {
 		char *e = rt_xasprintf("%zu facts, %zu experiments",
 		    json_array_size(ev->facts), json_array_size(ev->experiments));
@@ -1328,7 +1336,8 @@ canonical(const char *patch, char **paths, size_t np)
 		rt_buf_free(&out);
 		return NULL;
 	}
-	return rt_xstrdup(rt_buf_str(&out));
+	rt_buf_str(&out);
+	return out.data;
 }
 
 /* Check a patch from untrusted text and attach it (rt-diagnose(1),
@@ -1951,7 +1960,7 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char **srcargs = NULL, **models, *v[NSLOTS], *kinds = NULL;
+	char **srcargs = NULL, **models, *v[NSLOTS];
 	const char *where, *tok;
 	const angle *order[NANGLES] = { NULL };
 	const char *const *cv;
@@ -1963,6 +1972,7 @@ main(int argc, char *argv[])
 	lane *lanes, **toask;
 	size_t nask = 0;
 	rt_buf cl = {0};
+	int rc = RT_EXIT_OK;
 
 	rt_setprogname(argv[0]);
 	while ((c = getopt_long(argc, argv, "C:hm:s:t:Vv", lo, NULL)) != -1) {
@@ -2096,7 +2106,7 @@ main(int argc, char *argv[])
 		    nsrc ? " and these sources" : " (and no --source to look up)",
 		    user_cache ? user_cache : "", user_cache ? " and " : "", shipped);
 		free(shipped);
-		return RT_EXIT_ERR;
+		rc = RT_EXIT_ERR;
 	}
 
 	json_array_foreach(out, j, h) {
@@ -2137,6 +2147,5 @@ main(int argc, char *argv[])
 		memset(api_key, 0, strlen(api_key));
 		free(api_key);
 	}
-	free(kinds);
-	return RT_EXIT_OK;
+	return rc;
 }

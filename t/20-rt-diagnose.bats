@@ -380,18 +380,19 @@ applies() {
 	jqe '.explanation | test("periodic") and test("every 3rd trial")' "$T/out"
 }
 
-@test "rules: experiments name timing, hash order and the network, the failing-only token a held resource" {
+@test "rules: experiments name timing, hash order, the network and overlap; the failing-only token a held resource" {
 	cat >"$T/exp.jsonl" <<-'EOF'
 	{"type":"experiment","name":"slow","perturbation":{"gap_ms":2000},"probe":"ok","control":{"trials":40,"failures":12},"perturbed":{"trials":20,"failures":0},"implicated":true,"effect":"stabilises","changed":true}
-	{"type":"experiment","name":"hashseed","perturbation":{"env":{"PYTHONHASHSEED":"0"}},"probe":"ok","control":{"trials":40,"failures":12},"perturbed":{"trials":20,"failures":0},"implicated":true,"effect":"stabilises","changed":true}
-	{"type":"experiment","name":"nonet","perturbation":{"network":false},"probe":"ok","control":{"trials":40,"failures":12},"perturbed":{"trials":20,"failures":20},"implicated":true,"effect":"destabilises","changed":true}
-	{"type":"experiment","name":"tz","perturbation":{"env":{"TZ":"Pacific/Kiritimati"}},"probe":"ok","control":{"trials":40,"failures":12},"perturbed":{"trials":20,"failures":5},"implicated":false,"effect":null,"changed":false}
+	{"type":"experiment","name":"hashseed","perturbation":{"PYTHONHASHSEED":"0"},"probe":"ok","control":{"trials":40,"failures":12},"perturbed":{"trials":20,"failures":0},"implicated":true,"effect":"stabilises","changed":true}
+	{"type":"experiment","name":"no-network","perturbation":{"network":"none","via":"unshare -rn"},"probe":"ok","control":{"trials":40,"failures":12},"perturbed":{"trials":20,"failures":20},"implicated":true,"effect":"destabilises","changed":true}
+	{"type":"experiment","name":"parallel","perturbation":{"jobs":4},"probe":"ok","control":{"trials":40,"failures":12},"perturbed":{"trials":20,"failures":18},"implicated":true,"effect":"destabilises","changed":true}
+	{"type":"experiment","name":"tz","perturbation":{"TZ":"Pacific/Kiritimati"},"probe":"ok","control":{"trials":40,"failures":12},"perturbed":{"trials":20,"failures":5},"implicated":false,"effect":null,"changed":false}
 	{"type":"diff","trials":40,"failures":12,"errors":0,"token":"BUSY","facts":[]}
 	EOF
 	run rt-diagnose --rules --no-cache "$T/exp.jsonl"
 	status_is 0
 	echo "$output" >"$T/out"
-	jqe -s 'map(.cause_class) == ["timing", "hash_order", "external_dependency", "resource_leak"]' "$T/out"
+	jqe -s 'map(.cause_class) == ["timing", "hash_order", "external_dependency", "shared_state", "resource_leak"]' "$T/out"
 	jqe -s 'all(.source == "rules" and .status == "no_patch")' "$T/out"
 	jqe -s '.[0].explanation | test("12/40 failed \\(30.0%, 95% CI") and test("0/20 failed \\(≤")' "$T/out"
 }
@@ -410,7 +411,8 @@ applies() {
 	status_is 0
 	echo "$output" >"$T/out"
 	jqe -s '.[0].source == "model:good" and .[1].source == "rules" and .[1].cause_class == "timing"' "$T/out"
-	jqe -s 'map(.id) == ["h1", "h2"]' "$T/out"
+	jqe -s '.[2].cause_class == "race_condition" and (.[2].explanation | test("NOTREADY"))' "$T/out"
+	jqe -s 'map(.id) == ["h1", "h2", "h3"]' "$T/out"
 }
 
 # ---- bad input and faults ---------------------------------------------------
