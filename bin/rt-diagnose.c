@@ -482,9 +482,14 @@ keep_excerpt(char **dst, json_t *rec)
 {
 	const char *s = jstr(rec, "stderr");
 
+	size_t n;
+
 	if (*dst || !s)
 		return;
 	*dst = cut_utf8(s, MAX_EXCERPT, 1);
+	n = strlen(*dst);
+	while (n > 0 && ((*dst)[n - 1] == '\n' || (*dst)[n - 1] == '\r'))
+		(*dst)[--n] = '\0';
 }
 
 static int
@@ -774,9 +779,16 @@ facts_text(const evidence *ev)
 			break;
 		}
 		rt_buf_adds(&b, "- ");
-		fact_text(&b, f);
-		if ((d = jstr(f, "detail")))
+		if ((d = jstr(f, "detail"))) {
+			/* rt-diff-facts' detail already gives the counts */
+			json_t *c = json_deep_copy(f);
+			json_object_del(c, "in_failures");
+			fact_text(&b, c);
+			json_decref(c);
 			rt_buf_printf(&b, "; %s", d);
+		} else {
+			fact_text(&b, f);
+		}
 		rt_buf_addc(&b, '\n');
 	}
 	if (!b.len)
@@ -2038,8 +2050,10 @@ main(int argc, char *argv[])
 	v[S_RATE] = rate_text(&ev);
 	v[S_FACTS] = facts_text(&ev);
 	v[S_TOKEN] = rt_xstrdup(tok ? tok : "(none: no single word is in every failure and no success)");
-	v[S_FAIL] = rt_xstrdup(ev.fail_stderr ? ev.fail_stderr : "(no failing trial record given)");
-	v[S_PASS] = rt_xstrdup(ev.pass_stderr ? ev.pass_stderr : "(no passing trial record given)");
+	v[S_FAIL] = rt_xstrdup(!ev.fail_stderr ? "(no failing trial record given)" :
+	    *ev.fail_stderr ? ev.fail_stderr : "(empty)");
+	v[S_PASS] = rt_xstrdup(!ev.pass_stderr ? "(no passing trial record given)" :
+	    *ev.pass_stderr ? ev.pass_stderr : "(empty)");
 	v[S_EXPERIMENTS] = experiments_text(&ev);
 	v[S_SOURCES] = sources_text();
 	v[S_RULES] = rules_text(rules);
