@@ -1941,6 +1941,50 @@ parse_models(const char *list, char ***out)
 	return n;
 }
 
+/* Each model with its angle: the cached answer for this very evidence,
+ * else (online) a fresh one, kept in the cache when usable. Appends to out
+ * in model order; returns how many came from the cache. */
+static size_t
+consult_models(char **models, size_t n, const angle *const order[NANGLES],
+    const char *const val[NSLOTS], json_t *out)
+{
+	lane *lanes = rt_xcalloc(n, sizeof *lanes), **toask = rt_xcalloc(n, sizeof *toask);
+	size_t i, nask = 0, nhit = 0;
+	const char *where, *status;
+	json_t *hits;
+
+	for (i = 0; i < n; i++) {
+		lane *l = &lanes[i];
+		l->model = models[i];
+		l->ang = order[i % NANGLES];
+		l->json_mode = 1;
+		exact_key(l->model, l->ang, l->key);
+		if (!opt.no_cache && (hits = cache_lookup("hypotheses", l->key, &where))) {
+			l->hyp = from_cache(json_array_get(hits, 0), 0);
+			nhit++;
+			json_decref(hits);
+		} else if (!opt.offline) {
+			toask[nask++] = l;
+		} else {
+			rt_warn("--offline: no cached answer of %s (angle %s) for this evidence",
+			    l->model, l->ang->id);
+		}
+	}
+	if (nask > 0)
+		ask(toask, nask, val);
+	for (i = 0; i < nask; i++) {
+		status = json_string_value(json_object_get(toask[i]->hyp, "status"));
+		if (user_cache && !strcmp(status, "ok"))
+			cache_store(toask[i]->hyp, toask[i]->key);
+	}
+	for (i = 0; i < n; i++)
+		if (lanes[i].hyp)
+			json_array_append_new(out, lanes[i].hyp);
+	free(lanes);
+	free(toask);
+	return nhit;
+}
+
 static void
 usage(void)
 {
@@ -1981,8 +2025,6 @@ main(int argc, char *argv[])
 	evidence ev = {0};
 	rt_jsonl_opts jo = {0};
 	json_t *rules, *out, *hits, *r, *h;
-	lane *lanes, **toask;
-	size_t nask = 0;
 	rt_buf cl = {0};
 	int rc = RT_EXIT_OK;
 
@@ -2063,36 +2105,7 @@ main(int argc, char *argv[])
 
 	/* each model: its exact cache entry, else (online) ask it */
 	out = json_array();
-	lanes = rt_xcalloc(nmodels, sizeof *lanes);
-	toask = rt_xcalloc(nmodels, sizeof *toask);
-	for (i = 0; i < nmodels; i++) {
-		lane *l = &lanes[i];
-		l->model = models[i];
-		l->ang = order[i % NANGLES];
-		l->json_mode = 1;
-		exact_key(l->model, l->ang, l->key);
-		if (!opt.no_cache && (hits = cache_lookup("hypotheses", l->key, &where))) {
-			l->hyp = from_cache(json_array_get(hits, 0), 0);
-			l->done = 1;
-			nhit++;
-			json_decref(hits);
-		} else if (!opt.offline) {
-			toask[nask++] = l;
-		} else {
-			rt_warn("--offline: no cached answer of %s (angle %s) for this evidence",
-			    l->model, l->ang->id);
-		}
-	}
-	if (nask > 0)
-		ask(toask, nask, (const char *const *)v);
-	for (i = 0; i < nmodels; i++) {
-		if (!lanes[i].hyp)
-			continue;
-		if (user_cache && nask > 0 && !strcmp(json_string_value(json_object_get(lanes[i].hyp, "status")), "ok") &&
-		    strncmp(json_string_value(json_object_get(lanes[i].hyp, "source")), "model:", 6) == 0)
-			cache_store(lanes[i].hyp, lanes[i].key);
-		json_array_append_new(out, lanes[i].hyp);
-	}
+	nhit = consult_models(models, nmodels, order, (const char *const *)v, out);
 
 	/* no model to ask: what was cached for these very sources */
 	if (!opt.no_cache && nsrc > 0 && (nmodels == 0 || (opt.offline && nhit == 0)) &&
@@ -2146,8 +2159,6 @@ main(int argc, char *argv[])
 	for (i = 0; i < nmodels; i++)
 		free(models[i]);
 	free(models);
-	free(lanes);
-	free(toask);
 	for (i = 0; i < nsrc; i++) {
 		free(src[i].rel);
 		free(src[i].text);
