@@ -174,11 +174,26 @@ lchoose(double n, double k)
 	return lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1);
 }
 
+/* Sum the Binomial(n, p) pmf from i in steps of di (±1) while in [0, n],
+ * stopping once the terms, shrinking away from the mode, are negligible. */
+static double
+binom_sum(long i, long di, long n, double lp, double lq, double mode)
+{
+	double sum = 0, t;
+
+	for (; i >= 0 && i <= n; i += di) {
+		t = exp(lchoose(n, i) + i * lp + (n - i) * lq);
+		sum += t;
+		if ((di > 0 ? i > mode : i < mode) && t <= sum * DBL_EPSILON * 0.25)
+			break;
+	}
+	return sum;
+}
+
 double
 rt_binom_sf(long m, long n, double p)
 {
-	double lp, lq, sum = 0, t, mode;
-	long i;
+	double lp, lq, mode;
 
 	if (n < 0 || !(p >= 0 && p <= 1))
 		return NAN;
@@ -192,21 +207,17 @@ rt_binom_sf(long m, long n, double p)
 		return 1;
 	lp = log(p), lq = log1p(-p);
 	mode = (n + 1) * p;
-	for (i = m; i <= n; i++) {
-		t = exp(lchoose(n, i) + i * lp + (n - i) * lq);
-		sum += t;
-		/* past the mode the terms only shrink */
-		if (i > mode && t <= sum * DBL_EPSILON * 0.25)
-			break;
-	}
-	return fmin(1, sum);
+	/* Sum the side away from the mode: the upper tail directly, or one
+	 * minus the lower tail when m is below the mode. */
+	if (m >= mode)
+		return fmin(1, binom_sum(m, 1, n, lp, lq, mode));
+	return fmax(0, 1 - binom_sum(m - 1, -1, n, lp, lq, mode));
 }
 
 int
 rt_quarantine_after(double q, long window, double c, long *m)
 {
-	double alpha;
-	long i;
+	long lo, hi, mid;
 
 	if (!(q >= 0 && q <= 1) || window < 0 || !in_open01(c) || m == NULL)
 		return RT_STATS_EINVAL;
@@ -217,14 +228,17 @@ rt_quarantine_after(double q, long window, double c, long *m)
 		*m = 1;
 		return RT_STATS_OK;
 	}
-	alpha = 1 - c;
-	/* smallest m ≥ 1 with P(Binomial(w, q) ≥ m) ≤ 1 − c */
-	for (i = 1; i <= window; i++)
-		if (rt_binom_sf(i, window, q) <= alpha) {
-			*m = i;
-			return RT_STATS_OK;
-		}
-	*m = window + 1;
+	/* smallest m ≥ 1 with P(Binomial(w, q) ≥ m) ≤ 1 − c; the tail falls
+	 * as m grows, and m = w + 1 (probability 0) always qualifies */
+	lo = 1, hi = window + 1;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (rt_binom_sf(mid, window, q) <= 1 - c)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*m = lo;
 	return RT_STATS_OK;
 }
 
