@@ -1,11 +1,2176 @@
-/* rt-diagnose: (not yet written) */
+/* rt-diagnose: competing root-cause hypotheses, each with a patch, for a
+ * flaky test — from models over a chat-completions API, a cache, or rules. */
+#define _XOPEN_SOURCE 700  /* realpath(3): POSIX.1-2008, but glibc hides it */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "rt_hash.h"
+#include "rt_http.h"
+#include "rt_jsonl.h"
+#include "rt_patch.h"
+#include "rt_platform.h"
+#include "rt_trial.h"
 #include "rt_util.h"
+
+#define DEFAULT_BASE "https://api.fireworks.ai/inference/v1"
+#define MAX_MODELS 16
+#define MAX_TRIES 3              /* per model, for 429 and 5xx */
+#define MAX_SOURCE (256 * 1024)  /* bytes per --source file */
+#define MAX_SOURCES (1024 * 1024)
+#define MAX_EXCERPT 2000         /* bytes of stderr per excerpt */
+#define MAX_FACTS 20             /* facts shown to a model */
+#define MAX_EXPLANATION 600
+
+static const char *usage_text =
+"usage: rt-diagnose [-hVv] [-C dir] [-s file]... [-m models] [-t seconds]\n"
+"                   [--cache dir] [--key-file file] [--max-response bytes]\n"
+"                   [--max-tokens n] [--no-cache] [--offline] [--rules]\n"
+"                   [--template file] [record-file ...]\n"
+"  -C, --project DIR      project root; patch paths are relative to it (default .)\n"
+"  -s, --source FILE      a source file the models see and may patch (repeatable)\n"
+"  -m, --models LIST      comma-separated model names (default $RETRIAL_MODELS)\n"
+"  -t, --timeout S        seconds per request (default 120)\n"
+"      --cache DIR        hypothesis cache (default $XDG_CACHE_HOME/retrial)\n"
+"      --key-file FILE    read the API key from FILE\n"
+"      --max-response N   reject responses larger than N bytes (default 1048576)\n"
+"      --max-tokens N     the answer's token limit asked for (default 4096)\n"
+"      --no-cache         neither read nor write the cache\n"
+"      --offline          use only the caches (and --rules); never open a socket\n"
+"      --rules            add rule-based hypotheses from the evidence\n"
+"      --template FILE    the prompt template (default share/retrial/prompt.txt)\n"
+"  -v, --verbose          log cache lookups and requests (never the key) to stderr\n"
+"  -h, --help             print this help\n"
+"  -V, --version          print the version\n";
+
+/* The cause classes (rt-diagnose(1), CAUSE CLASSES). */
+static const char *const classes[] = {
+	"randomness", "order_dependency", "hash_order", "shared_state", "timing",
+	"race_condition", "external_dependency", "resource_leak", "time_of_day",
+	"unknown", NULL
+};
+
+/* Each model looks through one lens, so N models give N different ideas. */
+typedef struct {
+	const char *id, *lens;
+	const char *classes[3];
+} angle;
+
+static const angle angles[] = {
+	{ "timing", "timing and concurrency: sleeps used as waits, races between "
+	  "threads or processes, timeouts, work that takes a variable time",
+	  { "timing", "race_condition", NULL } },
+	{ "state", "state that outlives a test or a run: globals, files, caches, "
+	  "databases, locks or ports left behind, and the order things run in",
+	  { "shared_state", "order_dependency", "resource_leak" } },
+	{ "randomness", "nondeterministic inputs: random numbers and their seeds, "
+	  "hash and set iteration order, unordered collections, the clock and date",
+	  { "randomness", "hash_order", "time_of_day" } },
+	{ "environment", "the world outside the process: network, DNS and other "
+	  "services, time zone and locale, CPU load, memory, file descriptors",
+	  { "external_dependency", "resource_leak", "time_of_day" } },
+};
+#define NANGLES (sizeof angles / sizeof angles[0])
+
+typedef struct {
+	char *rel, *text;
+	size_t len;
+	char sha[65];
+} source;
+
+typedef struct {
+	json_t *measure, *diff, *facts, *experiments;
+	char *trial_command;
+	char *fail_stderr, *pass_stderr;
+	long trials, failures, timeouts, errors;  /* from trial records */
+} evidence;
+
+typedef struct {
+	const char *model;
+	const angle *ang;
+	char key[65];
+	int json_mode, tries, done;
+	json_t *hyp;
+} lane;
+
+static struct {
+	const char *project, *cache_opt, *key_file, *models_opt, *template_path;
+	double timeout;
+	long max_response, max_tokens;
+	int offline, rules, no_cache, verbose;
+} opt = { ".", NULL, NULL, NULL, NULL, 120, 1 << 20, 4096, 0, 0, 0, 0 };
+
+static char *root;          /* realpath of the project */
+static source *src;
+static size_t nsrc;
+static char *api_key;       /* never printed, never stored */
+static char *template_text;
+static char *user_cache;    /* NULL: no user cache */
+static char digest[65];     /* evidence_digest */
+static char srckey[65];     /* the sources-only cache key */
+
+static void
+vlog(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!opt.verbose)
+		return;
+	va_start(ap, fmt);
+	rt_vwarn(fmt, ap);
+	va_end(ap);
+}
+
+/* ---- secrets ---------------------------------------------------------- */
+
+/* Replace every occurrence of the key in every string of v: a hostile or
+ * echoing server must not get the key into a record or the cache. */
+static void
+redact(json_t *v)
+{
+	const char *k, *s, *hit;
+	json_t *x;
+	size_t i, kl;
+	rt_buf b = {0};
+
+	if (!api_key || !*api_key || !v)
+		return;
+	kl = strlen(api_key);
+	if (json_is_object(v)) {
+		json_object_foreach(v, k, x)
+			redact(x);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			redact(x);
+	} else if (json_is_string(v) && strstr(s = json_string_value(v), api_key)) {
+		while ((hit = strstr(s, api_key))) {
+			rt_buf_add(&b, s, (size_t)(hit - s));
+			rt_buf_adds(&b, "[redacted]");
+			s = hit + kl;
+		}
+		rt_buf_adds(&b, s);
+		json_string_set(v, b.data);
+		rt_buf_free(&b);
+	}
+}
+
+static char *
+load_key(void)
+{
+	const char *e;
+	char *k = NULL;
+	size_t n, i;
+
+	if (opt.key_file) {
+		if (!(k = rt_read_file(opt.key_file, NULL)))
+			rt_die("--key-file %s:", opt.key_file);
+	} else if ((e = getenv("RETRIAL_API_KEY")) && *e) {
+		k = rt_xstrdup(e);
+	} else if ((e = getenv("FIREWORKS_API_KEY")) && *e) {
+		k = rt_xstrdup(e);
+	}
+	if (!k)
+		return NULL;
+	n = strlen(k);
+	while (n > 0 && isspace((unsigned char)k[n - 1]))
+		k[--n] = '\0';
+	for (i = 0; i < n; i++)
+		if ((unsigned char)k[i] < 0x20 || k[i] == 0x7f)
+			rt_die("the API key contains a control character (a line break?)");
+	if (n == 0) {
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static const char *
+jstr(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int
+jint(json_t *o, const char *k, long *out)
+{
+	json_t *v = json_object_get(o, k);
+	if (json_is_integer(v)) {
+		*out = (long)json_integer_value(v);
+		return 1;
+	}
+	if (json_is_real(v)) {
+		*out = (long)json_real_value(v);
+		return 1;
+	}
+	return 0;
+}
+
+static int
+jtrue(json_t *o, const char *k)
+{
+	return json_is_true(json_object_get(o, k));
+}
+
+/* Cut s to at most max bytes on a UTF-8 boundary. */
+static char *
+cut_utf8(const char *s, size_t max, int ellipsis)
+{
+	size_t n = strlen(s);
+	char *r;
+
+	if (n <= max)
+		return rt_xstrdup(s);
+	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--;
+	r = rt_xmalloc(max + 4);
+	memcpy(r, s, max);
+	if (ellipsis)
+		memcpy(r + max, "\xE2\x80\xA6", 4);
+	else
+		r[max] = '\0';
+	return r;
+}
+
+static char *
+lowercase(const char *s)
+{
+	char *r = rt_xstrdup(s), *p;
+	for (p = r; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return r;
+}
+
+static int
+contains_ci(const char *hay, const char *needle)
+{
+	char *h = lowercase(hay);
+	int r = strstr(h, needle) != NULL;
+	free(h);
+	return r;
+}
+
+static int
+mkdir_p(const char *path, mode_t mode)
+{
+	char *p = rt_xstrdup(path), *s;
+	int rc = 0;
+
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(p, mode) < 0 && errno != EEXIST) {
+				rc = -1;
+				break;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	free(p);
+	return rc;
+}
+
+/* Remove a directory tree this program made (no symlink is followed). */
+static void
+rm_tree(const char *path)
+{
+	DIR *d;
+	struct dirent *e;
+	struct stat st;
+	char *p;
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	if ((d = opendir(path))) {
+		while ((e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			p = rt_xasprintf("%s/%s", path, e->d_name);
+			rm_tree(p);
+			free(p);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+/* ---- cause classes ---------------------------------------------------- */
+
+static const char *
+class_norm(const char *s)
+{
+	static const char *const syn[][2] = {
+		{ "race", "race_condition" }, { "concurrency", "race_condition" },
+		{ "data_race", "race_condition" }, { "thread_race", "race_condition" },
+		{ "order", "order_dependency" }, { "ordering", "order_dependency" },
+		{ "test_order", "order_dependency" }, { "order_dependent", "order_dependency" },
+		{ "hash", "hash_order" }, { "hash_ordering", "hash_order" },
+		{ "hash_randomization", "hash_order" }, { "random", "randomness" },
+		{ "nondeterminism", "randomness" }, { "state", "shared_state" },
+		{ "global_state", "shared_state" }, { "state_leak", "shared_state" },
+		{ "time", "timing" }, { "timeout", "timing" }, { "sleep", "timing" },
+		{ "async_wait", "timing" }, { "network", "external_dependency" },
+		{ "external", "external_dependency" }, { "io", "external_dependency" },
+		{ "environment", "external_dependency" }, { "leak", "resource_leak" },
+		{ "resource", "resource_leak" }, { "resources", "resource_leak" },
+		{ "clock", "time_of_day" }, { "date", "time_of_day" },
+		{ "timezone", "time_of_day" }, { "time_zone", "time_of_day" },
+	};
+	char buf[64];
+	size_t i, n = 0;
+
+	if (!s)
+		return "unknown";
+	while (isspace((unsigned char)*s))
+		s++;
+	for (; *s && n + 1 < sizeof buf; s++)
+		buf[n++] = (*s == ' ' || *s == '-') ? '_' : (char)tolower((unsigned char)*s);
+	while (n > 0 && (buf[n - 1] == '_' || buf[n - 1] == '.'))
+		n--;
+	buf[n] = '\0';
+	for (i = 0; classes[i]; i++)
+		if (!strcmp(buf, classes[i]))
+			return classes[i];
+	for (i = 0; i < sizeof syn / sizeof syn[0]; i++)
+		if (!strcmp(buf, syn[i][0]))
+			return syn[i][1];
+	return "unknown";
+}
+
+/* ---- the project and its sources -------------------------------------- */
+
+/* Is rel, once symlinks are resolved as far as it exists, inside root? */
+static int
+inside_root(const char *rel)
+{
+	char *p = rt_xasprintf("%s/%s", root, rel), *r, *slash;
+	size_t rl = strlen(root);
+	int ok = 0;
+
+	for (;;) {
+		if ((r = realpath(p, NULL))) {
+			ok = strncmp(r, root, rl) == 0 && (r[rl] == '/' || r[rl] == '\0');
+			free(r);
+			break;
+		}
+		if (!(slash = strrchr(p, '/')) || slash == p)
+			break;
+		*slash = '\0';
+	}
+	free(p);
+	return ok;
+}
+
+/* Check a relative path by the rules rt_patch applies to every diff. */
+static int
+path_ok(const char *rel, char *err, size_t errsize)
+{
+	char *d, **paths;
+	size_t np;
+	int rc;
+
+	if (strchr(rel, '\n') || strchr(rel, '\r')) {
+		snprintf(err, errsize, "unsafe path: has a control character");
+		return -1;
+	}
+	d = rt_xasprintf("--- a/%s\n+++ b/%s\n@@ -0,0 +1 @@\n+x\n", rel, rel);
+	rc = rt_patch_paths(d, &paths, &np, err, errsize);
+	free(d);
+	if (rc == 0)
+		rt_patch_paths_free(paths, np);
+	return rc;
+}
+
+static int
+cmp_source(const void *a, const void *b)
+{
+	return strcmp(((const source *)a)->rel, ((const source *)b)->rel);
+}
+
+static void
+add_source(const char *arg)
+{
+	char *cand, *rp, err[256];
+	size_t rl = strlen(root), i, total = 0;
+	struct stat st;
+	source *s;
+
+	/* a relative FILE is looked up in the project first, then here */
+	if (arg[0] == '/')
+		cand = rt_xstrdup(arg);
+	else {
+		cand = rt_xasprintf("%s/%s", root, arg);
+		if (access(cand, F_OK) < 0) {
+			free(cand);
+			cand = rt_xstrdup(arg);
+		}
+	}
+	if (!(rp = realpath(cand, NULL)))
+		rt_die("--source %s:", arg);
+	free(cand);
+	if (strncmp(rp, root, rl) != 0 || rp[rl] != '/')
+		rt_die("--source %s: outside the project directory %s", arg, root);
+	if (stat(rp, &st) < 0 || !S_ISREG(st.st_mode))
+		rt_die("--source %s: not a regular file", arg);
+	if (st.st_size > MAX_SOURCE)
+		rt_die("--source %s: larger than %d bytes", arg, MAX_SOURCE);
+	if (path_ok(rp + rl + 1, err, sizeof err) < 0)
+		rt_die("--source %s: %s", arg, err);
+	for (i = 0; i < nsrc; i++) {
+		if (!strcmp(src[i].rel, rp + rl + 1)) {
+			free(rp);
+			return;
+		}
+		total += src[i].len;
+	}
+	src = rt_xrealloc(src, (nsrc + 1) * sizeof *src);
+	s = &src[nsrc++];
+	s->rel = rt_xstrdup(rp + rl + 1);
+	if (!(s->text = rt_read_file(rp, &s->len)))
+		rt_die("--source %s:", arg);
+	free(rp);
+	if (memchr(s->text, '\0', s->len))
+		rt_die("--source %s: a binary file (it holds NUL bytes)", arg);
+	if (total + s->len > MAX_SOURCES)
+		rt_die("--source %s: the sources exceed %d bytes in all", arg, MAX_SOURCES);
+	rt_sha256_hex(s->text, s->len, s->sha);
+}
+
+/* The text of a project file (a source, or read from the project), NULL
+ * when it does not exist. */
+static char *
+project_text(const char *rel)
+{
+	char *p, *t;
+	size_t i;
+	struct stat st;
+
+	for (i = 0; i < nsrc; i++)
+		if (!strcmp(src[i].rel, rel))
+			return rt_xstrdup(src[i].text);
+	p = rt_xasprintf("%s/%s", root, rel);
+	t = (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= MAX_SOURCES) ?
+	    rt_read_file(p, NULL) : NULL;
+	free(p);
+	return t;
+}
+
+/* ---- evidence --------------------------------------------------------- */
+
+static void
+keep_excerpt(char **dst, json_t *rec)
+{
+	const char *s = jstr(rec, "stderr");
+
+	size_t n;
+
+	if (*dst || !s)
+		return;
+	*dst = cut_utf8(s, MAX_EXCERPT, 1);
+	n = strlen(*dst);
+	while (n > 0 && ((*dst)[n - 1] == '\n' || (*dst)[n - 1] == '\r'))
+		(*dst)[--n] = '\0';
+}
+
+static int
+on_record(json_t *rec, const rt_where *w, void *ctx)
+{
+	evidence *ev = ctx;
+	const char *type = rt_rec_str(rec, "type", w), *o;
+	json_t *facts, *f, *c;
+	size_t i;
+
+	if (!strcmp(type, "measure")) {
+		if (!ev->measure)
+			ev->measure = json_incref(rec);
+	} else if (!strcmp(type, "diff")) {
+		if (ev->diff)
+			return 0;
+		ev->diff = json_incref(rec);
+		facts = json_object_get(rec, "facts");
+		if (facts && !json_is_array(facts))
+			rt_die_at(w, "\"facts\" is not an array");
+		json_array_foreach(facts, i, f)
+			if (json_is_object(f))
+				json_array_append(ev->facts, f);
+	} else if (!strcmp(type, "fact")) {
+		c = json_deep_copy(rec);
+		json_object_del(c, "type");
+		json_array_append_new(ev->facts, c);
+	} else if (!strcmp(type, "experiment")) {
+		json_array_append(ev->experiments, rec);
+	} else if (!strcmp(type, "trial")) {
+		o = rt_rec_str(rec, "outcome", w);
+		if (!ev->trial_command && jstr(rec, "command"))
+			ev->trial_command = rt_xstrdup(jstr(rec, "command"));
+		if (!strcmp(o, "fail") || !strcmp(o, "timeout")) {
+			ev->trials++;
+			ev->failures++;
+			if (!strcmp(o, "timeout"))
+				ev->timeouts++;
+			keep_excerpt(&ev->fail_stderr, rec);
+		} else if (!strcmp(o, "pass")) {
+			ev->trials++;
+			keep_excerpt(&ev->pass_stderr, rec);
+		} else if (!strcmp(o, "error")) {
+			ev->errors++;
+		}
+	}
+	return 0;
+}
+
+static const char *
+ev_command(const evidence *ev)
+{
+	const char *c = NULL;
+
+	if (ev->measure)
+		c = jstr(ev->measure, "command");
+	if (!c && ev->diff)
+		c = jstr(ev->diff, "command");
+	return c ? c : ev->trial_command;
+}
+
+/* trials/failures/timeouts/errors: the measurement's, else the diff's,
+ * else counted from trial records. 0 when nothing says. */
+static int
+ev_counts(const evidence *ev, long c[4])
+{
+	json_t *m = ev->measure ? ev->measure : ev->diff;
+
+	memset(c, 0, 4 * sizeof *c);
+	if (m && jint(m, "trials", &c[0])) {
+		jint(m, "failures", &c[1]);
+		jint(m, "timeouts", &c[2]);
+		jint(m, "errors", &c[3]);
+		return 1;
+	}
+	if (ev->trials || ev->errors) {
+		c[0] = ev->trials;
+		c[1] = ev->failures;
+		c[2] = ev->timeouts;
+		c[3] = ev->errors;
+		return 1;
+	}
+	return 0;
+}
+
+static json_t *
+pick(json_t *o, const char *const *keys)
+{
+	json_t *r = json_object(), *v;
+
+	for (; *keys; keys++)
+		if ((v = json_object_get(o, *keys)))
+			json_object_set(r, *keys, v);
+	return r;
+}
+
+/* The evidence as the cache key sees it: what the model is shown, minus
+ * what varies without meaning (timestamps, elapsed times, p-value digits). */
+static json_t *
+ev_normalize(const evidence *ev)
+{
+	static const char *const fk[] = { "kind", "stream", "value", "direction",
+	    "in_failures", "failures", "in_successes", "successes", NULL };
+	static const char *const ck[] = { "trials", "failures", "timeouts", "errors", NULL };
+	static const char *const ek[] = { "name", "perturbation", "probe", "effect",
+	    "implicated", "changed", NULL };
+	json_t *n = json_object(), *a, *f, *e;
+	const char *cmd = ev_command(ev), *tok = ev->diff ? jstr(ev->diff, "token") : NULL;
+	long c[4];
+	size_t i;
+
+	json_object_set_new(n, "command", cmd ? json_string(cmd) : json_null());
+	if (ev_counts(ev, c))
+		json_object_set_new(n, "counts", json_pack("{sI sI sI sI}", "trials",
+		    (json_int_t)c[0], "failures", (json_int_t)c[1], "timeouts",
+		    (json_int_t)c[2], "errors", (json_int_t)c[3]));
+	json_object_set_new(n, "token", tok ? json_string(tok) : json_null());
+	a = json_array();
+	json_array_foreach(ev->facts, i, f)
+		json_array_append_new(a, pick(f, fk));
+	json_object_set_new(n, "facts", a);
+	a = json_array();
+	json_array_foreach(ev->experiments, i, f) {
+		e = pick(f, ek);
+		if (json_is_object(json_object_get(f, "control")))
+			json_object_set_new(e, "control", pick(json_object_get(f, "control"), ck));
+		if (json_is_object(json_object_get(f, "perturbed")))
+			json_object_set_new(e, "perturbed", pick(json_object_get(f, "perturbed"), ck));
+		json_array_append_new(a, e);
+	}
+	json_object_set_new(n, "experiments", a);
+	json_object_set_new(n, "fail_excerpt", ev->fail_stderr ? json_string(ev->fail_stderr) : json_null());
+	json_object_set_new(n, "pass_excerpt", ev->pass_stderr ? json_string(ev->pass_stderr) : json_null());
+	return n;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* evidence_digest = SHA-256 over the normalized evidence and every source
+ * (path and bytes); the sources key = SHA-256 over the sorted content
+ * hashes of the sources alone (rt-diagnose(1), CACHE). */
+static void
+make_digests(const evidence *ev)
+{
+	json_t *n = ev_normalize(ev);
+	char *s = json_dumps(n, JSON_COMPACT | JSON_SORT_KEYS), **shas;
+	rt_hash *h = rt_hash_new();
+	size_t i;
+
+	rt_hash_adds(h, "retrial-evidence-v1");
+	rt_hash_adds(h, s);
+	for (i = 0; i < nsrc; i++) {
+		rt_hash_adds(h, src[i].rel);
+		rt_hash_add(h, src[i].text, src[i].len);
+	}
+	rt_hash_hex(h, digest);
+	free(s);
+	json_decref(n);
+
+	shas = rt_xcalloc(nsrc, sizeof *shas);
+	for (i = 0; i < nsrc; i++)
+		shas[i] = src[i].sha;
+	qsort(shas, nsrc, sizeof *shas, cmp_str);
+	h = rt_hash_new();
+	rt_hash_adds(h, "retrial-sources-v1");
+	for (i = 0; i < nsrc; i++)
+		rt_hash_adds(h, shas[i]);
+	rt_hash_hex(h, srckey);
+	free(shas);
+}
+
+/* The exact key of one model's answer: the evidence (with the sources), the
+ * prompt template, the model and its angle. */
+static void
+exact_key(const char *model, const angle *a, char out[65])
+{
+	rt_hash *h = rt_hash_new();
+
+	rt_hash_adds(h, "retrial-hypothesis-v1");
+	rt_hash_adds(h, digest);
+	rt_hash_adds(h, template_text);
+	rt_hash_adds(h, model);
+	rt_hash_adds(h, a->id);
+	rt_hash_hex(h, out);
+}
+
+/* ---- evidence as text ------------------------------------------------- */
+
+/* A measurement as text: its summary, else its counts with their interval
+ * (never a bare rate). */
+static void
+counts_text(rt_buf *b, json_t *m)
+{
+	long t, f;
+	double conf = 0.95;
+	const char *s = m ? jstr(m, "summary") : NULL;
+	char text[160];
+
+	if (s) {
+		rt_buf_adds(b, s);
+	} else if (m && jint(m, "trials", &t) && jint(m, "failures", &f) &&
+	    t >= 0 && f >= 0 && f <= t) {
+		if (json_is_number(json_object_get(m, "confidence")))
+			conf = json_number_value(json_object_get(m, "confidence"));
+		if (!(conf > 0 && conf < 1))
+			conf = 0.95;
+		rt_rate_text(text, sizeof text, f, t, conf);
+		rt_buf_adds(b, text);
+	} else {
+		rt_buf_adds(b, "(no counts)");
+	}
+}
+
+static char *
+rate_text(const evidence *ev)
+{
+	rt_buf b = {0};
+	const char *v;
+	long c[4];
+
+	if (ev->measure && jstr(ev->measure, "summary")) {
+		rt_buf_adds(&b, jstr(ev->measure, "summary"));
+		if ((v = jstr(ev->measure, "verdict")))
+			rt_buf_printf(&b, "; verdict %s", v);
+	} else if (ev_counts(ev, c) && c[0] >= 0 && c[1] >= 0 && c[1] <= c[0]) {
+		char text[160];
+		rt_rate_text(text, sizeof text, c[1], c[0], 0.95);
+		rt_buf_adds(&b, text);
+	} else {
+		rt_buf_adds(&b, "(no measurement given)");
+		return b.data;
+	}
+	if (ev_counts(ev, c)) {
+		if (c[2] > 0)
+			rt_buf_printf(&b, "; %ld of the failures were timeouts", c[2]);
+		if (c[3] > 0)
+			rt_buf_printf(&b, "; %ld trials hit an infrastructure error and are not counted", c[3]);
+	}
+	return b.data;
+}
+
+static void
+fact_text(rt_buf *b, json_t *f)
+{
+	const char *kind = jstr(f, "kind"), *stream = jstr(f, "stream"),
+	    *value = jstr(f, "value"), *dir = jstr(f, "direction");
+	json_t *vv = json_object_get(f, "value");
+	long inf, nf, ins, ns;
+	double p;
+
+	if (stream)
+		rt_buf_printf(b, "%s ", stream);
+	rt_buf_adds(b, kind ? kind : "fact");
+	if (value)
+		rt_buf_printf(b, " \"%s\"", value);
+	else if (json_is_number(vv))
+		rt_buf_printf(b, " %g", json_number_value(vv));
+	if (dir)
+		rt_buf_printf(b, ": %s", dir);
+	if (jint(f, "in_failures", &inf) && jint(f, "failures", &nf)) {
+		rt_buf_printf(b, " (in %ld of %ld failing runs", inf, nf);
+		if (jint(f, "in_successes", &ins) && jint(f, "successes", &ns))
+			rt_buf_printf(b, ", %ld of %ld passing runs", ins, ns);
+		rt_buf_adds(b, ")");
+	}
+	if (json_is_number(json_object_get(f, "p"))) {
+		p = json_number_value(json_object_get(f, "p"));
+		rt_buf_printf(b, ", p = %.2g", p);
+	}
+}
+
+static char *
+facts_text(const evidence *ev)
+{
+	rt_buf b = {0};
+	const char *d;
+	json_t *f;
+	size_t i;
+
+	json_array_foreach(ev->facts, i, f) {
+		if (i == MAX_FACTS) {
+			rt_buf_printf(&b, "- (%zu more facts not shown)\n", json_array_size(ev->facts) - i);
+			break;
+		}
+		rt_buf_adds(&b, "- ");
+		if ((d = jstr(f, "detail"))) {
+			/* rt-diff-facts' detail already gives the counts */
+			json_t *c = json_deep_copy(f);
+			json_object_del(c, "in_failures");
+			fact_text(&b, c);
+			json_decref(c);
+			rt_buf_printf(&b, "; %s", d);
+		} else {
+			fact_text(&b, f);
+		}
+		rt_buf_addc(&b, '\n');
+	}
+	if (!b.len)
+		rt_buf_adds(&b, "(no facts given)\n");
+	return b.data;
+}
+
+static int
+exp_moved(json_t *e)
+{
+	return jtrue(e, "implicated") || jtrue(e, "changed");
+}
+
+static void
+exp_text(rt_buf *b, json_t *e)
+{
+	const char *name = jstr(e, "name"), *probe = jstr(e, "probe"),
+	    *effect = jstr(e, "effect"), *note = jstr(e, "note");
+	json_t *pert = json_object_get(e, "perturbation");
+	char *ps = pert ? json_dumps(pert, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY) : NULL;
+
+	rt_buf_printf(b, "- %s", name ? name : "experiment");
+	if (ps)
+		rt_buf_printf(b, " %s", ps);
+	free(ps);
+	if (probe && strcmp(probe, "ok") != 0) {
+		rt_buf_printf(b, ": %s\n", probe);
+		return;
+	}
+	rt_buf_adds(b, ": control ");
+	counts_text(b, json_object_get(e, "control"));
+	rt_buf_adds(b, "; perturbed ");
+	counts_text(b, json_object_get(e, "perturbed"));
+	if (effect)
+		rt_buf_printf(b, "; %s", effect);
+	if (note)
+		rt_buf_printf(b, " (%s)", note);
+	rt_buf_addc(b, '\n');
+}
+
+static char *
+experiments_text(const evidence *ev)
+{
+	rt_buf b = {0}, rest = {0};
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(ev->experiments, i, e)
+		if (exp_moved(e))
+			exp_text(&b, e);
+	json_array_foreach(ev->experiments, i, e)
+		if (!exp_moved(e)) {
+			const char *n = jstr(e, "name");
+			rt_buf_printf(&rest, "%s%s", rest.len ? ", " : "", n ? n : "experiment");
+		}
+	if (rest.len)
+		rt_buf_printf(&b, "- did not separate from the control at this budget: %s\n", rest.data);
+	rt_buf_free(&rest);
+	if (!b.len)
+		rt_buf_adds(&b, "(no experiments given)\n");
+	return b.data;
+}
+
+static char *
+sources_text(void)
+{
+	rt_buf b = {0};
+	size_t i;
+
+	for (i = 0; i < nsrc; i++) {
+		rt_buf_printf(&b, "----- FILE: %s -----\n", src[i].rel);
+		rt_buf_add(&b, src[i].text, src[i].len);
+		if (src[i].len && src[i].text[src[i].len - 1] != '\n')
+			rt_buf_addc(&b, '\n');
+		rt_buf_printf(&b, "----- END FILE: %s -----\n", src[i].rel);
+	}
+	if (!b.len)
+		rt_buf_adds(&b, "(no source files given)\n");
+	return b.data;
+}
+
+/* ---- rules ------------------------------------------------------------ */
+
+static void
+add_rule(json_t *rules, const char *cls, const char *fmt, const char *ev)
+{
+	json_t *r;
+	size_t i;
+	char *text;
+
+	json_array_foreach(rules, i, r)
+		if (!strcmp(jstr(r, "cause_class"), cls))
+			return;
+	text = rt_xasprintf(fmt, ev);
+	json_array_append_new(rules, json_pack("{s:s, s:s}", "cause_class", cls,
+	    "explanation", text));
+	free(text);
+}
+
+static int
+any_ci(const char *hay, const char *const *words)
+{
+	for (; *words; words++)
+		if (contains_ci(hay, *words))
+			return 1;
+	return 0;
+}
+
+static const char *const net_words[] = { "connection refused", "connection reset",
+	"econnrefused", "econnreset", "unreachable", "name or service not known",
+	"name resolution", "could not resolve", "getaddrinfo", "dns",
+	"service unavailable", "bad gateway", "ssl", "socket", "http error", NULL };
+static const char *const res_words[] = { "busy", "locked", "in use", "eaddrinuse",
+	"too many open files", "emfile", "no space left", "enospc",
+	"cannot allocate memory", "out of memory", "exhausted",
+	"resource temporarily unavailable", NULL };
+static const char *const slow_words[] = { "timed out", "timeout", "deadline", NULL };
+static const char *const race_words[] = { "stale", "race", "not ready", "notready",
+	"concurrent modification", "deadlock", NULL };
+
+static void
+word_rule(json_t *rules, const char *word, const char *ev)
+{
+	char *e = rt_xasprintf("\"%s\" (%s)", word, ev);
+
+	if (any_ci(word, net_words))
+		add_rule(rules, "external_dependency", "Failing runs print %s: a "
+		    "service the test depends on is unavailable or slow.", e);
+	else if (any_ci(word, res_words))
+		add_rule(rules, "resource_leak", "Failing runs print %s: a lock, "
+		    "port, file or pool is still held or used up.", e);
+	else if (any_ci(word, slow_words))
+		add_rule(rules, "timing", "Failing runs print %s: the test waits "
+		    "for something a fixed time that is sometimes too short.", e);
+	else if (any_ci(word, race_words))
+		add_rule(rules, "race_condition", "Failing runs print %s: something "
+		    "is read before another activity has finished writing it.", e);
+	free(e);
+}
+
+static void
+rules_experiments(json_t *rules, const evidence *ev)
+{
+	static const char *const net[] = { "nonet", "network", "netns", "offline", NULL };
+	static const char *const clock[] = { "\"tz\"", "faketime", "clock", NULL };
+	static const char *const par[] = { "parallel", "concurren", "load", "stress", "jobs", NULL };
+	json_t *e;
+	size_t i;
+	rt_buf b = {0};
+
+	json_array_foreach(ev->experiments, i, e) {
+		const char *name = jstr(e, "name"), *effect = jstr(e, "effect");
+		json_t *pj = json_object_get(e, "perturbation");
+		char *p = pj ? json_dumps(pj, JSON_COMPACT | JSON_ENCODE_ANY) : rt_xstrdup("");
+		char *what;
+		int stab = effect && !strcmp(effect, "stabilises");
+
+		if (!jtrue(e, "implicated")) {
+			free(p);
+			continue;
+		}
+		what = rt_xasprintf("%s %s", name ? name : "", p);
+		b.len = 0;
+		rt_buf_printf(&b, "the %s experiment %s it (control ", name ? name : "perturbation",
+		    stab ? "stabilises" : effect ? "destabilises" : "changes");
+		counts_text(&b, json_object_get(e, "control"));
+		rt_buf_adds(&b, "; perturbed ");
+		counts_text(&b, json_object_get(e, "perturbed"));
+		rt_buf_adds(&b, ")");
+		if (contains_ci(what, "hashseed"))
+			add_rule(rules, "hash_order", "Failures follow PYTHONHASHSEED: %s, "
+			    "so the outcome depends on hash or set iteration order.", b.data);
+		else if (any_ci(what, net))
+			add_rule(rules, "external_dependency", "Failures change without the "
+			    "network: %s, so the test depends on a service outside the process.", b.data);
+		else if (any_ci(what, clock) || (name && !strcasecmp(name, "tz")))
+			add_rule(rules, "time_of_day", "Failures follow the clock or time "
+			    "zone: %s.", b.data);
+		else if (contains_ci(what, "gap_ms") || contains_ci(what, "slow") ||
+		    contains_ci(what, "gap"))
+			add_rule(rules, "timing", stab ? "Failures vanish when runs are "
+			    "spaced out: %s, so something from one run is still in progress "
+			    "or held when the next starts." : "Failures change when runs are "
+			    "spaced out: %s.", b.data);
+		else if (any_ci(what, par))
+			add_rule(rules, stab ? "timing" : "shared_state", stab ?
+			    "Failures change with parallel load: %s." : "Failures grow when "
+			    "runs overlap: %s, so concurrent runs share a file, port or "
+			    "other state.", b.data);
+		else if (contains_ci(what, "seed") || contains_ci(what, "random"))
+			add_rule(rules, "randomness", "Failures follow the random seed: %s.", b.data);
+		else if (contains_ci(what, "order") || contains_ci(what, "reverse") ||
+		    contains_ci(what, "shuffle"))
+			add_rule(rules, "order_dependency", "Failures follow the order "
+			    "things run in: %s.", b.data);
+		else
+			add_rule(rules, "external_dependency", "Failures follow a change of "
+			    "environment: %s.", b.data);
+		free(what);
+		free(p);
+	}
+	rt_buf_free(&b);
+}
+
+/* Structural facts (position, environment, timing) first; words, the
+ * weakest evidence, last. */
+static void
+rules_facts(json_t *rules, const evidence *ev, int words)
+{
+	json_t *f;
+	size_t i;
+	rt_buf b = {0};
+	const char *tok;
+
+	json_array_foreach(ev->facts, i, f) {
+		const char *kind = jstr(f, "kind"), *dir = jstr(f, "direction"),
+		    *value = jstr(f, "value");
+		int failing = dir && (!strcmp(dir, "failure_only") || !strcmp(dir, "failure_more"));
+
+		if (!kind || words != (!strcmp(kind, "token") || !strcmp(kind, "phrase")))
+			continue;
+		b.len = 0;
+		fact_text(&b, f);
+		rt_buf_str(&b);
+		if (!strcmp(kind, "position") && dir) {
+			if (!strcmp(dir, "periodic"))
+				add_rule(rules, "shared_state", "Failures are periodic (%s): "
+				    "state carried from one run into the next, such as a "
+				    "counter, pool or file that fills up.", b.data);
+			else if (!strcmp(dir, "clustered_start"))
+				add_rule(rules, "order_dependency", "Failures cluster at the "
+				    "start of the series (%s): the first runs meet a cold or "
+				    "leftover state the later ones do not.", b.data);
+			else if (!strcmp(dir, "clustered_end"))
+				add_rule(rules, "resource_leak", "Failures cluster at the end "
+				    "of the series (%s): something accumulates across runs, "
+				    "such as open files, processes or disk space.", b.data);
+			else if (!strcmp(dir, "overlap"))
+				add_rule(rules, "shared_state", "Failures coincide with runs "
+				    "that overlap (%s): concurrent runs share a file, port or "
+				    "other state.", b.data);
+		} else if (!strcmp(kind, "env") && value) {
+			if (contains_ci(value, "pythonhashseed"))
+				add_rule(rules, "hash_order", "Failures follow PYTHONHASHSEED "
+				    "(%s): the outcome depends on hash or set iteration order.", b.data);
+			else if (!strncasecmp(value, "tz", 2) || contains_ci(value, "faketime") ||
+			    contains_ci(value, "clock") || contains_ci(value, "hour"))
+				add_rule(rules, "time_of_day", "Failures follow a clock or time "
+				    "zone fact (%s).", b.data);
+			else if (contains_ci(value, "seed"))
+				add_rule(rules, "randomness", "Failures follow the random seed "
+				    "(%s).", b.data);
+			else if (contains_ci(value, "load"))
+				add_rule(rules, "timing", "Failures follow the machine's load "
+				    "(%s): the test assumes work finishes within a fixed time.", b.data);
+			else
+				add_rule(rules, "external_dependency", "Failures follow an "
+				    "environment fact (%s): the test depends on something "
+				    "outside its code.", b.data);
+		} else if (!strcmp(kind, "timeout") && (failing || !dir)) {
+			add_rule(rules, "timing", "Some failures are timeouts (%s): a wait "
+			    "that never ends, a deadlock, or work slower than the limit.", b.data);
+		} else if (!strcmp(kind, "timing") && dir) {
+			if (!strcmp(dir, "slower_when_failing"))
+				add_rule(rules, "timing", "Failing runs are slower (%s): the "
+				    "test assumes work finishes within a fixed time.", b.data);
+			else if (!strcmp(dir, "faster_when_failing"))
+				add_rule(rules, "race_condition", "Failing runs are faster (%s): "
+				    "the outcome depends on which of two concurrent steps "
+				    "finishes first.", b.data);
+		} else if (!strcmp(kind, "signal") && value &&
+		    (!strcmp(value, "9") || contains_ci(value, "kill"))) {
+			add_rule(rules, "resource_leak", "Failing runs are killed by "
+			    "SIGKILL (%s), often the out-of-memory killer.", b.data);
+		} else if ((!strcmp(kind, "token") || !strcmp(kind, "phrase")) && failing && value) {
+			word_rule(rules, value, b.data);
+		}
+	}
+	if (words && ev->diff && (tok = jstr(ev->diff, "token")))
+		word_rule(rules, tok, "the failing-only token");
+	rt_buf_free(&b);
+}
+
+/* Cause classes named by the evidence alone (rt-diagnose(1), RULES):
+ * experiments first (they are interventions), then the facts. */
+static json_t *
+make_rules(const evidence *ev)
+{
+	json_t *rules = json_array();
+
+	rules_experiments(rules, ev);
+	rules_facts(rules, ev, 0);
+	rules_facts(rules, ev, 1);
+	if (json_array_size(rules) == 0) {
+		char *e = rt_xasprintf("%zu facts, %zu experiments",
+		    json_array_size(ev->facts), json_array_size(ev->experiments));
+		add_rule(rules, "unknown", "No rule matched the evidence (%s); "
+		    "experiments that slow, isolate or reorder the runs would say more.", e);
+		free(e);
+	}
+	return rules;
+}
+
+static char *
+rules_text(json_t *rules)
+{
+	rt_buf b = {0};
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(rules, i, r)
+		if (strcmp(jstr(r, "cause_class"), "unknown") != 0)
+			rt_buf_printf(&b, "- %s: %s\n", jstr(r, "cause_class"), jstr(r, "explanation"));
+	if (!b.len)
+		rt_buf_adds(&b, "(no rule matched the evidence)\n");
+	return b.data;
+}
+
+/* Angles in the order the rules suggest, then the rest. */
+static void
+order_angles(json_t *rules, const angle *order[NANGLES])
+{
+	size_t n = 0, i, j, k;
+	json_t *r;
+
+	json_array_foreach(rules, i, r)
+		for (j = 0; j < NANGLES; j++)
+			for (k = 0; k < 3 && angles[j].classes[k]; k++)
+				if (!strcmp(angles[j].classes[k], jstr(r, "cause_class"))) {
+					size_t m;
+					for (m = 0; m < n && order[m] != &angles[j]; m++)
+						;
+					if (m == n)
+						order[n++] = &angles[j];
+				}
+	for (j = 0; j < NANGLES; j++) {
+		size_t m;
+		for (m = 0; m < n && order[m] != &angles[j]; m++)
+			;
+		if (m == n)
+			order[n++] = &angles[j];
+	}
+}
+
+/* ---- the prompt template ---------------------------------------------- */
+
+/* The placeholders (rt-diagnose(1), TEMPLATE FORMAT). */
+enum { S_COMMAND, S_RATE, S_FACTS, S_TOKEN, S_FAIL, S_PASS, S_EXPERIMENTS,
+	S_SOURCES, S_RULES, S_CLASSES, S_ANGLE, NSLOTS };
+static const char *const slot_names[NSLOTS] = { "command", "rate", "facts",
+	"token", "fail_excerpt", "pass_excerpt", "experiments", "sources",
+	"rules", "classes", "angle" };
+static const char *template_name;
+
+/* Replace {{name}} by its value and drop {{! comments }} (with the line
+ * break after a comment that fills its line). NULL values: validate only. */
+static char *
+fill_template(const char *t, const char *const val[NSLOTS])
+{
+	rt_buf b = {0};
+	const char *p = t, *q, *e;
+	size_t i, n;
+
+	while ((q = strstr(p, "{{"))) {
+		rt_buf_add(&b, p, (size_t)(q - p));
+		if (q[2] == '!') {
+			if (!(e = strstr(q + 3, "}}")))
+				rt_die("%s: a {{! comment is not closed", template_name);
+			p = e + 2;
+			if ((q == t || q[-1] == '\n') && *p == '\n')
+				p++;
+			continue;
+		}
+		for (n = 0; q[2 + n] == '_' || islower((unsigned char)q[2 + n]); n++)
+			;
+		if (n == 0 || strncmp(q + 2 + n, "}}", 2) != 0) {
+			rt_buf_add(&b, "{{", 2);  /* not a placeholder: literal */
+			p = q + 2;
+			continue;
+		}
+		for (i = 0; i < NSLOTS; i++)
+			if (strlen(slot_names[i]) == n && !strncmp(q + 2, slot_names[i], n))
+				break;
+		if (i == NSLOTS) {
+			long line = 1;
+			for (e = t; e < q; e++)
+				line += *e == '\n';
+			rt_die("%s:%ld: unknown placeholder {{%.*s}}", template_name, line,
+			    (int)n, q + 2);
+		}
+		if (val[i])
+			rt_buf_adds(&b, val[i]);
+		p = q + 4 + n;
+	}
+	rt_buf_adds(&b, p);
+	return b.data;
+}
+
+static void
+load_template(void)
+{
+	static const char *const none[NSLOTS];
+	char *path = opt.template_path ? rt_xstrdup(opt.template_path) :
+	    rt_xasprintf("%s/prompt.txt", rt_sharedir());
+	size_t n;
+
+	template_name = path;
+	if (!(template_text = rt_read_file(path, &n)))
+		rt_die("%s:", path);
+	if (memchr(template_text, '\0', n))
+		rt_die("%s: a binary file", path);
+	free(fill_template(template_text, none));
+}
+
+/* ---- hypotheses ------------------------------------------------------- */
+
+static json_t *
+hyp_new(const char *source, const char *model, const angle *a,
+    const char *cls, const char *expl)
+{
+	json_t *h = json_object();
+	rt_buf b = {0};
+	const char *p;
+	int sp = 0;
+
+	/* one line, whitespace collapsed, at most MAX_EXPLANATION bytes */
+	for (p = expl ? expl : ""; *p; p++) {
+		if (isspace((unsigned char)*p)) {
+			sp = b.len > 0;
+			continue;
+		}
+		if (sp)
+			rt_buf_addc(&b, ' ');
+		sp = 0;
+		rt_buf_addc(&b, *p);
+	}
+	json_object_set_new(h, "type", json_string("hypothesis"));
+	json_object_set_new(h, "id", json_null());
+	json_object_set_new(h, "source", json_string(source));
+	json_object_set_new(h, "model", model ? json_string(model) : json_null());
+	json_object_set_new(h, "angle", a ? json_string(a->id) : json_null());
+	json_object_set_new(h, "cause_class", json_string(class_norm(cls)));
+	{
+		char *c = cut_utf8(rt_buf_str(&b), MAX_EXPLANATION, 1);
+		json_object_set_new(h, "explanation", rt_json_bytes(c, strlen(c)));
+		free(c);
+	}
+	json_object_set_new(h, "patch", json_null());
+	json_object_set_new(h, "files", json_array());
+	json_object_set_new(h, "status", json_string("no_patch"));
+	json_object_set_new(h, "evidence_digest", json_string(digest));
+	rt_buf_free(&b);
+	return h;
+}
+
+/* A hypothesis that says why a model gave nothing usable. */
+static json_t *
+hyp_fail(const char *source, const char *model, const angle *a,
+    const char *status, const char *why)
+{
+	json_t *h = hyp_new(source, model, a, "unknown", why);
+
+	json_object_set_new(h, "status", json_string(status));
+	json_object_set_new(h, "error", rt_json_bytes(why, strlen(why)));
+	return h;
+}
+
+static void
+set_status(json_t *h, const char *status, const char *why)
+{
+	json_object_set_new(h, "status", json_string(status));
+	json_object_set_new(h, "patch", json_null());
+	json_object_set_new(h, "files", json_array());
+	if (why)
+		json_object_set_new(h, "error", rt_json_bytes(why, strlen(why)));
+	if (why && !*json_string_value(json_object_get(h, "explanation")))
+		json_object_set_new(h, "explanation", rt_json_bytes(why, strlen(why)));
+}
+
+/* The inside of the first ``` fence, or a copy of s when there is none. */
+static char *
+strip_fences(const char *s)
+{
+	const char *a = strstr(s, "```"), *b;
+	char *r;
+
+	if (!a)
+		return rt_xstrdup(s);
+	if (!(a = strchr(a, '\n')))
+		return rt_xstrdup(s);
+	a++;
+	b = strstr(a, "```");
+	if (!b)
+		b = a + strlen(a);
+	r = rt_xmalloc((size_t)(b - a) + 1);
+	memcpy(r, a, (size_t)(b - a));
+	r[b - a] = '\0';
+	return r;
+}
+
+static int
+looks_like_diff(const char *s)
+{
+	return strstr(s, "@@") && (!strncmp(s, "--- ", 4) || strstr(s, "\n--- "));
+}
+
+/* Apply the patch to copies of the files it touches and diff them again:
+ * the result has a/ b/ names, exact counts and no fuzz. NULL when it does
+ * not apply (rt-verify(1) then reports patch_failed). */
+static char *
+canonical(const char *patch, char **paths, size_t np)
+{
+	const char *t = getenv("TMPDIR");
+	char *dir = rt_xasprintf("%s/rt-diagnose.XXXXXX", t && *t ? t : "/tmp");
+	char err[512], *f, *old, *new, *d, *slash;
+	rt_buf out = {0};
+	size_t i;
+	int ok = 1;
+
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return NULL;
+	}
+	for (i = 0; ok && i < np; i++) {
+		if (!(old = project_text(paths[i])))
+			continue;
+		f = rt_xasprintf("%s/%s", dir, paths[i]);
+		slash = strrchr(f, '/');
+		*slash = '\0';
+		if (mkdir_p(f, 0700) < 0)
+			ok = 0;
+		*slash = '/';
+		if (ok && rt_write_file_atomic(f, old, strlen(old)) < 0)
+			ok = 0;
+		free(f);
+		free(old);
+	}
+	if (ok && rt_patch_apply(dir, patch, err, sizeof err) < 0) {
+		vlog("the patch does not apply to the project as it is: %s", err);
+		ok = 0;
+	}
+	for (i = 0; ok && i < np; i++) {
+		f = rt_xasprintf("%s/%s", dir, paths[i]);
+		old = project_text(paths[i]);
+		new = rt_read_file(f, NULL);
+		if ((d = rt_patch_from_texts(paths[i], old, new))) {
+			rt_buf_adds(&out, d);
+			free(d);
+		}
+		free(f);
+		free(old);
+		free(new);
+	}
+	rm_tree(dir);
+	free(dir);
+	if (!ok) {
+		rt_buf_free(&out);
+		return NULL;
+	}
+	rt_buf_str(&out);
+	return out.data;
+}
+
+/* Check a patch from untrusted text and attach it (rt-diagnose(1),
+ * UNTRUSTED OUTPUT): paths inside the project or unsafe_path; a diff we
+ * can read or unparseable; a change or no_patch. */
+static void
+take_patch(json_t *h, const char *raw)
+{
+	char err[256], **paths, *p = strip_fences(raw), *c;
+	size_t np, i;
+	json_t *files;
+
+	if (rt_patch_paths(p, &paths, &np, err, sizeof err) < 0) {
+		set_status(h, strncmp(err, "unsafe path", 11) ? "unparseable" : "unsafe_path", err);
+		free(p);
+		return;
+	}
+	for (i = 0; i < np; i++)
+		if (!inside_root(paths[i])) {
+			snprintf(err, sizeof err, "unsafe path \"%.80s\": a symbolic link leads outside the project", paths[i]);
+			set_status(h, "unsafe_path", err);
+			rt_patch_paths_free(paths, np);
+			free(p);
+			return;
+		}
+	if ((c = canonical(p, paths, np)) && !*c) {
+		set_status(h, "no_patch", "the patch changes nothing");
+	} else {
+		files = json_array();
+		for (i = 0; i < np; i++)
+			json_array_append_new(files, json_string(paths[i]));
+		json_object_set_new(h, "patch", c ? json_string(c) : rt_json_bytes(p, strlen(p)));
+		json_object_set_new(h, "files", files);
+		json_object_set_new(h, "status", json_string("ok"));
+	}
+	free(c);
+	rt_patch_paths_free(paths, np);
+	free(p);
+}
+
+/* A whole replacement file: turn it into a diff against the project. */
+static void
+take_file(json_t *h, const char *path, const char *content)
+{
+	char err[256], *old, *body, *d;
+	size_t n;
+
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	if (path_ok(path, err, sizeof err) < 0) {
+		set_status(h, strncmp(err, "unsafe path", 11) ? "unparseable" : "unsafe_path", err);
+		return;
+	}
+	if (!inside_root(path)) {
+		set_status(h, "unsafe_path", "a symbolic link leads outside the project");
+		return;
+	}
+	body = strncmp(content, "```", 3) == 0 ? strip_fences(content) : rt_xstrdup(content);
+	old = project_text(path);
+	n = strlen(body);
+	if (old && n && old[0] && old[strlen(old) - 1] == '\n' && body[n - 1] != '\n') {
+		body = rt_xrealloc(body, n + 2);
+		memcpy(body + n, "\n", 2);
+	}
+	d = rt_patch_from_texts(path, old, body);
+	if (d)
+		take_patch(h, d);
+	else
+		set_status(h, "no_patch", "the file it gave is the file as it is");
+	free(d);
+	free(old);
+	free(body);
+}
+
+/* The answer object a model gave: cause_class, explanation, and a patch
+ * (or file and content). */
+static json_t *
+from_answer(const lane *l, json_t *a)
+{
+	char *src_name = rt_xasprintf("model:%s", l->model);
+	json_t *h = hyp_new(src_name, l->model, l->ang, jstr(a, "cause_class"),
+	    jstr(a, "explanation"));
+	json_t *pv = json_object_get(a, "patch");
+	const char *patch = json_is_string(pv) ? json_string_value(pv) : jstr(a, "diff");
+	const char *file = jstr(a, "file"), *content = jstr(a, "content");
+
+	free(src_name);
+	if (json_is_object(pv)) {
+		file = jstr(pv, "file") ? jstr(pv, "file") : jstr(pv, "path");
+		content = jstr(pv, "content");
+	}
+	if (!file)
+		file = jstr(a, "path");
+	if (patch && strspn(patch, " \t\r\n") < strlen(patch)) {
+		if (looks_like_diff(patch))
+			take_patch(h, patch);
+		else if (nsrc == 1)
+			take_file(h, file ? file : src[0].rel, patch);
+		else
+			set_status(h, "unparseable", "the patch is not a unified diff");
+	} else if (file && content) {
+		take_file(h, file, content);
+	}
+	return h;
+}
+
+/* The first JSON object in a model's text: all of it, or the first object
+ * that parses from a '{' on (prose and fences around it are ignored). */
+static json_t *
+extract_object(const char *c)
+{
+	json_error_t e;
+	json_t *j;
+	const char *p;
+	int tries = 0;
+
+	if ((j = json_loads(c, 0, &e)) && json_is_object(j))
+		return j;
+	json_decref(j);
+	for (p = strchr(c, '{'); p && tries < 64; p = strchr(p + 1, '{'), tries++) {
+		j = json_loadb(p, strlen(p), JSON_DISABLE_EOF_CHECK, &e);
+		if (j && json_is_object(j))
+			return j;
+		json_decref(j);
+	}
+	return NULL;
+}
+
+/* What the API said went wrong, for the error field (the key redacted on
+ * output like everything else). */
+static char *
+api_message(const char *body)
+{
+	json_t *j = body ? json_loads(body, 0, NULL) : NULL, *e;
+	const char *m = NULL;
+	char *r;
+
+	if (j) {
+		e = json_object_get(j, "error");
+		m = json_is_string(e) ? json_string_value(e) : jstr(e, "message");
+		if (!m)
+			m = jstr(j, "message");
+	}
+	r = m ? cut_utf8(m, 200, 1) : NULL;
+	json_decref(j);
+	return r;
+}
+
+static json_t *
+parse_response(const lane *l, const char *body)
+{
+	char *srcname = rt_xasprintf("model:%s", l->model), *msg, *c, *why;
+	json_t *j = json_loads(body, 0, NULL), *ch, *h, *a;
+	const char *content, *finish, *think;
+
+	if (!j || !json_is_object(j)) {
+		h = hyp_fail(srcname, l->model, l->ang, "unparseable", "the response is not a JSON object");
+		goto done;
+	}
+	if (json_object_get(j, "error") && !json_object_get(j, "choices")) {
+		msg = api_message(body);
+		why = rt_xasprintf("the API answered with an error: %s", msg ? msg : "(no message)");
+		h = hyp_fail(srcname, l->model, l->ang, "http_error", why);
+		free(why);
+		free(msg);
+		goto done;
+	}
+	ch = json_array_get(json_object_get(j, "choices"), 0);
+	content = jstr(json_object_get(ch, "message"), "content");
+	finish = jstr(ch, "finish_reason");
+	if (finish && !strcmp(finish, "length")) {
+		h = hyp_fail(srcname, l->model, l->ang, "truncated",
+		    "the answer hit the token limit (finish_reason \"length\")");
+		goto done;
+	}
+	if (!content || !*content) {
+		h = hyp_fail(srcname, l->model, l->ang, "unparseable", "the response carries no message content");
+		goto done;
+	}
+	/* reasoning models may think aloud first */
+	if (!strncmp(content, "<think>", 7) && (think = strstr(content, "</think>")))
+		content = think + 8;
+	c = rt_xstrdup(content);
+	if ((a = extract_object(c))) {
+		h = from_answer(l, a);
+		json_decref(a);
+	} else if (looks_like_diff(c)) {
+		h = hyp_new(srcname, l->model, l->ang, "unknown",
+		    "The model answered with a bare diff and no explanation.");
+		take_patch(h, c);
+	} else {
+		h = hyp_fail(srcname, l->model, l->ang, "unparseable",
+		    "the answer is not the JSON object asked for");
+	}
+	free(c);
+done:
+	json_decref(j);
+	free(srcname);
+	return h;
+}
+
+/* ---- the cache (rt-diagnose(1), CACHE) -------------------------------- */
+
+static char *
+cache_default(void)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (opt.cache_opt)
+		return rt_xstrdup(opt.cache_opt);
+	if (x && x[0] == '/')
+		return rt_xasprintf("%s/retrial", x);
+	if (home && home[0] == '/')
+		return rt_xasprintf("%s/.cache/retrial", home);
+	return NULL;
+}
+
+static char *
+cache_file(const char *dir, const char *kind, const char *key)
+{
+	return rt_xasprintf("%s/%s/%.2s/%s.jsonl", dir, kind, key, key);
+}
+
+/* The hypothesis entries of one cache file; NULL when there are none. */
+static json_t *
+cache_load(const char *path)
+{
+	char *text = rt_read_file(path, NULL), *p, *e;
+	json_t *a, *j;
+
+	if (!text)
+		return NULL;
+	a = json_array();
+	for (p = text; *p; p = e ? e + 1 : p + strlen(p)) {
+		e = strchr(p, '\n');
+		if (e)
+			*e = '\0';
+		if (!*p)
+			continue;
+		j = json_loads(p, 0, NULL);
+		if (j && json_is_object(j) && jstr(j, "type") &&
+		    !strcmp(jstr(j, "type"), "hypothesis"))
+			json_array_append(a, j);
+		else
+			vlog("%s: skipping a malformed cache entry", path);
+		json_decref(j);
+		if (!e)
+			break;
+	}
+	free(text);
+	if (json_array_size(a) == 0) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* Look kind/key up in the user's cache, then in the shipped one. */
+static json_t *
+cache_lookup(const char *kind, const char *key, const char **where)
+{
+	char *shipped = rt_xasprintf("%s/cache", rt_sharedir()), *f;
+	const char *dirs[2] = { user_cache, shipped };
+	json_t *a = NULL;
+	int i;
+
+	for (i = 0; i < 2 && !a; i++) {
+		if (!dirs[i])
+			continue;
+		f = cache_file(dirs[i], kind, key);
+		a = cache_load(f);
+		vlog("cache %s %s: %s", kind, f, a ? "hit" : "miss");
+		free(f);
+		if (a)
+			*where = i == 0 ? "user" : "shipped";
+	}
+	free(shipped);
+	return a;
+}
+
+static void
+cache_write(const char *path, json_t *entries)
+{
+	rt_buf b = {0};
+	char *dir = rt_xstrdup(path), *line;
+	json_t *e;
+	size_t i;
+	static int warned;
+
+	*strrchr(dir, '/') = '\0';
+	json_array_foreach(entries, i, e) {
+		line = rt_dumps(e);
+		rt_buf_adds(&b, line);
+		rt_buf_addc(&b, '\n');
+		free(line);
+	}
+	if ((mkdir_p(dir, 0700) < 0 || rt_write_file_atomic(path, b.data, b.len) < 0) &&
+	    !warned++)
+		rt_warn("cannot write the cache %s:", path);
+	rt_buf_free(&b);
+	free(dir);
+}
+
+/* Keep a usable answer under its exact key and under the sources key. */
+static void
+cache_store(json_t *h, const char *key)
+{
+	json_t *entry = json_deep_copy(h), *shas = json_object(), *all, *e;
+	char *f;
+	size_t i;
+
+	json_object_del(entry, "id");
+	json_object_del(entry, "error");
+	for (i = 0; i < nsrc; i++)
+		json_object_set_new(shas, src[i].rel, json_string(src[i].sha));
+	json_object_set_new(entry, "source_sha256", shas);
+	redact(entry);
+	all = json_array();
+	json_array_append(all, entry);
+	f = cache_file(user_cache, "hypotheses", key);
+	cache_write(f, all);
+	free(f);
+	json_decref(all);
+	if (nsrc > 0) {
+		f = cache_file(user_cache, "sources", srckey);
+		if (!(all = cache_load(f)))
+			all = json_array();
+		json_array_foreach(all, i, e)
+			if (json_equal(json_object_get(e, "patch"), json_object_get(entry, "patch")))
+				break;
+		if (i == json_array_size(all)) {
+			json_array_append(all, entry);
+			cache_write(f, all);
+		}
+		free(f);
+		json_decref(all);
+	}
+	json_decref(entry);
+}
+
+/* A patch cached for the same file contents under other names: rename
+ * the files to where those contents are now. */
+static char *
+rebase_patch(const char *patch, json_t *entry)
+{
+	json_t *shas = json_object_get(entry, "source_sha256"), *v;
+	const char *old, *sha, *p = patch, *e;
+	rt_buf b = {0};
+	size_t i, n;
+
+	if (!json_is_object(shas))
+		return rt_xstrdup(patch);
+	while (*p) {
+		int done = 0;
+		e = strchr(p, '\n');
+		n = e ? (size_t)(e - p + 1) : strlen(p);
+		if (n > 6 && (!strncmp(p, "--- a/", 6) || !strncmp(p, "+++ b/", 6))) {
+			json_object_foreach(shas, old, v) {
+				size_t ol = strlen(old);
+				if (!(sha = json_string_value(v)) || n < 6 + ol ||
+				    strncmp(p + 6, old, ol) != 0 ||
+				    (p[6 + ol] != '\n' && p[6 + ol] != '\t' && p[6 + ol] != '\0'))
+					continue;
+				for (i = 0; i < nsrc; i++)
+					if (!strcmp(src[i].sha, sha))
+						break;
+				if (i == nsrc)
+					continue;
+				rt_buf_add(&b, p, 6);
+				rt_buf_adds(&b, src[i].rel);
+				rt_buf_add(&b, p + 6 + ol, n - 6 - ol);
+				done = 1;
+				break;
+			}
+		}
+		if (!done)
+			rt_buf_add(&b, p, n);
+		p += n;
+	}
+	p = rt_xstrdup(rt_buf_str(&b));
+	rt_buf_free(&b);
+	return (char *)p;
+}
+
+static json_t *
+from_cache(json_t *entry, int rebase)
+{
+	const char *id = jstr(entry, "angle"), *patch = jstr(entry, "patch");
+	const angle *a = NULL;
+	json_t *h;
+	char *p;
+	size_t i;
+
+	for (i = 0; id && i < NANGLES; i++)
+		if (!strcmp(angles[i].id, id))
+			a = &angles[i];
+	h = hyp_new("cache", jstr(entry, "model"), a, jstr(entry, "cause_class"),
+	    jstr(entry, "explanation"));
+	if (patch) {
+		p = rebase ? rebase_patch(patch, entry) : rt_xstrdup(patch);
+		take_patch(h, p);
+		free(p);
+	}
+	return h;
+}
+
+/* ---- asking the models ------------------------------------------------ */
+
+static char *
+lane_prompt(const lane *l, const char *const val[NSLOTS])
+{
+	const char *v[NSLOTS];
+
+	memcpy(v, val, sizeof v);
+	v[S_ANGLE] = l->ang->lens;
+	return fill_template(template_text, v);
+}
+
+static char *
+request_body(const lane *l, const char *prompt)
+{
+	json_t *b = json_object(), *msgs = json_array(), *m = json_object();
+	char *s;
+
+	json_object_set_new(b, "model", json_string(l->model));
+	json_object_set_new(m, "role", json_string("user"));
+	json_object_set_new(m, "content", rt_json_bytes(prompt, strlen(prompt)));
+	json_array_append_new(msgs, m);
+	json_object_set_new(b, "messages", msgs);
+	json_object_set_new(b, "max_tokens", json_integer(opt.max_tokens));
+	if (l->json_mode)
+		json_object_set_new(b, "response_format", json_pack("{s:s}", "type", "json_object"));
+	s = rt_dumps(b);
+	json_decref(b);
+	return s;
+}
+
+/* One answer: done (l->hyp set), or 0 to ask again. 429 and 5xx are
+ * retried up to MAX_TRIES; a server that refuses response_format is asked
+ * again without it. */
+static int
+settle(lane *l, const rt_http_resp *r)
+{
+	char *src_name = rt_xasprintf("model:%s", l->model), *msg = NULL, *why = NULL;
+	const char *status = "http_error";
+
+	l->tries++;
+	if (r->truncated) {
+		status = "truncated";
+		why = rt_xasprintf("the response was larger than --max-response (%ld bytes)", opt.max_response);
+	} else if (r->timed_out) {
+		status = "timeout";
+		why = rt_xasprintf("no answer within %g s", opt.timeout);
+	} else if (r->status == 0) {
+		why = rt_xasprintf("no HTTP response: %s", r->error[0] ? r->error : "unknown error");
+	} else if (r->status == 429 || r->status >= 500) {
+		if (l->tries < MAX_TRIES) {
+			vlog("model %s: HTTP %ld, will try again", l->model, r->status);
+			free(src_name);
+			return 0;
+		}
+		msg = api_message(r->body);
+		why = rt_xasprintf("HTTP %ld after %d tries%s%s", r->status, l->tries,
+		    msg ? ": " : "", msg ? msg : "");
+	} else if (r->status == 400 && l->json_mode && r->body &&
+	    contains_ci(r->body, "response_format") && l->tries < MAX_TRIES) {
+		vlog("model %s: the server refuses response_format; asking without it", l->model);
+		l->json_mode = 0;
+		free(src_name);
+		return 0;
+	} else if (r->status < 200 || r->status > 299) {
+		msg = api_message(r->body);
+		why = rt_xasprintf("HTTP %ld%s%s", r->status, msg ? ": " : "", msg ? msg : "");
+	} else if (r->error[0]) {
+		why = rt_xasprintf("the transfer failed: %s", r->error);
+	}
+	if (why)
+		l->hyp = hyp_fail(src_name, l->model, l->ang, status, why);
+	else
+		l->hyp = parse_response(l, r->body ? r->body : "");
+	l->done = 1;
+	free(msg);
+	free(why);
+	free(src_name);
+	return 1;
+}
+
+static void
+ask(lane **ls, size_t n, const char *const val[NSLOTS])
+{
+	const char *base = getenv("RETRIAL_API_BASE");
+	char *url, *auth = NULL, *prompt;
+	const char *headers[4];
+	rt_http_req *req = rt_xcalloc(n, sizeof *req);
+	rt_http_resp *resp = rt_xcalloc(n, sizeof *resp);
+	char **bodies = rt_xcalloc(n, sizeof *bodies);
+	size_t i, k, blen;
+	lane **pend = rt_xcalloc(n, sizeof *pend);
+	int round;
+
+	if (!base || !*base)
+		base = DEFAULT_BASE;
+	if (strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0)
+		rt_die("RETRIAL_API_BASE %s: must start with http:// or https://", base);
+	blen = strlen(base);
+	while (blen > 0 && base[blen - 1] == '/')
+		blen--;
+	url = rt_xasprintf("%.*s/chat/completions", (int)blen, base);
+	headers[0] = "Content-Type: application/json";
+	headers[1] = "Accept: application/json";
+	headers[2] = api_key ? (auth = rt_xasprintf("Authorization: Bearer %s", api_key)) : NULL;
+	headers[3] = NULL;
+	rt_http_init();
+	for (round = 0; ; round++) {
+		for (i = k = 0; i < n; i++)
+			if (!ls[i]->done)
+				pend[k++] = ls[i];
+		if (k == 0)
+			break;
+		if (round > 0)
+			rt_sleep_ms(500.0 * (1 << (round - 1)));
+		for (i = 0; i < k; i++) {
+			prompt = lane_prompt(pend[i], val);
+			bodies[i] = request_body(pend[i], prompt);
+			free(prompt);
+			req[i].method = "POST";
+			req[i].url = url;
+			req[i].headers = headers;
+			req[i].body = bodies[i];
+			req[i].body_len = strlen(bodies[i]);
+			req[i].timeout_s = opt.timeout;
+			req[i].max_response = (size_t)opt.max_response;
+			req[i].verbose = opt.verbose;
+			vlog("asking %s (angle %s, try %d): %zu-byte request; headers "
+			    "Content-Type, Accept%s", pend[i]->model, pend[i]->ang->id,
+			    pend[i]->tries + 1, req[i].body_len,
+			    api_key ? ", Authorization (not shown)" : "");
+		}
+		rt_http_perform(req, resp, k);
+		for (i = 0; i < k; i++) {
+			settle(pend[i], &resp[i]);
+			rt_http_resp_free(&resp[i]);
+			free(bodies[i]);
+			bodies[i] = NULL;
+		}
+	}
+	rt_http_cleanup();
+	if (auth) {
+		memset(auth, 0, strlen(auth));
+		free(auth);
+	}
+	free(url);
+	free(req);
+	free(resp);
+	free(bodies);
+	free(pend);
+}
+
+/* ---- main ------------------------------------------------------------- */
+
+static size_t
+parse_models(const char *list, char ***out)
+{
+	char *copy = rt_xstrdup(list ? list : ""), *tok, *save = NULL;
+	char **v = NULL;
+	size_t n = 0, k;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		while (isspace((unsigned char)*tok))
+			tok++;
+		k = strlen(tok);
+		while (k > 0 && isspace((unsigned char)tok[k - 1]))
+			tok[--k] = '\0';
+		if (k == 0)
+			continue;
+		if (api_key && !strcmp(tok, api_key))
+			rt_usage_die("--models: an entry is the API key; give the key by "
+			    "RETRIAL_API_KEY or --key-file, never on the command line");
+		if (k > 200 || strspn(tok, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "0123456789._:/@+-") != k)
+			rt_usage_die("--models: \"%.40s\": not a model name", tok);
+		if (n == MAX_MODELS)
+			rt_usage_die("--models: at most %d models", MAX_MODELS);
+		v = rt_xrealloc(v, (n + 1) * sizeof *v);
+		v[n++] = rt_xstrdup(tok);
+	}
+	free(copy);
+	*out = v;
+	return n;
+}
+
+/* Each model with its angle: the cached answer for this very evidence,
+ * else (online) a fresh one, kept in the cache when usable. Appends to out
+ * in model order; returns how many came from the cache. */
+static size_t
+consult_models(char **models, size_t n, const angle *const order[NANGLES],
+    const char *const val[NSLOTS], json_t *out)
+{
+	lane *lanes = rt_xcalloc(n, sizeof *lanes), **toask = rt_xcalloc(n, sizeof *toask);
+	size_t i, nask = 0, nhit = 0;
+	const char *where, *status;
+	json_t *hits;
+
+	for (i = 0; i < n; i++) {
+		lane *l = &lanes[i];
+		l->model = models[i];
+		l->ang = order[i % NANGLES];
+		l->json_mode = 1;
+		exact_key(l->model, l->ang, l->key);
+		if (!opt.no_cache && (hits = cache_lookup("hypotheses", l->key, &where))) {
+			l->hyp = from_cache(json_array_get(hits, 0), 0);
+			nhit++;
+			json_decref(hits);
+		} else if (!opt.offline) {
+			toask[nask++] = l;
+		} else {
+			rt_warn("--offline: no cached answer of %s (angle %s) for this evidence",
+			    l->model, l->ang->id);
+		}
+	}
+	if (nask > 0)
+		ask(toask, nask, val);
+	for (i = 0; i < nask; i++) {
+		status = json_string_value(json_object_get(toask[i]->hyp, "status"));
+		if (user_cache && !strcmp(status, "ok"))
+			cache_store(toask[i]->hyp, toask[i]->key);
+	}
+	for (i = 0; i < n; i++)
+		if (lanes[i].hyp)
+			json_array_append_new(out, lanes[i].hyp);
+	free(lanes);
+	free(toask);
+	return nhit;
+}
+
+static void
+usage(void)
+{
+	fputs(usage_text, stdout);
+	rt_fshut(stdout, "stdout");
+	exit(RT_EXIT_OK);
+}
 
 int
 main(int argc, char *argv[])
 {
-	(void)argc;
+	enum { O_CACHE = 256, O_KEYFILE, O_MAXRESP, O_MAXTOK, O_NOCACHE,
+		O_OFFLINE, O_RULES, O_TEMPLATE };
+	static const struct option lo[] = {
+		{ "project", required_argument, NULL, 'C' },
+		{ "source", required_argument, NULL, 's' },
+		{ "models", required_argument, NULL, 'm' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "cache", required_argument, NULL, O_CACHE },
+		{ "key-file", required_argument, NULL, O_KEYFILE },
+		{ "max-response", required_argument, NULL, O_MAXRESP },
+		{ "max-tokens", required_argument, NULL, O_MAXTOK },
+		{ "no-cache", no_argument, NULL, O_NOCACHE },
+		{ "offline", no_argument, NULL, O_OFFLINE },
+		{ "rules", no_argument, NULL, O_RULES },
+		{ "template", required_argument, NULL, O_TEMPLATE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char **srcargs = NULL, **models, *v[NSLOTS];
+	const char *where, *tok;
+	const angle *order[NANGLES] = { NULL };
+	const char *const *cv;
+	size_t nsrcargs = 0, nmodels, i, j, nhit = 0;
+	int c;
+	evidence ev = {0};
+	rt_jsonl_opts jo = {0};
+	json_t *rules, *out, *hits, *r, *h;
+	rt_buf cl = {0};
+	int rc = RT_EXIT_OK;
+
 	rt_setprogname(argv[0]);
-	rt_die("not implemented yet");
+	while ((c = getopt_long(argc, argv, "C:hm:s:t:Vv", lo, NULL)) != -1) {
+		switch (c) {
+		case 'C': opt.project = optarg; break;
+		case 's':
+			srcargs = rt_xrealloc(srcargs, (nsrcargs + 1) * sizeof *srcargs);
+			srcargs[nsrcargs++] = optarg;
+			break;
+		case 'm': opt.models_opt = optarg; break;
+		case 't': opt.timeout = rt_num_double("--timeout", optarg, 0, 3600, 1, 0); break;
+		case O_CACHE: opt.cache_opt = optarg; break;
+		case O_KEYFILE: opt.key_file = optarg; break;
+		case O_MAXRESP: opt.max_response = rt_num_long("--max-response", optarg, 1024, 1L << 30); break;
+		case O_MAXTOK: opt.max_tokens = rt_num_long("--max-tokens", optarg, 16, 1L << 20); break;
+		case O_NOCACHE: opt.no_cache = 1; break;
+		case O_OFFLINE: opt.offline = 1; break;
+		case O_RULES: opt.rules = 1; break;
+		case O_TEMPLATE: opt.template_path = optarg; break;
+		case 'v': opt.verbose = 1; break;
+		case 'h': usage(); break;
+		case 'V': rt_print_version(); rt_fshut(stdout, "stdout"); return RT_EXIT_OK;
+		default: rt_usage_die("unknown option");
+		}
+	}
+	if (opt.offline && opt.no_cache && !opt.rules)
+		rt_usage_die("--offline with --no-cache leaves nothing to answer from; add --rules");
+
+	/* the project, its sources, the key, the models, the template */
+	if (!(root = realpath(opt.project, NULL)))
+		rt_die("-C %s:", opt.project);
+	{
+		struct stat st;
+		if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+			rt_die("-C %s: not a directory", opt.project);
+	}
+	for (i = 0; i < nsrcargs; i++)
+		add_source(srcargs[i]);
+	free(srcargs);
+	if (nsrc > 1)
+		qsort(src, nsrc, sizeof *src, cmp_source);
+	api_key = load_key();
+	nmodels = parse_models(opt.models_opt ? opt.models_opt : getenv("RETRIAL_MODELS"), &models);
+	load_template();
+	user_cache = opt.no_cache ? NULL : cache_default();
+
+	/* the evidence */
+	ev.facts = json_array();
+	ev.experiments = json_array();
+	rt_jsonl_loop(argc - optind, argv + optind, &jo, on_record, &ev);
+	if (jo.records == 0)
+		rt_warn("no records read: the diagnosis rests on the sources alone");
+	make_digests(&ev);
+	vlog("evidence digest %s; sources key %s", digest, srckey);
+	rules = make_rules(&ev);
+	order_angles(rules, order);
+
+	/* the prompt's evidence, the same for every model */
+	for (cv = classes; *cv; cv++)
+		rt_buf_printf(&cl, "%s%s", cl.len ? ", " : "", *cv);
+	tok = ev.diff ? jstr(ev.diff, "token") : NULL;
+	v[S_COMMAND] = rt_xstrdup(ev_command(&ev) ? ev_command(&ev) : "(not recorded)");
+	v[S_RATE] = rate_text(&ev);
+	v[S_FACTS] = facts_text(&ev);
+	v[S_TOKEN] = rt_xstrdup(tok ? tok : "(none: no single word is in every failure and no success)");
+	v[S_FAIL] = rt_xstrdup(!ev.fail_stderr ? "(no failing trial record given)" :
+	    *ev.fail_stderr ? ev.fail_stderr : "(empty)");
+	v[S_PASS] = rt_xstrdup(!ev.pass_stderr ? "(no passing trial record given)" :
+	    *ev.pass_stderr ? ev.pass_stderr : "(empty)");
+	v[S_EXPERIMENTS] = experiments_text(&ev);
+	v[S_SOURCES] = sources_text();
+	v[S_RULES] = rules_text(rules);
+	v[S_CLASSES] = rt_xstrdup(rt_buf_str(&cl));
+	v[S_ANGLE] = NULL;
+	rt_buf_free(&cl);
+
+	/* each model: its exact cache entry, else (online) ask it */
+	out = json_array();
+	nhit = consult_models(models, nmodels, order, (const char *const *)v, out);
+
+	/* no model to ask: what was cached for these very sources */
+	if (!opt.no_cache && nsrc > 0 && (nmodels == 0 || (opt.offline && nhit == 0)) &&
+	    (hits = cache_lookup("sources", srckey, &where))) {
+		vlog("%zu hypotheses cached for these sources (%s cache)", json_array_size(hits), where);
+		json_array_foreach(hits, j, h)
+			json_array_append_new(out, from_cache(h, 1));
+		json_decref(hits);
+	}
+
+	/* rules: asked for, or all there is */
+	if (opt.rules || (nmodels == 0 && json_array_size(out) == 0 && !opt.offline)) {
+		if (!opt.rules)
+			rt_warn("no model configured (RETRIAL_MODELS) and nothing cached: "
+			    "rule-based hypotheses only");
+		json_array_foreach(rules, j, r) {
+			h = hyp_new("rules", NULL, NULL, jstr(r, "cause_class"), jstr(r, "explanation"));
+			json_array_append_new(out, h);
+		}
+	}
+	if (json_array_size(out) == 0) {
+		char *shipped = rt_xasprintf("%s/cache", rt_sharedir());
+		rt_warn("--offline: no cached hypothesis for this evidence%s (looked in %s%s%s); "
+		    "run online with RETRIAL_MODELS set, or add --rules",
+		    nsrc ? " and these sources" : " (and no --source to look up)",
+		    user_cache ? user_cache : "", user_cache ? " and " : "", shipped);
+		free(shipped);
+		rc = RT_EXIT_ERR;
+	}
+
+	json_array_foreach(out, j, h) {
+		char id[32];
+		snprintf(id, sizeof id, "h%zu", j + 1);
+		json_object_set_new(h, "id", json_string(id));
+		redact(h);
+		rt_emit(stdout, h);
+	}
+	rt_fshut(stdout, "stdout");
+
+	json_decref(out);
+	json_decref(rules);
+	json_decref(ev.measure);
+	json_decref(ev.diff);
+	json_decref(ev.facts);
+	json_decref(ev.experiments);
+	free(ev.fail_stderr);
+	free(ev.pass_stderr);
+	free(ev.trial_command);
+	for (i = 0; i < NSLOTS; i++)
+		free(v[i]);
+	for (i = 0; i < nmodels; i++)
+		free(models[i]);
+	free(models);
+	for (i = 0; i < nsrc; i++) {
+		free(src[i].rel);
+		free(src[i].text);
+	}
+	free(src);
+	free(root);
+	free(template_text);
+	free((char *)template_name);
+	free(user_cache);
+	if (api_key) {
+		memset(api_key, 0, strlen(api_key));
+		free(api_key);
+	}
+	return rc;
 }

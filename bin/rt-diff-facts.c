@@ -1,11 +1,990 @@
-/* rt-diff-facts: (not yet written) */
+/* rt-diff-facts: what is true only when the test fails — words, exit codes,
+ * timing, position and environment that separate failing from passing trials. */
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "rt_jsonl.h"
+#include "rt_stats.h"
+#include "rt_text.h"
 #include "rt_util.h"
+
+#define ALPHA 0.05         /* a fact short of full coverage needs p ≤ ALPHA */
+#define SKEW 0.25          /* failure_more/success_more: rates differ by ≥ this */
+#define RES_CAP 65536      /* reservoir per group for timing and position */
+#define ENV_MAX_VALUES 64  /* an env key with more values is seed-like: dropped */
+#define PERIOD_MAX (1LL << 40)
+#define NONE ((size_t)-1)
+
+/* Per token, env value, exit code or signal: records holding it. */
+typedef struct {
+	long nf, ns;
+	long seen;         /* serial of the last record counted: once per record */
+} count;
+
+typedef struct {
+	long records, distinct;
+	int dropped;
+} envkey;
+
+/* Uniform sample of at most RES_CAP values (Algorithm R, fixed seed so
+ * that the output is reproducible); exact while n ≤ RES_CAP. */
+typedef struct {
+	double *v;
+	size_t n, cap;
+	long seen;
+	uint64_t rng;
+} reservoir;
+
+typedef struct {
+	rt_strtab *words;    /* tag byte + text -> count; tags below */
+	rt_strtab *pairs;    /* tag + word id + word id -> count */
+	rt_strtab *envkeys;  /* name -> envkey */
+	long serial, ordinal;
+	long F, S, errors, timeouts, conc_f, conc_s, skipped, timed_f, timed_s;
+	long long *ftrials;
+	size_t nft, capft;
+	reservoir tf, ts, pf, ps;
+	/* periodicity: the gcd of failing trial numbers, and for each of its
+	 * divisors ≥ 2 the passing trials at its multiples */
+	int have_g, period_off;
+	long long g, *div, *pre;
+	long *divcnt;
+	size_t ndiv, npre, cappre;
+	int lenient;
+} ctx;
+
+enum { TAG_ERR = 'e', TAG_OUT = 'o', TAG_EXIT = 'x', TAG_SIG = 's', TAG_ENV = 'v' };
+/* In the order that breaks ties: what a whole error line cannot say first. */
+enum { K_POSITION, K_ENV, K_TIMING, K_TOKEN, K_PHRASE, K_EXIT, K_SIGNAL, K_TIMEOUT };
+static const char *const kind_name[] = { "position", "env", "timing", "token",
+    "phrase", "exit_code", "signal", "timeout" };
+
+typedef struct {
+	int kind, stream;        /* stream: 0 stderr, 1 stdout, -1 none */
+	char *value;
+	size_t vlen;
+	const char *dir;
+	long a, c;               /* in failures, in successes */
+	double p, cover, other;  /* share of its side covered, of the other side */
+	int err;
+	char *detail;
+} fact;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: rt-diff-facts [--jsonl] [--lenient] [--top N] [file ...]\n"
+	    "  --jsonl      one {\"type\":\"fact\"} record per line instead of one diff record\n"
+	    "  --lenient    skip malformed lines and trial records, counted in \"skipped\"\n"
+	    "  -n, --top N  keep the N strongest facts (default 20; 0 keeps all)\n"
+	    "  -h, --help   this text\n"
+	    "  -V, --version\n");
+}
+
+static uint64_t
+splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void
+res_add(reservoir *r, double x)
+{
+	uint64_t j;
+
+	r->seen++;
+	if (r->n < RES_CAP) {
+		if (r->n == r->cap) {
+			r->cap = r->cap ? r->cap * 2 : 64;
+			r->v = rt_xrealloc(r->v, r->cap * sizeof *r->v);
+		}
+		r->v[r->n++] = x;
+		return;
+	}
+	j = splitmix(&r->rng) % (uint64_t)r->seen;
+	if (j < RES_CAP)
+		r->v[j] = x;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+median(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void
+bump(count *k, long serial, int fail)
+{
+	if (k->seen == serial)
+		return;
+	k->seen = serial;
+	if (fail)
+		k->nf++;
+	else
+		k->ns++;
+}
+
+static void
+bump_key(ctx *c, const void *key, size_t len, int fail)
+{
+	size_t id = rt_strtab_put(c->words, key, len, NULL);
+
+	bump(rt_strtab_val(c->words, id), c->serial, fail);
+}
+
+/* Words and word pairs of one stream of one record, each counted once. */
+static void
+scan_text(ctx *c, const char *s, size_t n, char tag, int fail)
+{
+	rt_tok t;
+	char key[RT_TOK_MAX + 16];
+	unsigned char pk[9];
+	size_t id, pid, prev = NONE;
+	uint32_t a, b;
+	int prevpure = 0;
+
+	rt_tok_init(&t, s, n);
+	key[0] = tag;
+	pk[0] = (unsigned char)tag;
+	while (rt_tok_next(&t)) {
+		memcpy(key + 1, t.tok, t.len);
+		id = rt_strtab_put(c->words, key, t.len + 1, NULL);
+		bump(rt_strtab_val(c->words, id), c->serial, fail);
+		if (prev != NONE && !t.newline && !(prevpure && t.pure)) {
+			a = (uint32_t)prev, b = (uint32_t)id;
+			memcpy(pk + 1, &a, 4);
+			memcpy(pk + 5, &b, 4);
+			pid = rt_strtab_put(c->pairs, pk, sizeof pk, NULL);
+			bump(rt_strtab_val(c->pairs, pid), c->serial, fail);
+		}
+		prev = id;
+		prevpure = t.pure;
+	}
+}
+
+/* An env value as text: strings as they are, other JSON compact. */
+static char *
+env_text(json_t *v, size_t *len)
+{
+	char *s;
+
+	if (json_is_string(v)) {
+		*len = json_string_length(v);
+		s = rt_xmalloc(*len + 1);
+		memcpy(s, json_string_value(v), *len + 1);
+		return s;
+	}
+	if (json_is_real(v))
+		s = rt_xasprintf("%.12g", json_real_value(v));
+	else if (!(s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY)))
+		rt_die("out of memory");
+	*len = strlen(s);
+	return s;
+}
+
+static void
+scan_env(ctx *c, json_t *env, int fail)
+{
+	const char *name;
+	json_t *v;
+	size_t nlen, vlen, id;
+	envkey *ek;
+	char *val;
+	rt_buf key = {0};
+	int created;
+
+	json_object_foreach(env, name, v) {
+		nlen = strlen(name);
+		ek = rt_strtab_val(c->envkeys, rt_strtab_put(c->envkeys, name, nlen, NULL));
+		ek->records++;
+		if (ek->dropped)
+			continue;
+		val = env_text(v, &vlen);
+		key.len = 0;
+		rt_buf_addc(&key, TAG_ENV);
+		rt_buf_add(&key, name, nlen + 1);
+		rt_buf_add(&key, val, vlen);
+		free(val);
+		id = rt_strtab_put(c->words, key.data, key.len, &created);
+		if (created && ++ek->distinct > ENV_MAX_VALUES) {
+			ek->dropped = 1;
+			continue;
+		}
+		bump(rt_strtab_val(c->words, id), c->serial, fail);
+	}
+	rt_buf_free(&key);
+}
+
+static long long
+gcd(long long a, long long b)
+{
+	while (b) {
+		long long t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static void
+period_count(ctx *c, long long t)
+{
+	size_t i;
+
+	for (i = 0; i < c->ndiv; i++)
+		if (t % c->div[i] == 0)
+			c->divcnt[i]++;
+}
+
+/* A passing trial: count it at the multiples of every candidate period,
+ * or keep its number until the first failure gives the candidates. */
+static void
+period_pass(ctx *c, long long t)
+{
+	if (c->period_off)
+		return;
+	if (c->have_g) {
+		period_count(c, t);
+		return;
+	}
+	if (c->npre == c->cappre) {
+		c->cappre = c->cappre ? c->cappre * 2 : 256;
+		c->pre = rt_xrealloc(c->pre, c->cappre * sizeof *c->pre);
+	}
+	c->pre[c->npre++] = t;
+}
+
+static void
+period_fail(ctx *c, long long t)
+{
+	long long d, q;
+	size_t i, j;
+
+	if (c->period_off || t == 0)
+		return;
+	if (!c->have_g) {
+		c->have_g = 1;
+		c->g = t;
+		if (t > PERIOD_MAX) {
+			c->period_off = 1;
+		} else {
+			/* divisors ≥ 2 of the first failing trial, ascending */
+			size_t cap = 64, nhi = 0;
+			long long *hi = rt_xmalloc(cap * sizeof *hi);
+			c->div = rt_xmalloc(cap * sizeof *c->div);
+			for (d = 1; d * d <= t; d++) {
+				if (t % d)
+					continue;
+				q = t / d;
+				if (c->ndiv + 1 >= cap || nhi + 1 >= cap) {
+					cap *= 2;
+					c->div = rt_xrealloc(c->div, cap * sizeof *c->div);
+					hi = rt_xrealloc(hi, cap * sizeof *hi);
+				}
+				if (d >= 2)
+					c->div[c->ndiv++] = d;
+				if (q != d)
+					hi[nhi++] = q;
+			}
+			c->div = rt_xrealloc(c->div, (c->ndiv + nhi + 1) * sizeof *c->div);
+			while (nhi > 0)
+				c->div[c->ndiv++] = hi[--nhi];
+			free(hi);
+			c->divcnt = rt_xcalloc(c->ndiv + 1, sizeof *c->divcnt);
+			for (i = 0; i < c->npre; i++)
+				period_count(c, c->pre[i]);
+			c->period_off = c->ndiv == 0;
+		}
+		free(c->pre);
+		c->pre = NULL;
+		c->npre = 0;
+		return;
+	}
+	c->g = gcd(c->g, t);
+	for (i = j = 0; i < c->ndiv; i++) {
+		if (c->g % c->div[i] == 0) {
+			c->div[j] = c->div[i];
+			c->divcnt[j++] = c->divcnt[i];
+		}
+	}
+	c->ndiv = j;
+	if (c->ndiv == 0)
+		c->period_off = 1;
+}
+
+/* A malformed trial record: fatal, or skipped under --lenient (returns 0
+ * for the record loop to go on). */
+static int
+bad(ctx *c, const rt_where *w, const char *fmt, const char *key)
+{
+	if (!c->lenient)
+		rt_die_at(w, fmt, key);
+	c->skipped++;
+	return 0;
+}
+
+static int
+opt_int(json_t *rec, const char *key, long long min, long long *out, int *has)
+{
+	json_t *v = json_object_get(rec, key);
+	double d;
+
+	*has = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	d = json_is_real(v) ? json_real_value(v) : 0.5;
+	if (json_is_integer(v))
+		*out = json_integer_value(v);
+	else if (d == floor(d) && fabs(d) < 9e15)
+		*out = (long long)d;
+	else
+		return -1;
+	*has = 1;
+	return *out < min ? -1 : 0;
+}
+
+static int
+opt_text(json_t *rec, const char *key, const char **s, size_t *n)
+{
+	json_t *v = json_object_get(rec, key);
+
+	*s = "";
+	*n = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return -1;
+	*s = json_string_value(v);
+	*n = json_string_length(v);
+	return 0;
+}
+
+static int
+on_record(json_t *rec, const rt_where *w, void *arg)
+{
+	ctx *c = arg;
+	const char *outcome, *err, *out;
+	size_t nerr, nout;
+	long long trial, code, sig, conc;
+	int has_trial, has_code, has_sig, has_conc, has_el, fail, timeout = 0;
+	double el = 0;
+	json_t *v, *env;
+	char key[32];
+
+	if (strcmp(json_string_value(json_object_get(rec, "type")), "trial") != 0)
+		return 0;
+	v = json_object_get(rec, "outcome");
+	if (!v || json_is_null(v))
+		return bad(c, w, "\"%s\" missing", "outcome");
+	if (!json_is_string(v))
+		return bad(c, w, "\"%s\": not a string", "outcome");
+	outcome = json_string_value(v);
+	if (strcmp(outcome, "pass") == 0)
+		fail = 0;
+	else if (strcmp(outcome, "fail") == 0)
+		fail = 1;
+	else if (strcmp(outcome, "timeout") == 0)
+		fail = timeout = 1;
+	else if (strcmp(outcome, "error") == 0 || strcmp(outcome, "ignored") == 0)
+		fail = -1;
+	else
+		return bad(c, w, "\"%s\": not pass, fail, timeout, error or ignored", "outcome");
+
+	if (opt_int(rec, "trial", 0, &trial, &has_trial) < 0)
+		return bad(c, w, "\"%s\": not a whole number ≥ 0", "trial");
+	if (opt_int(rec, "exit_code", LLONG_MIN, &code, &has_code) < 0)
+		return bad(c, w, "\"%s\": not a whole number", "exit_code");
+	if (opt_int(rec, "signal", 1, &sig, &has_sig) < 0)
+		return bad(c, w, "\"%s\": not a signal number", "signal");
+	if (opt_int(rec, "concurrent", 0, &conc, &has_conc) < 0)
+		return bad(c, w, "\"%s\": not a whole number ≥ 0", "concurrent");
+	v = json_object_get(rec, "elapsed_ms");
+	has_el = v && !json_is_null(v);
+	if (has_el && (!json_is_number(v) || !isfinite(el = json_number_value(v)) || el < 0))
+		return bad(c, w, "\"%s\": not a number ≥ 0", "elapsed_ms");
+	if (opt_text(rec, "stderr", &err, &nerr) < 0)
+		return bad(c, w, "\"%s\": not a string", "stderr");
+	if (opt_text(rec, "stdout", &out, &nout) < 0)
+		return bad(c, w, "\"%s\": not a string", "stdout");
+	env = json_object_get(rec, "env");
+	if (env && !json_is_null(env) && !json_is_object(env))
+		return bad(c, w, "\"%s\": not an object", "env");
+
+	c->ordinal++;
+	if (!has_trial)
+		trial = c->ordinal;
+	if (fail < 0) {
+		c->errors++;
+		return 0;
+	}
+	c->serial++;
+	if (fail) {
+		c->F++;
+		c->timeouts += timeout;
+		if (c->nft == c->capft) {
+			c->capft = c->capft ? c->capft * 2 : 64;
+			c->ftrials = rt_xrealloc(c->ftrials, c->capft * sizeof *c->ftrials);
+		}
+		c->ftrials[c->nft++] = trial;
+		res_add(&c->pf, (double)trial);
+		period_fail(c, trial);
+	} else {
+		c->S++;
+		res_add(&c->ps, (double)trial);
+		period_pass(c, trial);
+	}
+	if (has_code) {
+		key[0] = TAG_EXIT;
+		snprintf(key + 1, sizeof key - 1, "%lld", code);
+		bump_key(c, key, strlen(key), fail);
+	}
+	if (has_sig) {
+		key[0] = TAG_SIG;
+		snprintf(key + 1, sizeof key - 1, "%lld", sig);
+		bump_key(c, key, strlen(key), fail);
+	}
+	if (has_conc && conc > 0) {
+		if (fail)
+			c->conc_f++;
+		else
+			c->conc_s++;
+	}
+	if (has_el) {
+		res_add(fail ? &c->tf : &c->ts, el);
+		if (fail)
+			c->timed_f++;
+		else
+			c->timed_s++;
+	}
+	scan_text(c, err, nerr, TAG_ERR, fail);
+	scan_text(c, out, nout, TAG_OUT, fail);
+	if (env && json_is_object(env))
+		scan_env(c, env, fail);
+	return 0;
+}
+
+/* ---- facts ---- */
+
+typedef struct {
+	fact *v;
+	size_t n, cap;
+} factv;
+
+static fact *
+add_fact(factv *fv, int kind, int stream, const char *dir, long a, long c, double p)
+{
+	fact *f;
+
+	if (fv->n == fv->cap) {
+		fv->cap = fv->cap ? fv->cap * 2 : 64;
+		fv->v = rt_xrealloc(fv->v, fv->cap * sizeof *fv->v);
+	}
+	f = &fv->v[fv->n++];
+	memset(f, 0, sizeof *f);
+	f->kind = kind;
+	f->stream = stream;
+	f->dir = dir;
+	f->a = a;
+	f->c = c;
+	f->p = isnan(p) ? 1 : p;
+	/* 10 significant digits, so that mirror-image tables rank and print
+	 * the same p despite rounding in the last bits */
+	if (f->p > 0) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%.9e", f->p);
+		f->p = strtod(buf, NULL);
+	}
+	return f;
+}
+
+/* The rule for a count: in failures only, in successes only, or clearly
+ * more in one (rates apart by ≥ SKEW at p ≤ ALPHA). Failure-only and
+ * success-only facts need p ≤ ALPHA unless they cover every run of their side. */
+static const char *
+classify(long a, long F, long c, long S, double *p)
+{
+	double rf, rs;
+
+	if (F == 0 || S == 0 || (a == 0 && c == 0))
+		return NULL;
+	rf = (double)a / F, rs = (double)c / S;
+	if (c == 0 || a == 0 || fabs(rf - rs) >= SKEW)
+		*p = rt_fisher_exact(a, F - a, c, S - c);
+	else
+		return NULL;
+	if (c == 0)
+		return a == F || *p <= ALPHA ? "failure_only" : NULL;
+	if (a == 0)
+		return c == S || *p <= ALPHA ? "success_only" : NULL;
+	if (*p > ALPHA)
+		return NULL;
+	return rf > rs ? "failure_more" : "success_more";
+}
+
+static void
+cover(fact *f, long F, long S)
+{
+	double rf = F ? (double)f->a / F : 0, rs = S ? (double)f->c / S : 0;
+	int succ = strncmp(f->dir, "success", 7) == 0;
+
+	f->cover = succ ? rs : rf;
+	/* only clusters and timing compare all runs: nothing on the other side */
+	f->other = f->kind == K_TIMING || (f->kind == K_POSITION && f->dir[0] == 'c') ?
+	    0 : succ ? rf : rs;
+}
+
+static char *
+runs_detail(const char *what, long a, long F, long c, long S)
+{
+	return rt_xasprintf("%s %ld/%ld failing and %ld/%ld passing runs", what, a, F, c, S);
+}
+
+static void
+set_value(fact *f, const char *s, size_t n)
+{
+	f->value = rt_xmalloc(n + 1);
+	memcpy(f->value, s, n);
+	f->value[n] = '\0';
+	f->vlen = n;
+}
+
+static void
+word_facts(ctx *c, factv *fv)
+{
+	size_t i, n = rt_strtab_count(c->words), len;
+	const char *key, *dir;
+	count *k;
+	fact *f;
+	double p = 1;
+	char *q;
+
+	for (i = 0; i < n; i++) {
+		key = rt_strtab_key(c->words, i, &len);
+		k = rt_strtab_val(c->words, i);
+		if (key[0] == TAG_ENV)
+			continue;               /* env_facts */
+		if ((key[0] == TAG_ERR || key[0] == TAG_OUT) &&
+		    (strcmp(key + 1, RT_MASK_NUM) == 0 || strcmp(key + 1, RT_MASK_HEX) == 0 ||
+		    strcmp(key + 1, RT_MASK_UUID) == 0 || strcmp(key + 1, RT_MASK_TIME) == 0 ||
+		    strcmp(key + 1, RT_MASK_TMP) == 0))
+			continue;               /* a bare placeholder says nothing */
+		if (!(dir = classify(k->nf, c->F, k->ns, c->S, &p)))
+			continue;
+		switch (key[0]) {
+		case TAG_ERR:
+		case TAG_OUT:
+			f = add_fact(fv, K_TOKEN, key[0] == TAG_OUT, dir, k->nf, k->ns, p);
+			set_value(f, key + 1, len - 1);
+			f->err = rt_text_errorish(f->value, f->vlen);
+			break;
+		case TAG_EXIT:
+			if (dir[0] == 's' && strcmp(key + 1, "0") == 0)
+				break;          /* passing runs exit 0: no news */
+			f = add_fact(fv, K_EXIT, -1, dir, k->nf, k->ns, p);
+			set_value(f, key + 1, len - 1);
+			q = rt_xasprintf("exit code %s in", f->value);
+			f->detail = runs_detail(q, k->nf, c->F, k->ns, c->S);
+			free(q);
+			break;
+		case TAG_SIG:
+			f = add_fact(fv, K_SIGNAL, -1, dir, k->nf, k->ns, p);
+			set_value(f, key + 1, len - 1);
+			q = rt_xasprintf("killed by signal %s in", f->value);
+			f->detail = runs_detail(q, k->nf, c->F, k->ns, c->S);
+			free(q);
+			break;
+		}
+	}
+}
+
+/* Word pairs; a pair with the same counts as one of its words is in
+ * exactly the same runs (a pair implies both words), so it adds nothing. */
+static void
+phrase_facts(ctx *c, factv *fv)
+{
+	size_t i, n = rt_strtab_count(c->pairs), l1, l2;
+	const unsigned char *key;
+	const char *w1, *w2, *dir;
+	count *k, *k1, *k2;
+	uint32_t a, b;
+	fact *f;
+	double p = 1;
+	int e1, e2;
+
+	for (i = 0; i < n; i++) {
+		key = (const unsigned char *)rt_strtab_key(c->pairs, i, NULL);
+		k = rt_strtab_val(c->pairs, i);
+		memcpy(&a, key + 1, 4);
+		memcpy(&b, key + 5, 4);
+		k1 = rt_strtab_val(c->words, a);
+		k2 = rt_strtab_val(c->words, b);
+		if ((k->nf == k1->nf && k->ns == k1->ns) || (k->nf == k2->nf && k->ns == k2->ns))
+			continue;
+		if (!(dir = classify(k->nf, c->F, k->ns, c->S, &p)))
+			continue;
+		w1 = rt_strtab_key(c->words, a, &l1) + 1;
+		w2 = rt_strtab_key(c->words, b, &l2) + 1;
+		f = add_fact(fv, K_PHRASE, key[0] == TAG_OUT, dir, k->nf, k->ns, p);
+		f->value = rt_xasprintf("%s %s", w1, w2);
+		f->vlen = l1 + l2 - 1;
+		e1 = rt_text_errorish(w1, l1 - 1);
+		e2 = rt_text_errorish(w2, l2 - 1);
+		f->err = e1 > e2 ? e1 : e2;
+	}
+}
+
+static void
+env_facts(ctx *c, factv *fv)
+{
+	size_t i, n = rt_strtab_count(c->words), len, nlen;
+	const char *key, *dir;
+	count *k;
+	envkey *ek;
+	fact *f;
+	double p = 1;
+	char *q;
+
+	for (i = 0; i < n; i++) {
+		key = rt_strtab_key(c->words, i, &len);
+		if (key[0] != TAG_ENV)
+			continue;
+		nlen = strlen(key + 1);
+		ek = rt_strtab_val(c->envkeys, rt_strtab_find(c->envkeys, key + 1, nlen));
+		/* seed-like: a new value in every run */
+		if (ek->dropped || (ek->records >= 2 && ek->distinct == ek->records))
+			continue;
+		k = rt_strtab_val(c->words, i);
+		if (!(dir = classify(k->nf, c->F, k->ns, c->S, &p)))
+			continue;
+		f = add_fact(fv, K_ENV, -1, dir, k->nf, k->ns, p);
+		f->vlen = len - 1;
+		f->value = rt_xmalloc(len);
+		memcpy(f->value, key + 1, len - 1);
+		f->value[nlen] = '=';
+		f->value[len - 1] = '\0';
+		q = rt_xasprintf("%s in", f->value);
+		f->detail = runs_detail(q, k->nf, c->F, k->ns, c->S);
+		free(q);
+	}
+}
+
+static const char *
+ordinal_suffix(long long k)
+{
+	if (k % 100 >= 11 && k % 100 <= 13)
+		return "th";
+	return k % 10 == 1 ? "st" : k % 10 == 2 ? "nd" : k % 10 == 3 ? "rd" : "th";
+}
+
+static const char *
+sample_note(const reservoir *a, const reservoir *b)
+{
+	return a->seen > RES_CAP || b->seen > RES_CAP ? ", from samples of 65536" : "";
+}
+
+static void
+other_facts(ctx *c, factv *fv)
+{
+	double p = 1, effect, mf, ms;
+	const char *dir;
+	fact *f;
+	long cnt;
+
+	if (c->F == 0 || c->S == 0)
+		return;
+	if ((dir = classify(c->timeouts, c->F, 0, c->S, &p))) {
+		f = add_fact(fv, K_TIMEOUT, -1, dir, c->timeouts, 0, p);
+		set_value(f, "timeout", 7);
+		f->detail = rt_xasprintf("%ld/%ld failing runs timed out", c->timeouts, c->F);
+	}
+	if ((dir = classify(c->conc_f, c->F, c->conc_s, c->S, &p)) && dir[0] == 'f') {
+		f = add_fact(fv, K_POSITION, -1, "overlap", c->conc_f, c->conc_s, p);
+		set_value(f, "concurrent", 10);
+		f->detail = runs_detail("overlap with another trial in", c->conc_f, c->F,
+		    c->conc_s, c->S);
+	}
+	/* periodic: every failure at a multiple of k = gcd ≥ 2, at least 3 of
+	 * them, and passing trials at the other positions */
+	if (c->have_g && !c->period_off && c->ndiv > 0 && c->F >= 3 && c->g >= 2 &&
+	    c->div[c->ndiv - 1] == c->g && (cnt = c->divcnt[c->ndiv - 1]) < c->S) {
+		p = rt_fisher_exact(c->F, 0, cnt, c->S - cnt);
+		f = add_fact(fv, K_POSITION, -1, "periodic", c->F, cnt, p);
+		f->value = rt_xasprintf("every %lld%s trial", c->g, ordinal_suffix(c->g));
+		f->vlen = strlen(f->value);
+		f->detail = rt_xasprintf("all %ld failures at trials divisible by %lld; "
+		    "%ld/%ld passing runs were too", c->F, c->g, cnt, c->S);
+	}
+	if (c->pf.n >= 2 && c->ps.n >= 2) {
+		qsort(c->pf.v, c->pf.n, sizeof *c->pf.v, cmp_double);
+		qsort(c->ps.v, c->ps.n, sizeof *c->ps.v, cmp_double);
+		p = rt_mann_whitney(c->pf.v, c->pf.n, c->ps.v, c->ps.n, NULL, &effect);
+		if (p <= ALPHA && effect != 0.5) {
+			mf = median(c->pf.v, c->pf.n), ms = median(c->ps.v, c->ps.n);
+			f = add_fact(fv, K_POSITION, -1, effect < 0.5 ? "clustered_start" :
+			    "clustered_end", c->F, c->S, p);
+			set_value(f, effect < 0.5 ? "start" : "end", effect < 0.5 ? 5 : 3);
+			f->detail = rt_xasprintf("median failing trial %.15g, median passing trial "
+			    "%.15g (Mann-Whitney%s)", mf, ms, sample_note(&c->pf, &c->ps));
+		}
+	}
+	if (c->tf.n >= 2 && c->ts.n >= 2) {
+		qsort(c->tf.v, c->tf.n, sizeof *c->tf.v, cmp_double);
+		qsort(c->ts.v, c->ts.n, sizeof *c->ts.v, cmp_double);
+		p = rt_mann_whitney(c->tf.v, c->tf.n, c->ts.v, c->ts.n, NULL, &effect);
+		if (p <= ALPHA && effect != 0.5) {
+			mf = median(c->tf.v, c->tf.n), ms = median(c->ts.v, c->ts.n);
+			f = add_fact(fv, K_TIMING, -1, effect < 0.5 ? "faster_when_failing" :
+			    "slower_when_failing", c->timed_f, c->timed_s, p);
+			set_value(f, "elapsed_ms", 10);
+			if (ms > 0)
+				f->detail = rt_xasprintf("median %.6g ms failing vs %.6g ms passing "
+				    "(x%.3g%s)", mf, ms, mf / ms, sample_note(&c->tf, &c->ts));
+			else
+				f->detail = rt_xasprintf("median %.6g ms failing vs %.6g ms passing%s",
+				    mf, ms, sample_note(&c->tf, &c->ts));
+		}
+	}
+}
+
+/* p ascending (p underflows to 0 when the evidence is overwhelming), then
+ * coverage of its side, then presence on the other side, then kind,
+ * error-likeness, length, bytes. */
+static int
+cmp_fact(const void *x, const void *y)
+{
+	const fact *a = x, *b = y;
+	int r;
+
+	if (a->p != b->p)
+		return a->p < b->p ? -1 : 1;
+	if (a->cover != b->cover)
+		return a->cover > b->cover ? -1 : 1;
+	if (a->other != b->other)
+		return a->other < b->other ? -1 : 1;
+	if ((a->dir[0] == 's') != (b->dir[0] == 's'))
+		return a->dir[0] == 's' ? 1 : -1;
+	if (a->kind != b->kind)
+		return a->kind - b->kind;
+	if (a->stream != b->stream)
+		return a->stream - b->stream;
+	if (a->err != b->err)
+		return b->err - a->err;
+	if (a->vlen != b->vlen)
+		return a->vlen > b->vlen ? -1 : 1;
+	if ((r = memcmp(a->value, b->value, a->vlen)))
+		return r;
+	return strcmp(a->dir, b->dir);
+}
+
+/* The word in the stderr of every failure and of no success; null when
+ * there is none (or nothing to compare). */
+static json_t *
+pick_token(ctx *c)
+{
+	size_t i, n = rt_strtab_count(c->words), len, blen = 0;
+	const char *key, *best = NULL;
+	count *k;
+	int e, berr = -1, better;
+
+	if (c->F == 0 || c->S == 0)
+		return json_null();
+	for (i = 0; i < n; i++) {
+		key = rt_strtab_key(c->words, i, &len);
+		k = rt_strtab_val(c->words, i);
+		if (key[0] != TAG_ERR || k->nf != c->F || k->ns != 0 || strchr(key + 1, '<'))
+			continue;
+		e = rt_text_errorish(key + 1, len - 1);
+		better = !best || e > berr || (e == berr && (len - 1 > blen ||
+		    (len - 1 == blen && strcmp(key + 1, best) < 0)));
+		if (better)
+			best = key + 1, blen = len - 1, berr = e;
+	}
+	return best ? rt_json_bytes(best, blen) : json_null();
+}
+
+static json_t *
+fact_json(const fact *f, const ctx *c, int typed)
+{
+	json_t *j = json_object();
+	char *d = NULL;
+
+	if (typed)
+		json_object_set_new(j, "type", json_string("fact"));
+	json_object_set_new(j, "kind", json_string(kind_name[f->kind]));
+	json_object_set_new(j, "stream", f->stream < 0 ? json_null() :
+	    json_string(f->stream ? "stdout" : "stderr"));
+	json_object_set_new(j, "value", rt_json_bytes(f->value, f->vlen));
+	json_object_set_new(j, "direction", json_string(f->dir));
+	json_object_set_new(j, "in_failures", json_integer(f->a));
+	json_object_set_new(j, "failures", json_integer(c->F));
+	json_object_set_new(j, "in_successes", json_integer(f->c));
+	json_object_set_new(j, "successes", json_integer(c->S));
+	json_object_set_new(j, "p", json_real(f->p));
+	if (!f->detail) {
+		char *what = rt_xasprintf("\"%s\" in the %s of", f->value,
+		    f->stream ? "stdout" : "stderr");
+		d = runs_detail(what, f->a, c->F, f->c, c->S);
+		free(what);
+	}
+	json_object_set_new(j, "detail", rt_json_bytes(f->detail ? f->detail : d,
+	    strlen(f->detail ? f->detail : d)));
+	free(d);
+	return j;
+}
+
+static json_t *
+code_list(ctx *c, int failing)
+{
+	size_t i, n = rt_strtab_count(c->words), m = 0;
+	long long *v = NULL;
+	const char *key;
+	count *k;
+	json_t *a = json_array();
+
+	for (i = 0; i < n; i++) {
+		key = rt_strtab_key(c->words, i, NULL);
+		k = rt_strtab_val(c->words, i);
+		if (key[0] != TAG_EXIT || (failing ? k->nf : k->ns) == 0)
+			continue;
+		v = rt_xrealloc(v, (m + 1) * sizeof *v);
+		v[m++] = strtoll(key + 1, NULL, 10);
+	}
+	if (m)
+		qsort(v, m, sizeof *v, cmp_ll);
+	for (i = 0; i < m; i++)
+		json_array_append_new(a, json_integer(v[i]));
+	free(v);
+	return a;
+}
 
 int
 main(int argc, char *argv[])
 {
-	(void)argc;
+	static const struct option longopts[] = {
+		{ "jsonl", no_argument, NULL, 'J' },
+		{ "lenient", no_argument, NULL, 'L' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	ctx c;
+	rt_jsonl_opts jo = {0};
+	factv fv = {0};
+	json_t *out, *facts, *ft;
+	long top = 20;
+	int ch, jsonl = 0;
+	size_t i, nout;
+
 	rt_setprogname(argv[0]);
-	rt_die("not implemented yet");
+	memset(&c, 0, sizeof c);
+	while ((ch = getopt_long(argc, argv, "hn:V", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'J':
+			jsonl = 1;
+			break;
+		case 'L':
+			c.lenient = jo.lenient = 1;
+			break;
+		case 'n':
+			top = rt_num_long("--top", optarg, 0, 100000000);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			rt_print_version();
+			return 0;
+		default:
+			usage(stderr);
+			return RT_EXIT_ERR;
+		}
+	}
+	c.words = rt_strtab_new(sizeof(count));
+	c.pairs = rt_strtab_new(sizeof(count));
+	c.envkeys = rt_strtab_new(sizeof(envkey));
+	c.tf.rng = 1, c.ts.rng = 2, c.pf.rng = 3, c.ps.rng = 4;
+
+	rt_jsonl_loop(argc - optind, argv + optind, &jo, on_record, &c);
+
+	word_facts(&c, &fv);
+	phrase_facts(&c, &fv);
+	env_facts(&c, &fv);
+	other_facts(&c, &fv);
+	for (i = 0; i < fv.n; i++)
+		cover(&fv.v[i], c.F, c.S);
+	if (fv.n)
+		qsort(fv.v, fv.n, sizeof *fv.v, cmp_fact);
+	nout = top == 0 || (size_t)top > fv.n ? fv.n : (size_t)top;
+
+	if (jsonl) {
+		for (i = 0; i < nout; i++) {
+			out = fact_json(&fv.v[i], &c, 1);
+			rt_emit(stdout, out);
+			json_decref(out);
+		}
+	} else {
+		out = json_object();
+		json_object_set_new(out, "type", json_string("diff"));
+		json_object_set_new(out, "trials", json_integer(c.F + c.S));
+		json_object_set_new(out, "failures", json_integer(c.F));
+		json_object_set_new(out, "errors", json_integer(c.errors));
+		if (c.lenient)
+			json_object_set_new(out, "skipped", json_integer(jo.skipped + c.skipped));
+		json_object_set_new(out, "exit_codes_on_failure", code_list(&c, 1));
+		json_object_set_new(out, "exit_codes_on_success", code_list(&c, 0));
+		if (c.nft)
+			qsort(c.ftrials, c.nft, sizeof *c.ftrials, cmp_ll);
+		ft = json_array();
+		for (i = 0; i < c.nft; i++)
+			json_array_append_new(ft, json_integer(c.ftrials[i]));
+		json_object_set_new(out, "failure_trials", ft);
+		json_object_set_new(out, "token", pick_token(&c));
+		facts = json_array();
+		for (i = 0; i < nout; i++)
+			json_array_append_new(facts, fact_json(&fv.v[i], &c, 0));
+		json_object_set_new(out, "facts", facts);
+		rt_emit(stdout, out);
+		json_decref(out);
+	}
+	for (i = 0; i < fv.n; i++) {
+		free(fv.v[i].value);
+		free(fv.v[i].detail);
+	}
+	free(fv.v);
+	free(c.ftrials);
+	free(c.tf.v), free(c.ts.v), free(c.pf.v), free(c.ps.v);
+	free(c.div), free(c.divcnt), free(c.pre);
+	rt_strtab_free(c.words);
+	rt_strtab_free(c.pairs);
+	rt_strtab_free(c.envkeys);
+	rt_fshut(stdout, "stdout");
+	return 0;
 }

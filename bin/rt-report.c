@@ -1,11 +1,1739 @@
-/* rt-report: (not yet written) */
+/* rt-report: the one-page report — how often it fails, what is true only
+ * when it fails, what observation changed, and what it takes to say it is fixed. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rt_jsonl.h"
+#include "rt_stats.h"
+#include "rt_trial.h"
 #include "rt_util.h"
+
+#define TOP_FACTS    5     /* facts listed, smallest p first */
+#define MAX_LISTED   100   /* failing trial numbers listed */
+#define MAX_CODE     400   /* bytes of record text quoted in one place */
+#define TIMELINE_ROW 50    /* cells per row of the timeline */
+#define BAND_POINTS  500   /* at most this many points on the narrowing band */
+
+static const char usage_text[] =
+    "usage: rt-report [-o DIR] [--html] [-p FILE] [file ...]\n"
+    "       rt-report -t [-p FILE] [file ...]\n"
+    "  -o, --output DIR   write summary.json and report.md into DIR (default .)\n"
+    "      --html         also write report.html, one self-contained page\n"
+    "  -p, --proof FILE   the measure record of the proof run after the fix\n"
+    "  -t, --text         print report.md to stdout and write no files\n"
+    "  -h, --help         print this help\n"
+    "  -V, --version      print the version\n";
+
+/* measure fields, from a measure record, an experiment's control or
+ * perturbed, or tallied from trial records */
+typedef struct {
+	int have;
+	long trials, failures, timeouts, errors, ignored;
+	double conf;
+	int have_rate, have_ci, have_threshold, interrupted;
+	double rate, ci_low, ci_high, threshold;
+	char *verdict, *command, *stopped;
+} meas;
+
+typedef struct {
+	char *name, *perturbation, *probe, *probe_detail, *method, *effect, *note;
+	meas control, perturbed;
+	int have_diff;
+	double est, lo, hi;
+	int implicated, changed;     /* -1 when absent */
+} experiment;
+
+typedef struct {
+	char *kind, *stream, *value, *direction, *detail;
+	long in_f, nf, in_s, ns;
+	int have_counts, have_p;
+	double p;
+	size_t order;
+} fact;
+
+typedef struct {
+	long trial;
+	rt_outcome outcome;
+	int have_exit, have_signal;
+	long exit_code, sig;
+	char *note;                  /* last line of stderr, or the error */
+	size_t order;
+} trialrec;
+
+typedef struct {
+	double conf;
+	long runs;
+} level;
+
+typedef struct {
+	/* counts of records by type, for the header */
+	long n_measure, n_plan, n_policy, n_diff, n_fact, n_exp, n_trial, n_other;
+	meas m;
+	/* diff */
+	int have_diff, have_ftrials;
+	long d_trials, d_failures;
+	char *token;
+	fact *facts;
+	size_t nfacts;
+	fact *loose;                 /* "fact" records (rt-diff-facts --jsonl) */
+	size_t nloose;
+	long *ftrials;
+	size_t nftrials;
+	/* experiments */
+	experiment *exps;
+	size_t nexps;
+	/* plan */
+	level *levels;
+	size_t nlevels;
+	int have_plan_rate, have_chosen, have_plan_counts;
+	long plan_trials, plan_failures;
+	double plan_rate;
+	char *plan_basis;
+	level chosen;
+	/* policy */
+	int have_policy, have_retry, have_quar, have_green, have_target, have_window;
+	long green, retry, quar, window;
+	double target, pol_conf, pol_rate;
+	int have_pol_conf, have_pol_rate;
+	char *rule;
+	/* trials */
+	trialrec *trials;
+	size_t ntrials;
+	char *trial_command;
+} report;
+
+static char *
+xdup_opt(json_t *rec, const char *key, const rt_where *w)
+{
+	const char *s;
+
+	return rt_rec_opt_str(rec, key, w, &s) ? rt_xstrdup(s) : NULL;
+}
+
+static int
+opt_bool(json_t *rec, const char *key, const rt_where *w)
+{
+	json_t *v = json_object_get(rec, key);
+
+	if (!v || json_is_null(v))
+		return -1;
+	if (!json_is_boolean(v))
+		rt_die_at(w, "\"%s\": not true or false", key);
+	return json_is_true(v);
+}
+
+static long
+opt_count(json_t *rec, const char *key, long max, const rt_where *w)
+{
+	long long v;
+
+	if (!rt_rec_opt_int(rec, key, w, &v))
+		return 0;
+	if (v < 0 || v > max)
+		rt_die_at(w, "\"%s\": %lld is out of range [0, %ld]", key, v, max);
+	return (long)v;
+}
+
+static double
+opt_conf(json_t *rec, const rt_where *w)
+{
+	double c;
+
+	if (!rt_rec_opt_num(rec, "confidence", w, &c))
+		return 0.95;
+	if (!(c > 0 && c < 1))
+		rt_die_at(w, "\"confidence\": %g must be between 0 and 1 (exclusive)", c);
+	return c;
+}
+
+static void
+meas_free(meas *m)
+{
+	free(m->verdict);
+	free(m->command);
+	free(m->stopped);
+	memset(m, 0, sizeof *m);
+}
+
+/* Read the measure fields of obj; what names it in messages. */
+static void
+meas_parse(meas *m, json_t *obj, const char *what, const rt_where *w)
+{
+	if (!json_is_object(obj))
+		rt_die_at(w, "\"%s\": not an object", what);
+	meas_free(m);
+	m->have = 1;
+	m->trials = (long)rt_rec_int(obj, "trials", 0, LONG_MAX, w);
+	m->failures = (long)rt_rec_int(obj, "failures", 0, m->trials, w);
+	m->timeouts = opt_count(obj, "timeouts", m->failures, w);
+	m->errors = opt_count(obj, "errors", LONG_MAX, w);
+	m->ignored = opt_count(obj, "ignored", LONG_MAX, w);
+	m->conf = opt_conf(obj, w);
+	m->have_rate = rt_rec_opt_num(obj, "rate", w, &m->rate);
+	if (m->have_rate && !(m->rate >= 0 && m->rate <= 1))
+		rt_die_at(w, "\"rate\": %g is out of range [0, 1]", m->rate);
+	m->have_ci = rt_rec_opt_num(obj, "ci_low", w, &m->ci_low) &
+	    rt_rec_opt_num(obj, "ci_high", w, &m->ci_high);
+	if (m->have_ci && !(m->ci_low >= 0 && m->ci_low <= m->ci_high && m->ci_high <= 1))
+		rt_die_at(w, "\"ci_low\", \"ci_high\": not an interval within [0, 1]");
+	m->have_threshold = rt_rec_opt_num(obj, "threshold", w, &m->threshold);
+	m->verdict = xdup_opt(obj, "verdict", w);
+	m->command = xdup_opt(obj, "command", w);
+	m->stopped = xdup_opt(obj, "stopped", w);
+	m->interrupted = opt_bool(obj, "interrupted", w) == 1;
+}
+
+/* The interval of m: the record's own, else Wilson's. */
+static void
+meas_interval(const meas *m, double *lo, double *hi)
+{
+	rt_interval iv;
+
+	if (m->have_ci) {
+		*lo = m->ci_low;
+		*hi = m->ci_high;
+	} else if (rt_wilson(m->failures, m->trials, m->conf, &iv) == RT_STATS_OK) {
+		*lo = iv.low;
+		*hi = iv.high;
+	} else {
+		*lo = 0;
+		*hi = 1;
+	}
+}
+
+static void
+parse_fact(fact *f, json_t *o, size_t order, const rt_where *w)
+{
+	long long a, b, c, d;
+
+	if (!json_is_object(o))
+		rt_die_at(w, "\"facts\": an element is not an object");
+	memset(f, 0, sizeof *f);
+	f->order = order;
+	f->kind = rt_xstrdup(rt_rec_str(o, "kind", w));
+	f->stream = xdup_opt(o, "stream", w);
+	f->value = xdup_opt(o, "value", w);
+	f->direction = xdup_opt(o, "direction", w);
+	f->detail = xdup_opt(o, "detail", w);
+	if (rt_rec_opt_int(o, "in_failures", w, &a) & rt_rec_opt_int(o, "failures", w, &b) &
+	    rt_rec_opt_int(o, "in_successes", w, &c) & rt_rec_opt_int(o, "successes", w, &d)) {
+		if (a < 0 || b < a || c < 0 || d < c)
+			rt_die_at(w, "fact counts: in_failures/failures %lld/%lld, "
+			    "in_successes/successes %lld/%lld do not fit", a, b, c, d);
+		f->in_f = (long)a, f->nf = (long)b, f->in_s = (long)c, f->ns = (long)d;
+		f->have_counts = 1;
+	}
+	f->have_p = rt_rec_opt_num(o, "p", w, &f->p);
+	if (f->have_p && !(f->p >= 0 && f->p <= 1))
+		rt_die_at(w, "\"p\": %g is out of range [0, 1]", f->p);
+}
+
+static void
+fact_free(fact *f)
+{
+	free(f->kind);
+	free(f->stream);
+	free(f->value);
+	free(f->direction);
+	free(f->detail);
+}
+
+static void
+on_diff(report *r, json_t *rec, const rt_where *w)
+{
+	json_t *a, *v;
+	size_t i;
+
+	for (i = 0; i < r->nfacts; i++)
+		fact_free(&r->facts[i]);
+	free(r->facts);
+	free(r->token);
+	free(r->ftrials);
+	r->facts = NULL;
+	r->nfacts = 0;
+	r->ftrials = NULL;
+	r->nftrials = 0;
+	r->have_diff = 1;
+	r->d_trials = (long)rt_rec_int(rec, "trials", 0, LONG_MAX, w);
+	r->d_failures = (long)rt_rec_int(rec, "failures", 0, r->d_trials, w);
+	r->token = xdup_opt(rec, "token", w);
+	a = json_object_get(rec, "facts");
+	if (a && !json_is_null(a)) {
+		if (!json_is_array(a))
+			rt_die_at(w, "\"facts\": not an array");
+		r->facts = rt_xcalloc(json_array_size(a), sizeof *r->facts);
+		json_array_foreach(a, i, v)
+			parse_fact(&r->facts[r->nfacts++], v, i, w);
+	}
+	a = json_object_get(rec, "failure_trials");
+	r->have_ftrials = a && !json_is_null(a);
+	if (r->have_ftrials) {
+		if (!json_is_array(a))
+			rt_die_at(w, "\"failure_trials\": not an array");
+		r->ftrials = rt_xcalloc(json_array_size(a), sizeof *r->ftrials);
+		json_array_foreach(a, i, v) {
+			if (!json_is_integer(v) || json_integer_value(v) < 0)
+				rt_die_at(w, "\"failure_trials\": not a list of trial numbers");
+			r->ftrials[r->nftrials++] = (long)json_integer_value(v);
+		}
+	}
+}
+
+static void
+on_experiment(report *r, json_t *rec, const rt_where *w)
+{
+	experiment *e;
+	json_t *v;
+
+	r->exps = rt_xrealloc(r->exps, (r->nexps + 1) * sizeof *r->exps);
+	e = &r->exps[r->nexps++];
+	memset(e, 0, sizeof *e);
+	e->name = xdup_opt(rec, "name", w);
+	if (!e->name)
+		e->name = rt_xasprintf("experiment %zu", r->nexps);
+	v = json_object_get(rec, "perturbation");
+	if (v && !json_is_null(v))
+		e->perturbation = rt_dumps(v);
+	e->probe = xdup_opt(rec, "probe", w);
+	e->probe_detail = xdup_opt(rec, "probe_detail", w);
+	if ((v = json_object_get(rec, "control")) && !json_is_null(v))
+		meas_parse(&e->control, v, "control", w);
+	if ((v = json_object_get(rec, "perturbed")) && !json_is_null(v))
+		meas_parse(&e->perturbed, v, "perturbed", w);
+	v = json_object_get(rec, "difference");
+	if (v && !json_is_null(v)) {
+		if (!json_is_object(v))
+			rt_die_at(w, "\"difference\": not an object");
+		e->have_diff = rt_rec_opt_num(v, "estimate", w, &e->est) &
+		    rt_rec_opt_num(v, "ci_low", w, &e->lo) &
+		    rt_rec_opt_num(v, "ci_high", w, &e->hi);
+		e->method = xdup_opt(v, "method", w);
+	}
+	e->implicated = opt_bool(rec, "implicated", w);
+	e->changed = opt_bool(rec, "changed", w);
+	e->effect = xdup_opt(rec, "effect", w);
+	e->note = xdup_opt(rec, "note", w);
+}
+
+static void
+add_level(report *r, double conf, long runs)
+{
+	r->levels = rt_xrealloc(r->levels, (r->nlevels + 1) * sizeof *r->levels);
+	r->levels[r->nlevels].conf = conf;
+	r->levels[r->nlevels++].runs = runs;
+}
+
+static void
+on_plan(report *r, json_t *rec, const rt_where *w)
+{
+	json_t *a, *v;
+	size_t i;
+	double p;
+
+	if (rt_rec_opt_num(rec, "rate", w, &p) || rt_rec_opt_num(rec, "observed_rate", w, &p)) {
+		if (!(p >= 0 && p <= 1))
+			rt_die_at(w, "plan rate %g is out of range [0, 1]", p);
+		r->plan_rate = p;
+		r->have_plan_rate = 1;
+	}
+	if (json_object_get(rec, "trials") && json_object_get(rec, "failures")) {
+		r->plan_trials = (long)rt_rec_int(rec, "trials", 0, LONG_MAX, w);
+		r->plan_failures = (long)rt_rec_int(rec, "failures", 0, r->plan_trials, w);
+		r->have_plan_counts = 1;
+	}
+	if (json_object_get(rec, "basis")) {
+		free(r->plan_basis);
+		r->plan_basis = xdup_opt(rec, "basis", w);
+	}
+	a = json_object_get(rec, "levels");
+	if (a && !json_is_null(a)) {
+		if (!json_is_array(a))
+			rt_die_at(w, "\"levels\": not an array");
+		json_array_foreach(a, i, v) {
+			if (!json_is_object(v))
+				rt_die_at(w, "\"levels\": an element is not an object");
+			add_level(r, opt_conf(v, w),
+			    (long)rt_rec_int(v, "runs", 1, LONG_MAX, w));
+		}
+	} else if (json_object_get(rec, "runs")) {
+		add_level(r, opt_conf(rec, w), (long)rt_rec_int(rec, "runs", 1, LONG_MAX, w));
+		r->chosen = r->levels[r->nlevels - 1];
+		r->have_chosen = 1;
+	}
+	v = json_object_get(rec, "chosen");
+	if (v && !json_is_null(v)) {
+		if (!json_is_object(v))
+			rt_die_at(w, "\"chosen\": not an object");
+		r->chosen.conf = opt_conf(v, w);
+		r->chosen.runs = (long)rt_rec_int(v, "runs", 1, LONG_MAX, w);
+		r->have_chosen = 1;
+	}
+}
+
+static int
+opt_long(json_t *rec, const char *key, long min, const rt_where *w, long *out)
+{
+	long long v;
+
+	if (!rt_rec_opt_int(rec, key, w, &v))
+		return 0;
+	if (v < min || v > LONG_MAX)
+		rt_die_at(w, "\"%s\": %lld is out of range", key, v);
+	*out = (long)v;
+	return 1;
+}
+
+static void
+on_policy(report *r, json_t *rec, const rt_where *w)
+{
+	r->have_policy = 1;
+	r->have_green = opt_long(rec, "green_runs_required", 0, w, &r->green);
+	r->have_retry = opt_long(rec, "retry_budget", 0, w, &r->retry);
+	r->have_quar = opt_long(rec, "quarantine_after", 1, w, &r->quar);
+	r->have_window = opt_long(rec, "window", 1, w, &r->window);
+	r->have_target = rt_rec_opt_num(rec, "target", w, &r->target);
+	if (r->have_target && !(r->target > 0 && r->target < 1))
+		rt_die_at(w, "\"target\": %g must be between 0 and 1 (exclusive)", r->target);
+	r->have_pol_conf = json_object_get(rec, "confidence") != NULL;
+	r->pol_conf = opt_conf(rec, w);
+	r->have_pol_rate = rt_rec_opt_num(rec, "observed_rate", w, &r->pol_rate);
+	if (r->have_pol_rate && !(r->pol_rate >= 0 && r->pol_rate <= 1))
+		rt_die_at(w, "\"observed_rate\": %g is out of range [0, 1]", r->pol_rate);
+	free(r->rule);
+	r->rule = xdup_opt(rec, "rule", w);
+}
+
+/* The last non-empty line of s. */
+static char *
+last_line(const char *s)
+{
+	size_t n = strlen(s), end;
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+		n--;
+	end = n;
+	while (n > 0 && s[n - 1] != '\n')
+		n--;
+	return end > n ? rt_xasprintf("%.*s", (int)(end - n), s + n) : NULL;
+}
+
+static void
+on_trial(report *r, json_t *rec, const rt_where *w)
+{
+	trialrec *t;
+	const char *s;
+	long long v;
+
+	r->trials = rt_xrealloc(r->trials, (r->ntrials + 1) * sizeof *r->trials);
+	t = &r->trials[r->ntrials];
+	memset(t, 0, sizeof *t);
+	t->order = r->ntrials++;
+	t->trial = (long)rt_rec_int(rec, "trial", 0, LONG_MAX, w);
+	s = rt_rec_str(rec, "outcome", w);
+	if (rt_outcome_parse(s, &t->outcome) < 0)
+		rt_die_at(w, "\"outcome\": unknown outcome");
+	if ((t->have_exit = rt_rec_opt_int(rec, "exit_code", w, &v)))
+		t->exit_code = (long)v;
+	if ((t->have_signal = rt_rec_opt_int(rec, "signal", w, &v)))
+		t->sig = (long)v;
+	if (rt_rec_opt_str(rec, "error", w, &s) || rt_rec_opt_str(rec, "stderr", w, &s))
+		t->note = last_line(s);
+	if (!r->trial_command && rt_rec_opt_str(rec, "command", w, &s))
+		r->trial_command = rt_xstrdup(s);
+}
+
+static int
+on_record(json_t *rec, const rt_where *w, void *ctx)
+{
+	report *r = ctx;
+	const char *type = json_string_value(json_object_get(rec, "type"));
+
+	if (strcmp(type, "measure") == 0) {
+		meas_parse(&r->m, rec, "measure", w);
+		r->n_measure++;
+	} else if (strcmp(type, "diff") == 0) {
+		on_diff(r, rec, w);
+		r->n_diff++;
+	} else if (strcmp(type, "fact") == 0) {
+		r->loose = rt_xrealloc(r->loose, (r->nloose + 1) * sizeof *r->loose);
+		parse_fact(&r->loose[r->nloose], rec, r->nloose, w);
+		r->nloose++;
+		r->n_fact++;
+	} else if (strcmp(type, "experiment") == 0) {
+		on_experiment(r, rec, w);
+		r->n_exp++;
+	} else if (strcmp(type, "plan") == 0) {
+		on_plan(r, rec, w);
+		r->n_plan++;
+	} else if (strcmp(type, "policy") == 0) {
+		on_policy(r, rec, w);
+		r->n_policy++;
+	} else if (strcmp(type, "trial") == 0) {
+		on_trial(r, rec, w);
+		r->n_trial++;
+	} else {
+		r->n_other++;
+	}
+	return 0;
+}
+
+/* The proof file: its last measure record, else a tally of its trials. */
+typedef struct {
+	meas m;
+	rt_tally t;
+	long ntrials;
+} proof;
+
+static int
+on_proof(json_t *rec, const rt_where *w, void *ctx)
+{
+	proof *p = ctx;
+	const char *type = json_string_value(json_object_get(rec, "type"));
+	rt_outcome o;
+
+	if (strcmp(type, "measure") == 0) {
+		meas_parse(&p->m, rec, "measure", w);
+	} else if (strcmp(type, "trial") == 0) {
+		if (rt_outcome_parse(rt_rec_str(rec, "outcome", w), &o) < 0)
+			rt_die_at(w, "\"outcome\": unknown outcome");
+		rt_tally_add(&p->t, o);
+		p->ntrials++;
+	}
+	return 0;
+}
+
+static int
+cmp_trial(const void *a, const void *b)
+{
+	const trialrec *x = a, *y = b;
+
+	if (x->trial != y->trial)
+		return x->trial < y->trial ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int
+cmp_fact(const void *a, const void *b)
+{
+	const fact *x = a, *y = b;
+	double px = x->have_p ? x->p : 2, py = y->have_p ? y->p : 2;
+
+	if (px != py)
+		return px < py ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int
+is_failure(rt_outcome o)
+{
+	return o == RT_FAIL || o == RT_TIMEOUT;
+}
+
+/* ---- text helpers ---- */
+
+/* "95%", "99.5%" */
+static const char *
+conf_text(char *buf, size_t size, double c)
+{
+	size_t n;
+
+	snprintf(buf, size, "%.1f", c * 100);
+	n = strlen(buf);
+	if (n > 2 && strcmp(buf + n - 2, ".0") == 0)
+		buf[n - 2] = '\0';
+	strncat(buf, "%", size - strlen(buf) - 1);
+	return buf;
+}
+
+/* A percentage with one decimal, never "-0.0". */
+static const char *
+pct(char *buf, size_t size, double v)
+{
+	v *= 100;
+	if (fabs(v) < 0.05)
+		v = 0;
+	snprintf(buf, size, "%.1f", v);
+	return buf;
+}
+
+static void
+add_rate(rt_buf *b, long k, long n, double conf)
+{
+	char buf[160];
+
+	rt_rate_text(buf, sizeof buf, k, n, conf);
+	rt_buf_adds(b, buf);
+}
+
+/* Record text for one line: control characters become spaces, at most
+ * MAX_CODE bytes (cut on a UTF-8 boundary, then "…"). */
+static char *
+clean(const char *s)
+{
+	size_t n = strlen(s), i, len;
+	int cut = 0;
+	char *o;
+
+	if (n > MAX_CODE) {
+		n = MAX_CODE;
+		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--;
+		cut = 1;
+	}
+	o = rt_utf8_repair(s, n, &len, NULL);
+	for (i = 0; i < len; i++)
+		if ((unsigned char)o[i] < 0x20 || o[i] == 0x7f)
+			o[i] = ' ';
+	if (cut) {
+		o = rt_xrealloc(o, len + 4);
+		memcpy(o + len, "\xE2\x80\xA6", 4);
+	}
+	return o;
+}
+
+/* Untrusted text as a Markdown code span: fenced with one backtick more
+ * than its longest run, so nothing inside is read as Markdown or HTML. */
+static void
+md_code(rt_buf *b, const char *s)
+{
+	char *c;
+	size_t run = 0, longest = 0, i, n;
+	int pad;
+
+	if (!*s) {
+		rt_buf_adds(b, "(empty)");
+		return;
+	}
+	c = clean(s);
+	n = strlen(c);
+
+	for (i = 0; i < n; i++) {
+		run = c[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	pad = n == 0 || c[0] == '`' || c[n - 1] == '`' || c[0] == ' ' || c[n - 1] == ' ';
+	for (i = 0; i <= longest; i++)
+		rt_buf_addc(b, '`');
+	if (pad)
+		rt_buf_addc(b, ' ');
+	rt_buf_adds(b, c);
+	if (pad)
+		rt_buf_addc(b, ' ');
+	for (i = 0; i <= longest; i++)
+		rt_buf_addc(b, '`');
+	free(c);
+}
+
+static void
+add_list(rt_buf *b, const long *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < MAX_LISTED; i++)
+		rt_buf_printf(b, "%s%ld", i ? ", " : "", v[i]);
+	if (n > MAX_LISTED)
+		rt_buf_printf(b, " and %zu more", n - MAX_LISTED);
+}
+
+/* ---- the report ---- */
+
+typedef struct {
+	rt_buf head, how, facts, observe, fixed;
+} sections;
+
+/* The measurement the report is about: the measure record, else a tally
+ * of the trial records. */
+static void
+settle_measure(report *r, meas *m, int *from_trials, rt_tally *tally)
+{
+	size_t i;
+
+	memset(tally, 0, sizeof *tally);
+	for (i = 0; i < r->ntrials; i++)
+		rt_tally_add(tally, r->trials[i].outcome);
+	*from_trials = 0;
+	*m = r->m;
+	if (!m->have && r->ntrials > 0) {
+		memset(m, 0, sizeof *m);
+		m->have = 1;
+		m->trials = tally->trials;
+		m->failures = tally->failures;
+		m->timeouts = tally->timeouts;
+		m->errors = tally->errors;
+		m->ignored = tally->ignored;
+		m->conf = 0.95;
+		*from_trials = 1;
+	}
+}
+
+static void
+sec_head(report *r, const meas *m, const proof *pf, rt_buf *b)
+{
+	const char *cmd = m->command ? m->command : r->trial_command;
+	struct { const char *name; long n; } kinds[] = {
+		{ "measure", r->n_measure }, { "plan", r->n_plan },
+		{ "policy", r->n_policy }, { "diff", r->n_diff },
+		{ "fact", r->n_fact }, { "experiment", r->n_exp },
+		{ "trial", r->n_trial }, { "other", r->n_other },
+	};
+	size_t i;
+	int first = 1;
+
+	rt_buf_adds(b, "# retrial report\n\n");
+	if (cmd) {
+		rt_buf_adds(b, "Command: ");
+		md_code(b, cmd);
+		rt_buf_adds(b, "\n\n");
+	}
+	rt_buf_adds(b, "Records read: ");
+	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		if (!kinds[i].n)
+			continue;
+		rt_buf_printf(b, "%s%ld %s", first ? "" : ", ", kinds[i].n, kinds[i].name);
+		first = 0;
+	}
+	if (pf->m.have)
+		rt_buf_adds(b, "; a proof measurement");
+	rt_buf_adds(b, ".\n");
+}
+
+static void
+sec_how(report *r, const meas *m, int from_trials, const rt_tally *t, rt_buf *b)
+{
+	char c1[16];
+	rt_verdict v;
+
+	rt_buf_adds(b, "\n## How often\n\n");
+	if (!m->have) {
+		rt_buf_adds(b, "Missing: no measure record given (run rt-measure).\n");
+		return;
+	}
+	add_rate(b, m->failures, m->trials, m->conf);
+	rt_buf_adds(b, ".\n\n");
+	if (from_trials) {
+		v = rt_detect(m->failures, m->trials, 0.1, m->conf);
+		rt_buf_printf(b, "- Verdict: `%s` (computed from the trial records; "
+		    "threshold 10%%; no measure record given).\n", rt_verdict_name(v));
+	} else if (m->verdict) {
+		rt_buf_adds(b, "- Verdict: ");
+		md_code(b, m->verdict);
+		if (m->have_threshold)
+			rt_buf_printf(b, " (threshold %s%%)", pct(c1, sizeof c1, m->threshold));
+		rt_buf_adds(b, ".\n");
+	} else {
+		rt_buf_adds(b, "- Verdict: none in the measure record.\n");
+	}
+	if (m->timeouts)
+		rt_buf_printf(b, "- %ld of the failures %s.\n", m->timeouts,
+		    m->timeouts == 1 ? "was a timeout" : "were timeouts");
+	if (m->errors || m->ignored)
+		rt_buf_printf(b, "- Not in the rate: %ld infrastructure error%s, %ld ignored.\n",
+		    m->errors, m->errors == 1 ? "" : "s", m->ignored);
+	if (m->interrupted)
+		rt_buf_adds(b, "- The measurement was interrupted before its budget ran out.\n");
+	if (r->ntrials > 0) {
+		rt_buf_printf(b, "- Trial records: %zu (%ld pass, %ld fail, %ld timeout, "
+		    "%ld error, %ld ignored); the timeline and the narrowing interval "
+		    "use the %ld valid trial%s.\n", r->ntrials, t->passes,
+		    t->failures - t->timeouts, t->timeouts, t->errors, t->ignored,
+		    t->trials, t->trials == 1 ? "" : "s");
+		if (!from_trials && (t->trials != m->trials || t->failures != m->failures)) {
+			rt_buf_printf(b, "- Note: the trial records tally %ld/%ld failed; "
+			    "the measure record says %ld/%ld.\n", t->failures, t->trials,
+			    m->failures, m->trials);
+		}
+	}
+}
+
+static void
+add_fact(rt_buf *b, const fact *f)
+{
+	static const struct { const char *key, *text; } kinds[] = {
+		{ "token", "token" }, { "phrase", "phrase" },
+		{ "exit_code", "exit code" }, { "signal", "signal" },
+		{ "timeout", "timeout" }, { "timing", "timing" },
+		{ "position", "position" }, { "env", "environment" },
+	}, dirs[] = {
+		{ "failure_only", "only when failing" },
+		{ "success_only", "only when passing" },
+		{ "failure_more", "more often when failing" },
+		{ "success_more", "more often when passing" },
+		{ "faster_when_failing", "faster when failing" },
+		{ "slower_when_failing", "slower when failing" },
+		{ "periodic", "periodic" },
+		{ "clustered_start", "clustered at the start" },
+		{ "clustered_end", "clustered at the end" },
+		{ "overlap", "overlapping" },
+	};
+	size_t i;
+	const char *k = NULL, *d = NULL;
+
+	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(f->kind, kinds[i].key) == 0)
+			k = kinds[i].text;
+	rt_buf_adds(b, "- ");
+	if (f->stream && (strcmp(f->stream, "stderr") == 0 || strcmp(f->stream, "stdout") == 0))
+		rt_buf_printf(b, "%s ", f->stream);
+	if (k)
+		rt_buf_adds(b, k);
+	else
+		md_code(b, f->kind);
+	if (f->value) {
+		rt_buf_addc(b, ' ');
+		md_code(b, f->value);
+	}
+	if (f->direction) {
+		for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+			if (strcmp(f->direction, dirs[i].key) == 0)
+				d = dirs[i].text;
+		rt_buf_adds(b, ": ");
+		if (d)
+			rt_buf_adds(b, d);
+		else
+			md_code(b, f->direction);
+	}
+	if (f->have_counts)
+		rt_buf_printf(b, "; in %ld/%ld failures and %ld/%ld successes",
+		    f->in_f, f->nf, f->in_s, f->ns);
+	if (f->have_p)
+		rt_buf_printf(b, "; p = %.2g", f->p);
+	if (f->detail && *f->detail) {
+		rt_buf_adds(b, "; ");
+		md_code(b, f->detail);
+	}
+	rt_buf_adds(b, "\n");
+}
+
+static void
+sec_facts(report *r, rt_buf *b)
+{
+	fact *fs = r->have_diff ? r->facts : r->loose;
+	size_t nf = r->have_diff ? r->nfacts : r->nloose, i, nfail = 0;
+	long *fl = NULL;
+
+	rt_buf_adds(b, "\n## What is true only when it fails\n\n");
+	if (!r->have_diff && r->nloose == 0) {
+		rt_buf_adds(b, "Missing: no evidence records given (run rt-diff-facts).\n");
+	} else {
+		if (r->have_diff) {
+			rt_buf_printf(b, "From rt-diff-facts over %ld trials, %ld failed.\n\n",
+			    r->d_trials, r->d_failures);
+			if (r->token) {
+				rt_buf_adds(b, "Token: ");
+				md_code(b, r->token);
+				rt_buf_adds(b, "\n\n");
+			} else {
+				rt_buf_adds(b, "Token: none (no single token marks the failures).\n\n");
+			}
+		}
+		if (nf == 0) {
+			rt_buf_adds(b, "No fact separates failures from successes at this budget.\n");
+		} else {
+			qsort(fs, nf, sizeof *fs, cmp_fact);
+			rt_buf_printf(b, "Top facts (%zu of %zu, smallest p first):\n\n",
+			    nf < TOP_FACTS ? nf : TOP_FACTS, nf);
+			for (i = 0; i < nf && i < TOP_FACTS; i++)
+				add_fact(b, &fs[i]);
+		}
+	}
+	if (r->have_ftrials) {
+		rt_buf_printf(b, "\nFailing trials (%zu): ", r->nftrials);
+		add_list(b, r->ftrials, r->nftrials);
+		rt_buf_adds(b, ".\n");
+	} else if (r->ntrials > 0) {
+		fl = rt_xcalloc(r->ntrials, sizeof *fl);
+		for (i = 0; i < r->ntrials; i++)
+			if (is_failure(r->trials[i].outcome))
+				fl[nfail++] = r->trials[i].trial;
+		rt_buf_printf(b, "\nFailing trials (%zu, from the trial records): ", nfail);
+		if (nfail)
+			add_list(b, fl, nfail);
+		else
+			rt_buf_adds(b, "none");
+		rt_buf_adds(b, ".\n");
+		free(fl);
+	}
+}
+
+static void
+add_side(rt_buf *b, const char *label, const meas *m)
+{
+	rt_buf_printf(b, "- %s: ", label);
+	if (!m->have)
+		rt_buf_adds(b, "not in the record");
+	else
+		add_rate(b, m->failures, m->trials, m->conf);
+	rt_buf_adds(b, "\n");
+}
+
+static void
+sec_observe(report *r, rt_buf *b)
+{
+	size_t i, nimp = 0, nchanged = 0;
+	char c1[16], lo[16], hi[16], est[16];
+	experiment *e;
+
+	rt_buf_adds(b, "\n## What observation changed\n\n");
+	if (r->nexps == 0) {
+		rt_buf_adds(b, "Missing: no experiment records given (run rt-matrix).\n");
+		return;
+	}
+	for (i = 0; i < r->nexps; i++) {
+		nimp += r->exps[i].implicated == 1;
+		nchanged += r->exps[i].changed == 1;
+	}
+	rt_buf_printf(b, "%zu experiment%s; %zu implicated; observation changed the "
+	    "outcome in %zu.\n", r->nexps, r->nexps == 1 ? "" : "s", nimp, nchanged);
+	for (i = 0; i < r->nexps; i++) {
+		e = &r->exps[i];
+		rt_buf_adds(b, "\n### ");
+		md_code(b, e->name);
+		if (e->perturbation) {
+			rt_buf_adds(b, " ");
+			md_code(b, e->perturbation);
+		}
+		rt_buf_adds(b, "\n\n");
+		if (e->probe && strcmp(e->probe, "ok") != 0) {
+			rt_buf_adds(b, "- Not run: ");
+			md_code(b, e->probe);
+			rt_buf_adds(b, "\n");
+			continue;
+		}
+		if (e->probe_detail && *e->probe_detail) {
+			rt_buf_adds(b, "- Probe: ");
+			md_code(b, e->probe_detail);
+			rt_buf_adds(b, "\n");
+		}
+		add_side(b, "control", &e->control);
+		add_side(b, "perturbed", &e->perturbed);
+		if (e->have_diff) {
+			rt_buf_printf(b, "- difference (perturbed − control): %s points, "
+			    "%s CI %s to %s points", pct(est, sizeof est, e->est),
+			    conf_text(c1, sizeof c1, e->control.have ? e->control.conf : 0.95),
+			    pct(lo, sizeof lo, e->lo), pct(hi, sizeof hi, e->hi));
+			if (e->method) {
+				rt_buf_adds(b, " (");
+				md_code(b, e->method);
+				rt_buf_adds(b, ")");
+			}
+			rt_buf_adds(b, "\n");
+		}
+		if (e->implicated == 1) {
+			rt_buf_adds(b, "- Implicated");
+			if (e->effect && strcmp(e->effect, "stabilises") == 0)
+				rt_buf_adds(b, ": it stabilises the test");
+			else if (e->effect && strcmp(e->effect, "destabilises") == 0)
+				rt_buf_adds(b, ": it destabilises the test");
+			else if (e->effect) {
+				rt_buf_adds(b, ": ");
+				md_code(b, e->effect);
+			}
+		} else {
+			rt_buf_adds(b, "- Not separated at this budget");
+			if (e->have_diff && e->lo <= 0 && e->hi >= 0)
+				rt_buf_adds(b, ": the difference interval includes 0");
+		}
+		if (e->note && *e->note && strcmp(e->note, "not separated at this budget") != 0) {
+			rt_buf_adds(b, " (");
+			md_code(b, e->note);
+			rt_buf_adds(b, ")");
+		}
+		rt_buf_adds(b, ".\n");
+	}
+}
+
+/* Green runs the summary names: the policy's, the plan's chosen level,
+ * else runs_to_claim(k/n, c). */
+static int
+green_runs(report *r, const meas *m, long *runs)
+{
+	if (r->have_green) {
+		*runs = r->green;
+		return 1;
+	}
+	if (r->have_chosen) {
+		*runs = r->chosen.runs;
+		return 1;
+	}
+	if (m->have && m->trials > 0 && m->failures > 0 &&
+	    rt_runs_to_claim((double)m->failures / m->trials, m->conf, runs) == RT_STATS_OK)
+		return 1;
+	return 0;
+}
+
+static void
+sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
+{
+	static const double levels[] = { 0.90, 0.95, 0.99 };
+	char c1[16], p1[16], p2[16];
+	rt_interval iv;
+	long runs, runs2, need = 0;
+	int have_need = 0;
+	size_t i;
+	double p, lo;
+
+	rt_buf_adds(b, "\n## What it takes to say it is fixed\n\n");
+	if (r->nlevels > 0) {
+		rt_buf_adds(b, "Clean runs needed to show the failure rate is gone, "
+		    "from the plan record");
+		if (r->have_plan_rate)
+			rt_buf_printf(b, " (planned for a failure rate of %s%%",
+			    pct(p1, sizeof p1, r->plan_rate));
+		if (r->have_plan_rate && r->have_plan_counts)
+			rt_buf_printf(b, " from %ld/%ld failed", r->plan_failures,
+			    r->plan_trials);
+		if (r->have_plan_rate && r->plan_basis) {
+			rt_buf_adds(b, ", basis ");
+			md_code(b, r->plan_basis);
+		}
+		rt_buf_adds(b, r->have_plan_rate ? "):\n\n" : ":\n\n");
+		rt_buf_adds(b, "| confidence | runs |\n|---|---|\n");
+		for (i = 0; i < r->nlevels; i++)
+			rt_buf_printf(b, "| %s | %ld |\n",
+			    conf_text(c1, sizeof c1, r->levels[i].conf), r->levels[i].runs);
+		rt_buf_adds(b, "\n");
+	} else if (!m->have || m->trials == 0) {
+		rt_buf_adds(b, "Missing: no measured rate and no plan record given "
+		    "(run rt-measure, then rt-plan).\n\n");
+	} else if (m->failures == 0) {
+		rt_buf_adds(b, "No failure was observed: ");
+		add_rate(b, 0, m->trials, m->conf);
+		rt_buf_adds(b, ". No number of clean runs can show a change from "
+		    "that; no plan record given.\n\n");
+	} else {
+		p = (double)m->failures / m->trials;
+		rt_wilson(m->failures, m->trials, m->conf, &iv);
+		lo = iv.low;
+		rt_buf_printf(b, "Clean runs needed to show the failure rate is gone, "
+		    "computed (no plan record given) as the smallest n with "
+		    "(1 − p)^n ≤ 1 − c, at the measured rate %ld/%ld = %s%% and at "
+		    "%s%%, the low end of its %s interval:\n\n", m->failures, m->trials,
+		    pct(p1, sizeof p1, p), pct(p2, sizeof p2, lo),
+		    conf_text(c1, sizeof c1, m->conf));
+		rt_buf_printf(b, "| confidence | runs at %s%% | runs at %s%% |\n"
+		    "|---|---|---|\n", p1, p2);
+		for (i = 0; i < sizeof levels / sizeof levels[0]; i++) {
+			rt_buf_printf(b, "| %s | ", conf_text(c1, sizeof c1, levels[i]));
+			if (rt_runs_to_claim(p, levels[i], &runs) == RT_STATS_OK)
+				rt_buf_printf(b, "%ld | ", runs);
+			else
+				rt_buf_adds(b, "too many | ");
+			if (lo > 0 && rt_runs_to_claim(lo, levels[i], &runs2) == RT_STATS_OK)
+				rt_buf_printf(b, "%ld |\n", runs2);
+			else
+				rt_buf_adds(b, "no bound |\n");
+		}
+		rt_buf_adds(b, "\n");
+	}
+	if (r->have_policy) {
+		if (r->have_green)
+			rt_buf_printf(b, "- Green runs required by the policy: %ld at %s "
+			    "confidence.\n", r->green, conf_text(c1, sizeof c1, r->pol_conf));
+		if (r->have_retry) {
+			rt_buf_printf(b, "- Retry budget: %ld retr%s per CI run", r->retry,
+			    r->retry == 1 ? "y" : "ies");
+			if (r->have_target)
+				rt_buf_printf(b, ", so a run stays red with chance at most "
+				    "%s%% (p^(r+1) ≤ target)", pct(p1, sizeof p1, r->target));
+			rt_buf_adds(b, ".\n");
+		} else {
+			rt_buf_adds(b, "- Retry budget: none in the policy record.\n");
+		}
+		if (r->have_quar) {
+			rt_buf_printf(b, "- Quarantine: after %ld run%s that exhaust the "
+			    "retry budget", r->quar, r->quar == 1 ? "" : "s");
+			if (r->have_window)
+				rt_buf_printf(b, " within a window of %ld runs", r->window);
+			rt_buf_adds(b, ".\n");
+		} else {
+			rt_buf_adds(b, "- Quarantine: none in the policy record.\n");
+		}
+		if (r->rule) {
+			rt_buf_adds(b, "- Rule: ");
+			md_code(b, r->rule);
+			rt_buf_adds(b, "\n");
+		}
+	} else {
+		rt_buf_adds(b, "- Missing: no policy record given (run rt-plan --policy), "
+		    "so no retry budget or quarantine rule.\n");
+	}
+	if (!pf->m.have) {
+		rt_buf_adds(b, "- Missing: no proof run given (measure the fixed "
+		    "command, then pass it with --proof FILE).\n");
+		return;
+	}
+	rt_buf_adds(b, "- Proof run: ");
+	add_rate(b, pf->m.failures, pf->m.trials, pf->m.conf);
+	if (r->have_green && fabs(r->pol_conf - pf->m.conf) < 1e-9) {
+		need = r->green;
+		have_need = 1;
+	} else if (r->have_chosen && fabs(r->chosen.conf - pf->m.conf) < 1e-9) {
+		need = r->chosen.runs;
+		have_need = 1;
+	} else {
+		for (i = 0; i < r->nlevels; i++)
+			if (fabs(r->levels[i].conf - pf->m.conf) < 1e-9) {
+				need = r->levels[i].runs;
+				have_need = 1;
+			}
+		if (!have_need && m->have && m->trials > 0 && m->failures > 0 &&
+		    rt_runs_to_claim((double)m->failures / m->trials, pf->m.conf,
+		    &need) == RT_STATS_OK)
+			have_need = 1;
+	}
+	conf_text(c1, sizeof c1, pf->m.conf);
+	if (pf->m.trials == 0)
+		rt_buf_adds(b, ": it proves nothing.\n");
+	else if (pf->m.failures > 0)
+		rt_buf_adds(b, ": it still fails, so it is not fixed.\n");
+	else if (have_need && pf->m.trials >= need)
+		rt_buf_printf(b, ": at least the %ld clean runs needed at %s "
+		    "confidence.\n", need, c1);
+	else if (have_need)
+		rt_buf_printf(b, ": fewer than the %ld clean runs needed at %s "
+		    "confidence, so not yet enough to say it is fixed.\n", need, c1);
+	else
+		rt_buf_adds(b, ".\n");
+}
+
+static json_t *
+jlong_or_null(int have, long v)
+{
+	return have ? json_integer(v) : json_null();
+}
+
+static json_t *
+summary_json(report *r, const meas *m, const proof *pf)
+{
+	json_t *o = json_object();
+	double lo, hi;
+	long runs = 0;
+	size_t i;
+	int changed = 0, have_runs;
+
+	json_object_set_new(o, "type", json_string("summary"));
+	json_object_set_new(o, "trials", jlong_or_null(m->have, m->trials));
+	json_object_set_new(o, "failures", jlong_or_null(m->have, m->failures));
+	if (m->have && m->trials > 0) {
+		meas_interval(m, &lo, &hi);
+		json_object_set_new(o, "rate", rt_json_real6(m->have_rate ? m->rate :
+		    (double)m->failures / m->trials));
+		json_object_set_new(o, "ci_low", rt_json_real6(lo));
+		json_object_set_new(o, "ci_high", rt_json_real6(hi));
+	} else {
+		json_object_set_new(o, "rate", json_null());
+		json_object_set_new(o, "ci_low", json_null());
+		json_object_set_new(o, "ci_high", json_null());
+	}
+	json_object_set_new(o, "confidence", m->have ? rt_json_real6(m->conf) : json_null());
+	if (m->verdict)
+		json_object_set_new(o, "verdict", json_string(m->verdict));
+	else if (m->have && !r->m.have)
+		json_object_set_new(o, "verdict", json_string(rt_verdict_name(
+		    rt_detect(m->failures, m->trials, 0.1, m->conf))));
+	else
+		json_object_set_new(o, "verdict", json_null());
+	json_object_set_new(o, "token", r->token ? json_string(r->token) : json_null());
+	have_runs = green_runs(r, m, &runs);
+	json_object_set_new(o, "green_runs_required", jlong_or_null(have_runs, runs));
+	json_object_set_new(o, "retry_budget", jlong_or_null(r->have_retry, r->retry));
+	json_object_set_new(o, "quarantine_after", jlong_or_null(r->have_quar, r->quar));
+	json_object_set_new(o, "proof_trials", jlong_or_null(pf->m.have, pf->m.trials));
+	json_object_set_new(o, "proof_failures", jlong_or_null(pf->m.have, pf->m.failures));
+	for (i = 0; i < r->nexps; i++)
+		changed |= r->exps[i].changed == 1;
+	json_object_set_new(o, "observer_changed",
+	    r->nexps ? json_boolean(changed) : json_null());
+	return o;
+}
+
+/* ---- HTML ---- */
+
+static void
+html_esc(rt_buf *b, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		switch (s[i]) {
+		case '&': rt_buf_adds(b, "&amp;"); break;
+		case '<': rt_buf_adds(b, "&lt;"); break;
+		case '>': rt_buf_adds(b, "&gt;"); break;
+		case '"': rt_buf_adds(b, "&quot;"); break;
+		case '\'': rt_buf_adds(b, "&#39;"); break;
+		default: rt_buf_addc(b, s[i]);
+		}
+	}
+}
+
+static void
+html_text(rt_buf *b, const char *s)
+{
+	char *c = clean(s);
+
+	html_esc(b, c, strlen(c));
+	free(c);
+}
+
+/* The inline Markdown this tool writes: code spans, everything else text. */
+static void
+html_inline(rt_buf *b, const char *s, size_t n)
+{
+	size_t i = 0, run, j, k, start, end;
+
+	while (i < n) {
+		if (s[i] != '`') {
+			for (j = i; j < n && s[j] != '`'; j++)
+				;
+			html_esc(b, s + i, j - i);
+			i = j;
+			continue;
+		}
+		for (run = 0; i + run < n && s[i + run] == '`'; run++)
+			;
+		/* find a closing run of exactly the same length */
+		for (j = i + run; j < n; j = k) {
+			if (s[j] != '`') {
+				k = j + 1;
+				continue;
+			}
+			for (k = j; k < n && s[k] == '`'; k++)
+				;
+			if (k - j == run)
+				break;
+		}
+		if (j >= n) {
+			html_esc(b, s + i, run);
+			i += run;
+			continue;
+		}
+		start = i + run;
+		end = j;
+		if (end - start >= 2 && s[start] == ' ' && s[end - 1] == ' ')
+			start++, end--;
+		rt_buf_adds(b, "<code>");
+		html_esc(b, s + start, end - start);
+		rt_buf_adds(b, "</code>");
+		i = j + run;
+	}
+}
+
+/* Markdown (the subset sections are written in) to HTML. */
+static void
+md_to_html(rt_buf *b, const char *md)
+{
+	const char *p = md, *nl;
+	size_t n;
+	enum { NONE, PARA, LIST, TABLE } open = NONE;
+	int row = 0, head;
+	const char *c, *e;
+
+	for (; *p; p = nl + (*nl == '\n')) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		n = (size_t)(nl - p);
+		head = n > 0 && p[0] == '#';
+		if (n == 0 || head || (open != LIST && n > 1 && p[0] == '-' && p[1] == ' ') ||
+		    (open != TABLE && p[0] == '|') || (open == TABLE && p[0] != '|') ||
+		    (open == LIST && !(p[0] == '-' && p[1] == ' '))) {
+			if (open == PARA)
+				rt_buf_adds(b, "</p>\n");
+			else if (open == LIST)
+				rt_buf_adds(b, "</ul>\n");
+			else if (open == TABLE)
+				rt_buf_adds(b, "</table>\n");
+			open = NONE;
+		}
+		if (n == 0)
+			continue;
+		if (head) {
+			int lvl = 0;
+			while (lvl < (int)n && p[lvl] == '#')
+				lvl++;
+			if ((size_t)lvl >= n)
+				continue;
+			rt_buf_printf(b, "<h%d>", lvl);
+			html_inline(b, p + lvl + 1, n - (size_t)lvl - 1);
+			rt_buf_printf(b, "</h%d>\n", lvl);
+		} else if (p[0] == '-' && n > 1 && p[1] == ' ') {
+			if (open != LIST)
+				rt_buf_adds(b, "<ul>\n");
+			open = LIST;
+			rt_buf_adds(b, "<li>");
+			html_inline(b, p + 2, n - 2);
+			rt_buf_adds(b, "</li>\n");
+		} else if (p[0] == '|') {
+			if (open != TABLE) {
+				rt_buf_adds(b, "<table>\n");
+				row = 0;
+			}
+			open = TABLE;
+			if (strspn(p, "|-: ") >= n)
+				continue;
+			rt_buf_adds(b, "<tr>");
+			for (c = p + 1; c < nl; c = e + 1) {
+				e = memchr(c, '|', (size_t)(nl - c));
+				if (!e)
+					break;
+				while (c < e && *c == ' ')
+					c++;
+				rt_buf_adds(b, row ? "<td>" : "<th>");
+				n = (size_t)(e - c);
+				while (n > 0 && c[n - 1] == ' ')
+					n--;
+				html_inline(b, c, n);
+				rt_buf_adds(b, row ? "</td>" : "</th>");
+			}
+			rt_buf_adds(b, "</tr>\n");
+			row++;
+		} else {
+			rt_buf_adds(b, open == PARA ? "\n" : "<p>");
+			open = PARA;
+			html_inline(b, p, n);
+		}
+	}
+	if (open == PARA)
+		rt_buf_adds(b, "</p>\n");
+	else if (open == LIST)
+		rt_buf_adds(b, "</ul>\n");
+	else if (open == TABLE)
+		rt_buf_adds(b, "</table>\n");
+}
+
+typedef struct {
+	char *label;
+	const char *cls;
+	long k, n;
+	double conf, lo, hi;
+} raterow;
+
+static void
+add_row(raterow *rows, size_t *nrows, const char *label, const char *name,
+    const char *cls, const meas *m)
+{
+	raterow *x;
+
+	if (!m->have)
+		return;
+	x = &rows[(*nrows)++];
+	x->label = name ? rt_xasprintf("%s %s", label, name) : rt_xstrdup(label);
+	x->cls = cls;
+	x->k = m->failures;
+	x->n = m->trials;
+	x->conf = m->conf;
+	meas_interval(m, &x->lo, &x->hi);
+}
+
+#define RX0 190.0   /* x of 0% on the rate chart */
+#define RW  420.0   /* width of 0..100% */
+
+static void
+svg_rates(rt_buf *b, report *r, const meas *m, const proof *pf)
+{
+	raterow *rows = rt_xcalloc(2 * r->nexps + 2, sizeof *rows);
+	size_t n = 0, i;
+	double y, h, x;
+	char *lbl;
+	rt_buf t = {0};
+
+	add_row(rows, &n, "measured", NULL, "m", m);
+	for (i = 0; i < r->nexps; i++) {
+		add_row(rows, &n, "control:", r->exps[i].name, "c", &r->exps[i].control);
+		add_row(rows, &n, "perturbed:", r->exps[i].name, "x", &r->exps[i].perturbed);
+	}
+	add_row(rows, &n, "proof", NULL, "f", &pf->m);
+	if (n == 0) {
+		free(rows);
+		return;
+	}
+	h = 40 + 24.0 * (double)n;
+	rt_buf_adds(b, "<figure>\n<figcaption>Failure rates, each with its interval</figcaption>\n");
+	rt_buf_printf(b, "<svg class=\"chart\" viewBox=\"0 0 700 %.0f\" width=\"700\" "
+	    "height=\"%.0f\" role=\"img\" aria-label=\"failure rates with intervals\">\n", h, h);
+	for (i = 0; i <= 4; i++) {
+		x = RX0 + RW * (double)i / 4;
+		rt_buf_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" "
+		    "y2=\"%.0f\"/><text class=\"axis\" x=\"%.1f\" y=\"%.0f\" "
+		    "text-anchor=\"middle\">%zu%%</text>\n", x, x, h - 22, x, h - 6, i * 25);
+	}
+	for (i = 0; i < n; i++) {
+		y = 24 + 24.0 * (double)i;
+		lbl = clean(rows[i].label);
+		if (strlen(lbl) > 40) {
+			size_t c = 40;
+			while (c > 0 && ((unsigned char)lbl[c] & 0xC0) == 0x80)
+				c--;
+			lbl = rt_xrealloc(lbl, c + 4);
+			memcpy(lbl + c, "\xE2\x80\xA6", 4);
+		}
+		rt_buf_printf(b, "<g class=\"%s\"><title>", rows[i].cls);
+		html_text(b, rows[i].label);
+		rt_buf_adds(b, ": ");
+		rt_buf_free(&t);
+		add_rate(&t, rows[i].k, rows[i].n, rows[i].conf);
+		html_text(b, rt_buf_str(&t));
+		rt_buf_adds(b, "</title>");
+		rt_buf_printf(b, "<text class=\"label\" x=\"%.0f\" y=\"%.1f\" "
+		    "text-anchor=\"end\">", RX0 - 10, y + 4);
+		html_esc(b, lbl, strlen(lbl));
+		rt_buf_adds(b, "</text>");
+		rt_buf_printf(b, "<line class=\"bar\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		    "y2=\"%.1f\"/>", RX0 + RW * rows[i].lo, y, RX0 + RW * rows[i].hi, y);
+		rt_buf_printf(b, "<line class=\"cap\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		    "y2=\"%.1f\"/><line class=\"cap\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		    "y2=\"%.1f\"/>", RX0 + RW * rows[i].lo, y - 5, RX0 + RW * rows[i].lo,
+		    y + 5, RX0 + RW * rows[i].hi, y - 5, RX0 + RW * rows[i].hi, y + 5);
+		if (rows[i].n > 0)
+			rt_buf_printf(b, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>",
+			    RX0 + RW * (double)rows[i].k / (double)rows[i].n, y);
+		rt_buf_printf(b, "<text class=\"count\" x=\"%.0f\" y=\"%.1f\">%ld/%ld</text>"
+		    "</g>\n", RX0 + RW + 12, y + 4, rows[i].k, rows[i].n);
+		free(lbl);
+		free(rows[i].label);
+	}
+	rt_buf_adds(b, "</svg>\n</figure>\n");
+	rt_buf_free(&t);
+	free(rows);
+}
+
+static void
+svg_timeline(rt_buf *b, report *r)
+{
+	size_t i, rows;
+	double x, y;
+	const trialrec *t;
+
+	if (r->ntrials == 0)
+		return;
+	rows = (r->ntrials + TIMELINE_ROW - 1) / TIMELINE_ROW;
+	rt_buf_adds(b, "<figure>\n<figcaption>Trials in order: "
+	    "<span class=\"key pass\">pass</span> <span class=\"key fail\">fail</span> "
+	    "<span class=\"key timeout\">timeout</span> <span class=\"key error\">error</span> "
+	    "<span class=\"key ignored\">ignored</span> (errors and ignored trials are "
+	    "not in the rate)</figcaption>\n");
+	rt_buf_printf(b, "<svg class=\"timeline\" viewBox=\"0 0 %d %zu\" width=\"%d\" "
+	    "height=\"%zu\" role=\"img\" aria-label=\"trial timeline\">\n",
+	    TIMELINE_ROW * 13 + 60, rows * 16 + 4, TIMELINE_ROW * 13 + 60, rows * 16 + 4);
+	for (i = 0; i < r->ntrials; i++) {
+		t = &r->trials[i];
+		x = 52 + 13.0 * (double)(i % TIMELINE_ROW);
+		y = 2 + 16.0 * (double)(i / TIMELINE_ROW);
+		if (i % TIMELINE_ROW == 0)
+			rt_buf_printf(b, "<text class=\"axis\" x=\"46\" y=\"%.0f\" "
+			    "text-anchor=\"end\">%ld</text>\n", y + 11, t->trial);
+		rt_buf_printf(b, "<rect class=\"%s\" x=\"%.0f\" y=\"%.0f\" width=\"11\" "
+		    "height=\"14\"><title>trial %ld: %s", rt_outcome_name(t->outcome),
+		    x, y, t->trial, rt_outcome_name(t->outcome));
+		if (t->have_exit)
+			rt_buf_printf(b, ", exit %ld", t->exit_code);
+		if (t->have_signal)
+			rt_buf_printf(b, ", signal %ld", t->sig);
+		if (t->note) {
+			rt_buf_adds(b, ": ");
+			html_text(b, t->note);
+		}
+		rt_buf_adds(b, "</title></rect>\n");
+	}
+	rt_buf_adds(b, "</svg>\n</figure>\n");
+}
+
+/* The Wilson interval after each valid trial, in trial-number order. */
+static void
+svg_band(rt_buf *b, report *r, double conf)
+{
+	long n = 0, k = 0, step, total = 0;
+	size_t i, np = 0;
+	double *xs, *lo, *hi, *pt, W = 600, H = 200, X0 = 50, Y0 = 10;
+	rt_interval iv;
+	char c1[16], rate[160];
+
+	for (i = 0; i < r->ntrials; i++)
+		total += r->trials[i].outcome == RT_PASS || is_failure(r->trials[i].outcome);
+	if (total == 0)
+		return;
+	step = total > BAND_POINTS ? (total + BAND_POINTS - 1) / BAND_POINTS : 1;
+	xs = rt_xcalloc((size_t)total + 1, sizeof *xs);
+	lo = rt_xcalloc((size_t)total + 1, sizeof *lo);
+	hi = rt_xcalloc((size_t)total + 1, sizeof *hi);
+	pt = rt_xcalloc((size_t)total + 1, sizeof *pt);
+	for (i = 0; i < r->ntrials; i++) {
+		if (r->trials[i].outcome != RT_PASS && !is_failure(r->trials[i].outcome))
+			continue;
+		n++;
+		k += is_failure(r->trials[i].outcome);
+		if (n % step && n != total)
+			continue;
+		rt_wilson(k, n, conf, &iv);
+		xs[np] = X0 + W * (double)n / (double)total;
+		lo[np] = Y0 + H * (1 - iv.low);
+		hi[np] = Y0 + H * (1 - iv.high);
+		pt[np] = Y0 + H * (1 - (double)k / (double)n);
+		np++;
+	}
+	rt_rate_text(rate, sizeof rate, k, n, conf);
+	rt_buf_printf(b, "<figure>\n<figcaption>How the %s interval narrowed as "
+	    "trials accumulated (Wilson, after each valid trial); at the end: ",
+	    conf_text(c1, sizeof c1, conf));
+	html_esc(b, rate, strlen(rate));
+	rt_buf_adds(b, "</figcaption>\n");
+	rt_buf_printf(b, "<svg class=\"chart\" viewBox=\"0 0 700 250\" width=\"700\" "
+	    "height=\"250\" role=\"img\" aria-label=\"interval by trial\">\n");
+	for (i = 0; i <= 4; i++)
+		rt_buf_printf(b, "<line class=\"grid\" x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" "
+		    "y2=\"%.1f\"/><text class=\"axis\" x=\"%.0f\" y=\"%.1f\" "
+		    "text-anchor=\"end\">%zu%%</text>\n", X0, Y0 + H * (double)i / 4,
+		    X0 + W, Y0 + H * (double)i / 4, X0 - 6, Y0 + H * (double)i / 4 + 4,
+		    100 - i * 25);
+	rt_buf_printf(b, "<text class=\"axis\" x=\"%.0f\" y=\"%.0f\" "
+	    "text-anchor=\"middle\">1</text><text class=\"axis\" x=\"%.0f\" "
+	    "y=\"%.0f\" text-anchor=\"middle\">%ld valid trials</text>\n",
+	    X0 + W / (double)total, Y0 + H + 18, X0 + W, Y0 + H + 18, total);
+	rt_buf_adds(b, "<polygon class=\"band\" points=\"");
+	for (i = 0; i < np; i++)
+		rt_buf_printf(b, "%.1f,%.1f ", xs[i], hi[i]);
+	for (i = np; i-- > 0;)
+		rt_buf_printf(b, "%.1f,%.1f ", xs[i], lo[i]);
+	rt_buf_adds(b, "\"/>\n<polyline class=\"est\" points=\"");
+	for (i = 0; i < np; i++)
+		rt_buf_printf(b, "%.1f,%.1f ", xs[i], pt[i]);
+	rt_buf_adds(b, "\"/>\n</svg>\n</figure>\n");
+	free(xs);
+	free(lo);
+	free(hi);
+	free(pt);
+}
+
+static const char css[] =
+    "body{font:15px/1.5 system-ui,sans-serif;color:#222;background:#fff;margin:0}"
+    "main{max-width:760px;margin:0 auto;padding:1em 1.5em}"
+    "h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}"
+    "h3{font-size:1em}code{font:13px ui-monospace,monospace;background:#f3f3f3;"
+    "padding:0 .2em;word-break:break-all}"
+    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;"
+    "text-align:right}figure{margin:1em 0}figcaption{font-size:.9em;color:#555}"
+    "svg{max-width:100%;height:auto;font:11px system-ui,sans-serif}"
+    ".grid{stroke:#e4e4e4}.axis{fill:#777}.label,.count{fill:#333}"
+    ".bar,.cap{stroke-width:2}.m .bar,.m .cap{stroke:#1f4e9c}.m .pt{fill:#1f4e9c}"
+    ".c .bar,.c .cap{stroke:#888}.c .pt{fill:#888}"
+    ".x .bar,.x .cap{stroke:#c8660a}.x .pt{fill:#c8660a}"
+    ".f .bar,.f .cap{stroke:#2e7d32}.f .pt{fill:#2e7d32}"
+    "rect.pass{fill:#7cb87f}rect.fail{fill:#c62828}rect.timeout{fill:#6a1b9a}"
+    "rect.error{fill:#9e9e9e}rect.ignored{fill:#e0e0e0}"
+    ".key{padding:0 .4em;color:#fff}.key.pass{background:#7cb87f}"
+    ".key.fail{background:#c62828}.key.timeout{background:#6a1b9a}"
+    ".key.error{background:#9e9e9e}.key.ignored{background:#e0e0e0;color:#333}"
+    ".band{fill:#1f4e9c;fill-opacity:.18;stroke:#1f4e9c;stroke-opacity:.4}"
+    ".est{fill:none;stroke:#1f4e9c;stroke-width:1.5}";
+
+static void
+build_html(rt_buf *b, report *r, const meas *m, const proof *pf, sections *s)
+{
+	rt_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+	    "<meta charset=\"utf-8\">\n<title>retrial report</title>\n<style>");
+	rt_buf_adds(b, css);
+	rt_buf_adds(b, "</style>\n</head>\n<body>\n<main>\n");
+	md_to_html(b, rt_buf_str(&s->head));
+	md_to_html(b, rt_buf_str(&s->how));
+	svg_rates(b, r, m, pf);
+	svg_timeline(b, r);
+	svg_band(b, r, m->have ? m->conf : 0.95);
+	md_to_html(b, rt_buf_str(&s->facts));
+	md_to_html(b, rt_buf_str(&s->observe));
+	md_to_html(b, rt_buf_str(&s->fixed));
+	rt_buf_adds(b, "</main>\n</body>\n</html>\n");
+}
+
+/* ---- output ---- */
+
+static void
+mkdir_p(const char *dir)
+{
+	char *p = rt_xstrdup(dir), *s, c;
+	struct stat st;
+
+	for (s = p + 1; ; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		c = *s;
+		*s = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+			rt_die("%s: cannot create directory:", p);
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	if (stat(dir, &st) < 0)
+		rt_die("%s:", dir);
+	if (!S_ISDIR(st.st_mode))
+		rt_die("%s: not a directory", dir);
+	free(p);
+}
+
+static void
+write_out(const char *dir, const char *name, rt_buf *data)
+{
+	char *path = dir ? rt_xasprintf("%s/%s", dir, name) : rt_xstrdup(name);
+
+	if (rt_write_file_atomic(path, rt_buf_str(data), data->len) < 0)
+		rt_die("%s: cannot write:", path);
+	printf("%s\n", path);
+	free(path);
+}
+
+static void
+report_free(report *r)
+{
+	size_t i;
+
+	meas_free(&r->m);
+	for (i = 0; i < r->nfacts; i++)
+		fact_free(&r->facts[i]);
+	for (i = 0; i < r->nloose; i++)
+		fact_free(&r->loose[i]);
+	for (i = 0; i < r->nexps; i++) {
+		experiment *e = &r->exps[i];
+		free(e->name);
+		free(e->perturbation);
+		free(e->probe);
+		free(e->probe_detail);
+		free(e->method);
+		free(e->effect);
+		free(e->note);
+		meas_free(&e->control);
+		meas_free(&e->perturbed);
+	}
+	for (i = 0; i < r->ntrials; i++)
+		free(r->trials[i].note);
+	free(r->facts);
+	free(r->loose);
+	free(r->exps);
+	free(r->trials);
+	free(r->ftrials);
+	free(r->levels);
+	free(r->token);
+	free(r->plan_basis);
+	free(r->rule);
+	free(r->trial_command);
+}
 
 int
 main(int argc, char *argv[])
 {
-	(void)argc;
+	static const struct option longopts[] = {
+		{ "output",  required_argument, NULL, 'o' },
+		{ "html",    no_argument,       NULL, 'H' },
+		{ "proof",   required_argument, NULL, 'p' },
+		{ "text",    no_argument,       NULL, 't' },
+		{ "help",    no_argument,       NULL, 'h' },
+		{ "version", no_argument,       NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *dir = NULL, *prooffile = NULL;
+	int c, html = 0, text = 0, from_trials;
+	report r;
+	proof pf;
+	meas m;
+	rt_tally tally;
+	sections s;
+	rt_buf md = {0}, out = {0};
+	json_t *sum;
+	char *line;
+
 	rt_setprogname(argv[0]);
-	rt_die("not implemented yet");
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ho:p:tV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': dir = optarg; break;
+		case 'H': html = 1; break;
+		case 'p': prooffile = optarg; break;
+		case 't': text = 1; break;
+		case 'h': fputs(usage_text, stdout); return rt_fshut(stdout, "stdout"), 0;
+		case 'V': rt_print_version(); return rt_fshut(stdout, "stdout"), 0;
+		case ':': rt_usage_die("%s: missing value", argv[optind - 1]);
+		default:
+			if (optopt == 'H' || (optopt && strncmp(argv[optind - 1], "--", 2) == 0))
+				rt_usage_die("%s: takes no value", argv[optind - 1]);
+			if (optopt)
+				rt_usage_die("-%c: unknown option", optopt);
+			rt_usage_die("%s: unknown option", argv[optind - 1]);
+		}
+	}
+	if (text && (dir || html))
+		rt_usage_die("--text and %s are exclusive", dir ? "--output" : "--html");
+	if (dir && !*dir)
+		rt_usage_die("--output: empty directory name");
+
+	memset(&r, 0, sizeof r);
+	memset(&pf, 0, sizeof pf);
+	rt_jsonl_loop(argc - optind, argv + optind, NULL, on_record, &r);
+	if (r.n_measure + r.n_plan + r.n_policy + r.n_diff + r.n_fact + r.n_exp +
+	    r.n_trial == 0)
+		rt_die("no retrial records in input");
+	if (prooffile) {
+		char *pfiles[1] = { (char *)prooffile };
+		rt_jsonl_loop(1, pfiles, NULL, on_proof, &pf);
+		if (!pf.m.have && pf.ntrials > 0) {
+			pf.m.have = 1;
+			pf.m.trials = pf.t.trials;
+			pf.m.failures = pf.t.failures;
+			pf.m.errors = pf.t.errors;
+			pf.m.conf = 0.95;
+		}
+		if (!pf.m.have)
+			rt_die("%s: no measure or trial record for the proof run", prooffile);
+	}
+	if (r.ntrials > 1)
+		qsort(r.trials, r.ntrials, sizeof *r.trials, cmp_trial);
+	settle_measure(&r, &m, &from_trials, &tally);
+
+	memset(&s, 0, sizeof s);
+	sec_head(&r, &m, &pf, &s.head);
+	sec_how(&r, &m, from_trials, &tally, &s.how);
+	sec_facts(&r, &s.facts);
+	sec_observe(&r, &s.observe);
+	sec_fixed(&r, &m, &pf, &s.fixed);
+	rt_buf_adds(&md, rt_buf_str(&s.head));
+	rt_buf_adds(&md, rt_buf_str(&s.how));
+	rt_buf_adds(&md, rt_buf_str(&s.facts));
+	rt_buf_adds(&md, rt_buf_str(&s.observe));
+	rt_buf_adds(&md, rt_buf_str(&s.fixed));
+
+	if (text) {
+		fwrite(md.data, 1, md.len, stdout);
+	} else {
+		if (dir)
+			mkdir_p(dir);
+		sum = summary_json(&r, &m, &pf);
+		line = rt_dumps(sum);
+		rt_buf_adds(&out, line);
+		rt_buf_addc(&out, '\n');
+		free(line);
+		json_decref(sum);
+		write_out(dir, "summary.json", &out);
+		write_out(dir, "report.md", &md);
+		if (html) {
+			out.len = 0;
+			build_html(&out, &r, &m, &pf, &s);
+			write_out(dir, "report.html", &out);
+		}
+	}
+	rt_buf_free(&md);
+	rt_buf_free(&out);
+	rt_buf_free(&s.head);
+	rt_buf_free(&s.how);
+	rt_buf_free(&s.facts);
+	rt_buf_free(&s.observe);
+	rt_buf_free(&s.fixed);
+	report_free(&r);
+	meas_free(&pf.m);
+	rt_fshut(stdout, "stdout");
+	return 0;
 }

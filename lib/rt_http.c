@@ -34,6 +34,17 @@ on_header(char *p, size_t size, size_t nmemb, void *ud)
 	sink *s = ud;
 	size_t n = size * nmemb, k;
 
+	if (n > 12 && strncasecmp(p, "retry-after:", 12) == 0) {
+		char tmp[32];
+		size_t m = n - 12 < sizeof tmp - 1 ? n - 12 : sizeof tmp - 1;
+		double v;
+		char *end;
+		memcpy(tmp, p + 12, m);
+		tmp[m] = '\0';
+		v = strtod(tmp, &end);
+		if (end != tmp && v >= 0 && v < 86400)
+			s->resp->retry_after_s = v;  /* the HTTP-date form is ignored */
+	}
 	if (n > 9 && strncasecmp(p, "location:", 9) == 0) {
 		const char *v = p + 9;
 		while (*v == ' ' || *v == '\t')
@@ -78,6 +89,7 @@ rt_http_perform(const rt_http_req *req, rt_http_resp *resp, size_t n)
 	for (i = 0; i < n; i++) {
 		memset(&resp[i], 0, sizeof resp[i]);
 		s[i].resp = &resp[i];
+		resp[i].retry_after_s = -1;
 		s[i].max = req[i].max_response ? req[i].max_response : 8u << 20;
 		if (!(h[i] = curl_easy_init()))
 			rt_die("libcurl: cannot create a handle");

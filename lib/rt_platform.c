@@ -94,6 +94,23 @@ rt_isatty(int fd)
 	return isatty(fd);
 }
 
+char *
+rt_self_exe(void)
+{
+	char buf[4096];
+	ssize_t n = -1;
+
+#if defined(__linux__)
+	n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+#elif defined(__NetBSD__)
+	n = readlink("/proc/curproc/exe", buf, sizeof buf - 1);
+#endif
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
 uint64_t
 rt_mix64(uint64_t x)
 {

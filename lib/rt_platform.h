@@ -21,6 +21,9 @@ int rt_sleep_ms(double ms);
 long rt_peak_rss_kb(void);
 /* Is fd a terminal? (isatty, but never when RETRIAL_NO_TTY is set) */
 int rt_isatty(int fd);
+/* The running program's absolute path (malloc'd), or NULL when the
+ * system does not say. */
+char *rt_self_exe(void);
 /* splitmix64: a seed mixer so trial seeds differ in every bit. */
 uint64_t rt_mix64(uint64_t x);
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rt_platform.h"
 #include "rt_util.h"
 
 const char *rt_progname = "retrial";
@@ -35,20 +36,28 @@ rt_sharedir(void)
 {
 	static char *dir;
 	const char *e = getenv("RETRIAL_SHAREDIR"), *slash;
+	char *exe, *cand;
 	struct stat st;
 
 	if (dir)
 		return dir;
 	if (e && *e)
 		return dir = rt_xstrdup(e);
-	if (stat(RT_SHAREDIR, &st) == 0 && S_ISDIR(st.st_mode))
-		return dir = rt_xstrdup(RT_SHAREDIR);
-	slash = strrchr(rt_argv0, '/');
-	if (slash)
-		dir = rt_xasprintf("%.*s/../share/retrial", (int)(slash - rt_argv0), rt_argv0);
-	else
-		dir = rt_xstrdup(RT_SHAREDIR);
-	return dir;
+	/* next to the program first (a build tree, or $(PREFIX)/bin beside
+	 * $(PREFIX)/share), then the configured install directory */
+	exe = rt_self_exe();
+	if (!exe && strchr(rt_argv0, '/'))
+		exe = rt_xstrdup(rt_argv0);
+	if (exe && (slash = strrchr(exe, '/'))) {
+		cand = rt_xasprintf("%.*s/../share/retrial", (int)(slash - exe), exe);
+		if (stat(cand, &st) == 0 && S_ISDIR(st.st_mode)) {
+			free(exe);
+			return dir = cand;
+		}
+		free(cand);
+	}
+	free(exe);
+	return dir = rt_xstrdup(RT_SHAREDIR);
 }
 
 void

@@ -1,0 +1,285 @@
+#!/usr/bin/env bats
+# rt-diff-facts: what is true only when the test fails.
+load helper
+
+FX="$BATS_TEST_DIRNAME/fixtures/diff"
+
+# gen N FILTER: N trial records, FILTER a jq expression over $t (1..N)
+# whose result is merged into a passing trial with empty output.
+gen() {
+	jq -nc --argjson n "$1" "range(1; \$n + 1) as \$t |
+	    {type: \"trial\", trial: \$t, outcome: \"pass\", exit_code: 0, signal: null,
+	     elapsed_ms: 10, stdout: \"\", stderr: \"\", concurrent: 0,
+	     env: {host: \"ci\", RETRIAL_SEED: \"\\(1000 + \$t)\"}} + ($2)"
+}
+
+@test "rt-diff-facts: --help and --version" {
+	run rt-diff-facts --help
+	status_is 0
+	has "usage: rt-diff-facts [--jsonl] [--lenient] [--top N] [file ...]"
+	has "--top N"
+	run rt-diff-facts -V
+	status_is 0
+	has "(retrial)"
+}
+
+@test "rt-diff-facts: bad options and numbers exit 2" {
+	run rt-diff-facts --bogus
+	status_is 2
+	run rt-diff-facts --top x "$FX/kth.jsonl"
+	status_is 2
+	has "--top x"
+	run rt-diff-facts -n -1 "$FX/kth.jsonl"
+	status_is 2
+	run rt-diff-facts "$T/missing.jsonl"
+	status_is 2
+	has "missing.jsonl"
+}
+
+@test "rt-diff-facts: golden output for every third trial failing" {
+	run rt-diff-facts "$FX/kth.jsonl"
+	status_is 0
+	[ "$output" = "$(cat "$FX/kth.diff")" ]
+}
+
+@test "rt-diff-facts: reads standard input, - and several files" {
+	rt-diff-facts <"$FX/kth.jsonl" >"$T/a"
+	cmp "$T/a" "$FX/kth.diff"
+	rt-diff-facts - <"$FX/kth.jsonl" >"$T/b"
+	cmp "$T/b" "$FX/kth.diff"
+	head -n 7 "$FX/kth.jsonl" >"$T/p1"
+	tail -n +8 "$FX/kth.jsonl" >"$T/p2"
+	rt-diff-facts "$T/p1" "$T/p2" >"$T/c"
+	cmp "$T/c" "$FX/kth.diff"
+}
+
+@test "rt-diff-facts: the diff record's counts, codes and trials" {
+	rt-diff-facts "$FX/kth.jsonl" >"$T/o"
+	jqe '.type == "diff" and .trials == 12 and .failures == 4 and .errors == 1' "$T/o"
+	jqe '.exit_codes_on_failure == [1] and .exit_codes_on_success == [0]' "$T/o"
+	jqe '.failure_trials == [3, 6, 9, 12] and .token == "EXHAUSTED"' "$T/o"
+	jqe 'has("skipped") | not' "$T/o"
+	# every third: periodic, and the fact carries its own Fisher p
+	jqe '.facts[] | select(.kind == "position") | .direction == "periodic" and .value == "every 3rd trial" and .in_successes == 0' "$T/o"
+	jqe '.facts[] | select(.value == "EXHAUSTED") | .in_failures == 4 and .in_successes == 0 and (.p - 0.00202020202 | fabs) < 1e-9' "$T/o"
+	# "ok" vanishes when it fails: a clue too
+	jqe '.facts[] | select(.stream == "stdout" and .value == "ok") | .direction == "success_only" and .in_successes == 8' "$T/o"
+	# ranked by p ascending
+	jqe '[.facts[].p] | . == sort' "$T/o"
+}
+
+@test "rt-diff-facts: --jsonl prints the same facts one per line" {
+	rt-diff-facts --jsonl "$FX/kth.jsonl" >"$T/l"
+	[ "$(wc -l <"$T/l")" -eq "$(jq '.facts | length' "$FX/kth.diff")" ]
+	jq -c 'del(.type)' "$T/l" >"$T/l2"
+	jq -c '.facts[]' "$FX/kth.diff" >"$T/l3"
+	cmp "$T/l2" "$T/l3"
+	jqe -s 'all(.[]; .type == "fact")' "$T/l"
+}
+
+@test "rt-diff-facts: --top keeps the strongest, 0 keeps all" {
+	run rt-diff-facts -n 2 "$FX/kth.jsonl"
+	echo "$output" | jq -e '.facts | length == 2 and .[0].direction == "periodic" and .[1].value == "EXHAUSTED"'
+	gen 10 'if $t <= 5 then {outcome: "fail", stderr: ([range(30)] | map("w" + ([97 + (. % 26), 97 + (. / 26 | floor)] | implode)) | join(" "))} else {} end' >"$T/in"
+	run rt-diff-facts "$T/in"
+	echo "$output" | jq -e '.facts | length == 20'
+	run rt-diff-facts --top 0 "$T/in"
+	echo "$output" | jq -e '[.facts[] | select(.kind == "token")] | length == 30'
+}
+
+@test "rt-diff-facts: run-varying parts are masked before comparing" {
+	gen 20 'if $t % 2 == 0 then {outcome: "fail", exit_code: 1,
+	    stderr: "job \($t): STALE at 0x7ffd\($t)beef (id 123e4567-e89b-12d3-a456-4266141740\($t + 10)) \(2026)-11-29T10:\($t + 10):00Z in /tmp/pytest-\($t)/db.sqlite took \($t).5ms\n"}
+	    else {stderr: "job \($t): fresh\n"} end' >"$T/in"
+	rt-diff-facts --top 0 "$T/in" >"$T/o"
+	jqe '.token == "STALE"' "$T/o"
+	# every varying part masked: the same six words in all ten failures,
+	# nothing of the address, uuid, time or path, no raw number anywhere
+	jqe '[.facts[] | select(.direction == "failure_only" and .kind == "token") | .value] | sort == ["<num>ms", "STALE", "at", "id", "in", "took"]' "$T/o"
+	jqe 'all(.facts[] | select(.direction == "failure_only"); .in_failures == 10)' "$T/o"
+	jqe '[.facts[] | select(.kind == "token" or .kind == "phrase") | .value | select(test("[0-9]|beef|sqlite|pytest"))] | length == 0' "$T/o"
+	# "job <num>" is in every run: no fact
+	jqe '[.facts[] | select(.value | test("job"))] | length == 0' "$T/o"
+	jqe '[.facts[] | select(.value == "fresh")][0].direction == "success_only"' "$T/o"
+}
+
+@test "rt-diff-facts: phrases separate when their words do not" {
+	gen 20 'if $t % 2 == 0 then {outcome: "fail", stderr: "job \($t): lock held by worker \($t % 3)\n"}
+	    else {stderr: "job \($t): worker \($t % 3) held lock\n"} end' | rt-diff-facts --top 0 >"$T/o"
+	jqe '.facts[] | select(.value == "lock held") | .kind == "phrase" and .stream == "stderr" and .direction == "failure_only" and .in_failures == 10' "$T/o"
+	jqe '.facts[] | select(.value == "held lock") | .direction == "success_only" and .in_successes == 10' "$T/o"
+	jqe '.facts[] | select(.value == "<num> held") | .direction == "success_only"' "$T/o"
+	# no phrase with the same runs as one of its words ("held by" = "by")
+	jqe '[.facts[] | select(.value == "held by" or .value == "by worker")] | length == 0' "$T/o"
+	jqe '.facts[] | select(.value == "by") | .in_failures == 10' "$T/o"
+	jqe '[.facts[] | select(.value == "lock" or .value == "held" or .value == "job <num>")] == []' "$T/o"
+	jqe '.token == "by"' "$T/o"
+}
+
+@test "rt-diff-facts: the strongest token: error-like, then longer, then first" {
+	gen 6 'if $t <= 3 then {outcome: "fail", stderr: "cache: STALE value read before warm-up finished"}
+	    else {stderr: "cache: value read"} end' | rt-diff-facts | jq -e '.token == "STALE"'
+	gen 6 'if $t <= 3 then {outcome: "fail", stderr: "apple banana"} else {} end' |
+	    rt-diff-facts | jq -e '.token == "banana"'
+	gen 6 'if $t <= 3 then {outcome: "fail", stderr: "plum pear"} else {} end' |
+	    rt-diff-facts | jq -e '.token == "pear"'
+	gen 6 'if $t <= 3 then {outcome: "fail", stderr: "connection_refused_by_peer xERR"} else {} end' |
+	    rt-diff-facts | jq -e '.token == "connection_refused_by_peer"'
+	gen 6 'if $t <= 3 then {outcome: "fail", stderr: "connection_refused_by_peer BUSY"} else {} end' |
+	    rt-diff-facts | jq -e '.token == "BUSY"'
+}
+
+@test "rt-diff-facts: a word also in one success is never the token" {
+	gen 30 'if $t % 3 == 0 then {outcome: "fail", exit_code: 1, stderr: "EXHAUSTED DRAINED"}
+	    elif $t == 1 then {stderr: "EXHAUSTED"} else {} end' >"$T/in"
+	rt-diff-facts "$T/in" >"$T/o"
+	jqe '.token == "DRAINED"' "$T/o"
+	jqe '.facts[] | select(.value == "EXHAUSTED") | .direction == "failure_more" and .in_failures == 10 and .in_successes == 1' "$T/o"
+	gen 30 'if $t % 3 == 0 then {outcome: "fail", exit_code: 1, stderr: "EXHAUSTED"}
+	    elif $t == 1 then {stderr: "EXHAUSTED"} else {} end' | rt-diff-facts >"$T/o2"
+	jqe '.token == null' "$T/o2"
+}
+
+@test "rt-diff-facts: a word in only some failures is not the token" {
+	gen 10 'if $t <= 4 then {outcome: "fail", stderr: (if $t == 1 then "PANIC" else "" end)} else {} end' |
+	    rt-diff-facts | jq -e '.token == null'
+}
+
+@test "rt-diff-facts: no failures, all failures: token null, no facts" {
+	gen 10 '{}' | rt-diff-facts >"$T/o"
+	jqe '.failures == 0 and .trials == 10 and .token == null and .facts == [] and .failure_trials == []' "$T/o"
+	gen 10 '{outcome: "fail", exit_code: 1, stderr: "BOOM"}' | rt-diff-facts >"$T/o"
+	jqe '.failures == 10 and .token == null and .facts == [] and .exit_codes_on_success == []' "$T/o"
+	printf '' | rt-diff-facts | jq -e '.trials == 0 and .token == null and .facts == []'
+}
+
+@test "rt-diff-facts: exit codes sorted and unique, signals, timeouts" {
+	gen 20 'if $t % 2 == 0 then {outcome: (if $t % 4 == 0 then "timeout" else "fail" end),
+	    exit_code: (if $t % 4 == 0 then null elif $t == 2 then 3 else 1 end),
+	    signal: (if $t % 4 == 0 then 9 else null end)} else {} end' >"$T/in"
+	rt-diff-facts --top 0 "$T/in" >"$T/o"
+	jqe '.exit_codes_on_failure == [1, 3] and .exit_codes_on_success == [0]' "$T/o"
+	jqe '.facts[] | select(.kind == "signal") | .value == "9" and .in_failures == 5' "$T/o"
+	jqe '.facts[] | select(.kind == "timeout") | .in_failures == 5 and .direction == "failure_only"' "$T/o"
+	jqe '[.facts[] | select(.kind == "exit_code" and .value == "0")] | length == 0' "$T/o"
+}
+
+@test "rt-diff-facts: timing, faster and slower when failing" {
+	gen 40 'if $t % 4 == 0 then {outcome: "fail", elapsed_ms: (100 + $t)} else {elapsed_ms: (10 + $t / 10)} end' |
+	    rt-diff-facts | jq -e '.facts[] | select(.kind == "timing") | .direction == "slower_when_failing" and .p < 0.001 and (.detail | test("median"))'
+	gen 40 'if $t % 4 == 0 then {outcome: "fail", elapsed_ms: 1.5} else {elapsed_ms: (10 + $t / 10)} end' |
+	    rt-diff-facts | jq -e '.facts[] | select(.kind == "timing") | .direction == "faster_when_failing" and .in_failures == 10 and .in_successes == 30'
+	# the same times on both sides: no timing fact
+	gen 40 'if $t % 4 == 0 then {outcome: "fail"} else {} end' |
+	    rt-diff-facts | jq -e '[.facts[] | select(.kind == "timing")] == []'
+}
+
+@test "rt-diff-facts: position: periodic, clustered, overlap" {
+	gen 40 'if $t % 4 == 0 then {outcome: "fail"} else {} end' | rt-diff-facts >"$T/o"
+	jqe '.facts[] | select(.direction == "periodic") | .value == "every 4th trial" and .in_failures == 10' "$T/o"
+	gen 40 'if $t > 30 then {outcome: "fail"} else {} end' | rt-diff-facts >"$T/o"
+	jqe '.facts[] | select(.kind == "position") | .direction == "clustered_end" and .value == "end"' "$T/o"
+	gen 40 'if $t <= 10 then {outcome: "fail"} else {} end' | rt-diff-facts >"$T/o"
+	jqe '.facts[] | select(.kind == "position") | .direction == "clustered_start"' "$T/o"
+	gen 40 'if $t % 5 == 1 then {outcome: "fail", concurrent: 2} elif $t == 2 then {concurrent: 1} else {} end' |
+	    rt-diff-facts >"$T/o"
+	jqe '.facts[] | select(.direction == "overlap") | .in_failures == 8 and .in_successes == 1' "$T/o"
+	# two failures are not a period; failures at odd trials have none
+	gen 40 'if $t == 10 or $t == 20 then {outcome: "fail"} else {} end' | rt-diff-facts |
+	    jq -e '[.facts[] | select(.direction == "periodic")] == []'
+	gen 40 'if $t % 3 == 1 then {outcome: "fail"} else {} end' | rt-diff-facts |
+	    jq -e '[.facts[] | select(.direction == "periodic")] == []'
+}
+
+@test "rt-diff-facts: environment values that differ, seeds left out" {
+	gen 30 'if $t % 3 == 0 then {outcome: "fail", env: {host: "ci", PYTHONHASHSEED: "1", RETRIAL_SEED: "\($t)"}}
+	    else {env: {host: "ci", PYTHONHASHSEED: "0", RETRIAL_SEED: "\($t)"}} end' | rt-diff-facts >"$T/o"
+	jqe '.facts[] | select(.kind == "env" and .value == "PYTHONHASHSEED=1") | .direction == "failure_only" and .in_failures == 10' "$T/o"
+	jqe '.facts[] | select(.kind == "env" and .value == "PYTHONHASHSEED=0") | .direction == "success_only"' "$T/o"
+	jqe '[.facts[] | select(.value | test("RETRIAL_SEED|host"))] == []' "$T/o"
+}
+
+@test "rt-diff-facts: errors and ignored trials are not compared; other records ignored" {
+	{
+		echo '{"type":"measure","trials":3,"failures":1}'
+		gen 6 'if $t == 1 then {outcome: "fail", stderr: "BOOM"}
+		    elif $t == 2 then {outcome: "error", stderr: "BOOM"}
+		    elif $t == 3 then {outcome: "ignored", stderr: "BOOM"} else {} end'
+	} | rt-diff-facts >"$T/o"
+	jqe '.trials == 4 and .failures == 1 and .errors == 2 and .token == "BOOM"' "$T/o"
+	jqe '.facts[] | select(.value == "BOOM") | .in_failures == 1 and .successes == 3' "$T/o"
+}
+
+@test "rt-diff-facts: missing fields: stderr absent is empty, trial is the position" {
+	printf '%s\n' '{"type":"trial","outcome":"pass"}' '{"type":"trial","outcome":"fail","stderr":"GONE"}' \
+	    '{"type":"trial","outcome":"pass","stderr":null}' | rt-diff-facts >"$T/o"
+	jqe '.trials == 3 and .failure_trials == [2] and .token == "GONE" and .exit_codes_on_failure == []' "$T/o"
+}
+
+@test "rt-diff-facts: malformed input names file and line, exit 2" {
+	gen 2 '{}' >"$T/in"
+	echo 'not json' >>"$T/in"
+	run rt-diff-facts "$T/in"
+	status_is 2
+	has "in:3: invalid JSON"
+	printf '%s\n' '{"type":"trial","outcome":"pass"}' '{"type":"trial","trial":2}' >"$T/in"
+	run rt-diff-facts "$T/in"
+	status_is 2
+	has "in:2: \"outcome\" missing"
+	printf '{"type":"trial","outcome":"maybe"}\n' >"$T/in"
+	run rt-diff-facts "$T/in"
+	status_is 2
+	has "in:1: \"outcome\""
+	printf '{"type":"trial","outcome":"fail","stderr":42}\n' >"$T/in"
+	run rt-diff-facts "$T/in"
+	status_is 2
+	has "in:1: \"stderr\": not a string"
+	printf '{"type":"trial","outcome":"fail","trial":-3}\n' >"$T/in"
+	run rt-diff-facts "$T/in"
+	status_is 2
+	has "in:1: \"trial\""
+}
+
+@test "rt-diff-facts: invalid UTF-8 and bad escapes are malformed lines" {
+	printf '{"type":"trial","outcome":"pass"}\n{"type":"trial","outcome":"fail","stderr":"x \\ud800 y"}\n' >"$T/in"
+	run rt-diff-facts "$T/in"
+	status_is 2
+	has "in:2: invalid JSON"
+	printf '{"type":"trial","outcome":"fail","stderr":"x \377 y"}\n' >"$T/in"
+	run rt-diff-facts "$T/in"
+	status_is 2
+	has "in:1: invalid JSON"
+}
+
+@test "rt-diff-facts: --lenient skips and counts malformed lines and records" {
+	{
+		gen 4 'if $t == 1 then {outcome: "fail", stderr: "BOOM"} else {} end'
+		echo 'not json'
+		echo '{"type":"trial","trial":9}'
+		printf '{"type":"trial","outcome":"fail","stderr":"x \\ud800"}\n'
+	} >"$T/in"
+	rt-diff-facts --lenient "$T/in" >"$T/o"
+	jqe '.skipped == 3 and .trials == 4 and .failures == 1 and .token == "BOOM"' "$T/o"
+}
+
+@test "rt-diff-facts: a 10 MB stderr and 100-byte words" {
+	python3 - "$T/in" <<'EOF'
+import json, sys
+def word(i):  # a million distinct letter words
+    w = ""
+    while True:
+        w += "abcdefghijklmnopqrstuvwxyz"[i % 26]
+        i //= 26
+        if i == 0:
+            return w
+big = " ".join(word(i) for i in range(2000000))[:10 * 1024 * 1024]
+long = "\u00e9" * 60  # 120 bytes: cut to 64 at a character boundary
+with open(sys.argv[1], "w") as f:
+    f.write(json.dumps({"type": "trial", "trial": 1, "outcome": "fail", "stderr": big + " OVERFLOWED " + long}) + "\n")
+    f.write(json.dumps({"type": "trial", "trial": 2, "outcome": "fail", "stderr": "OVERFLOWED " + long}) + "\n")
+    f.write(json.dumps({"type": "trial", "trial": 3, "outcome": "pass", "stderr": "fine"}) + "\n")
+EOF
+	rt-diff-facts --top 0 "$T/in" >"$T/o"
+	jqe '.token == "OVERFLOWED" and .failures == 2' "$T/o"
+	jqe '.facts[] | select(.value | startswith("\u00e9")) | (.value | length) == 32 and .in_failures == 2' "$T/o"
+}

@@ -1,0 +1,254 @@
+#!/usr/bin/env bats
+# rt-report: the one-page report from hand-made records in t/fixtures/report.
+load helper
+
+F="$BATS_TEST_DIRNAME/fixtures/report"
+
+full() {
+	rt-report "$@" -p "$F/proof.jsonl" "$F/measure.jsonl" "$F/diff.jsonl" \
+	    "$F/experiments.jsonl" "$F/policy.jsonl" "$F/trials.jsonl"
+}
+
+# Fail when grep finds the pattern (a bare `! grep` never fails a test).
+nogrep() {
+	if grep "$@"; then
+		echo "unexpected match: grep $*" >&2
+		return 1
+	fi
+}
+
+# a 0% or 0.0% rate that is not part of a larger number (10%, 90.0%)
+bare_zero='(^|[^0-9.])0(\.0)?%'
+
+@test "--help prints the synopsis and exits 0" {
+	run rt-report --help
+	status_is 0
+	has "usage: rt-report [-o DIR] [--html] [-p FILE]"
+	has "--proof FILE"
+}
+
+@test "--version names the tool" {
+	run rt-report -V
+	status_is 0
+	has "rt-report (retrial)"
+}
+
+@test "an unknown option is a usage error" {
+	run rt-report --bogus "$F/zero.jsonl"
+	status_is 2
+	has "--bogus: unknown option"
+}
+
+@test "--text with --html or -o is rejected by name" {
+	run rt-report -t --html "$F/zero.jsonl"
+	status_is 2
+	has "--text and --html are exclusive"
+	run rt-report -t -o "$T/out" "$F/zero.jsonl"
+	status_is 2
+	has "--text and --output are exclusive"
+	[ ! -e "$T/out" ]
+}
+
+@test "golden report.md and summary.json for the full set of records" {
+	run full -o "$T/out"
+	status_is 0
+	[ "${lines[0]}" = "$T/out/summary.json" ]
+	[ "${lines[1]}" = "$T/out/report.md" ]
+	[ "${#lines[@]}" -eq 2 ]
+	diff -u "$F/full.report.md" "$T/out/report.md"
+	diff -u "$F/full.summary.json" "$T/out/summary.json"
+	[ ! -e "$T/out/report.html" ]
+}
+
+@test "the sections come in order, each with its numbers" {
+	run full -t
+	status_is 0
+	printf '%s\n' "$output" | grep '^## ' > "$T/heads"
+	printf '%s\n' "## How often" "## What is true only when it fails" \
+	    "## What observation changed" "## What it takes to say it is fixed" > "$T/want"
+	diff -u "$T/want" "$T/heads"
+	has "20/60 failed (33.3%, 95% CI 22.7%–45.9%)."
+	has 'Token: `EXHAUSTED`'
+	has "Failing trials (20): 3, 6, 9,"
+	has "45/60 failed (75.0%, 95% CI 62.8%–84.2%)"
+	has "Implicated: it destabilises the test"
+	has "Probe: `up to 3 other trials were running when a trial started`"
+	has "Not separated at this budget"
+	hasnt "no effect"
+	has "| 95% | 8 | 12 |"
+	has "Proof run: 0/14 failed (≤21.5% at 95% confidence)"
+}
+
+@test "summary.json: measured values, and null for what was not given" {
+	rt-report -o "$T/o" "$F/measure.jsonl" >/dev/null
+	jqe '.type == "summary" and .trials == 60 and .failures == 20' "$T/o/summary.json"
+	jqe '.token == null and .retry_budget == null and .quarantine_after == null' "$T/o/summary.json"
+	jqe '.proof_trials == null and .proof_failures == null' "$T/o/summary.json"
+	jqe '.observer_changed == null' "$T/o/summary.json"
+	jqe '.green_runs_required == 8' "$T/o/summary.json"
+	[ "$(wc -l < "$T/o/summary.json")" -eq 1 ]
+}
+
+@test "summary.json: a measured zero is 0 and experiments without change are false" {
+	grep '"slow"' "$F/experiments.jsonl" > "$T/slow.jsonl"
+	rt-report -o "$T/o" -p "$F/proof.jsonl" "$F/zero.jsonl" "$T/slow.jsonl" >/dev/null
+	jqe '.failures == 0 and .rate == 0 and .ci_low == 0' "$T/o/summary.json"
+	jqe '.proof_failures == 0 and .proof_trials == 14' "$T/o/summary.json"
+	jqe '.observer_changed == false' "$T/o/summary.json"
+	jqe '.green_runs_required == null' "$T/o/summary.json"
+}
+
+@test "no measure record: the measurement is tallied from trial records; plan levels used" {
+	run rt-report -t "$F/trials.jsonl" "$F/plan.jsonl"
+	status_is 0
+	diff -u "$F/plan.report.md" - <<<"$output"
+	rt-report -o "$T/o" "$F/trials.jsonl" "$F/plan.jsonl" >/dev/null
+	diff -u "$F/plan.summary.json" "$T/o/summary.json"
+}
+
+@test "zero failures are an upper bound, never 0%" {
+	run rt-report -t "$F/zero.jsonl"
+	status_is 0
+	has "0/40 failed (≤8.8% at 95% confidence)"
+	printf '%s\n' "$output" > "$T/zero.md"
+	nogrep -E "$bare_zero" "$T/zero.md"
+	grep -q '"verdict":"STABLE"' "$F/zero.jsonl"
+	has "No failure was observed"
+}
+
+@test "a proof run that fails, or is too short, is not called fixed" {
+	printf '%s\n' '{"type":"measure","trials":5,"failures":0,"confidence":0.95}' > "$T/short.jsonl"
+	run rt-report -t -p "$T/short.jsonl" "$F/measure.jsonl"
+	status_is 0
+	has "0/5 failed (≤43.4% at 95% confidence): fewer than the 8 clean runs needed"
+	printf '%s\n' '{"type":"measure","trials":20,"failures":2}' > "$T/bad.jsonl"
+	run rt-report -t -p "$T/bad.jsonl" "$F/measure.jsonl"
+	has "2/20 failed"
+	has "it still fails, so it is not fixed"
+}
+
+@test "missing pieces are stated, not invented" {
+	run rt-report -t "$F/diff.jsonl"
+	status_is 0
+	has "Missing: no measure record given (run rt-measure)."
+	has "Missing: no experiment records given (run rt-matrix)."
+	has "Missing: no measured rate and no plan record given"
+	has "Missing: no policy record given (run rt-plan --policy)"
+	has "Missing: no proof run given"
+	run rt-report -t "$F/measure.jsonl"
+	has "Missing: no evidence records given (run rt-diff-facts)."
+}
+
+@test "records come from stdin when no file is named, and from -" {
+	run sh -c 'cat "$1" | rt-report -t' sh "$F/zero.jsonl"
+	status_is 0
+	has "0/40 failed"
+	run sh -c 'cat "$1" | rt-report -t "$2" -' sh "$F/zero.jsonl" "$F/diff.jsonl"
+	status_is 0
+	has "0/40 failed"
+	has 'Token: `EXHAUSTED`'
+}
+
+@test "the default directory is the current one, and -o creates its parents" {
+	cd "$T"
+	run rt-report "$F/zero.jsonl"
+	status_is 0
+	[ "$output" = "$(printf 'summary.json\nreport.md')" ]
+	[ -s summary.json ] && [ -s report.md ]
+	run rt-report -o a/b/c --html "$F/zero.jsonl"
+	status_is 0
+	[ -s a/b/c/report.html ]
+	ls a/b/c > list
+	nogrep -q tmp list
+}
+
+@test "--html: one self-contained page with SVG charts and no network" {
+	run full -o "$T/h" --html
+	status_is 0
+	has "$T/h/report.html"
+	h="$T/h/report.html"
+	grep -q '<svg' "$h"
+	nogrep -qi 'http' "$h"
+	nogrep -qiE '<script|src=|href=|@import|url\(' "$h"
+	grep -q '<style>' "$h"
+	# rates as points with bars: measured, 3 control/perturbed pairs (2 run), proof
+	[ "$(grep -c '<circle class="pt"' "$h")" -eq 6 ]
+	# the timeline: one cell per trial record, in trial-number order
+	[ "$(grep -c '<rect class=' "$h")" -eq 61 ]
+	grep -o '<title>trial [0-9]*' "$h" | sed 's/.* //' > "$T/order"
+	seq 1 61 > "$T/want"
+	diff -u "$T/want" "$T/order"
+	grep -q '<rect class="timeout"' "$h"
+	grep -q '<rect class="error"' "$h"
+	# the narrowing band ends at the whole measurement
+	grep -q '<polygon class="band"' "$h"
+	has_end=$(grep -c 'at the end: 20/60 failed (33.3%, 95% CI 22.7%–45.9%)' "$h")
+	[ "$has_end" -eq 1 ]
+	# every section is on the page
+	grep -q '<h2>What it takes to say it is fixed</h2>' "$h"
+}
+
+@test "--html escapes hostile text from records" {
+	run rt-report -o "$T/x" --html "$F/hostile.jsonl"
+	status_is 0
+	h="$T/x/report.html"
+	nogrep -qi '<script' "$h"
+	nogrep -qi '<img' "$h"
+	nogrep -q '<b ' "$h"
+	nogrep -q '</svg><script' "$h"
+	grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$h"
+	grep -q '&lt;img src=x onerror=alert(1)&gt; &amp; &quot;quotes&quot;' "$h"
+	nogrep -qi 'http' "$h"
+	# in Markdown the same text stays inside code spans
+	grep -q '^Command: ``python3 -m pytest .*<script>.*``$' "$T/x/report.md"
+	nogrep -q '^# heading' "$T/x/report.md"
+}
+
+@test "malformed JSONL names the file and line" {
+	printf '%s\n' '{"type":"measure","trials":3,"failures":1}' '{oops' > "$T/bad.jsonl"
+	run rt-report -t "$T/bad.jsonl"
+	status_is 2
+	has "rt-report: $T/bad.jsonl:2: invalid JSON"
+}
+
+@test "impossible numbers in a record name the file, line and field" {
+	printf '%s\n' '{"type":"measure","trials":3,"failures":5}' > "$T/bad.jsonl"
+	run rt-report -t "$T/bad.jsonl"
+	status_is 2
+	has "$T/bad.jsonl:1: \"failures\": 5 is out of range [0, 3]"
+	printf '%s\n' '{"type":"trial","trial":1,"outcome":"maybe"}' > "$T/bad.jsonl"
+	run rt-report -t "$T/bad.jsonl"
+	status_is 2
+	has "$T/bad.jsonl:1: \"outcome\""
+}
+
+@test "no retrial records at all is an error" {
+	run rt-report -t < /dev/null
+	status_is 2
+	has "no retrial records in input"
+	printf '%s\n' '{"type":"hypothesis","id":"h1"}' > "$T/other.jsonl"
+	run rt-report -o "$T/none" "$T/other.jsonl"
+	status_is 2
+	has "no retrial records in input"
+	[ ! -e "$T/none" ]
+}
+
+@test "an output directory that cannot be made is named" {
+	: > "$T/file"
+	run rt-report -o "$T/file/sub" "$F/zero.jsonl"
+	status_is 2
+	has "$T/file/sub"
+	run rt-report -o "$T/file" "$F/zero.jsonl"
+	status_is 2
+	has "$T/file: not a directory"
+}
+
+@test "a missing or empty proof file is an error" {
+	run rt-report -t -p "$T/nope.jsonl" "$F/measure.jsonl"
+	status_is 2
+	has "$T/nope.jsonl"
+	: > "$T/empty.jsonl"
+	run rt-report -t -p "$T/empty.jsonl" "$F/measure.jsonl"
+	status_is 2
+	has "$T/empty.jsonl: no measure or trial record for the proof run"
+}

@@ -1,0 +1,621 @@
+#!/usr/bin/env bats
+# t/40-rt-pr.bats: rt-pr — the evidence dossier, the git-am-able mbox, the
+# pull request against a loopback fake of GitHub, and the quarantine.
+load helper
+
+FX="$RT_TOP/t/fixtures/pr"
+TOKEN="ghp_fakeTOKEN_4f2b9c71e0"
+
+setup() {
+	export HOME="$T/home" GIT_CONFIG_NOSYSTEM=1
+	mkdir -p "$HOME"
+	git config --global user.name "Test User"
+	git config --global user.email test@example.invalid
+	git config --global init.defaultBranch main
+	git config --global advice.detachedHead false
+	export GIT_REAL="$(command -v git)"
+}
+
+teardown() {
+	if [ -f "$T/gh.pid" ]; then kill "$(cat "$T/gh.pid")" 2>/dev/null || true; fi
+}
+
+# A repository holding the flaky example at its top.
+mkrepo() {
+	mkdir -p "$1"
+	cp "$EX/timing/test_cache.py" "$1/"
+	git -C "$1" init -q
+	git -C "$1" add .
+	git -C "$1" commit -qm "the flaky test"
+}
+
+# A bare "origin" and a work clone of it, as a user has them.
+mkorigin() {
+	git init -q --bare "$T/origin.git"
+	git clone -q "$T/origin.git" "$T/work" 2>/dev/null
+	cp "$EX/timing/test_cache.py" "$T/work/"
+	git -C "$T/work" add .
+	git -C "$T/work" commit -qm "the flaky test"
+	git -C "$T/work" push -q origin main
+}
+
+# The fake GitHub on loopback, in MODE; GITHUB_API_URL points at it.
+start_gh() {
+	FAKE_GITHUB_TOKEN="$TOKEN" python3 "$RT_TOP/t/fake-github.py" --log "$T/gh.log" \
+	    --bare "$T/origin.git" --mode "$1" >"$T/gh.port" 2>"$T/gh.err" 3>&- &
+	echo $! >"$T/gh.pid"
+	for _ in $(seq 200); do [ -s "$T/gh.port" ] && break; sleep 0.05; done
+	export GITHUB_API_URL="http://127.0.0.1:$(head -1 "$T/gh.port")"
+	touch "$T/gh.log"
+}
+
+# A git on PATH that logs its argv and /proc/PID/cmdline, then runs git.
+mkshim() {
+	mkdir -p "$T/shim"
+	export GIT_SHIM_LOG="$T/git-argv.log"
+	cat >"$T/shim/git" <<'EOF'
+#!/bin/sh
+{ printf 'argv:'; for a in "$@"; do printf ' [%s]' "$a"; done; printf '\n'
+  printf 'cmdline: '; tr '\000' ' ' </proc/$$/cmdline; printf '\n'; } >>"$GIT_SHIM_LOG"
+exec "$GIT_REAL" "$@"
+EOF
+	chmod +x "$T/shim/git"
+}
+
+remote_branches() {
+	git --git-dir "$T/origin.git" for-each-ref --format='%(refname)' refs/heads/retrial
+}
+
+# ---- usage and exit codes ----
+
+@test "--help prints the synopsis and the options, exit 0" {
+	run rt-pr --help
+	status_is 0
+	has "usage: rt-pr"
+	has "--mbox FILE"
+	has "--github OWNER/REPO"
+	has "--quarantine-file"
+}
+
+@test "--version prints the version" {
+	run rt-pr --version
+	status_is 0
+	has "rt-pr (retrial)"
+}
+
+@test "nothing to do is a usage error, exit 2" {
+	run rt-pr "$FX/fixed.jsonl"
+	status_is 2
+	has "give --mbox FILE, --body FILE or --github OWNER/REPO"
+}
+
+@test "bad options are usage errors, exit 2" {
+	run rt-pr --bogus --body - "$FX/fixed.jsonl"
+	status_is 2
+	run rt-pr --github acme "$FX/fixed.jsonl"
+	status_is 2
+	has "--github acme: must be OWNER/REPO"
+	run rt-pr --body - -q ../escape "$FX/quarantine.jsonl"
+	status_is 2
+	has "must be a relative path inside the project"
+	run rt-pr --body - --remote up "$FX/fixed.jsonl"
+	status_is 2
+	has "need --github"
+	run rt-pr --body - --author "nobody" "$FX/fixed.jsonl"
+	status_is 2
+	has "must be 'NAME <EMAIL>'"
+	run rt-pr --body - "$FX/fixed.jsonl" "$FX/tie.jsonl"
+	status_is 2
+}
+
+@test "REGRESSION is refused with a reason, exit 1" {
+	run rt-pr --body "$T/d.md" --mbox "$T/m" "$FX/regression.jsonl"
+	status_is 1
+	has "verdict REGRESSION"
+	has "24/24 failed"
+	has "fix the code, not the test"
+	[ ! -e "$T/d.md" ] && [ ! -e "$T/m" ]
+}
+
+@test "INCONCLUSIVE_BASELINE is refused with a reason, exit 1" {
+	run rt-pr --body - "$FX/inconclusive.jsonl"
+	status_is 1
+	has "verdict INCONCLUSIVE_BASELINE"
+	has "0/10 failed (≤27.8% at 95% confidence)"
+	has "measure longer"
+}
+
+@test "ALREADY_STABLE, ERROR and an interrupted run are refused, exit 1" {
+	jq -c '.verdict = "ALREADY_STABLE"' "$FX/inconclusive.jsonl" >"$T/s.jsonl"
+	run rt-pr --body - "$T/s.jsonl"
+	status_is 1
+	has "nothing to fix"
+	jq -c '.verdict = "ERROR" | .baseline.trials = 0 | .baseline.errors = 5' "$FX/inconclusive.jsonl" >"$T/e.jsonl"
+	run rt-pr --body - "$T/e.jsonl"
+	status_is 1
+	has "could not run the test"
+	jq -c 'select(.type == "verdict") | .interrupted = true' "$FX/fixed.jsonl" >"$T/i.jsonl"
+	run rt-pr --body - "$T/i.jsonl"
+	status_is 1
+	has "interrupted"
+}
+
+# ---- the dossier ----
+
+@test "golden dossier: FIXED" {
+	rt-pr --body "$T/d.md" "$FX/fixed.jsonl"
+	diff -u "$FX/fixed.md" "$T/d.md"
+}
+
+@test "golden dossier: IMPROVED" {
+	rt-pr --body "$T/d.md" "$FX/improved.jsonl"
+	diff -u "$FX/improved.md" "$T/d.md"
+}
+
+@test "golden dossier: QUARANTINE" {
+	rt-pr --body "$T/d.md" "$FX/quarantine.jsonl"
+	diff -u "$FX/quarantine.md" "$T/d.md"
+}
+
+@test "golden dossier: a 0-failure confirmation is written with its upper bound, title too" {
+	rt-pr --body "$T/d.md" "$FX/zero.jsonl"
+	diff -u "$FX/zero.md" "$T/d.md"
+	run head -1 "$T/d.md"
+	has "0/14 (≤21.5% at 95% confidence) after"
+	run cat "$T/d.md"
+	has "0/20 failed (≤16.1% at 95% confidence)"
+	! grep -E '(^|[^0-9.])0(\.0)?%' "$T/d.md"
+	! grep -F '→ 0' "$T/d.md"
+}
+
+@test "golden dossier: a tie, and a runner-up confirmed after the first lost" {
+	rt-pr --body "$T/d.md" "$FX/tie.jsonl"
+	diff -u "$FX/tie.md" "$T/d.md"
+	run cat "$T/d.md"
+	has "| h2 | model:llama-3.1-8b | timing | 1/32 | 3.1% (0.6–15.7%) | tied with the winner"
+	has "- h2: 2/22 failed (9.1%, 95% CI 2.5–27.8%); 22 required; **failed**."
+	has "- h1: 0/22 failed (≤14.9% at 95% confidence); 22 required; **passed**."
+}
+
+@test "the dossier has every part: verdict, rates, winner, table, method, reproduce" {
+	run rt-pr --body - "$FX/fixed.jsonl"
+	status_is 0
+	[ "${lines[0]}" = '# Fix flaky `test_cache`: 12/40 failed before, 0/30 (≤11.4% at 95% confidence) after' ]
+	has "**Verdict: FIXED.**"
+	has "**Before:** 12/40 failed (30.0%, 95% CI 18.1–45.4%)"
+	has "**In the tournament:** 0/20 failed (≤16.1% at 95% confidence)"
+	has "**Confirmation:** 0/30 failed (≤11.4% at 95% confidence) on fresh trials, 16 required"
+	has "**timing**, hypothesis h1 (cache)"
+	has "| h2 | model:llama-3.1-8b | timing | 7/20 | 35.0% (18.1–56.7%) | eliminated — 7/20 failed"
+	has "| h3 | model:qwen-2.5 | assertion | — | — | disqualified by the neutering guard, rule \`early-exit\`"
+	has "| h4 | rules | environment | — | — | patch failed — hunk #1 FAILED at 40 |"
+	has "Wilson score intervals at 95% confidence"
+	has "Rule: 0 failures in n = runs_to_claim(baseline ci_low, 0.95) trials."
+	has "rt-verify -C . --cmd 'python3 test_cache.py' hypotheses.jsonl > verdict.jsonl"
+}
+
+@test "intervals are recomputed from the counts, not copied from the record" {
+	# fixed.jsonl's baseline claims ci_low 0.05, ci_high 0.95
+	jqe 'select(.type == "verdict") | .baseline.ci_low == 0.05' "$FX/fixed.jsonl"
+	run rt-pr --body - "$FX/fixed.jsonl"
+	has "18.1–45.4%"
+	hasnt "5.0–95.0%"
+	jq -c 'select(.type == "verdict") | .confidence = 0.9' "$FX/fixed.jsonl" >"$T/c90.jsonl"
+	run rt-pr --body - "$T/c90.jsonl"
+	has "12/40 failed (30.0%, 90% CI 19.7–42.9%)"
+	has "0/30 (≤8.3% at 90% confidence)"
+}
+
+@test "the verdict is found after the lane records, on standard input" {
+	[ "$(grep -c '"type":"lane"' "$FX/fixed.jsonl")" -eq 4 ]
+	rt-pr --body "$T/d.md" <"$FX/fixed.jsonl"
+	diff -u "$FX/fixed.md" "$T/d.md"
+}
+
+@test "text from the record cannot format, inject HTML or mention anyone" {
+	run rt-pr --body - "$FX/improved.jsonl"
+	has 'Waits for the warm-up \| at most 35 ms; a \*slow\* machine'
+	has '\<b\>here\</b\>'
+	hasnt "<b>"
+	hasnt " @retry"
+	has "@​retry"
+}
+
+@test "--template renders a user's template; an unknown placeholder names its line" {
+	cat >"$T/t.tmpl" <<'EOF'
+{{! mine }}
+{{verdict}} {{test}}: {{baseline}}
+{{#winner}}
+winner {{id}}: {{confirmation}}
+{{/winner}}
+{{#lanes}}
+- {{id}} {{counts}}
+{{/lanes}}
+{{^has_reproduce}}
+no commands
+{{/has_reproduce}}
+EOF
+	run rt-pr --template "$T/t.tmpl" --body - "$FX/zero.jsonl"
+	status_is 0
+	[ "${lines[0]}" = 'FIXED `test_cache`: 8/40 failed (20.0%, 95% CI 10.5–34.8%)' ]
+	[ "${lines[1]}" = "winner h1: 0/14 failed (≤21.5% at 95% confidence) on fresh trials, 14 required" ]
+	[ "${lines[2]}" = "- h1 0/20" ]
+	[ "${lines[3]}" = "no commands" ]
+	[ "${#lines[@]}" -eq 4 ]
+	printf 'ok\n{{verdict}}\n{{verdcit}}\n' >"$T/bad.tmpl"
+	run rt-pr --template "$T/bad.tmpl" --body - "$FX/fixed.jsonl"
+	status_is 2
+	has "bad.tmpl:3: unknown placeholder {{verdcit}}"
+	printf '{{#lanes}}x\n' >"$T/open.tmpl"
+	run rt-pr --template "$T/open.tmpl" --body - "$FX/fixed.jsonl"
+	status_is 2
+	has "never closed"
+}
+
+# ---- the mbox ----
+
+@test "the mbox applies with git am in a fresh clone and the test then passes" {
+	mkrepo "$T/repo"
+	head=$(git -C "$T/repo" rev-parse HEAD)
+	rt-pr -C "$T/repo" --mbox "$T/fix.mbox" "$FX/fixed.jsonl"
+	# the user's repository is untouched
+	[ "$(git -C "$T/repo" rev-parse HEAD)" = "$head" ]
+	[ -z "$(git -C "$T/repo" status --porcelain)" ]
+	git clone -q "$T/repo" "$T/clone"
+	git -C "$T/clone" am -q "$T/fix.mbox"
+	run git -C "$T/clone" log -1 --format='%an <%ae>|%ad|%s' --date=iso-strict
+	[ "$output" = "retrial <retrial@localhost>|2026-11-29T23:59:59+00:00|Fix flaky test_cache: 12/40 failed before, 0/30 (≤11.4% at 95% confidence) after" ]
+	run git -C "$T/clone" log -1 --format=%b
+	has "Before: 12/40 failed (30.0%, 95% CI 18.1–45.4%)."
+	has "Confirmation: 0/30 failed (≤11.4% at 95% confidence) on fresh trials"
+	hasnt "| h2 |"
+	# the fixed test passes, seed after seed (it failed before)
+	for seed in 1 2 3 4 5 6 7 8; do
+		(cd "$T/clone" && RETRIAL_SEED=$seed python3 test_cache.py >/dev/null)
+	done
+}
+
+@test "the mbox: From line, headers, message, ---, the dossier as notes, the diff" {
+	mkrepo "$T/repo"
+	rt-pr -C "$T/repo" --mbox "$T/a.mbox" "$FX/fixed.jsonl"
+	run cat "$T/a.mbox"
+	[[ "${lines[0]}" =~ ^From\ [0-9a-f]{40}\ Mon\ Sep\ 17\ 00:00:00\ 2001$ ]]
+	[ "${lines[1]}" = "From: retrial <retrial@localhost>" ]
+	[ "${lines[2]}" = "Date: Sun, 29 Nov 2026 23:59:59 +0000" ]
+	[[ "${lines[3]}" == "Subject: [PATCH] =?UTF-8?q?Fix=20flaky"* ]]
+	has "Content-Type: text/plain; charset=UTF-8"
+	has $'\n---\n'
+	has "| h2 | model:llama-3.1-8b"
+	has "+++ b/test_cache.py"
+	# the same record gives the same mbox, byte for byte
+	rt-pr -C "$T/repo" --mbox "$T/b.mbox" "$FX/fixed.jsonl"
+	cmp "$T/a.mbox" "$T/b.mbox"
+}
+
+@test "--author and git config retrial.author name the author" {
+	mkrepo "$T/repo"
+	rt-pr -C "$T/repo" --author "Ada Lovelace <ada@example.invalid>" --mbox "$T/a.mbox" "$FX/fixed.jsonl"
+	grep -qx "From: Ada Lovelace <ada@example.invalid>" "$T/a.mbox"
+	git -C "$T/repo" config retrial.author "CI Bot <ci@example.invalid>"
+	rt-pr -C "$T/repo" --mbox "$T/b.mbox" "$FX/fixed.jsonl"
+	grep -qx "From: CI Bot <ci@example.invalid>" "$T/b.mbox"
+}
+
+@test "a project in a subdirectory of its repository gets prefixed paths" {
+	mkdir -p "$T/repo/sub/proj"
+	mkrepo "$T/repo"
+	git -C "$T/repo" mv test_cache.py sub/proj/
+	git -C "$T/repo" commit -qm "moved"
+	rt-pr -C "$T/repo/sub/proj" --mbox "$T/fix.mbox" "$FX/fixed.jsonl"
+	grep -q '^+++ b/sub/proj/test_cache.py$' "$T/fix.mbox"
+	git clone -q "$T/repo" "$T/clone"
+	git -C "$T/clone" am -q "$T/fix.mbox"
+	(cd "$T/clone/sub/proj" && RETRIAL_SEED=3 python3 test_cache.py)
+}
+
+@test "QUARANTINE: the mbox creates the list and the dossier; git am applies it" {
+	mkrepo "$T/repo"
+	rt-pr -C "$T/repo" --mbox "$T/q.mbox" --body "$T/d.md" "$FX/quarantine.jsonl"
+	git clone -q "$T/repo" "$T/clone"
+	git -C "$T/clone" am -q "$T/q.mbox"
+	# the test is not edited
+	cmp "$EX/timing/test_cache.py" "$T/clone/test_cache.py"
+	diff -u "$T/d.md" "$T/clone/.retrial/dossiers/test_cache.md"
+	diff -u "$FX/quarantine.md" "$T/d.md"
+	run grep -v '^#' "$T/clone/.retrial/quarantine"
+	[ "$output" = "$(printf 'test_cache\t# dossier: .retrial/dossiers/test_cache.md')" ]
+	# what CI reads: the first field
+	[ "$(grep -v '^#' "$T/clone/.retrial/quarantine" | cut -f1)" = "test_cache" ]
+	run git -C "$T/clone" log -1 --format=%s
+	[ "$output" = "Quarantine flaky test_cache: 12/40 failed (30.0%, 95% CI 18.1–45.4%), no fix survived" ]
+}
+
+@test "QUARANTINE extends an existing list and replaces an old dossier" {
+	mkrepo "$T/repo"
+	mkdir -p "$T/repo/.retrial/dossiers"
+	printf '# ours\nother_test' >"$T/repo/.retrial/quarantine"   # no final newline
+	printf 'an old dossier\n' >"$T/repo/.retrial/dossiers/test_cache.md"
+	git -C "$T/repo" add . && git -C "$T/repo" commit -qm "a list"
+	rt-pr -C "$T/repo" --mbox "$T/q.mbox" "$FX/quarantine.jsonl"
+	git clone -q "$T/repo" "$T/clone"
+	git -C "$T/clone" am -q "$T/q.mbox"
+	run cat "$T/clone/.retrial/quarantine"
+	[ "${lines[0]}" = "# ours" ]
+	[ "${lines[1]}" = "other_test" ]
+	[ "${lines[2]}" = "$(printf 'test_cache\t# dossier: .retrial/dossiers/test_cache.md')" ]
+	[ "${#lines[@]}" -eq 3 ]
+	run head -1 "$T/clone/.retrial/dossiers/test_cache.md"
+	has "# Quarantine flaky"
+}
+
+@test "QUARANTINE: a test already on the list is not added twice" {
+	mkrepo "$T/repo"
+	mkdir -p "$T/repo/.retrial"
+	printf 'test_cache\t# dossier: elsewhere\n' >"$T/repo/.retrial/quarantine"
+	git -C "$T/repo" add . && git -C "$T/repo" commit -qm "listed"
+	rt-pr -C "$T/repo" --mbox "$T/q.mbox" "$FX/quarantine.jsonl"
+	run grep -c '^diff --git' "$T/q.mbox"
+	[ "$output" = 1 ]
+	grep -q '^+++ b/.retrial/dossiers/test_cache.md$' "$T/q.mbox"
+	# with the dossier there too, there is nothing left to ship
+	git clone -q "$T/repo" "$T/clone"
+	git -C "$T/clone" am -q "$T/q.mbox"
+	run rt-pr -C "$T/clone" --mbox "$T/again.mbox" "$FX/quarantine.jsonl"
+	status_is 0
+	has "already on .retrial/quarantine"
+	[ ! -e "$T/again.mbox" ]
+}
+
+@test "--quarantine-file and --test choose the list and the name" {
+	mkrepo "$T/repo"
+	rt-pr -C "$T/repo" -q ci/flaky.txt --test "tests/test_cache.py::test_cache_is_fresh" \
+	    --mbox "$T/q.mbox" "$FX/quarantine.jsonl"
+	git clone -q "$T/repo" "$T/clone"
+	git -C "$T/clone" am -q "$T/q.mbox"
+	[ "$(grep -v '^#' "$T/clone/ci/flaky.txt" | cut -f1)" = "tests/test_cache.py::test_cache_is_fresh" ]
+	[ -f "$T/clone/.retrial/dossiers/tests-test_cache-py-test_cache_is_fresh.md" ]
+}
+
+@test "without git, the change is checked with patch --dry-run in the directory" {
+	mkdir -p "$T/plain"
+	cp "$EX/timing/test_cache.py" "$T/plain/"
+	rt-pr -C "$T/plain" --mbox "$T/fix.mbox" "$FX/fixed.jsonl"
+	grep -q '^+++ b/test_cache.py$' "$T/fix.mbox"
+	cmp "$EX/timing/test_cache.py" "$T/plain/test_cache.py"
+	echo "# changed" >"$T/plain/test_cache.py"
+	run rt-pr -C "$T/plain" --mbox "$T/no.mbox" "$FX/fixed.jsonl"
+	status_is 2
+	has "does not apply"
+}
+
+# ---- GitHub, against a bare repository and a fake API on loopback ----
+
+@test "--github pushes the branch and opens a pull request; the user's tree is untouched" {
+	mkorigin
+	start_gh ok
+	before=$(git -C "$T/work" rev-parse HEAD)
+	branches=$(git -C "$T/work" branch --list)
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 0
+	has "https://github.example/acme/cache/pull/1"
+	has "opened pull request #1: retrial/fix-test_cache-"
+	# the branch on the remote holds the fix on top of main
+	br=$(remote_branches)
+	[[ "$br" == refs/heads/retrial/fix-test_cache-* ]]
+	[ "$(git --git-dir "$T/origin.git" rev-parse "$br^")" = "$before" ]
+	git --git-dir "$T/origin.git" show "$br:test_cache.py" | grep -q "worker.join()  # wait for the warm-up"
+	run git --git-dir "$T/origin.git" log -1 --format='%an|%cn|%s' "$br"
+	[ "$output" = "retrial|retrial|Fix flaky test_cache: 12/40 failed before, 0/30 (≤11.4% at 95% confidence) after" ]
+	# the pull request: title, head, base, the dossier as body
+	jqe -s 'map(select(.method == "POST"))[0] | .status == 201 and .body.base == "main"
+	    and (.body.head | startswith("retrial/fix-test_cache-"))
+	    and (.body.title | startswith("Fix flaky test_cache: 12/40"))' "$T/gh.log"
+	jq -js 'map(select(.method == "POST"))[0].body.body' "$T/gh.log" >"$T/body.md"
+	diff -u "$FX/fixed.md" "$T/body.md"
+	# nothing of the user's changed: HEAD, branches, index, work tree
+	[ "$(git -C "$T/work" rev-parse HEAD)" = "$before" ]
+	[ "$(git -C "$T/work" branch --list)" = "$branches" ]
+	[ -z "$(git -C "$T/work" status --porcelain)" ]
+	[ "$(git -C "$T/work" symbolic-ref HEAD)" = refs/heads/main ]
+}
+
+@test "re-running for the same verdict finds the pull request and opens no second" {
+	mkorigin
+	start_gh ok
+	GITHUB_TOKEN="$TOKEN" rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 0
+	has "already exists: #1 (open); not opening a second"
+	has "https://github.example/acme/cache/pull/1"
+	[ "$(jq -s 'map(select(.method == "POST")) | length' "$T/gh.log")" -eq 1 ]
+}
+
+@test "a 401 is reported, exit 2, and nothing is pushed" {
+	mkorigin
+	start_gh 401
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 2
+	has "HTTP 401: Bad credentials; nothing was pushed"
+	[ -z "$(remote_branches)" ]
+}
+
+@test "a wrong token gets a 401 from the server, exit 2" {
+	mkorigin
+	start_gh ok
+	GITHUB_TOKEN="not-the-token" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 2
+	has "HTTP 401"
+	jqe -s '.[0].auth == "bad"' "$T/gh.log"
+	[ -z "$(remote_branches)" ]
+}
+
+@test "a 422 'already exists' is reported and no second pull request is opened" {
+	mkorigin
+	start_gh 422
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 0
+	has "A pull request already exists for acme:retrial/fix-test_cache-"
+	has "not opening a second"
+	[ "$(jq -s 'map(select(.method == "POST")) | length' "$T/gh.log")" -eq 1 ]
+}
+
+@test "a 500 halfway through: the pushed branch is removed again and that is said" {
+	mkorigin
+	start_gh 500
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 2
+	has "HTTP 500: Internal Server Error"
+	has "removed branch retrial/fix-test_cache-"
+	has "nothing is left behind"
+	[ -z "$(remote_branches)" ]
+	# it was pushed before the request failed
+	jqe -s 'map(select(.method == "POST")) | length == 1' "$T/gh.log"
+}
+
+@test "a 500 halfway with the branch undeletable says exactly what is left" {
+	mkorigin
+	cat >"$T/origin.git/hooks/pre-receive" <<'EOF'
+#!/bin/sh
+while read old new ref; do
+	[ "$new" = 0000000000000000000000000000000000000000 ] && { echo "deleting is not allowed" >&2; exit 1; }
+done
+exit 0
+EOF
+	chmod +x "$T/origin.git/hooks/pre-receive"
+	start_gh 500
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 2
+	br=$(remote_branches)
+	[ -n "$br" ]
+	sha=$(git --git-dir "$T/origin.git" rev-parse "$br")
+	has "branch ${br#refs/heads/} is left on origin at ${sha:0:12}"
+	has "remove it with: git push origin --delete ${br#refs/heads/}"
+	# run again once GitHub is back: the branch is reused, one pull request
+	kill "$(cat "$T/gh.pid")"
+	start_gh ok
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 0
+	has "opened pull request #1"
+	[ "$(git --git-dir "$T/origin.git" rev-parse "$br")" = "$sha" ]
+}
+
+@test "the token never appears in output, logs or the argv of anything spawned" {
+	mkorigin
+	mkshim
+	start_gh 500
+	PATH="$T/shim:$PATH" GITHUB_TOKEN="$TOKEN" run rt-pr -v -C "$T/work" --github acme/cache \
+	    --mbox "$T/fix.mbox" --body "$T/d.md" "$FX/fixed.jsonl"
+	status_is 2
+	out1=$output
+	kill "$(cat "$T/gh.pid")"
+	start_gh ok
+	printf '%s\n' "$TOKEN" >"$T/token"
+	PATH="$T/shim:$PATH" run rt-pr -v -C "$T/work" --github acme/cache --token-file "$T/token" "$FX/fixed.jsonl"
+	status_is 0
+	has "opened pull request"
+	# git was spawned, with the credential helper, for the push and its removal
+	grep -q '^argv: \[-C\] .* \[push\]' "$GIT_SHIM_LOG"
+	grep -q 'credential.helper=!f()' "$GIT_SHIM_LOG"
+	grep -q '^cmdline: ' "$GIT_SHIM_LOG"
+	[ "$(grep -c '^argv:' "$GIT_SHIM_LOG")" -gt 10 ]
+	jqe -s 'all(.auth == "ok")' "$T/gh.log"
+	for f in "$GIT_SHIM_LOG" "$T/gh.log" "$T/fix.mbox" "$T/d.md"; do
+		! grep -qF "$TOKEN" "$f"
+	done
+	case "$out1$output" in *"$TOKEN"*) false ;; esac
+	! git --git-dir "$T/origin.git" log --all -p | grep -qF "$TOKEN"
+}
+
+@test "--github with no token fails before any request, exit 2" {
+	mkorigin
+	start_gh ok
+	run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 2
+	has "set GITHUB_TOKEN or use --token-file"
+	[ ! -s "$T/gh.log" ]
+	[ -z "$(remote_branches)" ]
+}
+
+@test "--github with an unknown remote fails before any request, exit 2" {
+	mkorigin
+	start_gh ok
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache --remote nosuch "$FX/fixed.jsonl"
+	status_is 2
+	has "no git remote named nosuch"
+	[ ! -s "$T/gh.log" ]
+}
+
+@test "QUARANTINE through --github: the branch holds the list and the dossier" {
+	mkorigin
+	start_gh ok
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache --base main --draft "$FX/quarantine.jsonl"
+	status_is 0
+	br=$(remote_branches)
+	[[ "$br" == refs/heads/retrial/quarantine-test_cache-* ]]
+	git --git-dir "$T/origin.git" show "$br:.retrial/quarantine" | grep -q "^test_cache	"
+	git --git-dir "$T/origin.git" show "$br:.retrial/dossiers/test_cache.md" >"$T/d.md"
+	diff -u "$FX/quarantine.md" "$T/d.md"
+	jqe -s 'map(select(.method == "POST"))[0].body.draft == true' "$T/gh.log"
+	# --base given: the repository was not asked for its default branch
+	jqe -s 'map(select(.method == "GET" and .path == "/repos/acme/cache")) | length == 0' "$T/gh.log"
+}
+
+# ---- bad input and faults ----
+
+@test "a patch that does not apply is refused, exit 2, and nothing is written" {
+	mkrepo "$T/repo"
+	sed -i 's/0.025/0.030/' "$T/repo/test_cache.py"
+	git -C "$T/repo" commit -qam "moved on"
+	run rt-pr -C "$T/repo" --mbox "$T/fix.mbox" --body "$T/d.md" "$FX/fixed.jsonl"
+	status_is 2
+	has "the winning patch does not apply to HEAD of $T/repo"
+	[ ! -e "$T/fix.mbox" ] && [ ! -e "$T/d.md" ]
+}
+
+@test "a patch that leaves the project is refused, exit 2" {
+	mkrepo "$T/repo"
+	jq -c 'select(.type == "verdict") | .winner.patch |= gsub("a/test_cache.py"; "a/../x.py") | .winner.patch |= gsub("b/test_cache.py"; "b/../x.py")' \
+	    "$FX/fixed.jsonl" >"$T/evil.jsonl"
+	run rt-pr -C "$T/repo" --mbox "$T/fix.mbox" "$T/evil.jsonl"
+	status_is 2
+	has "the winning patch is refused"
+	[ ! -e "$T/fix.mbox" ]
+}
+
+@test "FIXED without a winner's patch is bad input, exit 2" {
+	jq -c 'select(.type == "verdict") | .winner.patch = null' "$FX/fixed.jsonl" >"$T/np.jsonl"
+	run rt-pr --body - "$T/np.jsonl"
+	status_is 2
+	has "without a winner's patch"
+}
+
+@test "malformed input names the file and line, exit 2" {
+	{ head -1 "$FX/fixed.jsonl"; echo '{"type":"verdict",'; } >"$T/bad.jsonl"
+	run rt-pr --body - "$T/bad.jsonl"
+	status_is 2
+	has "$T/bad.jsonl:2: invalid JSON"
+	jq -c 'select(.type == "verdict") | del(.baseline)' "$FX/fixed.jsonl" >"$T/nb.jsonl"
+	run rt-pr --body - "$T/nb.jsonl"
+	status_is 2
+	has "nb.jsonl:1: \"baseline\" missing"
+	jq -c 'select(.type == "verdict") | .baseline.failures = 41' "$FX/fixed.jsonl" >"$T/over.jsonl"
+	run rt-pr --body - "$T/over.jsonl"
+	status_is 2
+	has "41 failures in 40 trials"
+}
+
+@test "input without a verdict record is an error, exit 2" {
+	grep '"type":"lane"' "$FX/fixed.jsonl" >"$T/lanes.jsonl"
+	run rt-pr --body - "$T/lanes.jsonl"
+	status_is 2
+	has "no verdict record"
+}
+
+@test "a quarantine name with blanks is refused; --test fixes it" {
+	mkrepo "$T/repo"
+	jq -c '.test = "a test"' "$FX/quarantine.jsonl" >"$T/q.jsonl"
+	run rt-pr -C "$T/repo" --mbox "$T/q.mbox" "$T/q.jsonl"
+	status_is 2
+	has "name the test with --test NAME"
+	rt-pr -C "$T/repo" --mbox "$T/q.mbox" --test a_test "$T/q.jsonl"
+}
