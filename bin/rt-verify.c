@@ -225,7 +225,7 @@ static void
 board_line(rt_buf *b, const char *name, const char *cls, const lane *l,
     const char *state)
 {
-	char iv[40] = "-", nm[24], cl[16];
+	char iv[40] = "-", nm[24], cl[24];
 	size_t i;
 
 	snprintf(nm, sizeof nm, "%s", name);
@@ -238,7 +238,7 @@ board_line(rt_buf *b, const char *name, const char *cls, const lane *l,
 			cl[i] = '?';
 	if (l->t.trials > 0)
 		ivtext(iv, sizeof iv, l->iv.low, l->iv.high);
-	rt_buf_printf(b, "  %-16s %-13s %4ld trials %4ld failed  %-13s %s\n", nm, cl,
+	rt_buf_printf(b, "  %-16s %-15s %4ld trials %4ld failed  %-13s %s\n", nm, cl,
 	    l->t.trials, l->t.failures, iv, state);
 }
 
