@@ -44,7 +44,7 @@ rt-diagnose --offline --source test_cache.py "$out/measure.json" "$out/diff.json
 jq -r '"   \(.id) [\(.source)] \(.cause_class): \(.explanation)"' "$out/hypotheses.jsonl"
 
 step "5. The tournament (rt-verify): each patch raced in its own copy"
-rt-verify --board -j 2 --seed 3 --no-genome --test test_cache --cmd "$T" \
+rt-verify --board -j 2 --seed 4 --no-genome --test test_cache --cmd "$T" \
 	"$out/measure.json" "$out/hypotheses.jsonl" > "$out/verdict.jsonl"
 jq -r 'select(.type == "verdict") | "   verdict: \(.verdict)",
        (.confirmations[]? | "   confirmation \(.id): \(.summary)")' "$out/verdict.jsonl"
