@@ -108,7 +108,8 @@ install: all
 	cp -f lib/libretrial-stats.so $(DESTDIR)$(LIBDIR)/libretrial-stats.so.$(STATS_SO_VER)
 	ln -sf libretrial-stats.so.$(STATS_SO_VER) $(DESTDIR)$(LIBDIR)/libretrial-stats.so
 	cp -f lib/rt_stats.h $(DESTDIR)$(INCDIR)/
-	cp -f lib/retrial-stats.pc $(DESTDIR)$(PKGCONFIGDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' lib/retrial-stats.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 uninstall:
 	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANPREFIX)/man1/$$t.1; done

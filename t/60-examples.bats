@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# The bundled pipelines in examples/ and the installed library, run as a
+# user would run them.
+load helper
+
+@test "examples: make demo's script runs offline end to end and the mbox applies" {
+	DEMO_OUT="$T/demo" run "$EX/demo.sh"
+	status_is 0
+	has "FLAKY:"
+	has "token only in failures: STALE"
+	has "verdict: FIXED"
+	[ -s "$T/demo/dossier.md" ] && [ -s "$T/demo/fix.mbox" ]
+	grep -q '^Subject: \[PATCH\]' "$T/demo/fix.mbox"
+	# a fresh clone of the project takes the mbox, and the test then passes
+	git clone -q "$T/demo/project" "$T/clone"
+	cd "$T/clone"
+	git -c user.name=t -c user.email=t@localhost am -q "$T/demo/fix.mbox"
+	run rt-measure -n 20 --text --cmd "python3 test_cache.py"
+	has "0/20 failed"
+}
+
+@test "examples: how-many-runs.sh writes the four-section report and the proof" {
+	cd "$T"
+	OUT="$T/hmr" N_MEASURE=40 N_COLLECT=20 N_SLOW=3 GAP_MS=100 run "$EX/how-many-runs.sh"
+	status_is 0
+	has "failing-only:     STALE"
+	has "fixed version:    0/"
+	grep -n '^## ' "$T/hmr/report.md" | cut -d: -f2- > "$T/sections"
+	printf '%s\n' "## How often" "## What is true only when it fails" \
+		"## What observation changed" "## What it takes to say it is fixed" | diff - "$T/sections"
+	jq -e '.proof_trials > 0 and .proof_failures == 0 and .token == "STALE"' "$T/hmr/summary.json"
+	grep -q '<svg' "$T/hmr/report.html"
+}
+
+@test "examples: sharding with GNU parallel merges to the whole experiment" {
+	command -v parallel >/dev/null || skip "GNU parallel not installed"
+	OUT="$T" N=12 SHARDS=3 run "$EX/shard/gnu-parallel.sh"
+	status_is 0
+	[ "$output" = "FLAKY: 4/12 failed (33.3%, 95% CI 13.8%–60.9%)" ]
+	run "$EX/shard/merge.sh" "$T"/shard-*.jsonl
+	status_is 0
+	echo "$output" | jq -s -e '.[0].trials == 12 and .[1].token == "EXHAUSTED"'
+}
+
+@test "examples: the nightly audit logs a verdict per test and plans the flaky ones" {
+	cd "$T"
+	printf 'kth\t%s\nalways-ok\ttrue\n# comment\n' "$EX/kth/every-kth.sh" > tests.list
+	run "$EX/nightly-audit.sh" tests.list 100
+	status_is 0
+	echo "$output" | grep -q "	kth	FLAKY	"
+	echo "$output" | grep -q "	always-ok	STABLE	0/"
+	d=$(ls -d audit/*)
+	jq -e '.type == "policy"' "$d/kth.policy.json"
+	jq -e '.token == "EXHAUSTED"' "$d/kth.diff.json"
+}
+
+@test "examples: the Makefile gate fails a flaky test and passes a stable one" {
+	run make -s -C "$EX" flaky-gate N=12
+	[ "$status" -ne 0 ]
+	has "FLAKY: 4/12 failed"
+	run make -s -C "$EX" flaky-gate N=40 T=true
+	status_is 0
+	has "STABLE: 0/40 failed (≤8.8% at 95% confidence)"
+}
+
+@test "install: make install honours DESTDIR and libretrial-stats links via pkg-config" {
+	make -s -C "$RT_TOP" install DESTDIR="$T/root" PREFIX=/opt/rt >/dev/null
+	for t in rt-measure rt-collect rt-plan rt-verify rt-pr rt-retry; do
+		[ -x "$T/root/opt/rt/bin/$t" ]
+		[ -f "$T/root/opt/rt/share/man/man1/$t.1" ]
+	done
+	[ -f "$T/root/opt/rt/share/man/man7/retrial.7" ]
+	[ -f "$T/root/opt/rt/share/retrial/prompt.txt" ]
+	[ -f "$T/root/opt/rt/include/rt_stats.h" ]
+	cat > "$T/use.c" <<'C'
+#include <stdio.h>
+#include <rt_stats.h>
+int main(void) { rt_interval ci; long n; rt_wilson(0, 40, 0.95, &ci); rt_runs_to_claim(0.2, 0.95, &n);
+ printf("%.4f %ld\n", ci.high, n); return 0; }
+C
+	export PKG_CONFIG_PATH="$T/root/opt/rt/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$T/root"
+	cc -o "$T/use" "$T/use.c" $(pkg-config --cflags --libs retrial-stats) -Wl,-rpath,"$T/root/opt/rt/lib"
+	run "$T/use"
+	[ "$output" = "0.0876 14" ]
+	make -s -C "$RT_TOP" uninstall DESTDIR="$T/root" PREFIX=/opt/rt >/dev/null
+	[ ! -e "$T/root/opt/rt/bin/rt-measure" ]
+	[ ! -e "$T/root/opt/rt/lib/libretrial-stats.so" ]
+	[ ! -e "$T/root/opt/rt/share/retrial" ]
+}
