@@ -22,6 +22,7 @@
 #include "rt_patch.h"
 #include "rt_platform.h"
 #include "rt_trial.h"
+#include "rt_fs.h"
 #include "rt_util.h"
 
 #define DEFAULT_BASE "https://api.fireworks.ai/inference/v1"
@@ -284,34 +285,6 @@ mkdir_p(const char *path, mode_t mode)
 	}
 	free(p);
 	return rc;
-}
-
-/* Remove a directory tree this program made (no symlink is followed). */
-static void
-rm_tree(const char *path)
-{
-	DIR *d;
-	struct dirent *e;
-	struct stat st;
-	char *p;
-
-	if (lstat(path, &st) < 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	if ((d = opendir(path))) {
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			p = rt_xasprintf("%s/%s", path, e->d_name);
-			rm_tree(p);
-			free(p);
-		}
-		closedir(d);
-	}
-	rmdir(path);
 }
 
 /* ---- cause classes ---------------------------------------------------- */
@@ -1342,7 +1315,7 @@ canonical(const char *patch, char **paths, size_t np)
 		free(old);
 		free(new);
 	}
-	rm_tree(dir);
+	rt_remove_tree(dir);
 	free(dir);
 	if (!ok) {
 		rt_buf_free(&out);

@@ -325,14 +325,6 @@ argv_subst(char **tmpl, const char *name)
 	return v;
 }
 
-static void
-free_vec(char **v)
-{
-	char **p;
-	for (p = v; p && *p; p++)
-		free(*p);
-	free(v);
-}
 
 /* --- running ----------------------------------------------------------- */
 
@@ -445,8 +437,8 @@ run_case(tcase *c, long round)
 	if (rc < 0) {
 		rt_runner_kill_all(G.runner);
 		cancel(c, round, USER_STOP, rt_now_ms() - t0, started);
-		free_vec(env);
-		free_vec(argv);
+		rt_free_vec(env);
+		rt_free_vec(argv);
 		return -1;
 	}
 	if (rc == 0)
@@ -486,8 +478,8 @@ run_case(tcase *c, long round)
 	json_decref(j);
 	json_decref(t);
 	rt_trial_result_free(&res);
-	free_vec(env);
-	free_vec(argv);
+	rt_free_vec(env);
+	rt_free_vec(argv);
 	return out;
 }
 

@@ -20,6 +20,7 @@
 #include "rt_stats.h"
 #include "rt_store.h"
 #include "rt_trial.h"
+#include "rt_fs.h"
 #include "rt_util.h"
 
 enum {
@@ -288,137 +289,15 @@ board_draw(int force)
 
 /* ---- copies of the project ---- */
 
+/* Skip our own work directory if it lies inside the project; stop when
+ * interrupted. */
 static int
-copy_file(const char *src, const char *dst, mode_t mode)
+copy_skip(const struct stat *st, void *ctx)
 {
-	char buf[65536];
-	int in, out, e;
-	ssize_t n, w, off;
-
-	if ((in = open(src, O_RDONLY | O_CLOEXEC)) < 0)
+	(void)ctx;
+	if (rt_trial_interrupted())
 		return -1;
-	if ((out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode | 0600)) < 0) {
-		e = errno;
-		close(in);
-		errno = e;
-		return -1;
-	}
-	while ((n = read(in, buf, sizeof buf)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		for (off = 0; off < n; off += w)
-			if ((w = write(out, buf + off, (size_t)(n - off))) < 0) {
-				if (errno == EINTR) {
-					w = 0;
-					continue;
-				}
-				goto fail;
-			}
-	}
-	close(in);
-	if (fchmod(out, mode) < 0 || close(out) < 0)
-		return -1;
-	return 0;
-fail:
-	e = errno;
-	close(in);
-	close(out);
-	errno = e;
-	return -1;
-}
-
-/* Copy the tree at src to dst (which must not exist): directories, regular
- * files with their modes, symbolic links as links; other files and our own
- * temporary directory (if it lies inside) are left out. */
-static int
-copy_tree(const char *src, const char *dst, char *err, size_t errsize)
-{
-	DIR *d;
-	struct dirent *de;
-	struct stat st;
-	char *s, *t, lnk[4096];
-	ssize_t n;
-	int rc = 0;
-
-	if (lstat(src, &st) < 0 || mkdir(dst, (st.st_mode & 07777) | 0700) < 0) {
-		snprintf(err, errsize, "%s: %s", lstat(src, &st) < 0 ? src : dst, strerror(errno));
-		return -1;
-	}
-	if (!(d = opendir(src))) {
-		snprintf(err, errsize, "%s: %s", src, strerror(errno));
-		return -1;
-	}
-	while (rc == 0 && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (rt_trial_interrupted()) {
-			snprintf(err, errsize, "interrupted");
-			rc = -1;
-			break;
-		}
-		s = rt_xasprintf("%s/%s", src, de->d_name);
-		t = rt_xasprintf("%s/%s", dst, de->d_name);
-		if (lstat(s, &st) < 0) {
-			snprintf(err, errsize, "%s: %s", s, strerror(errno));
-			rc = -1;
-		} else if (st.st_dev == V.tmp_dev && st.st_ino == V.tmp_ino) {
-			/* our own work directory inside the project: skip */
-		} else if (S_ISDIR(st.st_mode)) {
-			rc = copy_tree(s, t, err, errsize);
-		} else if (S_ISREG(st.st_mode)) {
-			if (copy_file(s, t, st.st_mode & 07777) < 0) {
-				snprintf(err, errsize, "%s: %s", t, strerror(errno));
-				rc = -1;
-			}
-		} else if (S_ISLNK(st.st_mode)) {
-			if ((n = readlink(s, lnk, sizeof lnk - 1)) < 0) {
-				snprintf(err, errsize, "%s: %s", s, strerror(errno));
-				rc = -1;
-			} else {
-				lnk[n] = '\0';
-				if (symlink(lnk, t) < 0) {
-					snprintf(err, errsize, "%s: %s", t, strerror(errno));
-					rc = -1;
-				}
-			}
-		}
-		free(s);
-		free(t);
-	}
-	closedir(d);
-	return rc;
-}
-
-/* Remove a tree without following symbolic links. */
-static void
-remove_tree(const char *path)
-{
-	struct stat st;
-	DIR *d;
-	struct dirent *de;
-	char *p;
-
-	if (lstat(path, &st) < 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	chmod(path, (st.st_mode & 07777) | 0700);
-	if ((d = opendir(path))) {
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			p = rt_xasprintf("%s/%s", path, de->d_name);
-			remove_tree(p);
-			free(p);
-		}
-		closedir(d);
-	}
-	rmdir(path);
+	return st->st_dev == V.tmp_dev && st->st_ino == V.tmp_ino;
 }
 
 /* A fresh copy of the project under our temp root, named for what it is. */
@@ -428,7 +307,7 @@ new_copy(const char *what)
 	char err[512];
 	char *dir = rt_xasprintf("%s/%s.%d", V.tmp, what, V.ncopies++);
 
-	if (copy_tree(V.project, dir, err, sizeof err) < 0) {
+	if (rt_copy_tree(V.project, dir, copy_skip, NULL, err, sizeof err) < 0) {
 		if (rt_trial_interrupted())
 			return NULL;
 		rt_die("cannot copy the project: %s", err);
@@ -448,12 +327,12 @@ cleanup(void)
 	}
 	for (t = V.inflight; t; t = t->next)
 		if (t->dir && !V.keep)
-			remove_tree(t->dir);
+			rt_remove_tree(t->dir);
 	if (V.tmp) {
 		if (V.keep)
 			fprintf(stderr, "%s: kept the copies in %s\n", rt_progname, V.tmp);
 		else
-			remove_tree(V.tmp);
+			rt_remove_tree(V.tmp);
 		free(V.tmp);
 		V.tmp = NULL;
 	}
@@ -481,10 +360,10 @@ start_trial(lane *l)
 	t->o = l->o;
 	if (V.copy_each) {
 		t->dir = rt_xasprintf("%s/trial.%ld.%d", V.tmp, trial, V.ncopies++);
-		if (copy_tree(l->dir, t->dir, err, sizeof err) < 0) {
+		if (rt_copy_tree(l->dir, t->dir, copy_skip, NULL, err, sizeof err) < 0) {
 			if (!rt_trial_interrupted())
 				rt_die("cannot copy %s for a trial: %s", l->dir, err);
-			remove_tree(t->dir);
+			rt_remove_tree(t->dir);
 			free(t->dir);
 			free(t);
 			return;
@@ -561,7 +440,7 @@ run_lanes(lane **ls, size_t n, decide_fn decide, const char *label)
 		l->inflight--;
 		if (t->dir) {
 			if (!V.keep)
-				remove_tree(t->dir);
+				rt_remove_tree(t->dir);
 			free(t->dir);
 		}
 		if (!l->done) {
@@ -829,7 +708,7 @@ prepare_lanes(void)
 			int c;
 			{
 				char e2[512];
-				if (copy_tree(l->dir, cdir, e2, sizeof e2) < 0)
+				if (rt_copy_tree(l->dir, cdir, copy_skip, NULL, e2, sizeof e2) < 0)
 					rt_die("cannot copy %s: %s", l->dir, e2);
 			}
 			c = rt_guard_canary(cdir, l->files, l->nfiles, what, sizeof what);
@@ -854,7 +733,7 @@ prepare_lanes(void)
 				}
 			}
 			if (!V.keep)
-				remove_tree(cdir);
+				rt_remove_tree(cdir);
 			free(cdir);
 			if (l->done)
 				continue;
@@ -912,7 +791,7 @@ confirm(lane *c, int round, long required, double cm, double pref, json_t *out,
 		return -1;
 	V.fresh = cl.next_trial;
 	if (!V.keep)
-		remove_tree(cl.dir);
+		rt_remove_tree(cl.dir);
 	free(cl.dir);
 	passed = cl.t.failures == 0 && cl.t.trials >= required;
 	rt_newcombe(V.base.t.failures, V.base.t.trials, cl.t.failures, cl.t.trials, cm, &d);

@@ -319,14 +319,6 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed)
 	return env;
 }
 
-static void
-free_vec(char **v)
-{
-	char **p;
-	for (p = v; p && *p; p++)
-		free(*p);
-	free(v);
-}
 
 static int
 do_spawn(job *j, long trial, char *err, size_t errsize)
@@ -406,7 +398,7 @@ out:
 	if (cwdfd >= 0)
 		close(cwdfd);
 	free(argv);
-	free_vec(env);
+	rt_free_vec(env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(po[1]);

@@ -158,6 +158,16 @@ rt_xasprintf(const char *fmt, ...)
 	return p;
 }
 
+void
+rt_free_vec(char **v)
+{
+	char **p;
+
+	for (p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
 int
 rt_parse_long(const char *s, long min, long max, long *out)
 {

@@ -36,6 +36,8 @@ void *rt_xcalloc(size_t nmemb, size_t size);
 void *rt_xrealloc(void *p, size_t n);
 char *rt_xstrdup(const char *s);
 char *rt_xasprintf(const char *fmt, ...);
+/* Free a NULL-terminated vector of malloc'd strings and the vector. */
+void rt_free_vec(char **v);
 
 /* Checked numbers: "what" names the option ("-n", "--confidence"). Each
  * dies with e.g. "rt-plan: --confidence 1.5: must be between 0 and 1
