@@ -74,8 +74,9 @@ lint:
 # make deps: install the Debian packages retrial needs (as root), or say how.
 DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
 	libsqlite3-dev libssl-dev jq sqlite3 bats git python3 parallel mandoc
+BENCH_PKGS = hyperfine time
 deps:
-	@missing=""; for p in $(DEB_PKGS); do \
+	@missing=""; for p in $(DEB_PKGS) $(EXTRA_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
 	done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
@@ -93,6 +94,7 @@ demo: deps all
 	./examples/demo.sh
 
 bench: all
+	@$(MAKE) -s deps EXTRA_PKGS="$(BENCH_PKGS)"
 	./bench/run
 
 install: all
