@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -567,15 +568,22 @@ apply_check(repo_t *r, const char *diff, char **why)
 
 /* ---- the verdict record ---- */
 
+/* The interval a record's "interval" names: the one its decision used.
+ * rt-pr recomputes it from the counts by the same method. */
+enum { M_WILSON, M_ANYTIME, M_EXACT };
+
 typedef struct {
 	const char *id, *source, *model, *cause, *status, *reason, *rule;
 	long trials, failures;
+	int method;
 } lane_t;
 
 typedef struct {
 	const char *id, *rule;
 	long trials, failures, required;
 	int passed;          /* 1, 0, or -1 when the record does not say */
+	int method;
+	double conf;         /* the round's confidence c_m (the record's when absent) */
 } conf_t;
 
 typedef struct {
@@ -584,7 +592,7 @@ typedef struct {
 	int nrecords;
 	const char *verdict, *command, *test;
 	double conf, target;
-	int has_target, interrupted;
+	int has_target, interrupted, b_input;
 	long b_trials, b_failures, b_errors;
 	lane_t *lanes;
 	size_t nlanes;
@@ -677,6 +685,26 @@ parse_rfc3339(const char *s, long long *out)
 	return 0;
 }
 
+static int
+interval_method(json_t *o, const char *id, long failures, const rt_where *w)
+{
+	const char *m = opt_str(o, "interval", w);
+
+	if (!m || strcmp(m, "wilson") == 0)
+		return M_WILSON;
+	if (strcmp(m, "anytime") == 0)
+		return M_ANYTIME;
+	if (strcmp(m, "exact one-sided") == 0) {
+		if (failures > 0)
+			rt_die_at(w, "%s: an exact one-sided interval is for 0 failures, not %ld",
+			    id, failures);
+		return M_EXACT;
+	}
+	rt_die_at(w, "%s: \"interval\": unknown method \"%s\" (wilson, anytime, exact one-sided)",
+	    id, m);
+	return M_WILSON;
+}
+
 static void
 parse_verdict(verdict_t *v)
 {
@@ -704,6 +732,7 @@ parse_verdict(verdict_t *v)
 	v->b_trials = count_field(o, "trials", w, 1);
 	v->b_failures = count_field(o, "failures", w, 1);
 	v->b_errors = count_field(o, "errors", w, 0);
+	v->b_input = (s = opt_str(o, "source", w)) && strcmp(s, "input") == 0;
 	if (v->b_failures > v->b_trials)
 		rt_die_at(w, "baseline: %ld failures in %ld trials", v->b_failures, v->b_trials);
 
@@ -728,6 +757,7 @@ parse_verdict(verdict_t *v)
 		l->failures = count_field(e, "failures", w, 0);
 		if (l->failures > l->trials)
 			rt_die_at(w, "lane %s: %ld failures in %ld trials", l->id, l->failures, l->trials);
+		l->method = interval_method(e, l->id, l->failures, w);
 	}
 
 	a = json_object_get(r, "confirmations");
@@ -749,6 +779,11 @@ parse_verdict(verdict_t *v)
 			rt_die_at(w, "confirmation %s: %ld failures in %ld trials", c->id, c->failures, c->trials);
 		o = json_object_get(e, "passed");
 		c->passed = json_is_boolean(o) ? json_is_true(o) : -1;
+		c->method = interval_method(e, c->id, c->failures, w);
+		c->conf = v->conf;
+		if (rt_rec_opt_num(e, "confidence", w, &c->conf) && !(c->conf > 0 && c->conf < 1))
+			rt_die_at(w, "confirmation %s: \"confidence\": %g is not between 0 and 1",
+			    c->id, c->conf);
 	}
 
 	o = json_object_get(r, "winner");
@@ -815,12 +850,26 @@ winner_conf(const verdict_t *v)
 
 static double g_conf = 0.95;
 
+/* The interval of k/n at confidence c by method m (rt-verify(1), THE
+ * RACE and CONFIRMATION):
+ *   wilson   Wilson score interval, for a fixed number of trials;
+ *   anytime  Robbins' beta-binomial confidence sequence (rt_cs_interval),
+ *            valid however often a racing lane was looked at;
+ *   exact    0/n only: the one-sided bound 1 - (1 - c)^(1/n). */
 static rt_interval
-wilson(long k, long n)
+interval(long k, long n, int m, double c)
 {
 	rt_interval iv;
-	if (rt_wilson(k, n, g_conf, &iv) != RT_STATS_OK)
-		rt_die("cannot compute a Wilson interval for %ld/%ld at %g", k, n, g_conf);
+	int rc;
+
+	if (m == M_EXACT && k == 0 && n > 0) {
+		iv.low = 0;
+		iv.high = 1 - pow(1 - c, 1.0 / (double)n);
+		return iv;
+	}
+	rc = m == M_ANYTIME ? rt_cs_interval(k, n, c, 0, 0, &iv) : rt_wilson(k, n, c, &iv);
+	if (rc != RT_STATS_OK)
+		rt_die("cannot compute the interval of %ld/%ld at %g", k, n, c);
 	return iv;
 }
 
@@ -831,42 +880,65 @@ pct_conf(void)
 }
 
 /* "12/40 failed (30.0%, 95% CI 18.1–45.4%)"; 0 failures: "0/40 failed
- * (≤8.8% at 95% confidence)" — the upper bound, never 0%. */
+ * (≤8.8% at 95% confidence)" — the upper bound, never 0%. The other
+ * methods are named as rt-verify names them: "0/17 failed (≤25.4% at 95%
+ * confidence, anytime)", "27/100 failed (27.0%, anytime 95% interval
+ * 14.2–43.0%)", "0/29 failed (≤9.8% at 95% confidence, exact one-sided)". */
+static char *
+fmt_rate_m(long k, long n, const char *verb, int m, double c)
+{
+	const char *sp = *verb ? " " : "";
+	const char *tag = m == M_ANYTIME ? ", anytime" : m == M_EXACT ? ", exact one-sided" : "";
+	rt_interval iv;
+
+	if (n == 0)
+		return rt_xasprintf("0/0%s%s (no valid trials)", sp, verb);
+	iv = interval(k, n, m, c);
+	if (k == 0)
+		return rt_xasprintf("0/%ld%s%s (\xE2\x89\xA4%.1f%% at %g%% confidence%s)", n, sp, verb,
+		    100 * iv.high, 100 * c, tag);
+	if (m == M_ANYTIME)
+		return rt_xasprintf("%ld/%ld%s%s (%.1f%%, anytime %g%% interval %.1f\xE2\x80\x93%.1f%%)",
+		    k, n, sp, verb, 100.0 * (double)k / (double)n, 100 * c, 100 * iv.low, 100 * iv.high);
+	return rt_xasprintf("%ld/%ld%s%s (%.1f%%, %g%% CI %.1f\xE2\x80\x93%.1f%%)", k, n, sp, verb,
+	    100.0 * (double)k / (double)n, 100 * c, 100 * iv.low, 100 * iv.high);
+}
+
 static char *
 fmt_rate(long k, long n, const char *verb)
 {
-	char *c = pct_conf(), *s;
-	const char *sp = *verb ? " " : "";
-	rt_interval iv;
-
-	if (n == 0) {
-		s = rt_xasprintf("0/0%s%s (no valid trials)", sp, verb);
-	} else if (k == 0) {
-		iv = wilson(0, n);
-		s = rt_xasprintf("0/%ld%s%s (\xE2\x89\xA4%.1f%% at %s confidence)", n, sp, verb,
-		    100 * iv.high, c);
-	} else {
-		iv = wilson(k, n);
-		s = rt_xasprintf("%ld/%ld%s%s (%.1f%%, %s CI %.1f\xE2\x80\x93%.1f%%)", k, n, sp, verb,
-		    100.0 * (double)k / (double)n, c, 100 * iv.low, 100 * iv.high);
-	}
-	free(c);
-	return s;
+	return fmt_rate_m(k, n, verb, M_WILSON, g_conf);
 }
 
-/* The rate column of the table: "40.0% (19.1–64.0%)", "≤16.1%", "—". */
 static char *
-fmt_interval(long k, long n)
+fmt_lane(const lane_t *l, const char *verb)
 {
+	return fmt_rate_m(l->failures, l->trials, verb, l->method, g_conf);
+}
+
+static char *
+fmt_conf(const conf_t *c, const char *verb)
+{
+	return fmt_rate_m(c->failures, c->trials, verb, c->method, c->conf);
+}
+
+/* The rate column of the table: "40.0% (19.1–64.0%)", "≤16.1%", "—";
+ * an anytime interval says so: "≤25.4% (anytime)". */
+static char *
+fmt_interval(const lane_t *l)
+{
+	long k = l->failures, n = l->trials;
+	const char *tag = l->method == M_ANYTIME ? ", anytime" : "";
 	rt_interval iv;
 
 	if (n == 0)
 		return rt_xstrdup("\xE2\x80\x94");
-	iv = wilson(k, n);
+	iv = interval(k, n, l->method, g_conf);
 	if (k == 0)
-		return rt_xasprintf("\xE2\x89\xA4%.1f%%", 100 * iv.high);
-	return rt_xasprintf("%.1f%% (%.1f\xE2\x80\x93%.1f%%)", 100.0 * (double)k / (double)n,
-	    100 * iv.low, 100 * iv.high);
+		return rt_xasprintf("\xE2\x89\xA4%.1f%%%s", 100 * iv.high,
+		    l->method == M_ANYTIME ? " (anytime)" : "");
+	return rt_xasprintf("%.1f%% (%.1f\xE2\x80\x93%.1f%%%s)", 100.0 * (double)k / (double)n,
+	    100 * iv.low, 100 * iv.high, tag);
 }
 
 /* ---- the template: a small Mustache subset ---- */
@@ -895,7 +967,7 @@ static const char *const known_names[] = {
 	"lanes_summary", "confirmations", "has_confirmations", "result", "trials",
 	"required", "outcome", "rule", "confirmation_rule", "neutered", "quarantine",
 	"file", "dossier", "entry", "reproduce", "has_reproduce", "fence", "timings",
-	"branch", NULL
+	"branch", "has_anytime", "has_exact", "exact_note", NULL
 };
 
 static int
@@ -1230,6 +1302,40 @@ source_text(const char *source, const char *model)
 	return rt_xstrdup("unknown");
 }
 
+static int
+has_method(const verdict_t *v, int m)
+{
+	size_t i;
+
+	for (i = 0; i < v->nlanes; i++)
+		if (v->lanes[i].method == m && v->lanes[i].trials > 0)
+			return 1;
+	for (i = 0; i < v->nconfs; i++)
+		if (v->confs[i].method == m && v->confs[i].trials > 0)
+			return 1;
+	return 0;
+}
+
+/* The exact one-sided bound beside the Wilson bound of the same 0/n, so a
+ * reader comparing with a fixed-n tool sees why the two differ. */
+static char *
+exact_note(const verdict_t *v)
+{
+	const conf_t *c = winner_conf(v);
+	rt_interval ex, wi;
+	size_t i;
+
+	if (!c || c->method != M_EXACT || c->trials == 0)
+		for (i = 0, c = NULL; i < v->nconfs && !c; i++)
+			if (v->confs[i].method == M_EXACT && v->confs[i].trials > 0)
+				c = &v->confs[i];
+	ex = interval(0, c->trials, M_EXACT, c->conf);
+	wi = interval(0, c->trials, M_WILSON, c->conf);
+	return rt_xasprintf("for 0/%ld at %g%% confidence it is \xE2\x89\xA4%.1f%%; the Wilson "
+	    "bound of the same counts, \xE2\x89\xA4%.1f%%, is two-sided and looser, and is not "
+	    "what the rule tests", c->trials, 100 * c->conf, 100 * ex.high, 100 * wi.high);
+}
+
 static json_t *
 build_view(const verdict_t *v, const ship_t *S)
 {
@@ -1293,10 +1399,10 @@ build_view(const verdict_t *v, const ship_t *S)
 		jset(w, "files", b.data ? b.data : rt_xstrdup("no file"));
 		b.data = NULL;
 		b.len = b.cap = 0;
-		jset(w, "tournament", l ? fmt_rate(l->failures, l->trials, "failed") :
+		jset(w, "tournament", l ? fmt_lane(l, "failed") :
 		    rt_xstrdup("not recorded"));
 		if (wc) {
-			s = fmt_rate(wc->failures, wc->trials, "failed");
+			s = fmt_conf(wc, "failed");
 			jset(w, "confirmation", wc->required ?
 			    rt_xasprintf("%s on fresh trials, %ld required", s, wc->required) :
 			    rt_xasprintf("%s on fresh trials", s));
@@ -1319,12 +1425,16 @@ build_view(const verdict_t *v, const ship_t *S)
 		jset(e, "status", md(l->status));
 		jset(e, "counts", l->trials ? rt_xasprintf("%ld/%ld", l->failures, l->trials) :
 		    rt_xstrdup("\xE2\x80\x94"));
-		jset(e, "interval", fmt_interval(l->failures, l->trials));
+		jset(e, "interval", fmt_interval(l));
 		jset(e, "fate", fate(l));
 		json_array_append_new(a, e);
 		neutered += strcmp(l->status, "neutered") == 0;
 	}
 	json_object_set_new(o, "lanes", a);
+	json_object_set_new(o, "has_anytime", json_boolean(has_method(v, M_ANYTIME)));
+	if (has_method(v, M_EXACT))
+		jset(o, "exact_note", exact_note(v));
+	json_object_set_new(o, "has_exact", json_boolean(has_method(v, M_EXACT)));
 	jset(o, "lanes_summary", lanes_summary(v));
 	jset(o, "neutered", rt_xasprintf("%ld", neutered));
 
@@ -1333,7 +1443,7 @@ build_view(const verdict_t *v, const ship_t *S)
 		const conf_t *c = &v->confs[i];
 		e = json_object();
 		jset(e, "id", md(c->id));
-		jset(e, "result", fmt_rate(c->failures, c->trials, "failed"));
+		jset(e, "result", fmt_conf(c, "failed"));
 		jset(e, "trials", rt_xasprintf("%ld", c->trials));
 		jset(e, "required", c->required ? rt_xasprintf("%ld", c->required) :
 		    rt_xstrdup("\xE2\x80\x94"));
@@ -1378,6 +1488,13 @@ build_view(const verdict_t *v, const ship_t *S)
 		rt_buf t = {0};
 		for (i = 0; i < 4; i++) {
 			json_t *x = json_object_get(v->timings, keys[i]);
+			/* a baseline read from a measure record took no time here */
+			if (i == 0 && v->b_input) {
+				rt_buf_adds(&t, "baseline from the input measure record");
+				continue;
+			}
+			if (i == 2 && v->nconfs == 0)
+				continue;
 			if (json_is_number(x))
 				rt_buf_printf(&t, "%s%s %.1f s", t.len ? ", " : "", words[i],
 				    json_number_value(x));
@@ -1482,14 +1599,14 @@ commit_message(const verdict_t *v, const ship_t *S)
 		free(s);
 		free(t);
 		if ((l = find_lane(v, v->w_id))) {
-			s = fmt_rate(l->failures, l->trials, "failed");
+			s = fmt_lane(l, "failed");
 			t = rt_xasprintf("%s.", s);
 			wrap(&b, "Tournament:", t);
 			free(s);
 			free(t);
 		}
 		if (wc) {
-			s = fmt_rate(wc->failures, wc->trials, "failed");
+			s = fmt_conf(wc, "failed");
 			t = wc->required ? rt_xasprintf("%s on fresh trials, %ld required.", s, wc->required) :
 			    rt_xasprintf("%s on fresh trials.", s);
 			wrap(&b, "Confirmation:", t);
@@ -2400,8 +2517,7 @@ main(int argc, char *argv[])
 		S.branch = rt_xasprintf("retrial/fix-%s-%.8s", S.slug, hex);
 		wc = winner_conf(&v);
 		l = find_lane(&v, v.w_id);
-		S.after = wc ? fmt_rate(wc->failures, wc->trials, "") :
-		    l ? fmt_rate(l->failures, l->trials, "") : rt_xstrdup("not measured");
+		S.after = wc ? fmt_conf(wc, "") : l ? fmt_lane(l, "") : rt_xstrdup("not measured");
 		s = plain(S.name);
 		S.title = rt_xasprintf("%s %s: %ld/%ld failed before, %s after",
 		    S.fixed ? "Fix flaky" : "Reduce flakiness of", s, v.b_failures, v.b_trials, S.after);

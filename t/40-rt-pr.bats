@@ -206,6 +206,58 @@ remote_branches() {
 	has "0/30 (≤8.3% at 90% confidence)"
 }
 
+@test "golden dossier: rt-verify's anytime and exact one-sided intervals, named and explained" {
+	# methods.jsonl is rt-verify's own record: anytime lanes, 0/29 exact one-sided
+	jqe 'select(.type == "verdict") | .confirmations[0].interval == "exact one-sided"' "$FX/methods.jsonl"
+	rt-pr --body "$T/d.md" "$FX/methods.jsonl"
+	diff -u "$FX/methods.md" "$T/d.md"
+	run cat "$T/d.md"
+	# the bounds rt-verify decided with, never a second Wilson bound beside them
+	[ "${lines[0]}" = '# Fix flaky `test_cache`: 65/200 failed before, 0/29 (≤9.8% at 95% confidence, exact one-sided) after' ]
+	has "**Confirmation:** 0/29 failed (≤9.8% at 95% confidence, exact one-sided) on fresh trials, 29 required"
+	has "- h1: 0/29 failed (≤9.8% at 95% confidence, exact one-sided); 29 required; **passed**."
+	has "**In the tournament:** 0/17 failed (≤25.4% at 95% confidence, anytime)"
+	has "| h1 | cache | race_condition | 0/17 | ≤25.4% (anytime) |"
+	has "| h2 | cache | timing | 27/100 | 27.0% (14.2–43.0%, anytime) | eliminated — 27/100 failed after its budget of 100 trials, interval 14.2–43.0%"
+	hasnt "(≤11.7% at"
+	hasnt "≤18.4%"
+	hasnt "19.3–36.4%"
+	# and the Wilson bound of the same 0/29 is explained, not left to be found
+	has "the Wilson bound of the same counts, ≤11.7%, is two-sided and looser"
+	has "Marked *anytime*"
+	has "baseline from the input measure record"
+	hasnt "baseline 0.0 s"
+	mkrepo "$T/repo"
+	run rt-pr -C "$T/repo" --mbox - "$FX/methods.jsonl"
+	status_is 0
+	has "Confirmation: 0/29 failed (≤9.8% at 95% confidence, exact one-sided)"
+}
+
+@test "a confirmation round at its own confidence is written at that confidence" {
+	jq -c 'select(.type == "verdict") | .confirmations[0].confidence = 0.975' \
+	    "$FX/methods.jsonl" >"$T/cm.jsonl"
+	run rt-pr --body - "$T/cm.jsonl"
+	status_is 0
+	has "0/29 failed (≤11.9% at 97.5% confidence, exact one-sided)"
+	has "for 0/29 at 97.5% confidence it is ≤11.9%"
+	has "**Before:** 65/200 failed (32.5%, 95% CI 26.4–39.3%)"
+}
+
+@test "an unknown interval method, or exact one-sided with failures, is bad input, exit 2" {
+	jq -c 'select(.type == "verdict") | .lanes[1].interval = "bayes"' "$FX/methods.jsonl" >"$T/m1.jsonl"
+	run rt-pr --body - "$T/m1.jsonl"
+	status_is 2
+	has "m1.jsonl:1: h2: \"interval\": unknown method \"bayes\""
+	jq -c 'select(.type == "verdict") | .confirmations[0].failures = 2' "$FX/methods.jsonl" >"$T/m2.jsonl"
+	run rt-pr --body - "$T/m2.jsonl"
+	status_is 2
+	has "m2.jsonl:1: h1: an exact one-sided interval is for 0 failures, not 2"
+	jq -c 'select(.type == "verdict") | .confirmations[0].confidence = 1' "$FX/methods.jsonl" >"$T/m3.jsonl"
+	run rt-pr --body - "$T/m3.jsonl"
+	status_is 2
+	has "m3.jsonl:1: confirmation h1: \"confidence\": 1 is not between 0 and 1"
+}
+
 @test "the verdict is found after the lane records, on standard input" {
 	[ "$(grep -c '"type":"lane"' "$FX/fixed.jsonl")" -eq 4 ]
 	rt-pr --body "$T/d.md" <"$FX/fixed.jsonl"
@@ -328,6 +380,32 @@ EOF
 	[ "$(grep -v '^#' "$T/clone/.retrial/quarantine" | cut -f1)" = "test_cache" ]
 	run git -C "$T/clone" log -1 --format=%s
 	[ "$output" = "Quarantine flaky test_cache: 12/40 failed (30.0%, 95% CI 18.1–45.4%), no fix survived" ]
+}
+
+@test "QUARANTINE end to end: rt-verify's record, git am in a fresh clone, rt-retry -q reads the list" {
+	# decoy.jsonl: rt-verify raced one decoy patch on examples/timing; it lost
+	jqe 'select(.type == "verdict") | .verdict == "QUARANTINE" and .lanes[0].interval == "anytime"' \
+	    "$FX/decoy.jsonl"
+	mkrepo "$T/repo"
+	rt-pr -C "$T/repo" --mbox "$T/q.mbox" --body "$T/d.md" "$FX/decoy.jsonl"
+	diff -u "$FX/decoy.md" "$T/d.md"
+	run cat "$T/d.md"
+	# the table's interval is the one the reason gives
+	has "| d1 | rules | timing | 40/100 | 40.0% (24.9–56.6%, anytime) | eliminated — 40/100 failed after its budget of 100 trials, interval 24.9–56.6%"
+	has "No confirmation round ran: no lane was"
+	hasnt "Rule: none"
+	hasnt "confirmation 0.0 s"
+	git clone -q "$T/repo" "$T/clone"
+	git -C "$T/clone" am -q "$T/q.mbox"
+	cmp "$EX/timing/test_cache.py" "$T/clone/test_cache.py"
+	# the quarantined case fails, and the group does not fail on it
+	cd "$T/clone"
+	echo test_cache >"$T/cases"
+	run rt-retry -p none -f "$T/cases" --cmd 'exit 1'
+	status_is 1
+	run rt-retry -p none -q .retrial/quarantine -f "$T/cases" --cmd 'exit 1'
+	status_is 0
+	jqe 'select(.type == "group") | .totals.quarantined == 1 and .quarantined == ["test_cache"]' <<<"$output"
 }
 
 @test "QUARANTINE extends an existing list and replaces an old dossier" {
