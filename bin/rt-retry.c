@@ -61,7 +61,7 @@ static struct {
 static void
 usage(FILE *f)
 {
-	fputs("usage: rt-retry [-x] [-p policy] [-r N|auto [--rate P | --measure FILE]\n"
+	fputs("usage: rt-retry [-0x] [-p policy] [-r N|auto [--rate P | --measure FILE]\n"
 	    "                [--basis point|upper] [--target T]] [-f cases] [-q quarantine]\n"
 	    "                [--junit FILE] [--suite NAME] [--max-failures N|P%]\n"
 	    "                [trial options] (-c CMD | -- ARGV...)\n", f);
@@ -71,12 +71,15 @@ usage(FILE *f)
 "  -c, --cmd CMD          run CMD by sh -c once per case; {} is the case (\"$1\")\n"
 "  -- ARGV                run ARGV directly; {} in an element is the case\n"
 "  -f, --cases FILE       case names, one per line (default stdin)\n"
+"  -0, --null             case names end with NUL, not newline (find -print0)\n"
 "  -p, --policy P         none, failed-once (default), failed-twice, failed:N,\n"
 "                         failed (with -r), whole-group-once\n"
 "  -r, --retries N|auto   retries per case for the failed policy; auto takes the\n"
 "                         budget from a measured rate\n"
 "      --rate P           the failure rate for -r auto\n"
-"      --measure FILE     a measure (or policy) record for -r auto\n"
+"      --measure FILE     a measure (or policy) record for -r auto; without\n"
+"                         --rate or --measure, -r auto reads it from stdin\n"
+"                         when the cases come from -f FILE\n"
 "      --basis B          point (the rate, default) or upper (its interval's top)\n"
 "      --target T         chance a flaky case may still exhaust its retries (0.01)\n"
 "  -x, --stop-on-failure  cancel the cases behind a failure (they stay retryable)\n"
@@ -175,7 +178,8 @@ auto_budget(const char *measure, const char *rate, int upper, double target,
 		files[0] = (char *)measure;
 		rt_jsonl_loop(1, files, NULL, on_budget_record, &b);
 		if (!b.found)
-			rt_die("%s: no measure or policy record to budget retries from", measure);
+			rt_die("%s: no measure or policy record to budget retries from",
+			    strcmp(measure, "-") == 0 ? "<stdin>" : measure);
 	}
 	*basis = json_object();
 	json_object_set_new(*basis, "source", json_string(rate ? "rate" :
@@ -197,8 +201,9 @@ auto_budget(const char *measure, const char *rate, int upper, double target,
 	return r;
 }
 
+/* One case per line (or per NUL-terminated string with -0), verbatim. */
 static void
-read_cases(const char *path)
+read_cases(const char *path, int delim)
 {
 	FILE *f = stdin;
 	char *line = NULL;
@@ -210,14 +215,17 @@ read_cases(const char *path)
 		rt_die("%s:", path);
 	if (!path)
 		path = "<stdin>";
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while ((len = getdelim(&line, &cap, delim, f)) >= 0) {
 		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		if (len > 0 && line[len - 1] == delim)
+			line[--len] = '\0';
+		while (delim == '\n' && len > 0 && line[len - 1] == '\r')
 			line[--len] = '\0';
 		if (len == 0)
 			continue;
 		if (strlen(line) != (size_t)len)
-			rt_die("%s:%ld: NUL byte in a case name", path, lineno);
+			rt_die("%s:%ld: NUL byte in a case name (use -0 for a NUL-separated list)",
+			    path, lineno);
 		for (i = 0; i < G.n; i++)
 			if (strcmp(G.c[i].name, line) == 0)
 				rt_die("%s:%ld: duplicate case \"%s\"", path, lineno, line);
@@ -682,38 +690,51 @@ attempt_message(char *buf, size_t size, const attempt *a)
 		snprintf(buf, size, "exit code %d", a->exit_code);
 }
 
-/* One Surefire-style element: <failure>, <rerunFailure>, <flakyFailure>,
- * <error>, with the attempt's output as evidence. */
+/* One Surefire rerun element (<rerunFailure>, <flakyFailure>, <rerunError>):
+ * message and type, then <stackTrace>, <system-out>, <system-err>. */
 static void
-xml_evidence(rt_buf *b, const char *elem, const attempt *a, size_t idx)
+xml_rerun(rt_buf *b, const char *elem, const attempt *a, size_t idx)
 {
 	char msg[512], hdr[64];
 
 	attempt_message(msg, sizeof msg, a);
-	rt_buf_printf(b, "      <%s", elem);
+	snprintf(hdr, sizeof hdr, "attempt %zu, round %ld: ", idx + 1, a->round);
+	rt_buf_printf(b, "    <%s", elem);
+	xml_attr(b, "message", msg);
+	xml_attr(b, "type", aname[a->outcome]);
+	rt_buf_adds(b, "><stackTrace>");
+	xml_text(b, hdr, strlen(hdr), 0);
+	xml_text(b, msg, strlen(msg), 0);
+	rt_buf_adds(b, "</stackTrace><system-out>");
+	xml_text(b, a->out ? a->out : "", a->outlen, 0);
+	rt_buf_adds(b, "</system-out><system-err>");
+	xml_text(b, a->err ? a->err : "", a->errlen, 0);
+	rt_buf_printf(b, "</system-err></%s>\n", elem);
+}
+
+/* A Surefire first-run element (<failure>, <error>): message and type, the
+ * "stack trace" (what happened, then stderr) as its text. */
+static void
+xml_primary(rt_buf *b, const char *elem, const attempt *a, size_t idx)
+{
+	char msg[512], hdr[64];
+
+	attempt_message(msg, sizeof msg, a);
+	snprintf(hdr, sizeof hdr, "attempt %zu, round %ld: ", idx + 1, a->round);
+	rt_buf_printf(b, "    <%s", elem);
 	xml_attr(b, "message", msg);
 	xml_attr(b, "type", aname[a->outcome]);
 	rt_buf_adds(b, ">");
-	snprintf(hdr, sizeof hdr, "attempt %zu, round %ld: ", idx + 1, a->round);
-	if (strcmp(elem, "failure") == 0 || strcmp(elem, "error") == 0) {
-		xml_text(b, hdr, strlen(hdr), 0);
-		xml_text(b, msg, strlen(msg), 0);
-		rt_buf_adds(b, "\n");
-		xml_text(b, a->err ? a->err : "", a->errlen, 0);
-	} else {
-		rt_buf_adds(b, "<stackTrace>");
-		xml_text(b, hdr, strlen(hdr), 0);
-		xml_text(b, msg, strlen(msg), 0);
-		rt_buf_adds(b, "</stackTrace>");
-		rt_buf_adds(b, "<system-out>");
-		xml_text(b, a->out ? a->out : "", a->outlen, 0);
-		rt_buf_adds(b, "</system-out><system-err>");
-		xml_text(b, a->err ? a->err : "", a->errlen, 0);
-		rt_buf_adds(b, "</system-err>");
-	}
+	xml_text(b, hdr, strlen(hdr), 0);
+	xml_text(b, msg, strlen(msg), 0);
+	rt_buf_adds(b, "\n");
+	xml_text(b, a->err ? a->err : "", a->errlen, 0);
 	rt_buf_printf(b, "</%s>\n", elem);
 }
 
+/* Surefire's report (surefire-test-report-3.0.xsd): one <testsuite> root;
+ * in a <testcase>, children in the order failure, rerunFailure,
+ * flakyFailure, skipped, error, rerunError, system-out, system-err. */
 static void
 write_junit(const char *path, double total_s)
 {
@@ -729,49 +750,69 @@ write_junit(const char *path, double total_s)
 		errors += strcmp(r, "error") == 0;
 		skipped += strcmp(r, "cancelled") == 0 || strcmp(r, "quarantined") == 0;
 	}
-	rt_buf_adds(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite");
+	rt_buf_adds(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite");
 	xml_attr(&b, "name", G.suite);
 	rt_buf_printf(&b, " tests=\"%ld\" failures=\"%ld\" errors=\"%ld\" skipped=\"%ld\""
 	    " time=\"%.3f\">\n", G.n, failures, errors, skipped, total_s);
 	for (i = 0; i < G.n; i++) {
 		const tcase *c = &G.c[i];
-		const attempt *a = latest(c);
+		const attempt *a = latest(c), *primary = NULL;
 		const char *r = result(c), *ar = as_run(c);
+		int flaky = strcmp(ar, "flaky") == 0;
+		int failed = strcmp(r, "failed") == 0;
 		char msg[256];
 
 		for (t = 0, k = 0; k < c->na; k++)
 			t += c->a[k].elapsed_ms;
-		rt_buf_adds(&b, "    <testcase");
+		rt_buf_adds(&b, "  <testcase");
 		xml_attr(&b, "name", c->name);
 		xml_attr(&b, "classname", G.suite);
 		rt_buf_printf(&b, " time=\"%.3f\">\n", t / 1000);
-		if (strcmp(r, "quarantined") == 0) {
+		/* Every failed attempt stays as evidence: <flakyFailure> when
+		 * the case passed in the end, <failure> then <rerunFailure>
+		 * when it failed, <rerunFailure> beside a skip or an error. */
+		for (first = 1, k = 0; k < c->na; k++) {
+			if (!is_failure(c->a[k].outcome))
+				continue;
+			if (flaky) {
+				xml_rerun(&b, "flakyFailure", &c->a[k], k);
+			} else if (failed && first) {
+				xml_primary(&b, "failure", &c->a[k], k);
+				primary = &c->a[k];
+			} else {
+				xml_rerun(&b, "rerunFailure", &c->a[k], k);
+			}
+			first = 0;
+		}
+		if (c->quarantined) {
 			snprintf(msg, sizeof msg, "quarantined; as run: %s", ar);
-			rt_buf_adds(&b, "      <skipped");
+			rt_buf_adds(&b, "    <skipped");
 			xml_attr(&b, "message", msg);
 			rt_buf_adds(&b, "/>\n");
 		} else if (strcmp(r, "cancelled") == 0) {
 			snprintf(msg, sizeof msg, "cancelled: %s", a->cancel);
-			rt_buf_adds(&b, "      <skipped");
+			rt_buf_adds(&b, "    <skipped");
 			xml_attr(&b, "message", msg);
 			rt_buf_adds(&b, "/>\n");
-		} else if (strcmp(r, "error") == 0) {
-			xml_evidence(&b, "error", a, c->na - 1);
 		}
-		/* Every earlier failure stays: flakyFailure when the case
-		 * passed in the end, failure then rerunFailure when it did not. */
-		for (first = 1, k = 0; k < c->na; k++) {
-			if (!is_failure(c->a[k].outcome))
-				continue;
-			if (strcmp(r, "failed") == 0)
-				xml_evidence(&b, first ? "failure" : "rerunFailure", &c->a[k], k);
-			else
-				xml_evidence(&b, "flakyFailure", &c->a[k], k);
-			first = 0;
+		if (strcmp(ar, "error") == 0) {
+			if (c->quarantined) {
+				xml_rerun(&b, "rerunError", a, c->na - 1);
+			} else {
+				xml_primary(&b, "error", a, c->na - 1);
+				primary = a;
+			}
 		}
-		rt_buf_adds(&b, "    </testcase>\n");
+		if (primary) {
+			rt_buf_adds(&b, "    <system-out>");
+			xml_text(&b, primary->out ? primary->out : "", primary->outlen, 0);
+			rt_buf_adds(&b, "</system-out>\n    <system-err>");
+			xml_text(&b, primary->err ? primary->err : "", primary->errlen, 0);
+			rt_buf_adds(&b, "</system-err>\n");
+		}
+		rt_buf_adds(&b, "  </testcase>\n");
 	}
-	rt_buf_adds(&b, "  </testsuite>\n</testsuites>\n");
+	rt_buf_adds(&b, "</testsuite>\n");
 	if (rt_write_file_atomic(path, b.data, b.len) < 0)
 		rt_die("%s:", path);
 	rt_buf_free(&b);
@@ -878,6 +919,7 @@ main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "cmd", required_argument, NULL, 'c' },
 		{ "cases", required_argument, NULL, 'f' },
+		{ "null", no_argument, NULL, '0' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "retries", required_argument, NULL, 'r' },
 		{ "rate", required_argument, NULL, OPT_RATE },
@@ -906,7 +948,7 @@ main(int argc, char *argv[])
 	const tcase *blocker = NULL;
 	double target = RT_RETRY_TARGET, t0;
 	long k, round0_failures = 0, ceiling, before, rounds, i;
-	int opt, upper = 0, needs_r = 0, tripped = 0, sig, code;
+	int opt, upper = 0, needs_r = 0, tripped = 0, sig, code, delim = '\n';
 	json_t *basis = NULL, *g;
 	size_t len;
 
@@ -915,8 +957,9 @@ main(int argc, char *argv[])
 	G.maxfail_count = -1;
 	G.maxfail_share = -1;
 	G.suite = "rt-retry";
-	while ((opt = getopt_long(argc, argv, "+c:f:hp:q:r:t:Vx", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+0c:f:hp:q:r:t:Vx", longopts, NULL)) != -1) {
 		switch (opt) {
+		case '0': delim = '\0'; break;
 		case 'f': cases = optarg; break;
 		case 'p': policy = optarg; break;
 		case 'r': retries = optarg; break;
@@ -973,11 +1016,16 @@ main(int argc, char *argv[])
 		G.retries = 1;
 		needs_r = retries ? 1 : 0;
 	}
-	if (measure && strcmp(measure, "-") == 0 && (!cases || strcmp(cases, "-") == 0))
-		rt_usage_die("--measure - and the case list cannot both be standard input");
 	if (needs_r == 2 || (retries && strcmp(retries, "auto") == 0)) {
+		/* rt-measure ... | rt-retry -r auto -f cases.txt ...: with the
+		 * cases in a file, standard input carries the measure record. */
+		if (!rate && !measure && cases && strcmp(cases, "-") != 0)
+			measure = "-";
 		if (!rate == !measure)
-			rt_usage_die("--retries auto needs one of --rate P and --measure FILE");
+			rt_usage_die("--retries auto needs one of --rate P and --measure FILE "
+			    "(or the measure record on standard input, with the cases from -f FILE)");
+		if (measure && strcmp(measure, "-") == 0 && (!cases || strcmp(cases, "-") == 0))
+			rt_usage_die("--measure - and the case list cannot both be standard input");
 		G.retries = auto_budget(measure, rate, upper, target, &basis);
 	} else {
 		if (rate || measure)
@@ -991,7 +1039,7 @@ main(int argc, char *argv[])
 	if (G.cli.cmd)
 		G.shell_text = shell_subst(G.cli.cmd);
 
-	read_cases(cases);
+	read_cases(cases, delim);
 	if (quarantine)
 		read_quarantine(quarantine);
 
@@ -1026,6 +1074,9 @@ main(int argc, char *argv[])
 		goto settle;
 	}
 	for (k = 1;; k++) {
+		/* "No further round starts" after Ctrl-C, even between rounds. */
+		if (rt_trial_interrupted())
+			break;
 		if (plan(k, &stopped, &blocker) == 0)
 			break;
 		if (k > ceiling) {

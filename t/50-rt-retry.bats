@@ -70,7 +70,7 @@ healthy() {
 	has "--retries goes with --policy failed"
 	run rt-retry -f "$T/cases" -p failed --cmd true
 	status_is 2
-	run rt-retry -f "$T/cases" -r auto --cmd true
+	run sh -c 'printf "pass-a\n" | rt-retry -r auto --cmd true'
 	status_is 2
 	has "--rate P"
 	run rt-retry -f "$T/cases" --rate 0.2 --cmd true
@@ -332,8 +332,9 @@ healthy() {
 }
 
 @test "Ctrl-C during a retry round: the running case is cancelled user-stop, exit 130" {
-	cases pass-a nap pass-b
-	rt-retry -f "$T/cases" --cmd "$CMD" > "$T/out" 2> "$T/err" &
+	# failed-twice: without the stop, flaky2-a and nap would get a round 2
+	cases pass-a flaky2-a nap pass-b
+	rt-retry -f "$T/cases" -p failed-twice --cmd "$CMD" > "$T/out" 2> "$T/err" &
 	pid=$!
 	i=0
 	while [ ! -e "$RT_STATE/sleeping" ] && [ "$i" -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
@@ -347,9 +348,11 @@ healthy() {
 	    "$T/out" >/dev/null
 	[ "$(jq -s 'map(select(.type == "group")) | length' "$T/out")" = 1 ]
 	jq -e 'select(.type == "group") | .interrupted and .stopped == "user-stop" and
-	    .result == "interrupted" and .rounds == 2 and .totals.cases == 3 and
-	    (.cases[] | select(.case == "nap") | .result == "cancelled" and .spent == 1)' \
+	    .result == "interrupted" and .rounds == 2 and .totals.cases == 4 and
+	    (.cases[] | select(.case == "nap") | .result == "cancelled" and .spent == 1) and
+	    (.cases[] | select(.case == "flaky2-a") | .result == "failed" and .attempts == 2)' \
 	    "$T/out" >/dev/null
+	[ "$(order)" = "pass-a flaky2-a nap pass-b flaky2-a nap" ]
 	run cat "$T/err"
 	hasnt "ceiling"
 }
@@ -405,9 +408,11 @@ n=it's" ]
 	status_is 1
 	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$T/junit.xml"
 	if command -v xmllint >/dev/null; then xmllint --noout "$T/junit.xml"; fi
+	python3 "$RT_TOP/t/fixtures/retry/surefire-check.py" "$T/junit.xml"
 	python3 - "$T/junit.xml" <<'EOF'
 import sys, xml.etree.ElementTree as E
-s = E.parse(sys.argv[1]).getroot().find("testsuite")
+s = E.parse(sys.argv[1]).getroot()
+assert s.tag == "testsuite"
 assert s.get("tests") == "4" and s.get("failures") == "2", s.attrib
 tc = {t.get("name"): t for t in s.iter("testcase")}
 assert len(tc["pass-a"]) == 0
@@ -417,6 +422,9 @@ assert tc["flaky1-a"].find("failure") is None
 b = tc["broken"]
 assert len(b.findall("failure")) == 1 and len(b.findall("rerunFailure")) == 1
 assert "BROKEN run 1" in b.find("failure").text
+assert b.find("failure").get("type") == "fail"
+assert "BROKEN run 1" in b.find("system-err").text
+assert f[0].find("stackTrace").text.startswith("attempt 1, round 0")
 assert "BROKEN run 2" in b.find("rerunFailure/system-err").text
 u = tc["ugly"].find("failure").text
 assert "]]>" in u and "nul" in u
@@ -439,8 +447,10 @@ import sys, xml.etree.ElementTree as E
 r = E.parse(sys.argv[1]).getroot()
 tc = {t.get("name"): t for t in r.iter("testcase")}
 assert "quarantined" in tc["broken"].find("skipped").get("message")
-assert r.find("testsuite").get("name") == "my.suite"
+assert r.get("name") == "my.suite"
 EOF
+	python3 "$RT_TOP/t/fixtures/retry/surefire-check.py" "$T/j1.xml"
+	python3 "$RT_TOP/t/fixtures/retry/surefire-check.py" "$T/j2.xml"
 }
 
 @test "a timeout is a failure: it spends budget and is retried" {
@@ -460,6 +470,122 @@ EOF
 	group '.stopped == "ceiling" and .rounds == 2 and .ceiling == 1'
 	kase flaky1-c '.result == "cancelled"'
 	[ "$(tail -n 1 "$T/cases.out" | jq -r .type)" = group ]
+}
+
+@test "JUnit: only a case that passed in the end carries flakyFailure; Surefire's element order" {
+	# seq-pf passes then fails on the whole-group rerun, cancelling seq-fp
+	# behind it: seq-fp failed once and never passed, so it is no flaky case
+	cases seq-f-q seq-pf seq-fp pass-a
+	printf 'seq-f-q\t# dossier: .retrial/dossiers/q.md\n' > "$T/q"
+	retry -x -p whole-group-once -q "$T/q" --junit "$T/j.xml" --cmd "$CMD"
+	status_is 1
+	kase seq-fp '.result == "cancelled" and .earlier == ["fail"]'
+	python3 "$RT_TOP/t/fixtures/retry/surefire-check.py" "$T/j.xml"
+	if command -v xmllint >/dev/null; then xmllint --noout "$T/j.xml"; fi
+	python3 - "$T/j.xml" <<'EOF'
+import sys, xml.etree.ElementTree as E
+tc = {t.get("name"): t for t in E.parse(sys.argv[1]).iter("testcase")}
+fp = tc["seq-fp"]
+assert fp.find("flakyFailure") is None, "a cancelled case is not flaky"
+assert [c.tag for c in fp] == ["rerunFailure", "skipped"], [c.tag for c in fp]
+assert "FAILED run 1" in fp.find("rerunFailure/system-err").text
+q = tc["seq-f-q"]
+assert [c.tag for c in q] == ["rerunFailure", "rerunFailure", "skipped"], [c.tag for c in q]
+assert [c.tag for c in tc["seq-pf"]] == ["failure", "system-out", "system-err"]
+EOF
+	# an error after a failure: the failure stays as evidence, before <error>
+	cases seq-fe
+	rm -f "$RT_STATE"/runs.*
+	retry --junit "$T/j2.xml" --cmd "$CMD"
+	status_is 2
+	python3 "$RT_TOP/t/fixtures/retry/surefire-check.py" "$T/j2.xml"
+	python3 - "$T/j2.xml" <<'EOF'
+import sys, xml.etree.ElementTree as E
+t = E.parse(sys.argv[1]).getroot().find("testcase")
+assert [c.tag for c in t] == ["rerunFailure", "error", "system-out", "system-err"], [c.tag for c in t]
+EOF
+}
+
+@test "the ceiling is never tripped on healthy runs, under any policy, with and without -x" {
+	cases seq-fffp seq-fp-a seq-pf seq-fp-b seq-ffp seq-p seq-fp-c
+	for p in none failed-once failed-twice failed:3 whole-group-once; do
+		for x in "" -x; do
+			rm -f "$RT_STATE"/runs.*
+			retry -p "$p" $x --cmd "$CMD"
+			healthy
+			hasnt "bug"
+			group '.stopped == "settled" or .stopped == "exhausted"'
+			group '.rounds - 1 <= .ceiling and ([.cases[].spent] | max) <= .retries + 1'
+		done
+	done
+	# the tight case: every case fails R times under -x, R x n retry rounds
+	cases seq-ffp-a seq-ffp-b seq-ffp-c
+	rm -f "$RT_STATE"/runs.*
+	retry -p failed-twice -x --cmd "$CMD"
+	status_is 0
+	healthy
+	group '.rounds == 7 and .ceiling == 6 and .totals.flaky == 3'
+}
+
+@test "rt-measure ... | rt-retry -r auto -f CASES: the measure record arrives on stdin" {
+	cases flaky2-a pass-a
+	rt-measure -n 6 -- sh "$EX/kth/every-kth.sh" 2>/dev/null |
+	    rt-retry -r auto -f "$T/cases" --cmd "$CMD" > "$T/cases.out"
+	# 2/6 failed: the smallest r with (1/3)^(r+1) <= 0.01 is 4
+	group '.retries == 4 and .budget.source == "measure" and .budget.rate == 0.333333'
+	kase flaky2-a '.result == "flaky" and .attempts == 3'
+	rm -f "$RT_STATE"/runs.*
+	rt-plan --policy --rate 0.2 | rt-retry -r auto --measure - -f "$T/cases" --cmd "$CMD" > "$T/cases.out"
+	group '.retries == 2 and .budget.source == "policy"'
+	: > "$RT_STATE/order"
+	# with the cases on stdin there is no room for the record
+	run sh -c 'printf "pass-a\n" | rt-retry -r auto --cmd "$0"' "$CMD"
+	status_is 2
+	has "standard input"
+	run sh -c 'printf "pass-a\n" | rt-retry -r auto --measure - --cmd "$0"' "$CMD"
+	status_is 2
+	has "cannot both be standard input"
+	run sh -c 'echo "{\"type\":\"trial\"}" | rt-retry -r auto -f "$0" --cmd true' "$T/cases"
+	status_is 2
+	has "<stdin>: no measure or policy record"
+	[ ! -s "$RT_STATE/order" ]
+}
+
+@test "the quarantine file rt-pr writes: its header, NAME<TAB># dossier: PATH, CRLF" {
+	cases pass-a broken-a broken-b flaky1-a
+	printf '%s\n' "# Quarantined flaky tests, one per line: the test's name, then (after a TAB)" \
+	    "# a comment naming its evidence dossier. Blank lines and lines starting" \
+	    "# with '#' are ignored. Written by rt-pr(1); rt-pr(1), QUARANTINE, shows" \
+	    "# how CI reads it." > "$T/q"
+	printf 'broken-a\t# dossier: .retrial/dossiers/broken-a.md\n' >> "$T/q"
+	printf 'broken-b\t# dossier: .retrial/dossiers/broken-b.md\r\n' >> "$T/q"
+	printf 'flaky1\t# dossier: .retrial/dossiers/flaky1.md\n' >> "$T/q"
+	retry -q "$T/q" --cmd "$CMD"
+	status_is 0
+	group '.quarantined == ["broken-a","broken-b"] and .totals.quarantined == 2'
+	kase flaky1-a '.quarantined == false and .result == "flaky"'
+	kase broken-b '.as_run == "failed" and .attempts == 1'
+}
+
+@test "-0: NUL-separated case names, so a name may hold a newline" {
+	printf 'two\nlines\0-n\0{}\0' > "$T/cases"
+	retry -0 --cmd "$CMD" --junit "$T/j.xml"
+	status_is 0
+	group '.totals.cases == 3 and .totals.passed == 3'
+	kase 'two
+lines' '.attempts == 1'
+	[ "$(jq -r 'select(.type == "attempt") | .env.RETRIAL_CASE' "$T/cases.out" | head -n 2)" = "two
+lines" ]
+	python3 - "$T/j.xml" <<'EOF'
+import sys, xml.etree.ElementTree as E
+names = [t.get("name") for t in E.parse(sys.argv[1]).iter("testcase")]
+assert names == ["two\nlines", "-n", "{}"], names
+EOF
+	# without -0 a NUL is refused, naming the place
+	retry --cmd "$CMD"
+	status_is 2
+	has "cases:2: NUL byte"
+	has "-0"
 }
 
 # --- bad input and faults ------------------------------------------------
