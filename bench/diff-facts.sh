@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/diff-facts.sh: rt-diff-facts on N synthetic trial records (~1 KB of
 # stderr each, ~20% failing with "STALE"), side by side with a jq pipeline
-# answering the same question. N=1000000 records by default; jq, some 30
+# answering the same question (rt-diff-facts with all CPUs, up to 8, and with
+# one). N=1000000 records by default; jq, some 30
 # times slower, gets the first JQ_N (default 20000; JQ_N=all for every one).
 set -eu
 cd "$(dirname "$0")/.."
@@ -88,16 +89,23 @@ awk '$1 == "R" { n[$2]++; next } { c[$1 " " $2]++; w[$2] = 1 }
 JQ
 }
 
-echo "rt-diff-facts on $N records ..."
-timed "$tmp/rt.out" "$tmp/rt.err" "$bin" --top 0 "$tmp/trials.jsonl"
+cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+jobs=$((cpus > 8 ? 8 : cpus))
+echo "rt-diff-facts on $N records, $jobs threads ($cpus CPUs online) ..."
+timed "$tmp/rt.out" "$tmp/rt.err" "$bin" -j "$jobs" --top 0 "$tmp/trials.jsonl"
 rt_secs=$secs rt_rss=$rss rt_cpu=$cpu
 cat "$tmp/rt.err" >&2
+echo "rt-diff-facts on $N records, 1 thread ..."
+timed "$tmp/rt1.out" "$tmp/rt.err" "$bin" -j 1 --top 0 "$tmp/trials.jsonl"
+one_secs=$secs one_rss=$rss one_cpu=$cpu
+cat "$tmp/rt.err" >&2
+cmp -s "$tmp/rt.out" "$tmp/rt1.out" || echo "bench/diff-facts.sh: -j $jobs and -j 1 differ" >&2
 rt_token=$(jq -r .token "$tmp/rt.out")
 rt_only=$(jq -r '[.facts[] | select(.kind == "token" and .stream == "stderr" and .direction == "failure_only" and .in_failures == .failures) | .value] | sort | join(" ")' "$tmp/rt.out")
 
 head -n "$JQ_N" "$tmp/trials.jsonl" >"$tmp/sub.jsonl"
 echo "rt-diff-facts and jq on the first $JQ_N records ..."
-timed "$tmp/rt2.out" "$tmp/rt2.err" "$bin" --top 0 "$tmp/sub.jsonl"
+timed "$tmp/rt2.out" "$tmp/rt2.err" "$bin" -j 1 --top 0 "$tmp/sub.jsonl"
 sub_secs=$secs sub_cpu=$cpu
 timed "$tmp/jq.out" "$tmp/jq.err" sh -c "$(jq_program)" jq_words "$tmp/sub.jsonl"
 jq_secs=$secs jq_cpu=$cpu jq_rss=$rss
@@ -107,11 +115,13 @@ sub_only=$(jq -r '[.facts[] | select(.kind == "token" and .stream == "stderr" an
 subbytes=$(wc -c <"$tmp/sub.jsonl")
 
 awk -v n="$N" -v b="$bytes" -v s="$rt_secs" -v c="$rt_cpu" -v rss="$rt_rss" \
+    -v j="$jobs" -v s1="$one_secs" -v c1="$one_cpu" -v rss1="$one_rss" \
     -v jn="$JQ_N" -v jb="$subbytes" -v ss="$sub_secs" -v sc="$sub_cpu" \
     -v js="$jq_secs" -v jc="$jq_cpu" -v jrss="$jq_rss" 'BEGIN {
 	printf "\n%-26s %9s %8s %8s %10s %8s %11s\n", "", "records", "wall s", "CPU s", "records/s", "MB/s", "peak RSS kB"
-	printf "%-26s %9d %8.2f %8s %10.0f %8.1f %11s\n", "rt-diff-facts", n, s, c, n / s, b / 1048576 / s, rss
-	printf "%-26s %9d %8.2f %8s %10.0f %8.1f %11s\n", "rt-diff-facts (jq subset)", jn, ss, sc, jn / ss, jb / 1048576 / ss, "-"
+	printf "%-26s %9d %8.2f %8s %10.0f %8.1f %11s\n", "rt-diff-facts -j " j, n, s, c, n / s, b / 1048576 / s, rss
+	printf "%-26s %9d %8.2f %8s %10.0f %8.1f %11s\n", "rt-diff-facts -j 1", n, s1, c1, n / s1, b / 1048576 / s1, rss1
+	printf "%-26s %9d %8.2f %8s %10.0f %8.1f %11s\n", "rt-diff-facts -j 1 (subset)", jn, ss, sc, jn / ss, jb / 1048576 / ss, "-"
 	printf "%-26s %9d %8.2f %8s %10.0f %8.1f %11s\n", "jq | awk | sort (subset)", jn, js, jc, jn / js, jb / 1048576 / js, jrss
 	printf "rt-diff-facts is x%.1f faster than jq on the same records (wall)", js / ss
 	if (sc + 0 > 0 && jc + 0 > 0)

@@ -968,6 +968,33 @@ green_runs(report *r, const meas *m, long *runs)
 	return 0;
 }
 
+/* What 0/n clean runs rule out: the measured rate, with the chance of n
+ * clean runs were it still the rate, and whether the interval's lower end
+ * is ruled out too (else how many clean runs that would take). */
+static void
+proof_scope(rt_buf *b, const meas *m, const proof *pf)
+{
+	char c1[32], c2[32], c3[32];
+	double rate, chance;
+	long more;
+
+	if (!m->have || m->trials <= 0 || m->failures <= 0)
+		return;
+	rate = (double)m->failures / m->trials;
+	chance = pow(1 - rate, (double)pf->m.trials);
+	rt_buf_printf(b, "; were the rate still the measured %s%%, %ld clean runs "
+	    "in a row would have a chance of %s%%", pct(c1, sizeof c1, rate),
+	    pf->m.trials, pct(c2, sizeof c2, chance));
+	if (!m->have_ci || m->ci_low <= 0)
+		return;
+	if (pow(1 - m->ci_low, (double)pf->m.trials) <= 1 - pf->m.conf)
+		rt_buf_printf(b, ", and it rules out the interval's lower end %s%% too",
+		    pct(c3, sizeof c3, m->ci_low));
+	else if (rt_runs_to_claim(m->ci_low, pf->m.conf, &more) == RT_STATS_OK)
+		rt_buf_printf(b, "; it does not rule out the interval's lower end %s%% "
+		    "(that takes %ld clean runs)", pct(c3, sizeof c3, m->ci_low), more);
+}
+
 static void
 sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 {
@@ -1093,9 +1120,12 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 		rt_buf_adds(b, ": it proves nothing.\n");
 	else if (pf->m.failures > 0)
 		rt_buf_adds(b, ": it still fails, so it is not fixed.\n");
-	else if (have_need && pf->m.trials >= need)
+	else if (have_need && pf->m.trials >= need) {
 		rt_buf_printf(b, ": at least the %ld clean runs needed at %s "
-		    "confidence.\n", need, c1);
+		    "confidence", need, c1);
+		proof_scope(b, m, pf);
+		rt_buf_adds(b, ".\n");
+	}
 	else if (have_need)
 		rt_buf_printf(b, ": fewer than the %ld clean runs needed at %s "
 		    "confidence, so not yet enough to say it is fixed.\n", need, c1);
@@ -1516,7 +1546,7 @@ static const char css[] =
     "main{max-width:760px;margin:0 auto;padding:1em 1.5em}"
     "h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}"
     "h3{font-size:1em}code{font:13px ui-monospace,monospace;background:#f3f3f3;"
-    "padding:0 .2em;word-break:break-all}"
+    "padding:0 .2em;overflow-wrap:anywhere}"
     "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;"
     "text-align:right}figure{margin:1em 0}figcaption{font-size:.9em;color:#555}"
     "svg{max-width:100%;height:auto;font:11px system-ui,sans-serif}"

@@ -506,6 +506,14 @@ rt_strtab_free(rt_strtab *t)
 	free(t);
 }
 
+void
+rt_strtab_clear(rt_strtab *t)
+{
+	t->n = 0;
+	t->klen = 0;
+	memset(t->slot, 0, (t->mask + 1) * sizeof *t->slot);
+}
+
 static void
 rehash(rt_strtab *t)
 {

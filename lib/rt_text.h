@@ -55,6 +55,8 @@ typedef struct rt_strtab rt_strtab;
 
 rt_strtab *rt_strtab_new(size_t valsize);
 void rt_strtab_free(rt_strtab *t);
+/* Forget every key, keeping the memory for reuse. */
+void rt_strtab_clear(rt_strtab *t);
 /* The id of key, adding it (value zeroed) when absent; *created (may be
  * NULL) says which. */
 size_t rt_strtab_put(rt_strtab *t, const void *key, size_t len, int *created);

@@ -16,7 +16,8 @@ gen() {
 @test "rt-diff-facts: --help and --version" {
 	run rt-diff-facts --help
 	status_is 0
-	has "usage: rt-diff-facts [--jsonl] [--lenient] [--top N] [file ...]"
+	has "usage: rt-diff-facts [--jsonl] [--lenient] [-j N] [--top N] [file ...]"
+	has "--jobs N"
 	has "--top N"
 	run rt-diff-facts -V
 	status_is 0
@@ -31,6 +32,14 @@ gen() {
 	has "--top x"
 	run rt-diff-facts -n -1 "$FX/kth.jsonl"
 	status_is 2
+	run rt-diff-facts -j 0 "$FX/kth.jsonl"
+	status_is 2
+	has "--jobs 0"
+	run rt-diff-facts --jobs 65 "$FX/kth.jsonl"
+	status_is 2
+	RT_DIFF_FACTS_CHUNK=0 run rt-diff-facts "$FX/kth.jsonl"
+	status_is 2
+	has "RT_DIFF_FACTS_CHUNK 0"
 	run rt-diff-facts "$T/missing.jsonl"
 	status_is 2
 	has "missing.jsonl"
@@ -260,6 +269,48 @@ gen() {
 	} >"$T/in"
 	rt-diff-facts --lenient "$T/in" >"$T/o"
 	jqe '.skipped == 3 and .trials == 4 and .failures == 1 and .token == "BOOM"' "$T/o"
+}
+
+# The input is cut into stretches (RT_DIFF_FACTS_CHUNK bytes), tallied in
+# parallel (-j) and merged in order: the answer must not depend on either.
+@test "rt-diff-facts: stretches and threads give the same answer, byte for byte" {
+	# no "trial" field (the position counts across stretches), a seed that
+	# is new in every run (dropped across stretches), CRLF, blank lines,
+	# a host that differs, a timing shift and every 4th trial failing
+	jq -nc 'range(1; 301) as $t | {type: "trial",
+	    outcome: (if $t % 4 == 0 then "fail" elif $t % 50 == 7 then "error" else "pass" end),
+	    exit_code: (if $t % 4 == 0 then 3 else 0 end), elapsed_ms: ($t % 4 * 10 + 5),
+	    stderr: (if $t % 4 == 0 then "job \($t): pool EXHAUSTED at 0x7ffd\($t)" else "ok \($t)" end),
+	    stdout: "ran \($t)", env: {RETRIAL_SEED: "\($t)", host: (if $t % 8 == 0 then "b" else "a" end)}}' |
+	    awk 'NR % 37 == 0 { print "" } NR % 5 == 0 { printf "%s\r\n", $0; next } { print }' > "$T/in"
+	rt-diff-facts -j 1 --top 0 "$T/in" > "$T/one"
+	jqe '.trials == 294 and .failures == 75 and .errors == 6 and .token == "EXHAUSTED"' "$T/one"
+	jqe '.failure_trials[:3] == [4, 8, 12] and .failure_trials[-1] == 300' "$T/one"
+	jqe '[.facts[] | select(.kind == "position" and .direction == "periodic")] | length == 1' "$T/one"
+	jqe '[.facts[] | select(.kind == "env") | .value] | any(startswith("RETRIAL_SEED")) | not' "$T/one"
+	for j in 1 2 3 8; do
+		for chunk in 1 100 1000 100000; do
+			RT_DIFF_FACTS_CHUNK=$chunk rt-diff-facts -j $j --top 0 "$T/in" > "$T/o"
+			cmp "$T/one" "$T/o"
+		done
+	done
+	RT_DIFF_FACTS_CHUNK=500 rt-diff-facts -j 3 --top 0 < "$T/in" > "$T/o"
+	cmp "$T/one" "$T/o"
+}
+
+@test "rt-diff-facts: a malformed line in a later stretch names its own line" {
+	gen 400 '{}' > "$T/in"
+	printf '{"type":"trial","outcome":"maybe"}\n' >> "$T/in"
+	gen 10 '{}' >> "$T/in"
+	printf 'not json\n' >> "$T/in"
+	for j in 1 4; do
+		RT_DIFF_FACTS_CHUNK=1000 run rt-diff-facts -j $j "$T/in"
+		status_is 2
+		has "$T/in:401: \"outcome\": not pass, fail, timeout, error or ignored"
+		RT_DIFF_FACTS_CHUNK=1000 run rt-diff-facts -j $j --lenient "$T/in"
+		status_is 0
+		jqe '.skipped == 2 and .trials == 410' <<<"$output"
+	done
 }
 
 @test "rt-diff-facts: a 10 MB stderr and 100-byte words" {

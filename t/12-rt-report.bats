@@ -127,6 +127,17 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	has "it still fails, so it is not fixed"
 }
 
+@test "a clean proof run says what it rules out: the measured rate, and the interval's lower end or not" {
+	printf '%s\n' '{"type":"measure","trials":9,"failures":0,"confidence":0.95}' > "$T/nine.jsonl"
+	run rt-report -t -p "$T/nine.jsonl" "$F/measure.jsonl"
+	status_is 0
+	has "0/9 failed (≤29.9% at 95% confidence): at least the 8 clean runs needed at 95% confidence"
+	has "were the rate still the measured 33.3%, 9 clean runs in a row would have a chance of 2.6%"
+	has "it does not rule out the interval's lower end 22.7% (that takes 12 clean runs)"
+	run rt-report -t -p "$F/proof.jsonl" "$F/measure.jsonl"
+	has "and it rules out the interval's lower end 22.7% too"
+}
+
 @test "missing pieces are stated, not invented" {
 	run rt-report -t "$F/diff.jsonl"
 	status_is 0
@@ -171,6 +182,8 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	nogrep -qi 'http' "$h"
 	nogrep -qiE '<script|src=|href=|@import|url\(' "$h"
 	grep -q '<style>' "$h"
+	# code spans wrap at word ends where they can, not inside "STALE"
+	nogrep -q 'break-all' "$h"
 	# rates as points with bars: measured, 3 control/perturbed pairs (2 run), proof
 	[ "$(grep -c '<circle class="pt"' "$h")" -eq 6 ]
 	# the timeline: one cell per trial record, in trial-number order
