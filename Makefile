@@ -20,8 +20,8 @@ SAN_1    = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 SANFLAGS = $(SAN_$(SANITIZE))
 RT_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
 	-DRT_VERSION=\"$(VERSION)\" -DRT_SHAREDIR=\"$(SHAREDIR)\" \
-	-Ilib $(PKG_CFLAGS) $(OPT) $(SANFLAGS) -fPIC $(CFLAGS)
-RT_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+	-Ilib $(PKG_CFLAGS) $(OPT) $(SANFLAGS) -pthread -fPIC $(CFLAGS)
+RT_LDFLAGS = -pthread $(SANFLAGS) $(LDFLAGS)
 LDLIBS   = $(PKG_LIBS) -lm
 
 TOOLS = rt-collect rt-measure rt-plan rt-diff-facts rt-matrix rt-report \
