@@ -671,8 +671,13 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 
 	(void)ctx;
 	if (!strcmp(type, "measure")) {
-		rt_rec_int(rec, "trials", 0, 1000000000, w);
-		rt_rec_int(rec, "failures", 0, 1000000000, w);
+		static const char *const counts[] = { "timeouts", "errors", "ignored" };
+		long long n = rt_rec_int(rec, "trials", 0, 1000000000, w), v;
+		rt_rec_int(rec, "failures", 0, n, w);
+		for (i = 0; i < sizeof counts / sizeof counts[0]; i++)
+			if (rt_rec_opt_int(rec, counts[i], w, &v) && (v < 0 || v > 1000000000))
+				rt_die_at(w, "\"%s\": %lld is out of range [0, 1000000000]",
+				    counts[i], v);
 		json_decref(V.measure_in);
 		V.measure_in = json_incref(rec);
 		return 0;
@@ -1351,9 +1356,10 @@ verdict:
 			    verdict, winner->id, json_string_value(json_object_get(
 			    winner->confirm, "summary")), bs);
 		else if (!strcmp(verdict, "QUARANTINE"))
-			snprintf(sum, sizeof sum, "QUARANTINE: no patch %s; the original %s",
-			    ncand ? "held up on fresh trials" : "was significantly better than "
-			    "the original", bs);
+			snprintf(sum, sizeof sum, "QUARANTINE: %s; the original %s",
+			    V.nlanes == 0 ? "the input held no hypothesis to race" :
+			    ncand ? "no patch held up on fresh trials" : "no patch was "
+			    "significantly better than the original", bs);
 		else if (!strcmp(verdict, "ERROR"))
 			snprintf(sum, sizeof sum, "ERROR: the original command could not run: "
 			    "%ld valid trials, %ld errors (%s)", V.base.t.trials, V.base.t.errors,
