@@ -329,5 +329,20 @@ assert len(rows) >= 13 and len(cols) == 1, (len(rows), cols)' "$T/err"
 	run rt-verify -C "$FX/pool" --cmd true "$T/bad"
 	status_is 2
 	has "bad:1: invalid JSON"
+	# a measure record's counts are checked where they are read
+	printf '%s\n' '{"type":"x"}' '{"type":"measure","trials":10,"failures":20}' >"$T/m"
+	run rt-verify -C "$FX/pool" --no-genome --cmd true "$T/m"
+	status_is 2
+	has "$T/m:2: \"failures\": 20 is out of range [0, 10]"
+	printf '{"type":"measure","trials":10,"failures":2,"errors":-1}\n' >"$T/m"
+	run rt-verify -C "$FX/pool" --no-genome --cmd true "$T/m"
+	status_is 2
+	has "$T/m:1: \"errors\": -1 is out of range"
 	[ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "rt-verify: an input without hypotheses says so in its QUARANTINE" {
+	run rt-verify -C "$FX/pool" -n 12 --seed 42 --no-genome --cmd ./test_pool.sh </dev/null
+	status_is 1
+	echo "$output" | tail -n 1 | jqe '.verdict == "QUARANTINE" and (.summary | startswith("QUARANTINE: the input held no hypothesis to race; the original "))'
 }
