@@ -215,7 +215,7 @@ history(void)
 	    " ORDER BY r.test, r.recorded_at, r.id";
 	sqlite3_stmt *st;
 	const char *last = NULL;
-	char *lastbuf = NULL, base[160], conf[96];
+	char *lastbuf = NULL, base[160], conf[160];
 	long runs = 0, k, n;
 	rt_interval iv;
 	int rc;
@@ -242,10 +242,25 @@ history(void)
 			    k, n, 100.0 * (double)k / (double)n, 100 * c, 100 * iv.low,
 			    100 * iv.high);
 		conf[0] = '\0';
-		if (sqlite3_column_type(st, 14) != SQLITE_NULL)
-			snprintf(conf, sizeof conf, "%lld/%lld on fresh trials",
-			    (long long)sqlite3_column_int64(st, 15),
-			    (long long)sqlite3_column_int64(st, 14));
+		if (sqlite3_column_type(st, 14) != SQLITE_NULL) {
+			long ck = (long)sqlite3_column_int64(st, 15);
+			long cn = (long)sqlite3_column_int64(st, 14);
+			rt_interval ci;
+			/* zero failures with what they prove: the exact one-sided
+			 * bound 1 − (1 − c)^(1/n), the confirmation rule's own */
+			if (cn == 0)
+				snprintf(conf, sizeof conf, "no valid trial on fresh trials");
+			else if (ck == 0)
+				snprintf(conf, sizeof conf, "0/%ld failed on fresh trials (≤%.1f%% "
+				    "at %g%% confidence)", cn, 100 * (1 - pow(1 - c,
+				    1.0 / (double)cn)), 100 * c);
+			else {
+				rt_wilson(ck, cn, c, &ci);
+				snprintf(conf, sizeof conf, "%ld/%ld failed on fresh trials (%.1f%%, "
+				    "%g%% CI %.1f–%.1f%%)", ck, cn, 100.0 * (double)ck / (double)cn,
+				    100 * c, 100 * ci.low, 100 * ci.high);
+			}
+		}
 		if (G.json) {
 			json_t *o = json_object();
 			json_object_set_new(o, "type", json_string("history"));
@@ -264,9 +279,10 @@ history(void)
 			set_str(o, "winner_model", col_text(st, 12));
 			set_str(o, "cause_class", col_text(st, 13));
 			if (conf[0])
-				json_object_set_new(o, "confirmation", json_pack("{s:I,s:I}",
+				json_object_set_new(o, "confirmation", json_pack("{s:I,s:I,s:s}",
 				    "trials", (json_int_t)sqlite3_column_int64(st, 14),
-				    "failures", (json_int_t)sqlite3_column_int64(st, 15)));
+				    "failures", (json_int_t)sqlite3_column_int64(st, 15),
+				    "summary", conf));
 			else
 				json_object_set_new(o, "confirmation", json_null());
 			json_object_set_new(o, "hypotheses", json_integer(sqlite3_column_int64(st, 16)));

@@ -45,6 +45,7 @@ typedef struct lane {
 	char reason[800];
 	char first_error[256];
 	rt_interval iv;
+	double cm;                   /* a confirmation round's confidence, or 0 */
 	json_t *confirm;             /* its confirmation round, if it had one */
 } lane;
 
@@ -84,7 +85,15 @@ static struct {
 	double board_at;
 	const char *phase;
 	int ncopies;
+	lane *rounds[100];           /* the confirmation rounds, for the board */
+	int nrounds;
+	long copied;                 /* entries copied by the current copy */
+	int warned_big;
 } V;
+
+/* A project this large is probably not the test's project (-C defaults to
+ * the current directory): say so once. */
+#define BIG_PROJECT 10000
 
 static void
 usage(FILE *f)
@@ -133,6 +142,26 @@ ivtext(char *buf, size_t size, double lo, double hi)
 {
 	snprintf(buf, size, "%.1f–%.1f%%", 100 * lo, 100 * hi);
 	return buf;
+}
+
+/* A lane's interval for reasons and the board: zero failures are given by
+ * their upper bound ("≤28.0%"), never as a bare 0. */
+static const char *
+laneiv(char *buf, size_t size, const lane *l)
+{
+	if (l->t.trials > 0 && l->t.failures == 0)
+		snprintf(buf, size, "≤%.1f%%", 100 * l->iv.high);
+	else
+		ivtext(buf, size, l->iv.low, l->iv.high);
+	return buf;
+}
+
+/* What 0/n proves, exactly and one-sided, at confidence c: the rule's own
+ * bound, 1 − (1 − c)^(1/n). */
+static double
+zero_bound(long n, double c)
+{
+	return 1 - pow(1 - c, 1.0 / (double)n);
 }
 
 static double
@@ -227,7 +256,7 @@ board_line(rt_buf *b, const char *name, const char *cls, const lane *l,
     const char *state)
 {
 	char iv[40] = "-", nm[24], cl[24];
-	size_t i;
+	size_t i, cols = 0;
 
 	snprintf(nm, sizeof nm, "%s", name);
 	snprintf(cl, sizeof cl, "%s", cls ? cls : "-");
@@ -238,9 +267,12 @@ board_line(rt_buf *b, const char *name, const char *cls, const lane *l,
 		if ((unsigned char)cl[i] < 0x20 || cl[i] == 0x7f)
 			cl[i] = '?';
 	if (l->t.trials > 0)
-		ivtext(iv, sizeof iv, l->iv.low, l->iv.high);
-	rt_buf_printf(b, "  %-16s %-15s %4ld trials %4ld failed  %-13s %s\n", nm, cl,
-	    l->t.trials, l->t.failures, iv, state);
+		laneiv(iv, sizeof iv, l);
+	/* pad the interval by columns, not bytes: "–" and "≤" are multibyte */
+	for (i = 0; iv[i]; i++)
+		cols += ((unsigned char)iv[i] & 0xc0) != 0x80;
+	rt_buf_printf(b, "  %-16s %-15s %4ld trials %4ld failed  %s%*s %s\n", nm, cl,
+	    l->t.trials, l->t.failures, iv, cols < 13 ? (int)(13 - cols) : 0, "", state);
 }
 
 static void
@@ -269,6 +301,14 @@ board_draw(int force)
 			    l->raced && !l->done ? "racing" : "waiting");
 		board_line(&b, l->id, l->cause, l, st);
 	}
+	for (i = 0; i < (size_t)V.nrounds; i++) {
+		lane *r = V.rounds[i];
+		if (r->status)
+			snprintf(st, sizeof st, "%s", r->status);
+		else
+			snprintf(st, sizeof st, "confirming: FIXED needs 0 of %ld", r->limit);
+		board_line(&b, r->id, "confirmation", r, st);
+	}
 	for (p = b.data; p && *p; p++)
 		lines += *p == '\n';
 	if (V.board_live && V.board_lines > 0)
@@ -287,6 +327,32 @@ board_draw(int force)
 	rt_buf_free(&b);
 }
 
+/* Under the last board: why each lane ended as it did, and the verdict.
+ * Text from hypotheses and patches is shown with control bytes masked. */
+static void
+board_reasons(const char *verdict)
+{
+	size_t i;
+
+	if (!V.board_live && !V.board_end)
+		return;
+	for (i = 0; i <= V.nlanes; i++) {
+		rt_buf b = { 0 };
+		char *p;
+		if (i < V.nlanes)
+			rt_buf_printf(&b, "  %s: %s", V.lanes[i]->id, V.lanes[i]->reason);
+		else
+			rt_buf_printf(&b, "%s: %s", rt_progname, verdict);
+		rt_buf_str(&b);
+		for (p = b.data; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+		fprintf(stderr, "%s\n", b.data);
+		rt_buf_free(&b);
+	}
+	fflush(stderr);
+}
+
 /* ---- copies of the project ---- */
 
 /* Skip our own work directory if it lies inside the project; stop when
@@ -297,7 +363,33 @@ copy_skip(const struct stat *st, void *ctx)
 	(void)ctx;
 	if (rt_trial_interrupted())
 		return -1;
+	if (++V.copied > BIG_PROJECT && !V.warned_big) {
+		V.warned_big = 1;
+		rt_warn("warning: the project %s holds more than %d files, and every "
+		    "lane copies all of it; -C names the project (default: the current "
+		    "directory)", V.project, BIG_PROJECT);
+	}
 	return st->st_dev == V.tmp_dev && st->st_ino == V.tmp_ino;
+}
+
+static char *abs_dir(const char *, int);
+
+/* The project is copied whole for every lane: refuse one that is / or holds
+ * the home directory, which is never a test's project but is easily the
+ * current directory. */
+static void
+check_project(void)
+{
+	const char *h = getenv("HOME");
+	char *home = h && *h ? abs_dir(h, 1) : NULL;
+	size_t n = strlen(V.project);
+
+	if (!strcmp(V.project, "/") || (home && !strncmp(home, V.project, n) &&
+	    (home[n] == '\0' || home[n] == '/')))
+		rt_die("%s: refusing a project that %s: every lane copies the whole "
+		    "project; give -C the test's own directory", V.project,
+		    !strcmp(V.project, "/") ? "is /" : "is or contains $HOME");
+	free(home);
 }
 
 /* A fresh copy of the project under our temp root, named for what it is. */
@@ -307,6 +399,7 @@ new_copy(const char *what)
 	char err[512];
 	char *dir = rt_xasprintf("%s/%s.%d", V.tmp, what, V.ncopies++);
 
+	V.copied = 0;
 	if (rt_copy_tree(V.project, dir, copy_skip, NULL, err, sizeof err) < 0) {
 		if (rt_trial_interrupted())
 			return NULL;
@@ -360,6 +453,7 @@ start_trial(lane *l)
 	t->o = l->o;
 	if (V.copy_each) {
 		t->dir = rt_xasprintf("%s/trial.%ld.%d", V.tmp, trial, V.ncopies++);
+		V.copied = 0;
 		if (rt_copy_tree(l->dir, t->dir, copy_skip, NULL, err, sizeof err) < 0) {
 			if (!rt_trial_interrupted())
 				rt_die("cannot copy %s for a trial: %s", l->dir, err);
@@ -450,6 +544,11 @@ run_lanes(lane **ls, size_t n, decide_fn decide, const char *label)
 				    res.error[0] ? res.error : "infrastructure error");
 			if (l->anytime)
 				rt_cs_interval(l->t.failures, l->t.trials, V.conf, 0, 0, &l->iv);
+			else if (l->cm > 0 && l->t.failures == 0 && l->t.trials > 0) {
+				l->iv.low = 0;
+				l->iv.high = zero_bound(l->t.trials, l->cm);
+			} else if (l->cm > 0)
+				rt_wilson(l->t.failures, l->t.trials, l->cm, &l->iv);
 			else
 				rt_wilson(l->t.failures, l->t.trials, V.conf, &l->iv);
 			ev = json_object();
@@ -517,7 +616,7 @@ decide_race(lane *l, int final)
 
 	ivtext(b, sizeof b, V.L0, V.U0);
 	if (n > 0)
-		ivtext(a, sizeof a, l->iv.low, l->iv.high);
+		laneiv(a, sizeof a, l);
 	if (l->t.errors >= 3 && l->t.errors > n) {
 		finish_lane(l, "eliminated", "the patched command could not run: %ld of "
 		    "%ld trials were errors (%s)", l->t.errors, l->t.errors + n +
@@ -544,7 +643,7 @@ decide_race(lane *l, int final)
 		if (s != l && s->better && l->iv.low > s->iv.high) {
 			finish_lane(l, "eliminated", "%ld/%ld failed, interval %s lies above "
 			    "%s's %s, which beat the original", k, n, a, s->id,
-			    ivtext(c, sizeof c, s->iv.low, s->iv.high));
+			    laneiv(c, sizeof c, s));
 			return;
 		}
 	}
@@ -572,8 +671,13 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 
 	(void)ctx;
 	if (!strcmp(type, "measure")) {
-		rt_rec_int(rec, "trials", 0, 1000000000, w);
-		rt_rec_int(rec, "failures", 0, 1000000000, w);
+		static const char *const counts[] = { "timeouts", "errors", "ignored" };
+		long long n = rt_rec_int(rec, "trials", 0, 1000000000, w), v;
+		rt_rec_int(rec, "failures", 0, n, w);
+		for (i = 0; i < sizeof counts / sizeof counts[0]; i++)
+			if (rt_rec_opt_int(rec, counts[i], w, &v) && (v < 0 || v > 1000000000))
+				rt_die_at(w, "\"%s\": %lld is out of range [0, 1000000000]",
+				    counts[i], v);
 		json_decref(V.measure_in);
 		V.measure_in = json_incref(rec);
 		return 0;
@@ -708,6 +812,7 @@ prepare_lanes(void)
 			int c;
 			{
 				char e2[512];
+				V.copied = 0;
 				if (rt_copy_tree(l->dir, cdir, copy_skip, NULL, e2, sizeof e2) < 0)
 					rt_die("cannot copy %s: %s", l->dir, e2);
 			}
@@ -767,66 +872,69 @@ static int
 confirm(lane *c, int round, long required, double cm, double pref, json_t *out,
     const char *split)
 {
-	lane cl;
-	lane *one[1] = { &cl };
+	lane *cp = rt_xcalloc(1, sizeof *cp);   /* kept for the board */
+	lane *one[1] = { cp };
 	char err[512], sum[200], rule[400], a[16], b[16], ivs[40];
 	json_t *o;
 	rt_interval w, d;
 	int passed, improved;
 
-	memset(&cl, 0, sizeof cl);
-	cl.id = c->id;
-	if (!(cl.dir = new_copy("confirm")))
+	if (V.nrounds < (int)(sizeof V.rounds / sizeof V.rounds[0]))
+		V.rounds[V.nrounds++] = cp;
+	cp->id = c->id;
+	cp->cm = cm;
+	if (!(cp->dir = new_copy("confirm")))
 		return -1;
-	if (rt_patch_apply(cl.dir, c->patch, err, sizeof err) < 0)
+	if (rt_patch_apply(cp->dir, c->patch, err, sizeof err) < 0)
 		rt_die("%s: the patch no longer applies for its confirmation: %s", c->id, err);
-	cl.o = V.cli.o;
-	cl.o.cwd = cl.dir;
-	cl.limit = required;
-	cl.next_trial = V.fresh;
+	cp->o = V.cli.o;
+	cp->o.cwd = cp->dir;
+	cp->limit = required;
+	cp->next_trial = V.fresh;
 	event("confirmation_started", json_pack("{s:s,s:i,s:I,s:I}", "id", c->id,
 	    "round", round, "required_runs", (json_int_t)required,
 	    "first_trial", (json_int_t)V.fresh));
 	if (run_lanes(one, 1, NULL, "confirm") < 0)
 		return -1;
-	V.fresh = cl.next_trial;
+	V.fresh = cp->next_trial;
 	if (!V.keep)
-		rt_remove_tree(cl.dir);
-	free(cl.dir);
-	passed = cl.t.failures == 0 && cl.t.trials >= required;
-	rt_newcombe(V.base.t.failures, V.base.t.trials, cl.t.failures, cl.t.trials, cm, &d);
-	improved = cl.t.trials > 0 && d.low > 0;
+		rt_remove_tree(cp->dir);
+	free(cp->dir);
+	cp->dir = NULL;
+	passed = cp->t.failures == 0 && cp->t.trials >= required;
+	rt_newcombe(V.base.t.failures, V.base.t.trials, cp->t.failures, cp->t.trials, cm, &d);
+	improved = cp->t.trials > 0 && d.low > 0;
 	o = json_object();
 	json_object_set_new(o, "id", json_string(c->id));
 	json_object_set_new(o, "round", json_integer(round));
-	json_object_set_new(o, "trials", json_integer(cl.t.trials));
-	json_object_set_new(o, "failures", json_integer(cl.t.failures));
-	json_object_set_new(o, "errors", json_integer(cl.t.errors));
-	json_object_set_new(o, "rate", cl.t.trials ? rt_json_real6((double)cl.t.failures /
-	    (double)cl.t.trials) : json_null());
+	json_object_set_new(o, "trials", json_integer(cp->t.trials));
+	json_object_set_new(o, "failures", json_integer(cp->t.failures));
+	json_object_set_new(o, "errors", json_integer(cp->t.errors));
+	json_object_set_new(o, "rate", cp->t.trials ? rt_json_real6((double)cp->t.failures /
+	    (double)cp->t.trials) : json_null());
 	pct(a, sizeof a, pref);
 	snprintf(b, sizeof b, "%g", cm);
-	if (cl.t.failures == 0 && cl.t.trials > 0) {
+	if (cp->t.failures == 0 && cp->t.trials > 0) {
 		/* what 0/n proves, exactly and one-sided: the rule's own bound */
-		double hi = 1 - pow(1 - cm, 1.0 / (double)cl.t.trials);
+		double hi = zero_bound(cp->t.trials, cm);
 		char h[16];
 		json_object_set_new(o, "ci_low", json_real(0));
 		json_object_set_new(o, "ci_high", rt_json_real6(hi));
 		json_object_set_new(o, "interval", json_string("exact one-sided"));
 		pct(h, sizeof h, hi);
 		snprintf(sum, sizeof sum, "0/%ld failed (≤%s%% at %g%% confidence, exact "
-		    "one-sided)", cl.t.trials, h, 100 * cm);
+		    "one-sided)", cp->t.trials, h, 100 * cm);
 	} else {
-		rt_wilson(cl.t.failures, cl.t.trials, cm, &w);
+		rt_wilson(cp->t.failures, cp->t.trials, cm, &w);
 		json_object_set_new(o, "ci_low", rt_json_real6(w.low));
 		json_object_set_new(o, "ci_high", rt_json_real6(w.high));
 		json_object_set_new(o, "interval", json_string("wilson"));
-		if (cl.t.trials == 0)
-			snprintf(sum, sizeof sum, "no valid trial (%ld errors)", cl.t.errors);
+		if (cp->t.trials == 0)
+			snprintf(sum, sizeof sum, "no valid trial (%ld errors)", cp->t.errors);
 		else
 			snprintf(sum, sizeof sum, "%ld/%ld failed (%.1f%%, %g%% CI %s)",
-			    cl.t.failures, cl.t.trials, 100.0 * (double)cl.t.failures /
-			    (double)cl.t.trials, 100 * cm, ivtext(ivs, sizeof ivs, w.low, w.high));
+			    cp->t.failures, cp->t.trials, 100.0 * (double)cp->t.failures /
+			    (double)cp->t.trials, 100 * cm, ivtext(ivs, sizeof ivs, w.low, w.high));
 	}
 	snprintf(rule, sizeof rule, "0 failures in n = runs_to_claim(%s%%, %s) = %ld "
 	    "fresh trials (rt-plan -r %g -c %s); p_ref = min(target, original rate)%s",
@@ -841,6 +949,7 @@ confirm(lane *c, int round, long required, double cm, double pref, json_t *out,
 	    "ci_high", rt_json_real6(d.high), "method", "newcombe"));
 	json_object_set_new(o, "rule", json_string(rule));
 	json_object_set_new(o, "summary", json_string(sum));
+	cp->status = passed ? "passed" : "failed";
 	c->confirm = o;
 	json_array_append(out, o);
 	event(passed ? "winner_confirmed" : "confirmation_failed", json_deep_copy(o));
@@ -912,17 +1021,23 @@ reproduce(double pref, double cm)
 	return a;
 }
 
-/* The absolute, symlink-free name of a directory. */
+/* The absolute, symlink-free name of a directory; with quiet, NULL when
+ * it cannot be entered. */
 static char *
-abs_dir(const char *dir)
+abs_dir(const char *dir, int quiet)
 {
 	int here = open(".", O_RDONLY | O_CLOEXEC);
 	char *p;
 
 	if (here < 0)
 		rt_die("cannot open the current directory:");
-	if (chdir(dir) < 0)
+	if (chdir(dir) < 0) {
+		if (quiet) {
+			close(here);
+			return NULL;
+		}
 		rt_die("%s:", dir);
+	}
 	if (!(p = getcwd(NULL, 0)))
 		rt_die("getcwd:");
 	if (fchdir(here) < 0)
@@ -1052,7 +1167,8 @@ main(int argc, char *argv[])
 		V.cli.o.seed &= (1ULL << 53) - 1;   /* printable, and reusable via --seed */
 
 	/* the project: absolute, a directory */
-	V.project = abs_dir(V.dir_opt ? V.dir_opt : ".");
+	V.project = abs_dir(V.dir_opt ? V.dir_opt : ".", 0);
+	check_project();
 
 	rt_jsonl_loop(V.ninfiles, V.infiles, NULL, on_record, NULL);
 
@@ -1174,8 +1290,7 @@ main(int argc, char *argv[])
 			snprintf(l->reason, sizeof l->reason, "%s among the lanes better than "
 			    "the original (%ld/%ld failed, interval %s); confirmation: %s",
 			    i == 0 ? "the lowest rate" : "the best confirmed",
-			    l->t.failures, l->t.trials, ivtext(a, sizeof a, l->iv.low,
-			    l->iv.high), cs);
+			    l->t.failures, l->t.trials, laneiv(a, sizeof a, l), cs);
 		} else if (l->confirm) {
 			l->status = "eliminated";
 			snprintf(l->reason, sizeof l->reason, "failed its confirmation: %s "
@@ -1186,15 +1301,13 @@ main(int argc, char *argv[])
 			l->status = "tied";
 			snprintf(l->reason, sizeof l->reason, "tied with the winner %s: "
 			    "%ld/%ld failed, interval %s overlaps %s's %s", winner->id,
-			    l->t.failures, l->t.trials, ivtext(a, sizeof a, l->iv.low,
-			    l->iv.high), winner->id, ivtext(b, sizeof b, winner->iv.low,
-			    winner->iv.high));
+			    l->t.failures, l->t.trials, laneiv(a, sizeof a, l), winner->id,
+			    laneiv(b, sizeof b, winner));
 		} else if (winner) {
 			char b[40];
 			snprintf(l->reason, sizeof l->reason, "better than the original, but "
-			    "its interval %s lies above the winner %s's %s", ivtext(a,
-			    sizeof a, l->iv.low, l->iv.high), winner->id, ivtext(b, sizeof b,
-			    winner->iv.low, winner->iv.high));
+			    "its interval %s lies above the winner %s's %s", laneiv(a,
+			    sizeof a, l), winner->id, laneiv(b, sizeof b, winner));
 		} else {
 			snprintf(l->reason + strlen(l->reason), sizeof l->reason -
 			    strlen(l->reason), "; not confirmed (only %ld round%s allowed)",
@@ -1243,9 +1356,10 @@ verdict:
 			    verdict, winner->id, json_string_value(json_object_get(
 			    winner->confirm, "summary")), bs);
 		else if (!strcmp(verdict, "QUARANTINE"))
-			snprintf(sum, sizeof sum, "QUARANTINE: no patch %s; the original %s",
-			    ncand ? "held up on fresh trials" : "was significantly better than "
-			    "the original", bs);
+			snprintf(sum, sizeof sum, "QUARANTINE: %s; the original %s",
+			    V.nlanes == 0 ? "the input held no hypothesis to race" :
+			    ncand ? "no patch held up on fresh trials" : "no patch was "
+			    "significantly better than the original", bs);
 		else if (!strcmp(verdict, "ERROR"))
 			snprintf(sum, sizeof sum, "ERROR: the original command could not run: "
 			    "%ld valid trials, %ld errors (%s)", V.base.t.trials, V.base.t.errors,
@@ -1259,7 +1373,9 @@ verdict:
 	    "confirm_s", rt_json_real6(t_conf), "total_s", rt_json_real6(elapsed_s(V.t0))));
 	json_object_set_new(v, "reproduce", reproduce(pref, cm));
 	json_object_set_new(v, "interrupted", json_false());
+	V.phase = "the verdict";
 	board_draw(1);
+	board_reasons(sum);
 	rt_emit(stdout, v);
 	event("verdict", json_pack("{s:s,s:o}", "verdict", verdict, "winner",
 	    winner ? json_string(winner->id) : json_null()));

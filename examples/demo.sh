@@ -46,7 +46,9 @@ jq -r '"   \(.id) [\(.source)] \(.cause_class): \(.explanation)"' "$out/hypothes
 step "5. The tournament (rt-verify): each patch raced in its own copy"
 rt-verify --board -j 2 --seed 4 --no-genome --test test_cache --cmd "$T" \
 	"$out/measure.json" "$out/hypotheses.jsonl" > "$out/verdict.jsonl"
+# the board above is for people; the verdict record is what rt-pr reads
 jq -r 'select(.type == "verdict") | "   verdict: \(.verdict)",
+       (.winner // empty | "   winner \(.id) [\(.source)] \(.cause_class // "unknown"): patches \(.files | join(", "))"),
        (.confirmations[]? | "   confirmation \(.id): \(.summary)")' "$out/verdict.jsonl"
 
 step "6. Ship it (rt-pr): dossier and git-am mbox, offline"

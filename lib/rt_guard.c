@@ -463,40 +463,41 @@ static struct pat {
 	const char *what;
 	regex_t rx;
 	int ok;
+	int final_ok;   /* not when it is the script's kept final exit */
 } pats[] = {
-	{ "early-exit", L_ANY, 0, B "sys\\.exit" S "\\(" S "(0|None|False)?" S "\\)", "a successful sys.exit", {0}, 0 },
-	{ "early-exit", L_ANY, 0, B "os\\._exit" S "\\(", "os._exit", {0}, 0 },
-	{ "early-exit", L_PY | L_RB | L_C | L_OTHER, 0, BD "(exit|quit|_exit|_Exit|quick_exit)" S "\\(" S "(0|EXIT_SUCCESS)?" S "\\)", "a successful exit()", {0}, 0 },
-	{ "early-exit", L_ANY, 0, "raise" S "SystemExit(" S "\\(" S "(0|None|False)?" S "\\))?" S "$", "raise SystemExit", {0}, 0 },
-	{ "early-exit", L_ANY, 0, "os\\.Exit" S "\\(" S "0" S "\\)", "os.Exit(0)", {0}, 0 },
-	{ "early-exit", L_ANY, 0, "process\\.exit" S "\\(" S "0?" S "\\)", "process.exit", {0}, 0 },
-	{ "early-exit", L_ANY, 0, "System\\.exit" S "\\(" S "0" S "\\)", "System.exit(0)", {0}, 0 },
-	{ "early-exit", L_ANY, 0, "process::exit" S "\\(" S "0" S "\\)", "process::exit(0)", {0}, 0 },
-	{ "early-exit", L_SH, 0, SHSEP "exit([[:space:]]+0)?" SHEND, "a successful shell exit", {0}, 0 },
-	{ "early-exit", L_SH, 1, SHSEP "return([[:space:]]+0)?" SHEND, "a successful shell return", {0}, 0 },
-	{ "early-exit", L_PY, 1, "^[[:space:]]*return" S "(None)?" S "$", "a bare return in a test", {0}, 0 },
-	{ "skip", L_ANY, 0, "pytest\\.(skip|xfail|importorskip)" S "\\(", "a pytest skip", {0}, 0 },
-	{ "skip", L_ANY, 0, "@pytest\\.mark\\.(skip|skipif|xfail)", "a pytest skip marker", {0}, 0 },
-	{ "skip", L_ANY, 0, "@(unittest\\.)?(skip|skipIf|skipUnless|expectedFailure)([^A-Za-z0-9_]|$)", "a unittest skip decorator", {0}, 0 },
-	{ "skip", L_ANY, 0, "raise" S "(unittest\\.)?SkipTest", "raise SkipTest", {0}, 0 },
-	{ "skip", L_ANY, 0, "\\.skipTest" S "\\(", "skipTest", {0}, 0 },
-	{ "skip", L_ANY, 0, "\\.(Skip|SkipNow|Skipf)" S "\\(", "a Go t.Skip", {0}, 0 },
-	{ "skip", L_ANY, 0, "GTEST_SKIP", "GTEST_SKIP", {0}, 0 },
-	{ "skip", L_ANY, 0, B "DISABLED_", "a DISABLED_ test name", {0}, 0 },
-	{ "skip", L_ANY, 0, "@(Ignore|Disabled)([^A-Za-z0-9_]|$)", "an @Ignore/@Disabled annotation", {0}, 0 },
-	{ "skip", L_ANY, 0, B "(it|describe|test|context)\\.(skip|todo)" S "\\(", "a .skip test", {0}, 0 },
-	{ "skip", L_JS | L_RB, 0, B "x(it|describe|test)" S "\\(", "an x-disabled test", {0}, 0 },
-	{ "skip", L_RS | L_OTHER, 0, "#\\[ignore", "#[ignore]", {0}, 0 },
-	{ "skip", L_SH, 0, "^[[:space:]]*skip([[:space:]]|$)", "a bats skip", {0}, 0 },
-	{ "skip", L_RB, 0, B "skip" S "(\\(|\"|'|$)", "a skip", {0}, 0 },
-	{ "or-true", L_ANY, 0, "\\|\\|" S "(true|:)" SHEND, "|| true", {0}, 0 },
-	{ "or-true", L_SH, 0, SHSEP "set[[:space:]]+\\+e", "set +e", {0}, 0 },
-	{ "if-0", L_ANY, 0, "^[[:space:]]*#[[:space:]]*if[[:space:]]+(0|false|FALSE)([^A-Za-z0-9_]|$)", "#if 0", {0}, 0 },
-	{ "if-0", L_PY, 0, "^[[:space:]]*(el)?if[[:space:]]+(False|0|None)" S ":", "if False:", {0}, 0 },
-	{ "if-0", L_PY, 0, "^[[:space:]]*while[[:space:]]+(False|0)" S ":", "while False:", {0}, 0 },
-	{ "if-0", L_C | L_JS | L_JAVA, 0, B "if" S "\\(" S "(false|0)" S "\\)", "if (false)", {0}, 0 },
-	{ "if-0", L_ANY, 0, "(and|&&)" S "(False|false|0)" S "(:|\\)|\\{|$|;)", "a condition made false", {0}, 0 },
-	{ "if-0", L_GO | L_SH | L_RS | L_RB, 0, "^[[:space:]]*if[[:space:]]+false" S "(\\{|;|$|[[:space:]]then)", "if false", {0}, 0 },
+	{ "early-exit", L_ANY, 0, B "sys\\.exit" S "\\(" S "(0|None|False)?" S "\\)", "a successful sys.exit", {0}, 0, 0 },
+	{ "early-exit", L_ANY, 0, B "os\\._exit" S "\\(", "os._exit", {0}, 0, 0 },
+	{ "early-exit", L_PY | L_RB | L_C | L_OTHER, 0, BD "(exit|quit|_exit|_Exit|quick_exit)" S "\\(" S "(0|EXIT_SUCCESS)?" S "\\)", "a successful exit()", {0}, 0, 0 },
+	{ "early-exit", L_ANY, 0, "raise" S "SystemExit(" S "\\(" S "(0|None|False)?" S "\\))?" S "$", "raise SystemExit", {0}, 0, 0 },
+	{ "early-exit", L_ANY, 0, "os\\.Exit" S "\\(" S "0" S "\\)", "os.Exit(0)", {0}, 0, 0 },
+	{ "early-exit", L_ANY, 0, "process\\.exit" S "\\(" S "0?" S "\\)", "process.exit", {0}, 0, 0 },
+	{ "early-exit", L_ANY, 0, "System\\.exit" S "\\(" S "0" S "\\)", "System.exit(0)", {0}, 0, 0 },
+	{ "early-exit", L_ANY, 0, "process::exit" S "\\(" S "0" S "\\)", "process::exit(0)", {0}, 0, 0 },
+	{ "early-exit", L_SH, 0, SHSEP "exit([[:space:]]+0)?" SHEND, "a successful shell exit", {0}, 0, 1 },
+	{ "early-exit", L_SH, 1, SHSEP "return([[:space:]]+0)?" SHEND, "a successful shell return", {0}, 0, 0 },
+	{ "early-exit", L_PY, 1, "^[[:space:]]*return" S "(None)?" S "$", "a bare return in a test", {0}, 0, 0 },
+	{ "skip", L_ANY, 0, "pytest\\.(skip|xfail|importorskip)" S "\\(", "a pytest skip", {0}, 0, 0 },
+	{ "skip", L_ANY, 0, "@pytest\\.mark\\.(skip|skipif|xfail)", "a pytest skip marker", {0}, 0, 0 },
+	{ "skip", L_ANY, 0, "@(unittest\\.)?(skip|skipIf|skipUnless|expectedFailure)([^A-Za-z0-9_]|$)", "a unittest skip decorator", {0}, 0, 0 },
+	{ "skip", L_ANY, 0, "raise" S "(unittest\\.)?SkipTest", "raise SkipTest", {0}, 0, 0 },
+	{ "skip", L_ANY, 0, "\\.skipTest" S "\\(", "skipTest", {0}, 0, 0 },
+	{ "skip", L_ANY, 0, "\\.(Skip|SkipNow|Skipf)" S "\\(", "a Go t.Skip", {0}, 0, 0 },
+	{ "skip", L_ANY, 0, "GTEST_SKIP", "GTEST_SKIP", {0}, 0, 0 },
+	{ "skip", L_ANY, 0, B "DISABLED_", "a DISABLED_ test name", {0}, 0, 0 },
+	{ "skip", L_ANY, 0, "@(Ignore|Disabled)([^A-Za-z0-9_]|$)", "an @Ignore/@Disabled annotation", {0}, 0, 0 },
+	{ "skip", L_ANY, 0, B "(it|describe|test|context)\\.(skip|todo)" S "\\(", "a .skip test", {0}, 0, 0 },
+	{ "skip", L_JS | L_RB, 0, B "x(it|describe|test)" S "\\(", "an x-disabled test", {0}, 0, 0 },
+	{ "skip", L_RS | L_OTHER, 0, "#\\[ignore", "#[ignore]", {0}, 0, 0 },
+	{ "skip", L_SH, 0, "^[[:space:]]*skip([[:space:]]|$)", "a bats skip", {0}, 0, 0 },
+	{ "skip", L_RB, 0, B "skip" S "(\\(|\"|'|$)", "a skip", {0}, 0, 0 },
+	{ "or-true", L_ANY, 0, "\\|\\|" S "(true|:)" SHEND, "|| true", {0}, 0, 0 },
+	{ "or-true", L_SH, 0, SHSEP "set[[:space:]]+\\+e", "set +e", {0}, 0, 0 },
+	{ "if-0", L_ANY, 0, "^[[:space:]]*#[[:space:]]*if[[:space:]]+(0|false|FALSE)([^A-Za-z0-9_]|$)", "#if 0", {0}, 0, 0 },
+	{ "if-0", L_PY, 0, "^[[:space:]]*(el)?if[[:space:]]+(False|0|None)" S ":", "if False:", {0}, 0, 0 },
+	{ "if-0", L_PY, 0, "^[[:space:]]*while[[:space:]]+(False|0)" S ":", "while False:", {0}, 0, 0 },
+	{ "if-0", L_C | L_JS | L_JAVA, 0, B "if" S "\\(" S "(false|0)" S "\\)", "if (false)", {0}, 0, 0 },
+	{ "if-0", L_ANY, 0, "(and|&&)" S "(False|false|0)" S "(:|\\)|\\{|$|;)", "a condition made false", {0}, 0, 0 },
+	{ "if-0", L_GO | L_SH | L_RS | L_RB, 0, "^[[:space:]]*if[[:space:]]+false" S "(\\{|;|$|[[:space:]]then)", "if false", {0}, 0, 0 },
 };
 
 static int
@@ -522,6 +523,54 @@ pats_compile(rt_guard_result *res)
 	return 0;
 }
 
+/* A lone "exit" or "exit 0" statement. */
+static int
+is_lone_exit(const char *code)
+{
+	while (*code == ' ' || *code == '\t')
+		code++;
+	if (strncmp(code, "exit", 4) != 0)
+		return 0;
+	code += 4;
+	while (*code == ' ' || *code == '\t')
+		code++;
+	if (*code == '0')
+		code++;
+	while (*code == ' ' || *code == '\t' || *code == ';')
+		code++;
+	return *code == '\0';
+}
+
+static int
+is_blank(const char *code)
+{
+	while (*code == ' ' || *code == '\t' || *code == '\r')
+		code++;
+	return *code == '\0';
+}
+
+/* A shell script's final "exit 0", re-added by a patch that rewrites the
+ * script's end, is not an early exit: it is the last statement of the
+ * patched script and the original ended with the same statement, so
+ * nothing is skipped and no status is newly masked. An exit anywhere else,
+ * or one the original did not end with (it would mask the status of the
+ * last command), still fires. */
+static int
+kept_final_exit(const struct dfile *f, long ln)
+{
+	size_t i;
+
+	if (!is_lone_exit(f->after.code[ln - 1]))
+		return 0;
+	for (i = (size_t)ln; i < f->after.n; i++)
+		if (!is_blank(f->after.code[i]))
+			return 0;
+	for (i = f->before.n; i > 0; i--)
+		if (!is_blank(f->before.code[i - 1]))
+			return is_lone_exit(f->before.code[i - 1]);
+	return 0;
+}
+
 static int
 rule_patterns(struct guard *g, const char *rule)
 {
@@ -543,7 +592,8 @@ rule_patterns(struct guard *g, const char *rule)
 				if (f->l[j].ln < 1 || (size_t)f->l[j].ln > f->after.n)
 					continue;
 				code = f->after.code[f->l[j].ln - 1];
-				if (regexec(&pats[k].rx, code, 0, NULL, 0) == 0)
+				if (regexec(&pats[k].rx, code, 0, NULL, 0) == 0 &&
+				    !(pats[k].final_ok && kept_final_exit(f, f->l[j].ln)))
 					return fire(g->res, rule, "adds %s: `%s` at %s:%ld",
 					    pats[k].what, quote_line(code, q, sizeof q),
 					    f->path, f->l[j].ln);

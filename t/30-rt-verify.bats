@@ -53,6 +53,28 @@ last() { tail -n 1 "$T/out"; }
 	has "nowhere"
 }
 
+@test "rt-verify: a project that is / or holds \$HOME is refused; a huge one is warned about" {
+	mkdir -p "$T/p/home"
+	run env HOME="$T/p/home" rt-verify -C "$T/p" --no-genome --cmd true </dev/null
+	status_is 2
+	has "$T/p: refusing a project that is or contains \$HOME"
+	has "give -C the test's own directory"
+	run env HOME="$T/p/home" rt-verify -C "$T/p/home" --no-genome --cmd true </dev/null
+	status_is 2
+	run rt-verify -C / --no-genome --cmd true </dev/null
+	status_is 2
+	has "refusing a project that is /"
+	[ -z "$(ls -A "$T/tmp")" ]
+	# the current directory is the project: one with many files is named
+	mkdir "$T/big" && (cd "$T/big" && seq 10001 | xargs touch)
+	(cd "$T/big" && rt-verify -n 2 --no-genome --cmd true </dev/null >"$T/out" 2>"$T/err") || true
+	grep -q "warning: the project $T/big holds more than 10000 files" "$T/err"
+	last | jqe '.type == "verdict"'
+	# an ordinary project draws no warning
+	verify --no-genome --cmd ./test_pool.sh "$FX/pool.jsonl"
+	! grep -q "warning" "$T/err"
+}
+
 @test "rt-verify: FIXED — the real fix wins, the decoy stays flaky, bad patches are out" {
 	find "$FX/pool" -type f -exec cksum {} + | sort >"$T/before"
 	verify --cmd ./test_pool.sh "$FX/pool.jsonl"
@@ -67,6 +89,9 @@ last() { tail -n 1 "$T/out"; }
 	last | jqe '.lanes[] | select(.id == "h-outside") | .status == "patch_failed" and (.reason | test("\\.\\."))'
 	last | jqe '.lanes[] | select(.id == "h-nopatch") | .status == "not_raced"'
 	last | jqe '.lanes[] | select(.id == "h-fix") | .status == "winner" and .failures == 0 and (.summary | test("^0/[0-9]+ failed \\(≤"))'
+	# zero failures are given by their upper bound in every reason, never "0.0–"
+	last | jqe '.lanes[] | select(.id == "h-fix") | .reason | test("0/[0-9]+ failed, interval ≤[0-9.]+%")'
+	! grep -q "interval 0\.0–" "$T/out"
 	# the user's tree is untouched and no copy is left behind
 	find "$FX/pool" -type f -exec cksum {} + | sort >"$T/after"
 	cmp "$T/before" "$T/after"
@@ -113,6 +138,19 @@ x-skip-marker=skip x-sys-exit=early-exit x-weaken=assertion-weakened "
 	# nothing survived, so the run never dead-ends: QUARANTINE, exit 1
 	last | jqe '.verdict == "QUARANTINE" and .winner == null'
 	[ "$rc" -eq 1 ]
+}
+
+@test "rt-verify: a shell test's kept final exit 0 is not an early exit; every other added exit is" {
+	# e-tail rewrites the end of a test that already ended with "exit 0"
+	(echo '{"type":"measure","trials":30,"failures":10}'; cat "$FX/shexit.jsonl") |
+		rt-verify -C "$FX/shexit" -N 4 -j 2 --seed 42 --no-genome --no-canary \
+		--cmd ./test_end.sh >"$T/out" || rc=$?
+	[ "$rc" -eq 1 ]   # QUARANTINE: only e-tail raced, on four trials
+	last | jqe '.lanes[] | select(.id == "e-tail") | .status != "neutered" and .trials > 0'
+	# before the checks, under a condition, or after a final check whose
+	# status it would mask: still an early exit
+	last | jqe '[.lanes[] | select(.id != "e-tail") | "\(.id)=\(.rule)"] | sort == ["e-cond=early-exit", "e-early=early-exit", "e-mask=early-exit"]'
+	last | jqe '.lanes[] | select(.id == "e-mask") | .reason | test("exit 0` at test_last.sh:6")'
 }
 
 @test "rt-verify: the canary disqualifies a test that passes with its assertion inverted" {
@@ -190,11 +228,24 @@ x-skip-marker=skip x-sys-exit=early-exit x-weaken=assertion-weakened "
 	grep -q "h-fix .* winner" "$T/err"
 	grep -q "h-decoy .* eliminated" "$T/err"
 	grep -q "baseline .* 30 trials" "$T/err"
+	# zero failures with their upper bound; the confirmation round has a row
+	grep -q "h-fix .* 0 failed  ≤[0-9.]*% .* winner" "$T/err"
+	grep -q "h-fix  *confirmation  *29 trials    0 failed  ≤9\.8% .* passed" "$T/err"
+	# under the last board, why each lane ended so, and the verdict
+	grep -q "^  h-decoy: [0-9]*/40 failed after its budget" "$T/err"
+	grep -q "^  h-noapply: the patch does not apply" "$T/err"
+	grep -q "^rt-verify: FIXED by h-fix: on fresh trials 0/29 failed (≤9\.8%" "$T/err"
+	# columns line up although "≤" and "–" are multibyte
+	python3 -c '
+import re, sys
+rows = [l for l in open(sys.argv[1], encoding="utf-8") if re.match(r"  (baseline|h-[a-z]+) +[a-z_]+ +[0-9]+ trials", l)]
+cols = {re.search(r"failed  \S+ +", l).end() for l in rows}
+assert len(rows) >= 13 and len(cols) == 1, (len(rows), cols)' "$T/err"
 }
 
 @test "rt-verify: every elimination states its numbers; nothing is called worse" {
 	verify --cmd ./test_pool.sh "$FX/pool.jsonl" "$FX/tricks.jsonl"
-	last | jqe '[.lanes[] | select(.status == "eliminated") | .reason | test("[0-9]+/[0-9]+ failed.*interval [0-9.]+–[0-9.]+%")] | all'
+	last | jqe '[.lanes[] | select(.status == "eliminated") | .reason | test("[0-9]+/[0-9]+ failed.*interval ([0-9.]+–|≤)[0-9.]+%")] | all'
 	! grep -qi "worse" "$T/out"
 }
 
@@ -278,5 +329,20 @@ x-skip-marker=skip x-sys-exit=early-exit x-weaken=assertion-weakened "
 	run rt-verify -C "$FX/pool" --cmd true "$T/bad"
 	status_is 2
 	has "bad:1: invalid JSON"
+	# a measure record's counts are checked where they are read
+	printf '%s\n' '{"type":"x"}' '{"type":"measure","trials":10,"failures":20}' >"$T/m"
+	run rt-verify -C "$FX/pool" --no-genome --cmd true "$T/m"
+	status_is 2
+	has "$T/m:2: \"failures\": 20 is out of range [0, 10]"
+	printf '{"type":"measure","trials":10,"failures":2,"errors":-1}\n' >"$T/m"
+	run rt-verify -C "$FX/pool" --no-genome --cmd true "$T/m"
+	status_is 2
+	has "$T/m:1: \"errors\": -1 is out of range"
 	[ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "rt-verify: an input without hypotheses says so in its QUARANTINE" {
+	run rt-verify -C "$FX/pool" -n 12 --seed 42 --no-genome --cmd ./test_pool.sh </dev/null
+	status_is 1
+	echo "$output" | tail -n 1 | jqe '.verdict == "QUARANTINE" and (.summary | startswith("QUARANTINE: the input held no hypothesis to race; the original "))'
 }
