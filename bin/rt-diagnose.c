@@ -28,6 +28,7 @@
 #define DEFAULT_BASE "https://api.fireworks.ai/inference/v1"
 #define MAX_MODELS 16
 #define MAX_TRIES 3              /* per model, for 429 and 5xx */
+#define MAX_RETRY_WAIT 60.0      /* longest Retry-After honoured, seconds */
 #define MAX_SOURCE (256 * 1024)  /* bytes per --source file */
 #define MAX_SOURCES (1024 * 1024)
 #define MAX_EXCERPT 2000         /* bytes of stderr per excerpt */
@@ -102,6 +103,7 @@ typedef struct {
 	const angle *ang;
 	char key[65];
 	int json_mode, tries, done;
+	double wait_s;           /* the server's Retry-After before the next try */
 	json_t *hyp;
 } lane;
 
@@ -135,6 +137,16 @@ vlog(const char *fmt, ...)
 
 /* ---- secrets ---------------------------------------------------------- */
 
+/* Is the key one worth looking for in text? A placeholder shorter than
+ * MIN_SECRET (the "EMPTY" or "none" a local server takes) would match
+ * ordinary words and mangle explanations and patches. */
+#define MIN_SECRET 8
+static int
+key_secret(void)
+{
+	return api_key && strlen(api_key) >= MIN_SECRET;
+}
+
 /* Replace every occurrence of the key in every string of v: a hostile or
  * echoing server must not get the key into a record or the cache. */
 static void
@@ -145,7 +157,7 @@ redact(json_t *v)
 	size_t i, kl;
 	rt_buf b = {0};
 
-	if (!api_key || !*api_key || !v)
+	if (!key_secret() || !v)
 		return;
 	kl = strlen(api_key);
 	if (json_is_object(v)) {
@@ -480,6 +492,10 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 		if (ev->diff)
 			return 0;
 		ev->diff = json_incref(rec);
+		/* excerpts a diff record may carry, when no trial record is given */
+		c = json_object_get(rec, "excerpts");
+		keep_excerpt(&ev->fail_stderr, json_object_get(c, "failing"));
+		keep_excerpt(&ev->pass_stderr, json_object_get(c, "passing"));
 		facts = json_object_get(rec, "facts");
 		if (facts && !json_is_array(facts))
 			rt_die_at(w, "\"facts\" is not an array");
@@ -1419,7 +1435,7 @@ from_answer(const lane *l, json_t *a)
 	if (patch && strspn(patch, " \t\r\n") < strlen(patch)) {
 		if (looks_like_diff(patch))
 			take_patch(h, patch);
-		else if (nsrc == 1)
+		else if (file || nsrc == 1)
 			take_file(h, file ? file : src[0].rel, patch);
 		else
 			set_status(h, "unparseable", "the patch is not a unified diff");
@@ -1767,7 +1783,7 @@ static int
 settle(lane *l, const rt_http_resp *r)
 {
 	char *src_name = rt_xasprintf("model:%s", l->model), *msg = NULL, *why = NULL;
-	const char *status = "http_error";
+	const char *status = "http_error", *patch;
 
 	l->tries++;
 	if (r->truncated) {
@@ -1778,9 +1794,16 @@ settle(lane *l, const rt_http_resp *r)
 		why = rt_xasprintf("no answer within %g s", opt.timeout);
 	} else if (r->status == 0) {
 		why = rt_xasprintf("no HTTP response: %s", r->error[0] ? r->error : "unknown error");
+	} else if ((r->status == 429 || r->status >= 500) &&
+	    r->retry_after_s > MAX_RETRY_WAIT) {
+		msg = api_message(r->body);
+		why = rt_xasprintf("HTTP %ld and Retry-After %g s (more than %g s)%s%s",
+		    r->status, r->retry_after_s, MAX_RETRY_WAIT, msg ? ": " : "", msg ? msg : "");
 	} else if (r->status == 429 || r->status >= 500) {
 		if (l->tries < MAX_TRIES) {
-			vlog("model %s: HTTP %ld, will try again", l->model, r->status);
+			l->wait_s = r->retry_after_s > 0 ? r->retry_after_s : 0;
+			vlog("model %s: HTTP %ld, will try again%s", l->model, r->status,
+			    l->wait_s > 0 ? " after its Retry-After" : "");
 			free(src_name);
 			return 0;
 		}
@@ -1799,10 +1822,15 @@ settle(lane *l, const rt_http_resp *r)
 	} else if (r->error[0]) {
 		why = rt_xasprintf("the transfer failed: %s", r->error);
 	}
-	if (why)
+	if (why) {
 		l->hyp = hyp_fail(src_name, l->model, l->ang, status, why);
-	else
+	} else {
 		l->hyp = parse_response(l, r->body ? r->body : "");
+		/* redacting a patch would leave one that applies the wrong text */
+		patch = jstr(l->hyp, "patch");
+		if (patch && key_secret() && strstr(patch, api_key))
+			set_status(l->hyp, "no_patch", "the patch holds the API key; it is dropped");
+	}
 	l->done = 1;
 	free(msg);
 	free(why);
@@ -1842,8 +1870,14 @@ ask(lane **ls, size_t n, const char *const val[NSLOTS])
 				pend[k++] = ls[i];
 		if (k == 0)
 			break;
-		if (round > 0)
-			rt_sleep_ms(500.0 * (1 << (round - 1)));
+		if (round > 0) {
+			/* back off 0.5 s, 1 s, ...; longer when a server said how long */
+			double ms = 500.0 * (1 << (round - 1));
+			for (i = 0; i < k; i++)
+				if (pend[i]->wait_s * 1000.0 > ms)
+					ms = pend[i]->wait_s * 1000.0;
+			rt_sleep_ms(ms);
+		}
 		for (i = 0; i < k; i++) {
 			prompt = lane_prompt(pend[i], val);
 			bodies[i] = request_body(pend[i], prompt);
@@ -1919,7 +1953,7 @@ parse_models(const char *list, char ***out)
  * in model order; returns how many came from the cache. */
 static size_t
 consult_models(char **models, size_t n, const angle *const order[NANGLES],
-    const char *const val[NSLOTS], json_t *out)
+    const char *const val[NSLOTS], const evidence *ev, json_t *out)
 {
 	lane *lanes = rt_xcalloc(n, sizeof *lanes), **toask = rt_xcalloc(n, sizeof *toask);
 	size_t i, nask = 0, nhit = 0;
@@ -1943,6 +1977,11 @@ consult_models(char **models, size_t n, const angle *const order[NANGLES],
 			    l->model, l->ang->id);
 		}
 	}
+	if (nask > 0 && !ev->fail_stderr && !ev->pass_stderr)
+		rt_warn("no trial records: the models see no stderr excerpt%s; "
+		    "give the trials too (... | tee trials.jsonl | rt-diff-facts | "
+		    "rt-diagnose -s FILE - trials.jsonl)", ev_command(ev) ? "" :
+		    " and no command");
 	if (nask > 0)
 		ask(toask, nask, val);
 	for (i = 0; i < nask; i++) {
@@ -2078,7 +2117,7 @@ main(int argc, char *argv[])
 
 	/* each model: its exact cache entry, else (online) ask it */
 	out = json_array();
-	nhit = consult_models(models, nmodels, order, (const char *const *)v, out);
+	nhit = consult_models(models, nmodels, order, (const char *const *)v, &ev, out);
 
 	/* no model to ask: what was cached for these very sources */
 	if (!opt.no_cache && nsrc > 0 && (nmodels == 0 || (opt.offline && nhit == 0)) &&
