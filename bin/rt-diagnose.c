@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,7 +122,14 @@ static char *api_key;       /* never printed, never stored */
 static char *template_text;
 static char *user_cache;    /* NULL: no user cache */
 static char digest[65];     /* evidence_digest */
+static volatile sig_atomic_t got_sig;  /* SIGINT or SIGTERM, once caught */
 static char srckey[65];     /* the sources-only cache key */
+
+static void
+on_signal(int s)
+{
+	got_sig = s;
+}
 
 static void
 vlog(const char *fmt, ...)
@@ -225,9 +233,14 @@ jint(json_t *o, const char *k, long *out)
 		*out = (long)json_integer_value(v);
 		return 1;
 	}
+	/* a real only when it is a whole number a long holds: (long)1e300 is
+	 * undefined */
 	if (json_is_real(v)) {
-		*out = (long)json_real_value(v);
-		return 1;
+		double d = json_real_value(v);
+		if (d > -9.0e15 && d < 9.0e15 && d == (double)(long)d) {
+			*out = (long)d;
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -413,7 +426,7 @@ add_source(const char *arg)
 	if (!(rp = realpath(cand, NULL)))
 		rt_die("--source %s:", arg);
 	free(cand);
-	if (strncmp(rp, root, rl) != 0 || rp[rl] != '/')
+	if (strncmp(rp, root, rl) != 0 || (rp[rl] != '/' && rp[rl] != '\0'))
 		rt_die("--source %s: outside the project directory %s", arg, root);
 	if (stat(rp, &st) < 0 || !S_ISREG(st.st_mode))
 		rt_die("--source %s: not a regular file", arg);
@@ -1864,7 +1877,7 @@ ask(lane **ls, size_t n, const char *const val[NSLOTS])
 	headers[2] = api_key ? (auth = rt_xasprintf("Authorization: Bearer %s", api_key)) : NULL;
 	headers[3] = NULL;
 	rt_http_init();
-	for (round = 0; ; round++) {
+	for (round = 0; !got_sig; round++) {
 		for (i = k = 0; i < n; i++)
 			if (!ls[i]->done)
 				pend[k++] = ls[i];
@@ -1877,6 +1890,8 @@ ask(lane **ls, size_t n, const char *const val[NSLOTS])
 				if (pend[i]->wait_s * 1000.0 > ms)
 					ms = pend[i]->wait_s * 1000.0;
 			rt_sleep_ms(ms);
+			if (got_sig)
+				break;
 		}
 		for (i = 0; i < k; i++) {
 			prompt = lane_prompt(pend[i], val);
@@ -1897,7 +1912,10 @@ ask(lane **ls, size_t n, const char *const val[NSLOTS])
 		}
 		rt_http_perform(req, resp, k);
 		for (i = 0; i < k; i++) {
-			settle(pend[i], &resp[i]);
+			/* an answer cut off by the signal is no answer */
+			if (!(got_sig && resp[i].status == 0 &&
+			    !strcmp(resp[i].error, "interrupted")))
+				settle(pend[i], &resp[i]);
 			rt_http_resp_free(&resp[i]);
 			free(bodies[i]);
 			bodies[i] = NULL;
@@ -1985,6 +2003,8 @@ consult_models(char **models, size_t n, const angle *const order[NANGLES],
 	if (nask > 0)
 		ask(toask, nask, val);
 	for (i = 0; i < nask; i++) {
+		if (!toask[i]->hyp)  /* interrupted before it answered */
+			continue;
 		status = json_string_value(json_object_get(toask[i]->hyp, "status"));
 		if (user_cache && !strcmp(status, "ok"))
 			cache_store(toask[i]->hyp, toask[i]->key);
@@ -2066,6 +2086,15 @@ main(int argc, char *argv[])
 	}
 	if (opt.offline && opt.no_cache && !opt.rules)
 		rt_usage_die("--offline with --no-cache leaves nothing to answer from; add --rules");
+	{
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;  /* no SA_RESTART: waits end early */
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		rt_http_stop_on(&got_sig);
+	}
 
 	/* the project, its sources, the key, the models, the template */
 	if (!(root = realpath(opt.project, NULL)))
@@ -2138,7 +2167,11 @@ main(int argc, char *argv[])
 			json_array_append_new(out, h);
 		}
 	}
-	if (json_array_size(out) == 0) {
+	if (got_sig) {
+		rt_warn("interrupted by %s: the hypotheses finished so far follow",
+		    got_sig == SIGINT ? "SIGINT" : "SIGTERM");
+		rc = 128 + got_sig;
+	} else if (json_array_size(out) == 0) {
 		char *shipped = rt_xasprintf("%s/cache", rt_sharedir());
 		rt_warn("--offline: no cached hypothesis for this evidence%s (looked in %s%s%s); "
 		    "run online with RETRIAL_MODELS set, or add --rules",

@@ -543,6 +543,35 @@ applies() {
 
 # ---- bad input and faults ---------------------------------------------------
 
+@test "SIGINT while a model hangs: the answers already in are written, exit 130" {
+	rt-diagnose -C "$T/proj" -s test_flaky.sh -m slow-a,hang -t 60 "$T/ev.jsonl" \
+	    >"$T/out" 2>"$T/err" &
+	pid=$!
+	for _ in $(seq 400); do
+		jq -e 'select(.event == "reply")' "$T/llm.log" >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	kill -INT "$pid"
+	rc=0; wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ]
+	grep -q 'interrupted by SIGINT' "$T/err"
+	[ "$(wc -l <"$T/out")" -eq 1 ]
+	jqe '.model == "slow-a" and .status == "ok" and .id == "h1"' "$T/out"
+}
+
+@test "numbers a long cannot hold are no counts, not undefined behaviour" {
+	printf '{"type":"measure","command":"x","trials":1e300,"failures":2.5}\n' >"$T/m.jsonl"
+	run diagnose -m good "$T/m.jsonl"
+	status_is 0
+	requests good | jq -r '.body.messages[0].content' | grep -qx '(no measurement given)'
+}
+
+@test "--source naming a directory says so" {
+	run rt-diagnose -C "$T/proj" -s . </dev/null
+	status_is 2
+	has "--source .: not a regular file"
+}
+
 @test "a malformed record names file and line" {
 	printf '{"type":"measure","trials":3,"failures":1}\nnot json\n' >"$T/bad.jsonl"
 	run rt-diagnose --rules --no-cache --offline "$T/bad.jsonl"

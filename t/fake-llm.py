@@ -24,7 +24,7 @@ that both answer well). Modes:
   flaky429    429 with "Retry-After: 1" on the first request, then good;
               a request sooner than the Retry-After gets 429 again and an
               "early" event in the log
-  slow        answers good after 0.5 s, logging a "reply" event as it does
+  slow        answers good after 0.5 s, then logs a "reply" event
   namedwhole  "file" names the path and "patch" holds the whole new file
   wholeescape {"file", "content"} with a file outside the project
   err500      500 on every request
@@ -188,8 +188,10 @@ class Handler(BaseHTTPRequestHandler):
             return chat(json.dumps(GOOD))
         if mode == "slow":
             time.sleep(0.5)
+            self.send(200, chat(json.dumps(GOOD)))
+            self.wfile.flush()
             log({"event": "reply", "model": body.get("model")})
-            return chat(json.dumps(GOOD))
+            return None
         if mode == "namedwhole":
             return chat(json.dumps({"cause_class": "race_condition",
                                     "explanation": "Wait for the writer.",
