@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 #define DEFAULT_BASE "https://api.fireworks.ai/inference/v1"
 #define MAX_MODELS 16
 #define MAX_TRIES 3              /* per model, for 429 and 5xx */
+#define MAX_RETRY_WAIT 60.0      /* longest Retry-After honoured, seconds */
 #define MAX_SOURCE (256 * 1024)  /* bytes per --source file */
 #define MAX_SOURCES (1024 * 1024)
 #define MAX_EXCERPT 2000         /* bytes of stderr per excerpt */
@@ -102,6 +104,7 @@ typedef struct {
 	const angle *ang;
 	char key[65];
 	int json_mode, tries, done;
+	double wait_s;           /* the server's Retry-After before the next try */
 	json_t *hyp;
 } lane;
 
@@ -119,7 +122,14 @@ static char *api_key;       /* never printed, never stored */
 static char *template_text;
 static char *user_cache;    /* NULL: no user cache */
 static char digest[65];     /* evidence_digest */
+static volatile sig_atomic_t got_sig;  /* SIGINT or SIGTERM, once caught */
 static char srckey[65];     /* the sources-only cache key */
+
+static void
+on_signal(int s)
+{
+	got_sig = s;
+}
 
 static void
 vlog(const char *fmt, ...)
@@ -135,6 +145,16 @@ vlog(const char *fmt, ...)
 
 /* ---- secrets ---------------------------------------------------------- */
 
+/* Is the key one worth looking for in text? A placeholder shorter than
+ * MIN_SECRET (the "EMPTY" or "none" a local server takes) would match
+ * ordinary words and mangle explanations and patches. */
+#define MIN_SECRET 8
+static int
+key_secret(void)
+{
+	return api_key && strlen(api_key) >= MIN_SECRET;
+}
+
 /* Replace every occurrence of the key in every string of v: a hostile or
  * echoing server must not get the key into a record or the cache. */
 static void
@@ -145,7 +165,7 @@ redact(json_t *v)
 	size_t i, kl;
 	rt_buf b = {0};
 
-	if (!api_key || !*api_key || !v)
+	if (!key_secret() || !v)
 		return;
 	kl = strlen(api_key);
 	if (json_is_object(v)) {
@@ -213,9 +233,14 @@ jint(json_t *o, const char *k, long *out)
 		*out = (long)json_integer_value(v);
 		return 1;
 	}
+	/* a real only when it is a whole number a long holds: (long)1e300 is
+	 * undefined */
 	if (json_is_real(v)) {
-		*out = (long)json_real_value(v);
-		return 1;
+		double d = json_real_value(v);
+		if (d > -9.0e15 && d < 9.0e15 && d == (double)(long)d) {
+			*out = (long)d;
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -401,7 +426,7 @@ add_source(const char *arg)
 	if (!(rp = realpath(cand, NULL)))
 		rt_die("--source %s:", arg);
 	free(cand);
-	if (strncmp(rp, root, rl) != 0 || rp[rl] != '/')
+	if (strncmp(rp, root, rl) != 0 || (rp[rl] != '/' && rp[rl] != '\0'))
 		rt_die("--source %s: outside the project directory %s", arg, root);
 	if (stat(rp, &st) < 0 || !S_ISREG(st.st_mode))
 		rt_die("--source %s: not a regular file", arg);
@@ -480,6 +505,10 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 		if (ev->diff)
 			return 0;
 		ev->diff = json_incref(rec);
+		/* excerpts a diff record may carry, when no trial record is given */
+		c = json_object_get(rec, "excerpts");
+		keep_excerpt(&ev->fail_stderr, json_object_get(c, "failing"));
+		keep_excerpt(&ev->pass_stderr, json_object_get(c, "passing"));
 		facts = json_object_get(rec, "facts");
 		if (facts && !json_is_array(facts))
 			rt_die_at(w, "\"facts\" is not an array");
@@ -1419,7 +1448,7 @@ from_answer(const lane *l, json_t *a)
 	if (patch && strspn(patch, " \t\r\n") < strlen(patch)) {
 		if (looks_like_diff(patch))
 			take_patch(h, patch);
-		else if (nsrc == 1)
+		else if (file || nsrc == 1)
 			take_file(h, file ? file : src[0].rel, patch);
 		else
 			set_status(h, "unparseable", "the patch is not a unified diff");
@@ -1767,7 +1796,7 @@ static int
 settle(lane *l, const rt_http_resp *r)
 {
 	char *src_name = rt_xasprintf("model:%s", l->model), *msg = NULL, *why = NULL;
-	const char *status = "http_error";
+	const char *status = "http_error", *patch;
 
 	l->tries++;
 	if (r->truncated) {
@@ -1778,9 +1807,16 @@ settle(lane *l, const rt_http_resp *r)
 		why = rt_xasprintf("no answer within %g s", opt.timeout);
 	} else if (r->status == 0) {
 		why = rt_xasprintf("no HTTP response: %s", r->error[0] ? r->error : "unknown error");
+	} else if ((r->status == 429 || r->status >= 500) &&
+	    r->retry_after_s > MAX_RETRY_WAIT) {
+		msg = api_message(r->body);
+		why = rt_xasprintf("HTTP %ld and Retry-After %g s (more than %g s)%s%s",
+		    r->status, r->retry_after_s, MAX_RETRY_WAIT, msg ? ": " : "", msg ? msg : "");
 	} else if (r->status == 429 || r->status >= 500) {
 		if (l->tries < MAX_TRIES) {
-			vlog("model %s: HTTP %ld, will try again", l->model, r->status);
+			l->wait_s = r->retry_after_s > 0 ? r->retry_after_s : 0;
+			vlog("model %s: HTTP %ld, will try again%s", l->model, r->status,
+			    l->wait_s > 0 ? " after its Retry-After" : "");
 			free(src_name);
 			return 0;
 		}
@@ -1799,10 +1835,15 @@ settle(lane *l, const rt_http_resp *r)
 	} else if (r->error[0]) {
 		why = rt_xasprintf("the transfer failed: %s", r->error);
 	}
-	if (why)
+	if (why) {
 		l->hyp = hyp_fail(src_name, l->model, l->ang, status, why);
-	else
+	} else {
 		l->hyp = parse_response(l, r->body ? r->body : "");
+		/* redacting a patch would leave one that applies the wrong text */
+		patch = jstr(l->hyp, "patch");
+		if (patch && key_secret() && strstr(patch, api_key))
+			set_status(l->hyp, "no_patch", "the patch holds the API key; it is dropped");
+	}
 	l->done = 1;
 	free(msg);
 	free(why);
@@ -1836,14 +1877,22 @@ ask(lane **ls, size_t n, const char *const val[NSLOTS])
 	headers[2] = api_key ? (auth = rt_xasprintf("Authorization: Bearer %s", api_key)) : NULL;
 	headers[3] = NULL;
 	rt_http_init();
-	for (round = 0; ; round++) {
+	for (round = 0; !got_sig; round++) {
 		for (i = k = 0; i < n; i++)
 			if (!ls[i]->done)
 				pend[k++] = ls[i];
 		if (k == 0)
 			break;
-		if (round > 0)
-			rt_sleep_ms(500.0 * (1 << (round - 1)));
+		if (round > 0) {
+			/* back off 0.5 s, 1 s, ...; longer when a server said how long */
+			double ms = 500.0 * (1 << (round - 1));
+			for (i = 0; i < k; i++)
+				if (pend[i]->wait_s * 1000.0 > ms)
+					ms = pend[i]->wait_s * 1000.0;
+			rt_sleep_ms(ms);
+			if (got_sig)
+				break;
+		}
 		for (i = 0; i < k; i++) {
 			prompt = lane_prompt(pend[i], val);
 			bodies[i] = request_body(pend[i], prompt);
@@ -1863,7 +1912,10 @@ ask(lane **ls, size_t n, const char *const val[NSLOTS])
 		}
 		rt_http_perform(req, resp, k);
 		for (i = 0; i < k; i++) {
-			settle(pend[i], &resp[i]);
+			/* an answer cut off by the signal is no answer */
+			if (!(got_sig && resp[i].status == 0 &&
+			    !strcmp(resp[i].error, "interrupted")))
+				settle(pend[i], &resp[i]);
 			rt_http_resp_free(&resp[i]);
 			free(bodies[i]);
 			bodies[i] = NULL;
@@ -1919,7 +1971,7 @@ parse_models(const char *list, char ***out)
  * in model order; returns how many came from the cache. */
 static size_t
 consult_models(char **models, size_t n, const angle *const order[NANGLES],
-    const char *const val[NSLOTS], json_t *out)
+    const char *const val[NSLOTS], const evidence *ev, json_t *out)
 {
 	lane *lanes = rt_xcalloc(n, sizeof *lanes), **toask = rt_xcalloc(n, sizeof *toask);
 	size_t i, nask = 0, nhit = 0;
@@ -1943,9 +1995,16 @@ consult_models(char **models, size_t n, const angle *const order[NANGLES],
 			    l->model, l->ang->id);
 		}
 	}
+	if (nask > 0 && !ev->fail_stderr && !ev->pass_stderr)
+		rt_warn("no trial records: the models see no stderr excerpt%s; "
+		    "give the trials too (... | tee trials.jsonl | rt-diff-facts | "
+		    "rt-diagnose -s FILE - trials.jsonl)", ev_command(ev) ? "" :
+		    " and no command");
 	if (nask > 0)
 		ask(toask, nask, val);
 	for (i = 0; i < nask; i++) {
+		if (!toask[i]->hyp)  /* interrupted before it answered */
+			continue;
 		status = json_string_value(json_object_get(toask[i]->hyp, "status"));
 		if (user_cache && !strcmp(status, "ok"))
 			cache_store(toask[i]->hyp, toask[i]->key);
@@ -2027,6 +2086,15 @@ main(int argc, char *argv[])
 	}
 	if (opt.offline && opt.no_cache && !opt.rules)
 		rt_usage_die("--offline with --no-cache leaves nothing to answer from; add --rules");
+	{
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;  /* no SA_RESTART: waits end early */
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		rt_http_stop_on(&got_sig);
+	}
 
 	/* the project, its sources, the key, the models, the template */
 	if (!(root = realpath(opt.project, NULL)))
@@ -2078,7 +2146,7 @@ main(int argc, char *argv[])
 
 	/* each model: its exact cache entry, else (online) ask it */
 	out = json_array();
-	nhit = consult_models(models, nmodels, order, (const char *const *)v, out);
+	nhit = consult_models(models, nmodels, order, (const char *const *)v, &ev, out);
 
 	/* no model to ask: what was cached for these very sources */
 	if (!opt.no_cache && nsrc > 0 && (nmodels == 0 || (opt.offline && nhit == 0)) &&
@@ -2099,7 +2167,11 @@ main(int argc, char *argv[])
 			json_array_append_new(out, h);
 		}
 	}
-	if (json_array_size(out) == 0) {
+	if (got_sig) {
+		rt_warn("interrupted by %s: the hypotheses finished so far follow",
+		    got_sig == SIGINT ? "SIGINT" : "SIGTERM");
+		rc = 128 + got_sig;
+	} else if (json_array_size(out) == 0) {
 		char *shipped = rt_xasprintf("%s/cache", rt_sharedir());
 		rt_warn("--offline: no cached hypothesis for this evidence%s (looked in %s%s%s); "
 		    "run online with RETRIAL_MODELS set, or add --rules",

@@ -8,8 +8,17 @@
 #include "rt_http.h"
 #include "rt_util.h"
 
+static volatile sig_atomic_t *stop_flag;
+
+void
+rt_http_stop_on(volatile sig_atomic_t *flag)
+{
+	stop_flag = flag;
+}
+
 typedef struct {
 	rt_http_resp *resp;
+	int done;
 	size_t max;
 	rt_buf body;
 } sink;
@@ -123,6 +132,8 @@ rt_http_perform(const rt_http_req *req, rt_http_resp *resp, size_t n)
 	do {
 		if (curl_multi_perform(m, &running) != CURLM_OK)
 			break;
+		if (stop_flag && *stop_flag)
+			break;  /* after one last pass that takes in what has arrived */
 		if (running)
 			curl_multi_poll(m, NULL, 0, 1000, NULL);
 	} while (running);
@@ -131,6 +142,7 @@ rt_http_perform(const rt_http_req *req, rt_http_resp *resp, size_t n)
 		if (msg->msg != CURLMSG_DONE)
 			continue;
 		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&sk);
+		sk->done = 1;
 		if (msg->data.result != CURLE_OK) {
 			if (msg->data.result == CURLE_OPERATION_TIMEDOUT)
 				sk->resp->timed_out = 1;
@@ -141,6 +153,10 @@ rt_http_perform(const rt_http_req *req, rt_http_resp *resp, size_t n)
 		curl_easy_getinfo(msg->easy_handle, CURLINFO_RESPONSE_CODE, &sk->resp->status);
 	}
 	for (i = 0; i < n; i++) {
+		if (!s[i].done) {
+			resp[i].status = 0;
+			snprintf(resp[i].error, sizeof resp[i].error, "interrupted");
+		}
 		rt_buf_add(&s[i].body, NULL, 0);
 		resp[i].body = s[i].body.data;
 		resp[i].body_len = s[i].body.len;

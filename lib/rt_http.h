@@ -3,6 +3,7 @@
 #ifndef RT_HTTP_H
 #define RT_HTTP_H
 
+#include <signal.h>
 #include <stddef.h>
 
 typedef struct {
@@ -36,5 +37,10 @@ void rt_http_cleanup(void);
  * each resp's error). */
 int rt_http_perform(const rt_http_req *req, rt_http_resp *resp, size_t n);
 void rt_http_resp_free(rt_http_resp *r);
+
+/* From now on, rt_http_perform stops within a second once *flag is
+ * nonzero (a signal handler sets it): what has arrived is finished, the
+ * rest fail with error "interrupted". NULL: never stop early. */
+void rt_http_stop_on(volatile sig_atomic_t *flag);
 
 #endif

@@ -156,6 +156,23 @@ applies() {
 	grep -q '^wait$' "$T/copy/test_flaky.sh"
 }
 
+@test "a whole file in \"patch\" with \"file\" naming it becomes a diff among several sources" {
+	printf 'x = 1\n' >"$T/proj/other.py"
+	run diagnose -s other.py -m namedwhole "$T/ev.jsonl"
+	status_is 0
+	echo "$output" >"$T/out"
+	jqe '.status == "ok" and .files == ["test_flaky.sh"]' "$T/out"
+	applies h1
+	grep -q '^wait$' "$T/copy/test_flaky.sh"
+}
+
+@test "a whole file outside the project is unsafe_path" {
+	run diagnose -m wholeescape "$T/ev.jsonl"
+	status_is 0
+	echo "$output" | jqe '.status == "unsafe_path" and .patch == null'
+	[ ! -e "$T/outside.sh" ]
+}
+
 @test "a miscounted diff without a/ b/ prefixes comes out canonical; a bare diff is read" {
 	run diagnose -m miscount,rawdiff "$T/ev.jsonl"
 	status_is 0
@@ -186,12 +203,22 @@ applies() {
 	jqe -s '.[1].status == "ok"' "$T/out"
 }
 
-@test "429 then success: asked again, answered" {
+@test "429 then success: asked again after its Retry-After, answered" {
 	run diagnose -m flaky429 "$T/ev.jsonl"
 	status_is 0
 	echo "$output" >"$T/out"
 	jqe '.status == "ok"' "$T/out"
 	[ "$(requests flaky429 | wc -l)" -eq 2 ]
+	# the server counts a request sooner than its Retry-After as "early"
+	! jq -e 'select(.event == "early")' "$T/llm.log" >/dev/null
+}
+
+@test "models are asked in parallel: both requests arrive before either reply" {
+	run diagnose -m slow-a,slow-b "$T/ev.jsonl"
+	status_is 0
+	echo "$output" | jqe -s 'map(.status) == ["ok", "ok"]'
+	jq -r 'select(.event == "request" or .event == "reply") | .event' "$T/llm.log" >"$T/order"
+	[ "$(paste -sd, "$T/order")" = "request,request,reply,reply" ]
 }
 
 @test "500 forever: three tries, an http_error hypothesis, and the run goes on" {
@@ -273,6 +300,21 @@ applies() {
 	! grep -r -q "$KEY" "$T/cache"
 }
 
+@test "a patch holding the key is dropped, not mangled; a short placeholder key is not redacted" {
+	# the key "wait" is a word of the fix: the patch would apply "[redacted]"
+	RETRIAL_API_KEY=wait run diagnose -m good "$T/ev.jsonl"
+	status_is 0
+	echo "$output" | jqe '.status == "ok" and (.patch | test("\\+wait\n"))'
+	hasnt "[redacted]"
+	RETRIAL_API_KEY=sleep-0.01-echo-ready run diagnose --no-cache -m good "$T/ev.jsonl"
+	status_is 0
+	hasnt "sleep-0.01-echo-ready"
+	RETRIAL_API_KEY="fixture: NOTREADY" run diagnose --no-cache -m good "$T/ev.jsonl"
+	status_is 0
+	echo "$output" | jqe '.status == "no_patch" and .patch == null and (.error | test("API key"))'
+	hasnt "fixture: NOTREADY"
+}
+
 @test "--key-file and FIREWORKS_API_KEY give the key" {
 	printf '%s\n' "file-key-123" >"$T/keyfile"
 	unset RETRIAL_API_KEY
@@ -301,6 +343,30 @@ applies() {
 	ls "$T/cache/retrial/hypotheses"/*/*.jsonl >/dev/null
 }
 
+@test "the cache key covers the template, the evidence and the sources" {
+	run diagnose -m good "$T/ev.jsonl"
+	status_is 0
+	run diagnose -m good "$T/ev.jsonl"
+	echo "$output" | jqe '.source == "cache"'
+	[ "$(requests good | wc -l)" -eq 1 ]
+	# another template: a miss, asked again
+	sed 's/^A test fails intermittently/A test fails now and then/' \
+	    "$RT_TOP/share/retrial/prompt.txt" >"$T/tpl.txt"
+	run diagnose -m good --template "$T/tpl.txt" "$T/ev.jsonl"
+	echo "$output" | jqe '.source == "model:good"'
+	[ "$(requests good | wc -l)" -eq 2 ]
+	# other evidence: a miss
+	sed 's/"failures":12,"timeouts"/"failures":13,"timeouts"/' "$T/ev.jsonl" >"$T/ev2.jsonl"
+	run diagnose -m good "$T/ev2.jsonl"
+	echo "$output" | jqe '.source == "model:good"'
+	[ "$(requests good | wc -l)" -eq 3 ]
+	# another source text: a miss
+	echo '# changed' >>"$T/proj/test_flaky.sh"
+	run diagnose -m good "$T/ev.jsonl"
+	echo "$output" | jqe '.source == "model:good"'
+	[ "$(requests good | wc -l)" -eq 4 ]
+}
+
 @test "--no-cache asks again" {
 	run diagnose -m good "$T/ev.jsonl"
 	run diagnose -m good --no-cache "$T/ev.jsonl"
@@ -316,6 +382,18 @@ applies() {
 	has "--rules"
 	hasnt '"type"'
 	[ ! -s "$T/llm.log" ]
+}
+
+@test "--offline makes no socket at all (strace)" {
+	command -v strace >/dev/null || skip "no strace"
+	run diagnose -m good "$T/ev.jsonl"
+	status_is 0
+	# LeakSanitizer cannot run under ptrace (make check SANITIZE=1)
+	ASAN_OPTIONS=detect_leaks=0 run strace -f -qq -e trace=socket,connect -o "$T/trace" \
+	    rt-diagnose --offline --rules -C "$T/proj" -s test_flaky.sh -m good,other "$T/ev.jsonl"
+	status_is 0
+	[ -e "$T/trace" ]
+	! grep -E 'socket\(|connect\(' "$T/trace"
 }
 
 @test "--offline never opens a socket, hit or miss" {
@@ -363,6 +441,55 @@ applies() {
 	status_is 0
 	echo "$output" | grep '^{' | jqe -s 'length == 2 and all(.files == ["examples/timing/test_cache.py"])'
 	[ ! -s "$T/llm.log" ]
+}
+
+@test "the README pipeline: a diff record alone, then with the trial records" {
+	cat >"$T/trials.jsonl" <<-'EOF'
+	{"type":"trial","trial":1,"outcome":"pass","command":"./test_flaky.sh","stderr":"all good\n","stdout":""}
+	{"type":"trial","trial":2,"outcome":"fail","command":"./test_flaky.sh","stderr":"fixture: NOTREADY\n","stdout":""}
+	{"type":"trial","trial":3,"outcome":"error","command":"./test_flaky.sh","stderr":"","stdout":"","error":"spawn"}
+	EOF
+	rt-diff-facts "$T/trials.jsonl" >"$T/diff.jsonl"
+	run diagnose -m good-a "$T/diff.jsonl"
+	status_is 0
+	has "no trial records"
+	echo "$output" | grep '^{' | jqe '.status == "ok"'
+	requests good-a | jq -r '.body.messages[0].content' >"$T/prompt"
+	grep -q '^1/2 failed' "$T/prompt"
+	grep -q 'Failing-only token: NOTREADY' "$T/prompt"
+	# the diff first on stdin, then the trials: excerpts and the command too
+	run diagnose -m good-b - "$T/trials.jsonl" <"$T/diff.jsonl"
+	status_is 0
+	hasnt "no trial records"
+	requests good-b | jq -r '.body.messages[0].content' >"$T/prompt"
+	grep -q '^1/2 failed' "$T/prompt"
+	grep -q '^fixture: NOTREADY$' "$T/prompt"
+	grep -q '^all good$' "$T/prompt"
+	grep -Fxq './test_flaky.sh' "$T/prompt"
+	# a diff record that carries excerpts itself
+	jq -c '.command = "./test_flaky.sh" | .excerpts = {failing: {trial: 2, stderr: "fixture: NOTREADY\n"}, passing: {trial: 1, stderr: "all good\n"}}' \
+	    "$T/diff.jsonl" >"$T/diff2.jsonl"
+	run diagnose -m good-c "$T/diff2.jsonl"
+	status_is 0
+	hasnt "no trial records"
+	requests good-c | jq -r '.body.messages[0].content' >"$T/prompt"
+	grep -q '^fixture: NOTREADY$' "$T/prompt"
+	grep -q '^all good$' "$T/prompt"
+}
+
+@test "the prompt holds the evidence, not the answer" {
+	run diagnose -m good "$T/ev.jsonl"
+	status_is 0
+	requests good | jq -r '.body.messages[0].content' >"$T/prompt"
+	# the rate with n and interval, the experiment that moved it, both excerpts
+	grep -q '12/40 failed (30.0%, 95% CI 18.1–45.4%)' "$T/prompt"
+	grep -q 'perturbed 0/20 failed (≤16.1% at 95% confidence); stabilises' "$T/prompt"
+	grep -q '^fixture: NOTREADY$' "$T/prompt"
+	grep -q '^(empty)$' "$T/prompt"
+	# nothing of any answer: not the fix, not the decoy, not a cached patch
+	! grep -q '^+' "$T/prompt"
+	! grep -q 'sleep 0.03' "$T/prompt"
+	! grep -qi 'decoy' "$T/prompt"
 }
 
 # ---- rules ------------------------------------------------------------------
@@ -416,6 +543,35 @@ applies() {
 }
 
 # ---- bad input and faults ---------------------------------------------------
+
+@test "SIGINT while a model hangs: the answers already in are written, exit 130" {
+	rt-diagnose -C "$T/proj" -s test_flaky.sh -m slow-a,hang -t 60 "$T/ev.jsonl" \
+	    >"$T/out" 2>"$T/err" &
+	pid=$!
+	for _ in $(seq 400); do
+		jq -e 'select(.event == "reply")' "$T/llm.log" >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	kill -INT "$pid"
+	rc=0; wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ]
+	grep -q 'interrupted by SIGINT' "$T/err"
+	[ "$(wc -l <"$T/out")" -eq 1 ]
+	jqe '.model == "slow-a" and .status == "ok" and .id == "h1"' "$T/out"
+}
+
+@test "numbers a long cannot hold are no counts, not undefined behaviour" {
+	printf '{"type":"measure","command":"x","trials":1e300,"failures":2.5}\n' >"$T/m.jsonl"
+	run diagnose -m good "$T/m.jsonl"
+	status_is 0
+	requests good | jq -r '.body.messages[0].content' | grep -qx '(no measurement given)'
+}
+
+@test "--source naming a directory says so" {
+	run rt-diagnose -C "$T/proj" -s . </dev/null
+	status_is 2
+	has "--source .: not a regular file"
+}
 
 @test "a malformed record names file and line" {
 	printf '{"type":"measure","trials":3,"failures":1}\nnot json\n' >"$T/bad.jsonl"

@@ -21,7 +21,12 @@ that both answer well). Modes:
   rawdiff     only a fenced diff, no JSON
   nopatch     a cause and an explanation, no patch
   truncated   finish_reason "length" and the JSON cut off
-  flaky429    429 (with Retry-After) on the first request, then good
+  flaky429    429 with "Retry-After: 1" on the first request, then good;
+              a request sooner than the Retry-After gets 429 again and an
+              "early" event in the log
+  slow        answers good after 0.5 s, then logs a "reply" event
+  namedwhole  "file" names the path and "patch" holds the whole new file
+  wholeescape {"file", "content"} with a file outside the project
   err500      500 on every request
   nojsonmode  400 while response_format is asked for, then good
   apierror    401 with an error message
@@ -79,6 +84,7 @@ ABSOLUTE = ("--- /etc/passwd\n+++ /etc/passwd\n@@ -1 +1 @@\n"
 
 lock = threading.Lock()
 seen = {}
+last429 = {}
 logf = None
 
 
@@ -166,12 +172,35 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "truncated":
             text = json.dumps(GOOD)
             return chat(text[:len(text) // 2], finish="length")
-        if mode == "flaky429" and count == 1:
-            self.send(429, {"error": {"message": "slow down"}},
-                      {"Retry-After": "1"})
-            return None
         if mode == "flaky429":
+            model = body.get("model")
+            with lock:
+                then = last429.get(model)
+                early = then is not None and time.monotonic() - then < 1.0
+                if count == 1 or early:
+                    last429[model] = time.monotonic()
+            if early:
+                log({"event": "early", "model": model})
+            if count == 1 or early:
+                self.send(429, {"error": {"message": "slow down"}},
+                          {"Retry-After": "1"})
+                return None
             return chat(json.dumps(GOOD))
+        if mode == "slow":
+            time.sleep(0.5)
+            self.send(200, chat(json.dumps(GOOD)))
+            self.wfile.flush()
+            log({"event": "reply", "model": body.get("model")})
+            return None
+        if mode == "namedwhole":
+            return chat(json.dumps({"cause_class": "race_condition",
+                                    "explanation": "Wait for the writer.",
+                                    "file": FIXTURE_NAME, "patch": FIXED}))
+        if mode == "wholeescape":
+            return chat(json.dumps({"cause_class": "shared_state",
+                                    "explanation": "Reset the account file.",
+                                    "file": "../outside.sh",
+                                    "content": "#!/bin/sh\nexit 0\n"}))
         if mode == "err500":
             self.send(500, {"error": {"message": "internal error"}})
             return None
