@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-"""A hash-order flaky test: it expects a set of names to iterate in the
-order they were written, which depends on PYTHONHASHSEED."""
+"""The registry lists its names in the order they were registered."""
 import sys
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""A timing-flaky test: a cache warmer runs in a thread and the test reads
-the cache after a fixed sleep, assuming the warmer is done by then."""
+"""The cache must hold the warmed-up value by the time the test reads it:
+a stale read means callers would see old data right after start-up."""
 import os
 import random
 import sys
