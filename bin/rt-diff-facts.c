@@ -54,6 +54,17 @@ typedef struct {
 	unsigned char fail, has_trial, has_el;
 } event;
 
+/* The command, and one failing and one passing stderr excerpt (the lowest
+ * trial number of each; input order breaks ties), for rt-diagnose. */
+#define EXCERPT_MAX 2000
+typedef struct {
+	char *cmd;
+	char *ex[2];             /* [0] passing, [1] failing */
+	size_t exlen[2];
+	long long exkey[2], extrial[2];
+	int has[2], hastrial[2];
+} sample;
+
 /* What one stretch of whole lines adds up to. Stretches are tallied in
  * parallel and merged in input order, so the result does not depend on
  * how many run at once. */
@@ -70,6 +81,7 @@ typedef struct {
 	size_t nev, capev;
 	long bad_line;       /* the first fatal line (within the stretch), or 0 */
 	char msg[320];
+	sample smp;          /* the command and the stderr excerpts */
 } part;
 
 typedef struct {
@@ -89,6 +101,7 @@ typedef struct {
 	size_t chunk;
 	size_t *map;         /* merge: stretch word id -> word id */
 	size_t capmap;
+	sample smp;
 } ctx;
 
 enum { TAG_ERR = 'e', TAG_OUT = 'o', TAG_EXIT = 'x', TAG_SIG = 's', TAG_ENV = 'v' };
@@ -409,6 +422,58 @@ opt_text(json_t *rec, const char *key, const char **s, size_t *n)
 
 /* A trial record's counts into its stretch: NULL, or why it is malformed
  * (p->msg). */
+/* Keep the last EXCERPT_MAX bytes of a stderr, starting on a character. */
+static void
+sample_take(sample *m, int fail, long long key, int has_trial, long long trial,
+    const char *err, size_t n)
+{
+	const char *p = err;
+
+	if (m->has[fail] && key >= m->exkey[fail])
+		return;
+	if (n > EXCERPT_MAX) {
+		p = err + n - EXCERPT_MAX;
+		while (p < err + n && ((unsigned char)*p & 0xC0) == 0x80)
+			p++;
+		n = (size_t)(err + n - p);
+	}
+	free(m->ex[fail]);
+	m->ex[fail] = rt_xmalloc(n + 1);
+	if (n)
+		memcpy(m->ex[fail], p, n);
+	m->ex[fail][n] = '\0';
+	m->exlen[fail] = n;
+	m->exkey[fail] = key;
+	m->extrial[fail] = trial;
+	m->hastrial[fail] = has_trial;
+	m->has[fail] = 1;
+}
+
+/* Fold a later stretch's sample into an earlier one's. */
+static void
+sample_merge(sample *into, sample *from)
+{
+	int k;
+
+	if (!into->cmd && from->cmd) {
+		into->cmd = from->cmd;
+		from->cmd = NULL;
+	}
+	for (k = 0; k < 2; k++)
+		if (from->has[k] && (!into->has[k] || from->exkey[k] < into->exkey[k]))
+			sample_take(into, k, from->exkey[k], from->hastrial[k],
+			    from->extrial[k], from->ex[k], from->exlen[k]);
+}
+
+static void
+sample_free(sample *m)
+{
+	free(m->cmd);
+	free(m->ex[0]);
+	free(m->ex[1]);
+	memset(m, 0, sizeof *m);
+}
+
 static const char *
 scan_record(part *c, json_t *rec)
 {
@@ -463,10 +528,15 @@ scan_record(part *c, json_t *rec)
 #undef BAD
 
 	c->ordinal++;
+	v = json_object_get(rec, "command");
+	if (!c->smp.cmd && json_is_string(v))
+		c->smp.cmd = rt_xstrdup(json_string_value(v));
 	if (fail < 0) {
 		c->errors++;
 		return NULL;
 	}
+	sample_take(&c->smp, fail, has_trial ? trial : LLONG_MAX, has_trial,
+	    has_trial ? trial : 0, err ? err : "", err ? nerr : 0);
 	c->serial++;
 	if (c->nev == c->capev) {
 		c->capev = c->capev ? c->capev * 2 : 256;
@@ -582,6 +652,7 @@ part_reset(part *p, const char *data, size_t len, int lenient)
 	p->errors = p->timeouts = p->conc_f = p->conc_s = p->skipped = 0;
 	p->nev = 0;
 	p->bad_line = 0;
+	sample_free(&p->smp);
 }
 
 static void
@@ -591,6 +662,7 @@ part_free(part *p)
 	rt_strtab_free(p->pairs);
 	rt_strtab_free(p->envkeys);
 	free(p->ev);
+	sample_free(&p->smp);
 }
 
 static void
@@ -662,6 +734,7 @@ merge(ctx *c, part *p, const char *file, long *line)
 		add_counts(c->pairs, rt_strtab_put(c->pairs, pk, sizeof pk, NULL),
 		    rt_strtab_val(p->pairs, i));
 	}
+	sample_merge(&c->smp, &p->smp);
 	c->errors += p->errors;
 	c->timeouts += p->timeouts;
 	c->conc_f += p->conc_f;
@@ -1202,6 +1275,26 @@ code_list(ctx *c, int failing)
 	return a;
 }
 
+static json_t *
+excerpts_json(const sample *m)
+{
+	json_t *o = json_object(), *e;
+	static const char *const side[2] = { "passing", "failing" };
+	int k;
+
+	for (k = 1; k >= 0; k--) {
+		if (!m->has[k]) {
+			json_object_set_new(o, side[k], json_null());
+			continue;
+		}
+		e = json_object();
+		json_object_set_new(e, "trial", m->hastrial[k] ? json_integer(m->extrial[k]) : json_null());
+		json_object_set_new(e, "stderr", rt_json_bytes(m->ex[k], m->exlen[k]));
+		json_object_set_new(o, side[k], e);
+	}
+	return o;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1299,6 +1392,8 @@ main(int argc, char *argv[])
 			json_array_append_new(ft, json_integer(c.ftrials[i]));
 		json_object_set_new(out, "failure_trials", ft);
 		json_object_set_new(out, "token", pick_token(&c));
+		json_object_set_new(out, "command", c.smp.cmd ? json_string(c.smp.cmd) : json_null());
+		json_object_set_new(out, "excerpts", excerpts_json(&c.smp));
 		facts = json_array();
 		for (i = 0; i < nout; i++)
 			json_array_append_new(facts, fact_json(&fv.v[i], &c, 0));

@@ -334,3 +334,17 @@ EOF
 	jqe '.token == "OVERFLOWED" and .failures == 2' "$T/o"
 	jqe '.facts[] | select(.value | startswith("\u00e9")) | (.value | length) == 32 and .in_failures == 2' "$T/o"
 }
+
+@test "rt-diff-facts: the command and one failing and one passing excerpt, by lowest trial" {
+	printf '%s\n' \
+	  '{"type":"trial","trial":5,"outcome":"fail","command":"./t.sh","stderr":"late failure\n"}' \
+	  '{"type":"trial","trial":2,"outcome":"fail","command":"./t.sh","stderr":"early failure\n"}' \
+	  '{"type":"trial","trial":4,"outcome":"pass","command":"./t.sh","stderr":"fine\n"}' > "$T/ex.jsonl"
+	run rt-diff-facts "$T/ex.jsonl"
+	status_is 0
+	echo "$output" | jq -e '.command == "./t.sh" and .excerpts.failing == {"trial":2,"stderr":"early failure\n"} and .excerpts.passing.trial == 4'
+	# a long stderr keeps its last 2000 bytes, starting on a character
+	python3 -c 'import json; print(json.dumps({"type":"trial","trial":1,"outcome":"fail","stderr":"é"*3000+"END"}))' > "$T/long.jsonl"
+	run rt-diff-facts "$T/long.jsonl"
+	echo "$output" | jq -e '(.excerpts.failing.stderr | endswith("END") and (utf8bytelength <= 2000) and (test("\ufffd") | not)) and .excerpts.passing == null'
+}

@@ -452,11 +452,19 @@ applies() {
 	rt-diff-facts "$T/trials.jsonl" >"$T/diff.jsonl"
 	run diagnose -m good-a "$T/diff.jsonl"
 	status_is 0
-	has "no trial records"
+	# rt-diff-facts carries the command and both excerpts in the diff record
+	hasnt "no trial records"
 	echo "$output" | grep '^{' | jqe '.status == "ok"'
 	requests good-a | jq -r '.body.messages[0].content' >"$T/prompt"
 	grep -q '^1/2 failed' "$T/prompt"
 	grep -q 'Failing-only token: NOTREADY' "$T/prompt"
+	grep -q '^fixture: NOTREADY$' "$T/prompt"
+	grep -Fxq './test_flaky.sh' "$T/prompt"
+	# without them (an older diff record) it says the prompt lacks excerpts
+	jq -c 'del(.command, .excerpts)' "$T/diff.jsonl" >"$T/diff0.jsonl"
+	run diagnose -m good-d "$T/diff0.jsonl"
+	status_is 0
+	has "no trial records"
 	# the diff first on stdin, then the trials: excerpts and the command too
 	run diagnose -m good-b - "$T/trials.jsonl" <"$T/diff.jsonl"
 	status_is 0
