@@ -87,3 +87,20 @@ C
 	[ ! -e "$T/root/opt/rt/lib/libretrial-stats.so" ]
 	[ ! -e "$T/root/opt/rt/share/retrial" ]
 }
+
+@test "examples: the shipped cache has a real fix and a decoy for each fixable example" {
+	for ex in timing:test_cache.py hashorder:test_order.py lingering:test_lock.sh; do
+		dir=${ex%%:*} src=${ex#*:}
+		cp -R "$EX/$dir" "$T/$dir"
+		rt-diagnose --offline -C "$T/$dir" -s "$src" </dev/null 2>/dev/null > "$T/$dir.h"
+		jq -e -s 'length == 2 and all(.source == "cache" and .status == "ok")' "$T/$dir.h"
+		for id in h1 h2; do
+			jq -r "select(.id == \"$id\") | .patch" "$T/$dir.h" | patch -p1 --dry-run -s -d "$T/$dir"
+		done
+	done
+	# the real fixes hold: hashorder's and lingering's fixed tests always pass
+	jq -r 'select(.id == "h1") | .patch' "$T/hashorder.h" | patch -p1 -s -d "$T/hashorder"
+	rt-measure -n 10 --text -- python3 "$T/hashorder/test_order.py" | grep -q "0/10 failed"
+	jq -r 'select(.id == "h1") | .patch' "$T/lingering.h" | patch -p1 -s -d "$T/lingering"
+	rt-measure -n 10 --text -- sh "$T/lingering/test_lock.sh" | grep -q "0/10 failed"
+}

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Takes the work lock, does its work, and hands the lock back.
-lock=${LOCK:-${TMPDIR:-/tmp}/retrial-example-lingering.lock}
+lock=${LOCK:-$(dirname "$0")/.work.lock}
 if ! mkdir "$lock" 2>/dev/null; then
 	echo "lock: BUSY, $lock still held by an earlier run" >&2
 	exit 1
