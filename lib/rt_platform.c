@@ -1,5 +1,9 @@
 /* rt_platform: Linux first, POSIX fallbacks; the only file with #ifdef. */
 #define _DEFAULT_SOURCE 1
+#if defined(__linux__)
+#define _GNU_SOURCE 1
+#include <sched.h>
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +14,17 @@
 
 #include "rt_platform.h"
 
+/* CPUs this process may run on (taskset, cgroup cpusets), like nproc(1). */
 int
 rt_ncpu(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	long n;
+#if defined(__linux__)
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+#endif
+	n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (int)n : 1;
 }
 
