@@ -305,12 +305,16 @@ main(int argc, char *argv[])
 			break;
 		case 'h':
 			usage(stdout);
+			rt_trial_cli_free(&cli);
+			rt_fshut(stdout, "stdout");
 			return 0;
 		case 'V':
+			rt_trial_cli_free(&cli);
 			rt_print_version();
 			return 0;
 		default:
 			usage(stderr);
+			rt_trial_cli_free(&cli);
 			return RT_EXIT_ERR;
 		}
 	}
