@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,6 +104,18 @@ rt_isatty(int fd)
 	if (e && *e)
 		return 0;
 	return isatty(fd);
+}
+
+int
+rt_term_cols(int fd)
+{
+#if defined(TIOCGWINSZ)
+	struct winsize ws;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+#endif
+	(void)fd;
+	return 0;
 }
 
 char *

@@ -126,6 +126,17 @@ load helper
 	[ ! -s "$T/err" ]
 }
 
+@test "rt-measure: progress is cut to the terminal width at a whole field" {
+	command -v script >/dev/null || skip "no script(1)"
+	run env -u RETRIAL_NO_TTY script -qec "stty cols 30; rt-measure -n 3 --cmd true >/dev/null" /dev/null
+	status_is 0
+	has "rt-measure: 3/3 trials"
+	hasnt "0/3"
+	run env -u RETRIAL_NO_TTY script -qec "stty cols 70; rt-measure -n 3 --cmd true >/dev/null" /dev/null
+	has "0/3 failed ("
+	hasnt "ETA"
+}
+
 @test "rt-measure: most trials errors: warning on stderr and in the record" {
 	rt-measure -n 3 --cmd 'nosuchcmd-rt' 2>"$T/err" >"$T/out"
 	grep -q "WARNING: 3 of 3 trials were errors" "$T/err"
