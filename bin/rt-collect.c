@@ -55,6 +55,7 @@ typedef struct {
 	double conf;
 	int broken;                  /* the reader went away */
 	long done;
+	char reason[400];            /* the first error's, for the warning */
 } collect;
 
 /* One write(2) per record, so a kill -9 leaves only whole lines. */
@@ -96,6 +97,9 @@ on_trial(const rt_trial_result *res, void *ctx)
 		rt_die("%s: write error:", c->outname);
 	}
 	json_decref(rec);
+	if (res->outcome == RT_ERROR && !c->reason[0])
+		rt_error_reason(c->reason, sizeof c->reason, res->trial, res->error,
+		    res->err.data);
 	rt_tally_add(&c->tally, res->outcome);
 	c->done++;
 	rt_progress_update(&c->prog, c->done, c->tally.failures, c->tally.trials,
@@ -103,19 +107,21 @@ on_trial(const rt_trial_result *res, void *ctx)
 	return RT_GO_ON;
 }
 
-/* --resume: find the highest trial number among the file's whole lines;
- * a torn last line (a crash mid-write) is cut off with a warning. */
-static long
-resume_point(const char *path)
+/* --resume: mark the trials the file already has (with -j N they end out of
+ * order, so a crash can leave holes below the highest number); a torn last
+ * line (a crash mid-write) is cut off with a warning. Trials of another
+ * command are refused: they belong to a different experiment. */
+static void
+resume_scan(const char *path, const char *command, long n, unsigned char *have)
 {
 	size_t len, i, start, keep;
 	char *data = rt_read_file(path, &len);
-	long max = 0, line = 0;
-	json_t *rec, *t;
+	long line = 0, t;
+	json_t *rec, *jt, *jc;
 
 	if (!data) {
 		if (errno == ENOENT)
-			return 0;
+			return;
 		rt_die("%s:", path);
 	}
 	keep = 0;
@@ -124,11 +130,16 @@ resume_point(const char *path)
 			continue;
 		line++;
 		rec = json_loadb(data + start, i - start, 0, NULL);
-		if (!rec || !json_is_object(rec))
+		jt = rec ? json_object_get(rec, "trial") : NULL;
+		if (!json_is_object(rec) || !json_is_integer(jt) ||
+		    json_integer_value(jt) < 1)
 			rt_die("%s:%ld: not a trial record; refusing to resume", path, line);
-		t = json_object_get(rec, "trial");
-		if (json_is_integer(t) && json_integer_value(t) > max)
-			max = (long)json_integer_value(t);
+		jc = json_object_get(rec, "command");
+		if (json_is_string(jc) && strcmp(json_string_value(jc), command) != 0)
+			rt_die("%s:%ld: a trial of another command (\"%s\"); refusing to "
+			    "resume", path, line, json_string_value(jc));
+		if ((t = (long)json_integer_value(jt)) <= n)
+			have[t / 8] |= (unsigned char)(1u << (t % 8));
 		json_decref(rec);
 		start = i + 1;
 		keep = start;
@@ -140,7 +151,6 @@ resume_point(const char *path)
 			rt_die("%s: cannot drop the torn line:", path);
 	}
 	free(data);
-	return max;
 }
 
 int
@@ -148,7 +158,9 @@ main(int argc, char *argv[])
 {
 	rt_trial_cli cli;
 	collect c;
-	long n = 20, shard_k = 1, shard_n = 1, first, count, last_done = 0;
+	long n = 20, shard_k = 1, shard_n = 1, count, todo, t;
+	unsigned char *have = NULL;
+	char msg[800];
 	const char *out = NULL;
 	int resume = 0, ch, sig;
 	char *slash;
@@ -177,12 +189,16 @@ main(int argc, char *argv[])
 			break;
 		case 'h':
 			usage(stdout);
+			rt_trial_cli_free(&cli);
+			rt_fshut(stdout, "stdout");
 			return 0;
 		case 'V':
+			rt_trial_cli_free(&cli);
 			rt_print_version();
 			return 0;
 		default:
 			usage(stderr);
+			rt_trial_cli_free(&cli);
 			return RT_EXIT_ERR;
 		}
 	}
@@ -194,8 +210,15 @@ main(int argc, char *argv[])
 	c.cli = &cli;
 	c.conf = 0.95;
 	c.outname = out ? out : "stdout";
-	if (resume)
-		last_done = resume_point(out);
+	count = shard_k > n ? 0 : (n - shard_k) / shard_n + 1;
+	todo = count;
+	if (resume) {
+		have = rt_xcalloc((size_t)n / 8 + 1, 1);
+		resume_scan(out, cli.command, n, have);
+		for (t = shard_k; t <= n; t += shard_n)
+			if (have[t / 8] & (1u << (t % 8)))
+				todo--;
+	}
 	if (out) {
 		c.fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC | (resume ? O_APPEND : O_TRUNC), 0644);
 		if (c.fd < 0)
@@ -203,22 +226,17 @@ main(int argc, char *argv[])
 	} else {
 		c.fd = 1;
 	}
+	rt_trial_signals_install();
 	/* this shard's trials: shard_k, shard_k + shard_n, ... up to n,
 	 * skipping those a resumed file already has */
-	first = shard_k;
-	if (last_done >= first)
-		first += ((last_done - first) / shard_n + 1) * shard_n;
-	count = first > n ? 0 : (n - first) / shard_n + 1;
-
-	rt_trial_signals_install();
-	rt_progress_init(&c.prog, count);
-	sig = rt_run_trials(&cli.o, first, count, shard_n, on_trial, &c);
+	rt_progress_init(&c.prog, todo);
+	sig = rt_run_trials_except(&cli.o, shard_k, count, shard_n, have, on_trial, &c);
+	free(have);
 	rt_progress_clear(&c.prog);
 	if (out && close(c.fd) < 0)
 		rt_die("%s:", out);
-	if (c.tally.errors > 0 && c.tally.errors * 2 > c.tally.errors + c.tally.trials)
-		rt_warn("%ld of %ld trials could not run (errors, not failures) — check the command",
-		    c.tally.errors, c.done);
+	if (rt_errors_warning(msg, sizeof msg, &c.tally, c.reason))
+		rt_warn("%s", msg);
 	rt_trial_cli_free(&cli);
 	if (sig)
 		return sig == SIGINT ? RT_EXIT_INT : RT_EXIT_TERM;

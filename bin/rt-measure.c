@@ -72,8 +72,17 @@ typedef struct {
 	long done;
 	const char *stopped;
 	char stop_reason[200];
+	long decided_at;             /* valid trials when --until decided */
+	char reason[400];            /* the first error's, for the warning */
 	const char *command;         /* from records, when reading them */
 	char *command_owned;
+	/* reading records: (trial, seed) pairs seen, to drop duplicates */
+	uint64_t *seen;
+	size_t nseen, capseen;
+	long duplicates;
+	double gap_ms;               /* the records' gap_ms; NAN when they differ */
+	int have_gap;
+	long max_concurrent;
 } measure;
 
 /* --until: decide with the anytime-valid confidence sequence, so checking
@@ -131,11 +140,49 @@ on_trial(const rt_trial_result *res, void *ctx)
 	}
 	rt_progress_update(&m->prog, m->done, m->tally.failures, m->tally.trials,
 	    m->conf, NULL);
+	if (res->outcome == RT_ERROR && !m->reason[0])
+		rt_error_reason(m->reason, sizeof m->reason, res->trial, res->error,
+		    res->err.data);
 	if (m->until && !m->stopped && decided(m)) {
 		m->stopped = m->until == 1 ? "verdict" : "width";
+		m->decided_at = m->tally.trials;
 		return RT_STOP;
 	}
 	return RT_GO_ON;
+}
+
+/* A trial number and seed seen before: the same trial counted twice. */
+static int
+seen_before(measure *m, uint64_t trial, const char *seed)
+{
+	uint64_t key = rt_mix64(strtoull(seed, NULL, 10) ^ rt_mix64(trial)) | 1;
+	size_t i, mask;
+	uint64_t *old;
+	size_t oldcap;
+
+	if (m->nseen * 2 >= m->capseen) {
+		old = m->seen;
+		oldcap = m->capseen;
+		m->capseen = oldcap ? oldcap * 2 : 1024;
+		m->seen = rt_xcalloc(m->capseen, sizeof *m->seen);
+		m->nseen = 0;
+		for (i = 0; i < oldcap; i++)
+			if (old[i]) {
+				size_t j = old[i] & (m->capseen - 1);
+				while (m->seen[j])
+					j = (j + 1) & (m->capseen - 1);
+				m->seen[j] = old[i];
+				m->nseen++;
+			}
+		free(old);
+	}
+	mask = m->capseen - 1;
+	for (i = key & mask; m->seen[i]; i = (i + 1) & mask)
+		if (m->seen[i] == key)
+			return 1;
+	m->seen[i] = key;
+	m->nseen++;
+	return 0;
 }
 
 static int
@@ -143,7 +190,9 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 {
 	measure *m = ctx;
 	const char *type = json_string_value(json_object_get(rec, "type"));
-	const char *oc, *cmd;
+	const char *oc, *cmd, *seed, *err, *errtext;
+	long long trial = 0, conc;
+	double gap;
 	rt_outcome o;
 
 	if (strcmp(type, "trial") != 0)
@@ -151,7 +200,32 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	oc = rt_rec_str(rec, "outcome", w);
 	if (rt_outcome_parse(oc, &o) < 0)
 		rt_die_at(w, "\"outcome\": unknown value \"%s\"", oc);
+	seed = json_string_value(json_object_get(rec, "seed"));
+	if (rt_rec_opt_int(rec, "trial", w, &trial) && seed &&
+	    seen_before(m, (uint64_t)trial, seed)) {
+		if (m->duplicates++ == 0)
+			rt_warn("%s:%ld: trial %lld with seed %s was already counted: dropping "
+			    "repeated trials (the same shard or file given twice?)", w->file,
+			    w->line, trial, seed);
+		return 0;
+	}
 	rt_tally_add(&m->tally, o);
+	if (o == RT_ERROR && !m->reason[0]) {
+		if (!rt_rec_opt_str(rec, "error", w, &err))
+			err = NULL;
+		if (!rt_rec_opt_str(rec, "stderr", w, &errtext))
+			errtext = NULL;
+		rt_error_reason(m->reason, sizeof m->reason, (long)trial, err, errtext);
+	}
+	if (rt_rec_opt_num(rec, "gap_ms", w, &gap)) {
+		if (!m->have_gap)
+			m->gap_ms = gap;
+		else if (m->gap_ms != gap)
+			m->gap_ms = NAN;
+		m->have_gap = 1;
+	}
+	if (rt_rec_opt_int(rec, "concurrent", w, &conc) && conc > m->max_concurrent)
+		m->max_concurrent = (long)conc;
 	if (!m->command && rt_rec_opt_str(rec, "command", w, &cmd))
 		m->command = m->command_owned = rt_xstrdup(cmd);
 	return 0;
@@ -183,8 +257,9 @@ main(int argc, char *argv[])
 	int gate = 0, text = 0, ch, sig = 0, have_cmd;
 	double t0;
 	json_t *rec;
-	char *s;
+	char *s, msg[800];
 	rt_verdict v;
+	int broken = 0;
 
 	rt_setprogname(argv[0]);
 	rt_trial_cli_init(&cli);
@@ -230,12 +305,16 @@ main(int argc, char *argv[])
 			break;
 		case 'h':
 			usage(stdout);
+			rt_trial_cli_free(&cli);
+			rt_fshut(stdout, "stdout");
 			return 0;
 		case 'V':
+			rt_trial_cli_free(&cli);
 			rt_print_version();
 			return 0;
 		default:
 			usage(stderr);
+			rt_trial_cli_free(&cli);
 			return RT_EXIT_ERR;
 		}
 	}
@@ -273,7 +352,13 @@ main(int argc, char *argv[])
 		json_object_set_new(rec, "jobs", json_integer(cli.o.jobs));
 		json_object_set_new(rec, "seed", json_integer((json_int_t)cli.o.seed));
 	} else {
+		json_object_set_new(rec, "gap_ms", m.have_gap && !isnan(m.gap_ms) ?
+		    json_real(m.gap_ms) : json_null());
+		json_object_set_new(rec, "jobs", jo.records ?
+		    json_integer(m.max_concurrent + 1) : json_null());
 		json_object_set_new(rec, "records", json_integer(jo.records));
+		if (m.duplicates)
+			json_object_set_new(rec, "duplicates", json_integer(m.duplicates));
 		if (jo.lenient)
 			json_object_set_new(rec, "skipped", json_integer(jo.skipped));
 	}
@@ -281,18 +366,36 @@ main(int argc, char *argv[])
 	json_object_set_new(rec, "interrupted", json_boolean(sig != 0));
 	json_object_set_new(rec, "stopped", json_string(sig ? "interrupted" :
 	    m.stopped ? m.stopped : "budget"));
-	if (m.stopped) {
+	if (m.until && !sig) {
 		rt_interval cs;
+		size_t l;
+		long k;
 		rt_cs_interval(m.tally.failures, m.tally.trials, m.conf, 0.5, 0.5, &cs);
+		if (!m.stopped)
+			snprintf(m.stop_reason, sizeof m.stop_reason, "the cap of %ld trials "
+			    "came before the %s (anytime-valid interval %.4g-%.4g)", n,
+			    m.until == 1 ? "verdict was decided" : "interval was narrow enough",
+			    cs.low, cs.high);
+		else if (m.tally.trials > m.decided_at) {
+			l = strlen(m.stop_reason);
+			k = m.tally.trials - m.decided_at;
+			snprintf(m.stop_reason + l, sizeof m.stop_reason - l, "; %ld "
+			    "trial%s already running then finished and %s counted", k, k == 1 ? "" : "s",
+			    k == 1 ? "is" : "are");
+		}
 		json_object_set_new(rec, "stop_reason", json_string(m.stop_reason));
 		json_object_set_new(rec, "cs_low", rt_json_real6(cs.low));
 		json_object_set_new(rec, "cs_high", rt_json_real6(cs.high));
 	}
-	if (m.tally.errors > 0 && m.tally.errors * 2 > m.tally.errors + m.tally.trials)
-		rt_warn("%ld of %ld trials were errors, not failures (the harness could not run "
-		    "them or they exited with a declared infrastructure code): the rate covers "
-		    "only %ld valid trials", m.tally.errors,
-		    m.tally.errors + m.tally.trials + m.tally.ignored, m.tally.trials);
+	if (rt_errors_warning(msg, sizeof msg, &m.tally, m.reason)) {
+		rt_warn("%s", msg);
+		json_object_set_new(rec, "warning", json_string(msg));
+	}
+	if (!have_cmd && jo.records == 0)
+		rt_warn("no records in the input: nothing was measured");
+	else if (!have_cmd && m.tally.trials + m.tally.errors + m.tally.ignored == 0)
+		rt_warn("no trial records in the input (%ld record%s of other types): "
+		    "nothing was measured", jo.records, jo.records == 1 ? "" : "s");
 
 	if (out) {
 		s = rt_dumps(rec);
@@ -304,13 +407,17 @@ main(int argc, char *argv[])
 	}
 	if (text)
 		print_text(stdout, rec);
-	else if (rt_emit_try(stdout, rec) < 0 && errno != EPIPE)
-		rt_die("stdout: write error:");
+	else if (rt_emit_try(stdout, rec) < 0) {
+		if (errno != EPIPE)
+			rt_die("stdout: write error:");
+		broken = 1;
+	}
 	v = rt_detect(m.tally.failures, m.tally.trials, m.threshold, m.conf);
 	json_decref(rec);
 	free(m.command_owned);
 	rt_trial_cli_free(&cli);
-	if (errno != EPIPE)
+	free(m.seen);
+	if (!broken)
 		rt_fshut(stdout, "stdout");
 	if (sig)
 		return sig == SIGINT ? RT_EXIT_INT : RT_EXIT_TERM;

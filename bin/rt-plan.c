@@ -264,7 +264,7 @@ plan(double observed, double fix_rate, const measure *m, const char *basis)
 			return;
 		}
 		json_object_set_new(o, "rate", rt_json_real6(fix_rate));
-		json_object_set_new(o, "confidence", rt_json_real6(c));
+		json_object_set_new(o, "confidence", json_real(c));
 		json_object_set_new(o, "runs", json_integer(n));
 		json_object_set_new(o, "basis", json_string(basis));
 		if (m->found)
@@ -297,7 +297,7 @@ plan(double observed, double fix_rate, const measure *m, const char *basis)
 	levels = json_array();
 	for (i = 0; i < opt.nlevels; i++) {
 		lv = json_object();
-		json_object_set_new(lv, "confidence", rt_json_real6(opt.levels[i]));
+		json_object_set_new(lv, "confidence", json_real(opt.levels[i]));
 		json_object_set_new(lv, "runs", json_integer(runs_for(fix_rate, opt.levels[i])));
 		json_array_append_new(levels, lv);
 		if (!ch && opt.levels[i] == c)
@@ -348,9 +348,10 @@ policy(double observed, double fix_rate, double retry_rate, const measure *m,
 		    "%ld attempts with probability %s, target %s); quarantine when %ld of "
 		    "the last %ld runs exhaust their retries (more than the measured "
 		    "flakiness explains at %s confidence); a fix is shown by %ld clean "
-		    "runs in a row at %s confidence",
+		    "run%s in a row at %s confidence",
 		    retries, retries == 1 ? "" : "s", retries + 1, pct(b2, sizeof b2, q),
-		    pct(b3, sizeof b3, opt.target), quar, opt.window, b1, green, b1);
+		    pct(b3, sizeof b3, opt.target), quar, opt.window, b1, green,
+		    green == 1 ? "" : "s", b1);
 	if (opt.text) {
 		measured_text(m);
 		if (always) {
@@ -389,10 +390,10 @@ policy(double observed, double fix_rate, double retry_rate, const measure *m,
 	json_object_set_new(o, "type", json_string("policy"));
 	json_object_set_new(o, "observed_rate", rt_json_real6(observed));
 	json_object_set_new(o, "basis", json_string(basis));
-	json_object_set_new(o, "confidence", rt_json_real6(c));
+	json_object_set_new(o, "confidence", json_real(c));
 	json_object_set_new(o, "green_runs_required", json_integer(green));
 	json_object_set_new(o, "retry_budget", always ? json_null() : json_integer(retries));
-	json_object_set_new(o, "target", rt_json_real6(opt.target));
+	json_object_set_new(o, "target", json_real(opt.target));
 	json_object_set_new(o, "quarantine_after", json_integer(quar));
 	json_object_set_new(o, "window", json_integer(opt.window));
 	json_object_set_new(o, "rule", json_string(rule));

@@ -191,12 +191,26 @@ rt_progress_init(rt_progress *p, long total)
 	p->total = total;
 }
 
+/* The last " \xc2\xb7 " field separator in s, or NULL. */
+static char *
+strrstr_sep(char *s)
+{
+	char *p, *last = NULL;
+
+	for (p = s; (p = strstr(p, " \xc2\xb7 ")); p++)
+		last = p;
+	return last;
+}
+
 void
 rt_progress_update(rt_progress *p, long done, long k, long n, double conf,
     const char *extra)
 {
-	char rate[160], eta[32] = "";
+	char rate[160], eta[32] = "", line[512];
 	double el;
+	int cols, w;
+	size_t i;
+	char *sep;
 
 	if (!p->on)
 		return;
@@ -205,8 +219,22 @@ rt_progress_update(rt_progress *p, long done, long k, long n, double conf,
 	if (done > 0 && p->total > done)
 		snprintf(eta, sizeof eta, " \xc2\xb7 ETA %.0fs", el / (double)done *
 		    (double)(p->total - done));
-	fprintf(stderr, "\r\033[K%s: %ld/%ld trials \xc2\xb7 %s%s%s%s", rt_progname,
+	snprintf(line, sizeof line, "%s: %ld/%ld trials \xc2\xb7 %s%s%s%s", rt_progname,
 	    done, p->total, rate, eta, extra ? " \xc2\xb7 " : "", extra ? extra : "");
+	/* a line wider than the terminal wraps, and \r then clears only its
+	 * last row: cut it to the width (counting UTF-8 characters), at the
+	 * last whole field so a rate never shows without its interval */
+	if ((cols = rt_term_cols(2)) > 1) {
+		for (i = 0, w = 0; line[i]; i++)
+			if ((line[i] & 0xc0) != 0x80 && ++w == cols)
+				break;
+		if (line[i]) {
+			line[i] = '\0';
+			if ((sep = strrstr_sep(line)))
+				*sep = '\0';
+		}
+	}
+	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 }
 

@@ -1,19 +1,31 @@
 /* rt_platform: Linux first, POSIX fallbacks; the only file with #ifdef. */
 #define _DEFAULT_SOURCE 1
+#if defined(__linux__)
+#define _GNU_SOURCE 1
+#include <sched.h>
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "rt_platform.h"
 
+/* CPUs this process may run on (taskset, cgroup cpusets), like nproc(1). */
 int
 rt_ncpu(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	long n;
+#if defined(__linux__)
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+#endif
+	n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (int)n : 1;
 }
 
@@ -92,6 +104,18 @@ rt_isatty(int fd)
 	if (e && *e)
 		return 0;
 	return isatty(fd);
+}
+
+int
+rt_term_cols(int fd)
+{
+#if defined(TIOCGWINSZ)
+	struct winsize ws;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+#endif
+	(void)fd;
+	return 0;
 }
 
 char *

@@ -21,6 +21,8 @@ int rt_sleep_ms(double ms);
 long rt_peak_rss_kb(void);
 /* Is fd a terminal? (isatty, but never when RETRIAL_NO_TTY is set) */
 int rt_isatty(int fd);
+/* Columns of the terminal on fd, 0 when unknown. */
+int rt_term_cols(int fd);
 /* The running program's absolute path (malloc'd), or NULL when the
  * system does not say. */
 char *rt_self_exe(void);

@@ -750,6 +750,19 @@ int
 rt_run_trials(const rt_trial_opts *o, long first, long count, long stride,
     rt_trial_done_fn fn, void *ctx)
 {
+	return rt_run_trials_except(o, first, count, stride, NULL, fn, ctx);
+}
+
+static int
+have_trial(const unsigned char *have, long trial)
+{
+	return have && have[trial / 8] & (1u << (trial % 8));
+}
+
+int
+rt_run_trials_except(const rt_trial_opts *o, long first, long count, long stride,
+    const unsigned char *have, rt_trial_done_fn fn, void *ctx)
+{
 	rt_runner *r = rt_runner_new();
 	int jobs = o->jobs > 0 ? o->jobs : rt_ncpu();
 	double *free_at = rt_xcalloc((size_t)jobs, sizeof *free_at);
@@ -770,6 +783,8 @@ rt_run_trials(const rt_trial_opts *o, long first, long count, long stride,
 		}
 		now = rt_now_ms();
 		soon = INFINITY;
+		while (next < count && have_trial(have, first + next * stride))
+			next++;
 		for (s = 0; s < jobs && next < count && !stopping; s++) {
 			if (busy[s])
 				continue;
@@ -781,6 +796,8 @@ rt_run_trials(const rt_trial_opts *o, long first, long count, long stride,
 			busy[s] = 1;
 			rt_runner_start(r, o, first + next * stride, (void *)(intptr_t)s);
 			next++;
+			while (next < count && have_trial(have, first + next * stride))
+				next++;
 		}
 		if (rt_runner_running(r) == 0 && (next >= count || stopping)) {
 			/* spawn errors land in the done queue */
@@ -924,6 +941,35 @@ rt_tally_add(rt_tally *t, rt_outcome o)
 		t->ignored++;
 		break;
 	}
+}
+
+void
+rt_error_reason(char *buf, size_t size, long trial, const char *error,
+    const char *err_text)
+{
+	size_t n = 0;
+
+	if (err_text)
+		while (err_text[n] && err_text[n] != '\n' && n < 160)
+			n++;
+	snprintf(buf, size, "trial %ld: %s%s%.*s", trial,
+	    error && *error ? error : "an error", n ? "; stderr: " : "", (int)n,
+	    err_text ? err_text : "");
+}
+
+int
+rt_errors_warning(char *buf, size_t size, const rt_tally *t, const char *reason)
+{
+	long all = t->trials + t->errors + t->ignored;
+
+	if (t->errors == 0 || t->errors <= t->trials)
+		return 0;
+	snprintf(buf, size, "WARNING: %ld of %ld trials were errors, not failures "
+	    "(the harness could not run them, or they exited with a code declared "
+	    "infrastructure)%s%s; the rate covers only %ld valid trial%s: check the "
+	    "command", t->errors, all, reason && *reason ? " — first: " : "",
+	    reason ? reason : "", t->trials, t->trials == 1 ? "" : "s");
+	return 1;
 }
 
 static void

@@ -107,6 +107,12 @@ typedef int (*rt_trial_done_fn)(const rt_trial_result *res, void *ctx);
 int rt_run_trials(const rt_trial_opts *o, long first, long count, long stride,
     rt_trial_done_fn fn, void *ctx);
 
+/* The same, skipping every trial number whose bit is set in have
+ * (bit t % 8 of have[t / 8]; NULL: none), as --resume needs after a crash
+ * left holes (with -j N trials end out of order). */
+int rt_run_trials_except(const rt_trial_opts *o, long first, long count,
+    long stride, const unsigned char *have, rt_trial_done_fn fn, void *ctx);
+
 /* The trial record (rt-collect(1)): type "trial" and every field. */
 json_t *rt_trial_json(const rt_trial_result *res, const rt_trial_opts *o,
     const char *command);
@@ -119,6 +125,15 @@ typedef struct {
 	long trials, passes, failures, timeouts, errors, ignored;
 } rt_tally;
 void rt_tally_add(rt_tally *t, rt_outcome o);
+
+/* Why an error trial was one, for a message: "trial 3: cannot run ./x: No
+ * such file or directory", with the first line of its stderr when any. */
+void rt_error_reason(char *buf, size_t size, long trial, const char *error,
+    const char *err_text);
+/* When most trials were errors (errors > valid trials), a loud warning in
+ * buf naming the counts and the first error's reason; returns 1. Else 0. */
+int rt_errors_warning(char *buf, size_t size, const rt_tally *t,
+    const char *reason);
 
 /* "12/40 failed (30.0%, 95% CI 18.1–45.6%)", and with no failure
  * "0/40 failed (≤8.8% at 95% confidence)". Never a bare rate. */

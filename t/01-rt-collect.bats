@@ -194,11 +194,47 @@ load helper
 	# simulate a torn last line, as a crash mid-write would leave
 	printf '{"type":"trial","trial":99' >> "$T/r.jsonl"
 	before=$(grep -c . "$T/r.jsonl")
-	run rt-collect -n 60 -o "$T/r.jsonl" --resume --cmd true
+	run rt-collect -n 60 -o "$T/r.jsonl" --resume --cmd 'sleep 0.02'
 	status_is 0
 	has "dropping a torn last line"
 	jq -e -s 'map(.trial) | . == [range(1; 61)]' "$T/r.jsonl" || jq -e -s 'map(.trial) | length >= 60' "$T/r.jsonl"
 	jq -e -s 'map(.trial) | (. | unique | length) == length' "$T/r.jsonl"
+}
+
+@test "rt-collect: --resume runs the holes a -j crash leaves below the highest trial" {
+	# with -j 2 trials end out of order: a kill -9 can leave 1 2 4 without 3
+	rt-collect -n 4 --seed 5 -- "$EX/kth/every-kth.sh" | sed 3d > "$T/h.jsonl"
+	run rt-collect -n 6 --seed 5 -o "$T/h.jsonl" --resume -- "$EX/kth/every-kth.sh"
+	status_is 0
+	jq -s -e 'map(.trial) | sort == [1,2,3,4,5,6]' "$T/h.jsonl"
+	rt-measure "$T/h.jsonl" | jq -e '.trials == 6 and .failures == 2'
+}
+
+@test "rt-collect: --resume with --shard runs only that shard's missing trials" {
+	rt-collect -n 10 --shard 2/3 --seed 5 -- "$EX/kth/every-kth.sh" | sed 2d > "$T/s.jsonl"
+	rt-collect -n 10 --shard 2/3 --seed 5 -o "$T/s.jsonl" --resume -- "$EX/kth/every-kth.sh"
+	jq -s -e 'map(.trial) | sort == [2,5,8]' "$T/s.jsonl"
+	# another shard resumed into the same file adds its own trials, not none
+	rt-collect -n 10 --shard 1/3 --seed 5 -o "$T/s.jsonl" --resume -- "$EX/kth/every-kth.sh"
+	jq -s -e 'map(.trial) | sort == [1,2,4,5,7,8,10]' "$T/s.jsonl"
+}
+
+@test "rt-collect: --resume refuses a file of another command, naming file:line" {
+	rt-collect -n 2 -o "$T/c.jsonl" --cmd 'echo a'
+	run rt-collect -n 4 -o "$T/c.jsonl" --resume --cmd 'echo b'
+	status_is 2
+	has "c.jsonl:1: a trial of another command"
+	[ "$(wc -l < "$T/c.jsonl")" -eq 2 ]
+}
+
+@test "rt-collect: most trials errors: a loud warning with the first error's reason" {
+	run rt-collect -n 3 --cmd 'nosuchcmd-rt'
+	status_is 0
+	has "WARNING: 3 of 3 trials were errors"
+	has "trial 1: exit code 127 is declared infrastructure"
+	has "nosuchcmd-rt"
+	run rt-collect -n 2 -- /nonexistent/rt-x
+	has "cannot run /nonexistent/rt-x"
 }
 
 @test "rt-collect: --out to an unwritable place fails with exit 2" {

@@ -94,6 +94,80 @@ load helper
 	echo "$output" | jq -e '.stopped == "verdict" and .verdict == "STABLE" and .cs_high < 0.1 and .trials < 500'
 }
 
+@test "rt-measure: --until with -j 2 counts the trial still running and says so" {
+	run rt-measure -n 500 -j 2 --until verdict --facts "$T/f.jsonl" --cmd true
+	status_is 0
+	echo "$output" | jq -e '.verdict == "STABLE" and .jobs == 2 and .trials == 54'
+	echo "$output" | jq -e '.stop_reason | test("after 53 trials; 1 trial already running then finished and is counted")'
+	[ "$(wc -l < "$T/f.jsonl")" -eq 54 ]
+}
+
+@test "rt-measure: --until says so when the cap comes first" {
+	run rt-measure -n 10 --until verdict --cmd true
+	echo "$output" | jq -e '.stopped == "budget" and .verdict == "INCONCLUSIVE"'
+	echo "$output" | jq -e '.stop_reason | test("cap of 10 trials came before the verdict")'
+}
+
+@test "rt-measure: -j 0 is one slot per CPU this process may use" {
+	run rt-measure -n 2 -j 0 --cmd true
+	echo "$output" | jq -e --argjson n "$(nproc)" '.jobs == $n'
+	command -v taskset >/dev/null || skip "no taskset"
+	run taskset -c 0 rt-measure -n 2 -j 0 --cmd true
+	echo "$output" | jq -e '.jobs == 1'
+}
+
+@test "rt-measure: progress on a terminal, never on a pipe or a file" {
+	command -v script >/dev/null || skip "no script(1)"
+	run env -u RETRIAL_NO_TTY script -qec "rt-measure -n 3 --cmd true >/dev/null" /dev/null
+	status_is 0
+	has "3/3 trials"
+	has "0/3 failed"
+	env -u RETRIAL_NO_TTY rt-measure -n 3 --cmd true 2>"$T/err" | jqe '.trials == 3'
+	[ ! -s "$T/err" ]
+}
+
+@test "rt-measure: progress is cut to the terminal width at a whole field" {
+	command -v script >/dev/null || skip "no script(1)"
+	run env -u RETRIAL_NO_TTY script -qec "stty cols 30; rt-measure -n 3 --cmd true >/dev/null" /dev/null
+	status_is 0
+	has "rt-measure: 3/3 trials"
+	hasnt "0/3"
+	run env -u RETRIAL_NO_TTY script -qec "stty cols 70; rt-measure -n 3 --cmd true >/dev/null" /dev/null
+	has "0/3 failed ("
+	hasnt "ETA"
+}
+
+@test "rt-measure: most trials errors: warning on stderr and in the record" {
+	rt-measure -n 3 --cmd 'nosuchcmd-rt' 2>"$T/err" >"$T/out"
+	grep -q "WARNING: 3 of 3 trials were errors" "$T/err"
+	grep -q "nosuchcmd-rt" "$T/err"
+	jq -e '.verdict == "ERROR" and (.warning | test("first: trial 1: exit code 127"))' "$T/out"
+	rt-measure -n 4 --cmd 'exit $((RETRIAL_TRIAL % 4 == 0 ? 0 : 127))' 2>"$T/err" | jqe '.errors == 3 and .trials == 1 and has("warning")'
+	rt-measure -n 4 --cmd 'exit $((RETRIAL_TRIAL % 2 == 0 ? 0 : 127))' 2>"$T/err" | jqe 'has("warning") | not'
+}
+
+@test "rt-measure: the same shard given twice is not counted twice" {
+	rt-collect -n 9 --shard 1/2 --seed 3 -- "$EX/kth/every-kth.sh" > "$T/a"
+	rt-collect -n 9 --shard 2/2 --seed 3 -- "$EX/kth/every-kth.sh" > "$T/b"
+	run rt-measure "$T/a" "$T/b" "$T/a"
+	status_is 0
+	has "a:1: trial 1 with seed"
+	echo "$output" | grep '^{' | jq -e '.trials == 9 and .failures == 3 and .records == 14 and .duplicates == 5'
+}
+
+@test "rt-measure: records read give gap_ms and jobs too" {
+	rt-collect -n 6 -j 2 --gap-ms 1 --cmd 'sleep 0.1' > "$T/a"
+	rt-measure "$T/a" | jqe '.gap_ms == 1 and .jobs == 2'
+}
+
+@test "rt-measure: no trial records is said, not silently ERROR" {
+	run rt-measure < /dev/null
+	status_is 0
+	has "no records in the input"
+	echo '{"type":"measure"}' | rt-measure 2>"$T/err" | jqe '.verdict == "ERROR"'
+	grep -q "no trial records" "$T/err"
+}
+
 @test "rt-measure: --until width stops when the anytime-valid interval is narrow" {
 	run rt-measure -n 5000 --until width:0.2 -- "$EX/kth/every-kth.sh"
 	echo "$output" | jq -e '.stopped == "width" and (.cs_high - .cs_low) <= 0.2 and .trials < 5000'

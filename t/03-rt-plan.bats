@@ -254,6 +254,20 @@ measure0() {
 	echo "$output" | jqe '.note | test("always fails") and test("not retry")'
 }
 
+@test "levels and --policy echo the confidence given: 0.9999999999 is not 1" {
+	run rt-plan --rate 0.2 --confidence 0.9,0.9999999999
+	status_is 0
+	echo "$output" | jqe '.levels[1].confidence == 0.9999999999 and .levels[1].confidence < 1'
+	run rt-plan --rate 0.2 --policy -c 0.9999999999 --target 0.0000001
+	echo "$output" | jqe '.confidence < 1 and .target == 0.0000001'
+}
+
+@test "--policy rule: one clean run is singular" {
+	run rt-plan --rate 0.999 --policy
+	status_is 0
+	echo "$output" | jqe '.green_runs_required == 1 and (.rule | test("by 1 clean run in a row"))'
+}
+
 @test "--policy --basis upper: runs from ci_low, retries from ci_high" {
 	measure8
 	run rt-plan --policy --basis upper "$T/m8.jsonl"
