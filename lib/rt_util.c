@@ -205,8 +205,14 @@ rt_num_long(const char *what, const char *s, long min, long max)
 {
 	long v;
 
-	if (rt_parse_long(s, LONG_MIN, LONG_MAX, &v) < 0)
+	if (rt_parse_long(s, LONG_MIN, LONG_MAX, &v) < 0) {
+		char *end;
+		errno = 0;
+		(void)strtol(s, &end, 10);
+		if (errno == ERANGE && *s && !*end)
+			rt_usage_die("%s %s: must be between %ld and %ld", what, s, min, max);
 		rt_usage_die("%s %s: not a whole number", what, s);
+	}
 	if (v < min || v > max)
 		rt_usage_die("%s %s: must be between %ld and %ld", what, s, min, max);
 	return v;
