@@ -79,7 +79,10 @@ int main(void) { rt_interval ci; long n; rt_wilson(0, 40, 0.95, &ci); rt_runs_to
  printf("%.4f %ld\n", ci.high, n); return 0; }
 C
 	export PKG_CONFIG_PATH="$T/root/opt/rt/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$T/root"
-	cc -o "$T/use" "$T/use.c" $(pkg-config --cflags --libs retrial-stats) -Wl,-rpath,"$T/root/opt/rt/lib"
+	# a sanitizer build (make check SANITIZE=1) installs an instrumented library
+	san=""
+	[ "${SANITIZE:-}" = 1 ] && san="-fsanitize=address,undefined"
+	cc $san -o "$T/use" "$T/use.c" $(pkg-config --cflags --libs retrial-stats) -Wl,-rpath,"$T/root/opt/rt/lib"
 	run "$T/use"
 	[ "$output" = "0.0876 14" ]
 	make -s -C "$RT_TOP" uninstall DESTDIR="$T/root" PREFIX=/opt/rt >/dev/null
