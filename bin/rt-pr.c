@@ -2556,7 +2556,13 @@ main(int argc, char *argv[])
 				opt_mbox = opt_github = NULL;
 			}
 		} else {
-			diff = prefix_patch(v.w_patch, R.git ? R.prefix : "");
+			/* ship what rt-verify applied: the checked sections only,
+			 * never a git header (mode, rename) it did not see */
+			char cerr[256], *canon = rt_patch_canonical(v.w_patch, cerr, sizeof cerr);
+			if (!canon)
+				rt_die("the winning patch is refused: %s", cerr);
+			diff = prefix_patch(canon, R.git ? R.prefix : "");
+			free(canon);
 			if (!*diff || diff[strlen(diff) - 1] != '\n') {
 				s = rt_xasprintf("%s\n", diff);
 				free(diff);

@@ -124,6 +124,9 @@ rt_http_perform(const rt_http_req *req, rt_http_resp *resp, size_t n)
 		curl_easy_setopt(h[i], CURLOPT_USERAGENT, "retrial/" RT_VERSION);
 		curl_easy_setopt(h[i], CURLOPT_PRIVATE, (void *)&s[i]);
 		curl_easy_setopt(h[i], CURLOPT_PROTOCOLS_STR, "http,https");
+		/* a redirect is an answer, never followed: it would carry the
+		 * Authorization header to wherever a server points */
+		curl_easy_setopt(h[i], CURLOPT_FOLLOWLOCATION, 0L);
 		curl_multi_add_handle(m, h[i]);
 		if (req[i].verbose)
 			fprintf(stderr, "%s: > %s %s\n", rt_progname,

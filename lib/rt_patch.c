@@ -1,6 +1,7 @@
 /* rt_patch: unified diffs from untrusted text — a lenient parser that checks
  * every path, rebuilds a canonical diff, and runs diff(1)/patch(1) without a
  * shell. */
+#define _XOPEN_SOURCE 700  /* realpath(3): POSIX.1-2008, but glibc hides it */
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -160,6 +161,16 @@ check_extended(const char *s, size_t n, char *err, size_t errsize)
 	if ((n >= 16 && strncmp(s, "GIT binary patch", 16) == 0) ||
 	    (n >= 13 && strncmp(s, "Binary files ", 13) == 0)) {
 		snprintf(err, errsize, "binary patches are not supported");
+		return -1;
+	}
+	/* patch(1) only ever sees the rebuilt sections, which cannot rename
+	 * or copy; git apply (rt-pr ships with it) would act on these lines,
+	 * so a diff holding them is refused rather than shipped unverified. */
+	if ((n >= 12 && strncmp(s, "rename from ", 12) == 0) ||
+	    (n >= 10 && strncmp(s, "rename to ", 10) == 0) ||
+	    (n >= 10 && strncmp(s, "copy from ", 10) == 0) ||
+	    (n >= 8 && strncmp(s, "copy to ", 8) == 0)) {
+		snprintf(err, errsize, "renames and copies are not supported");
 		return -1;
 	}
 	if ((n >= 9 && strncmp(s, "new file ", 9) == 0) || (n >= 9 && strncmp(s, "new mode ", 9) == 0) ||
@@ -630,11 +641,90 @@ patch_reason(const char *out, int status, char *err, size_t errsize)
 	rt_buf_free(&b);
 }
 
+/* The canonical text of parsed sections: a/ and b/ names, recounted hunks. */
+static char *
+canon_text(const pdiff *d)
+{
+	rt_buf canon = {0};
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		if (d->f[i].oldp)
+			rt_buf_printf(&canon, "--- a/%s\n", d->f[i].oldp);
+		else
+			rt_buf_adds(&canon, "--- /dev/null\n");
+		if (d->f[i].newp)
+			rt_buf_printf(&canon, "+++ b/%s\n", d->f[i].newp);
+		else
+			rt_buf_adds(&canon, "+++ /dev/null\n");
+		rt_buf_add(&canon, d->f[i].hunks.data, d->f[i].hunks.len);
+	}
+	rt_buf_str(&canon);
+	return canon.data;
+}
+
+char *
+rt_patch_canonical(const char *diff, char *err, size_t errsize)
+{
+	pdiff d;
+	char *c;
+
+	if (parse(diff, &d, err, errsize) < 0)
+		return NULL;
+	c = canon_text(&d);
+	pdiff_free(&d);
+	return c;
+}
+
+int
+rt_patch_path_inside(const char *dir, const char *rel)
+{
+	char *rd = realpath(dir, NULL), *p, *r;
+	size_t rl, k;
+	struct stat st;
+	int ok = 1;
+
+	if (!rd)
+		return 0;
+	rl = strlen(rd);
+	p = rt_xasprintf("%s/%s", dir, rel);
+	k = strlen(dir) + 1;
+	/* each existing prefix of rel, shortest first */
+	while (ok) {
+		size_t e = k;
+		char save;
+		while (p[e] && p[e] != '/')
+			e++;
+		save = p[e];
+		p[e] = '\0';
+		if (lstat(p, &st) < 0) {
+			p[e] = save;
+			break;  /* the rest does not exist yet: patch creates it here */
+		}
+		if (S_ISLNK(st.st_mode)) {
+			/* the file itself a link, or a link that leads out */
+			if (!save || !(r = realpath(p, NULL)))
+				ok = 0;
+			else {
+				ok = strncmp(r, rd, rl) == 0 && (r[rl] == '/' || r[rl] == '\0');
+				free(r);
+			}
+		}
+		p[e] = save;
+		if (!save)
+			break;
+		k = e + 1;
+	}
+	free(p);
+	free(rd);
+	return ok;
+}
+
 int
 rt_patch_apply(const char *dir, const char *diff, char *err, size_t errsize)
 {
 	pdiff d;
-	rt_buf canon = {0};
+	char *canon_buf = NULL;
 	char *tdir, *inf = NULL, *outf = NULL, *out;
 	char *argv[] = { "patch", "-p1", "--batch", "--forward",
 	    "--no-backup-if-mismatch", "--reject-file=-", "-d", (char *)dir, NULL };
@@ -648,30 +738,34 @@ rt_patch_apply(const char *dir, const char *diff, char *err, size_t errsize)
 	}
 	if (parse(diff, &d, err, errsize) < 0)
 		return -1;
+	/* no path may go through a symbolic link that leads out of dir, nor
+	 * be a link itself: not every patch(1) refuses to follow them */
+	for (i = 0; i < d.n; i++) {
+		const char *p = d.f[i].newp ? d.f[i].newp : d.f[i].oldp;
+		if (!rt_patch_path_inside(dir, p) ||
+		    (d.f[i].oldp && !rt_patch_path_inside(dir, d.f[i].oldp))) {
+			char q[80];
+			quote(q, sizeof q, p, strlen(p));
+			snprintf(err, errsize, "unsafe path \"%s\": it is a symbolic link, "
+			    "or goes through one that leads outside the directory", q);
+			pdiff_free(&d);
+			return -1;
+		}
+	}
 	/* patch(1) only ever sees what was checked: the file sections we
 	 * parsed, under a/ and b/ names, with recounted hunks. */
-	for (i = 0; i < d.n; i++) {
-		if (d.f[i].oldp)
-			rt_buf_printf(&canon, "--- a/%s\n", d.f[i].oldp);
-		else
-			rt_buf_adds(&canon, "--- /dev/null\n");
-		if (d.f[i].newp)
-			rt_buf_printf(&canon, "+++ b/%s\n", d.f[i].newp);
-		else
-			rt_buf_adds(&canon, "+++ /dev/null\n");
-		rt_buf_add(&canon, d.f[i].hunks.data, d.f[i].hunks.len);
-	}
+	canon_buf = canon_text(&d);
 	pdiff_free(&d);
 	tdir = tmpdir_base();
 	if (!mkdtemp(tdir)) {
 		snprintf(err, errsize, "mkdtemp: %s", strerror(errno));
 		free(tdir);
-		rt_buf_free(&canon);
+		free(canon_buf);
 		return -1;
 	}
 	inf = rt_xasprintf("%s/diff", tdir);
 	outf = rt_xasprintf("%s/out", tdir);
-	if (write_file(inf, rt_buf_str(&canon)) < 0 ||
+	if (write_file(inf, canon_buf) < 0 ||
 	    (in_fd = open(inf, O_RDONLY)) < 0 ||
 	    (out_fd = open(outf, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0) {
 		snprintf(err, errsize, "%s: %s", tdir, strerror(errno));
@@ -700,6 +794,6 @@ done:
 	free(inf);
 	free(outf);
 	free(tdir);
-	rt_buf_free(&canon);
+	free(canon_buf);
 	return rc;
 }

@@ -23,4 +23,13 @@ char *rt_patch_from_texts(const char *relpath, const char *old_text,
  * backup files) after checking its paths. 0, or -1 with the reason. */
 int rt_patch_apply(const char *dir, const char *diff, char *err, size_t errsize);
 
+/* The diff as patch(1) is given it by rt_patch_apply: only the checked
+ * file sections, a/ b/ names, recounted hunks, nothing else (no git
+ * headers, modes, renames). NULL with the reason when it does not parse. */
+char *rt_patch_canonical(const char *diff, char *err, size_t errsize);
+
+/* Is dir/rel free of symbolic links that lead outside dir, and not a link
+ * itself (as far as it exists)? 1 yes, 0 no. */
+int rt_patch_path_inside(const char *dir, const char *rel);
+
 #endif
