@@ -167,6 +167,7 @@ main(int argc, char *argv[])
 
 	rt_setprogname(argv[0]);
 	rt_trial_cli_init(&cli);
+	opterr = 0;
 	while ((ch = getopt_long(argc, argv, RT_TRIAL_SHORTOPTS "n:o:hV", longopts, NULL)) != -1) {
 		if (rt_trial_cli_opt(&cli, ch, optarg))
 			continue;
@@ -197,9 +198,7 @@ main(int argc, char *argv[])
 			rt_print_version();
 			return 0;
 		default:
-			usage(stderr);
-			rt_trial_cli_free(&cli);
-			return RT_EXIT_ERR;
+			rt_bad_option(ch, RT_TRIAL_SHORTOPTS "n:o:hV", argv);
 		}
 	}
 	rt_trial_cli_finish(&cli, argc, argv, optind, 1);

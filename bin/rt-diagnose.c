@@ -2061,6 +2061,7 @@ main(int argc, char *argv[])
 	int rc = RT_EXIT_OK;
 
 	rt_setprogname(argv[0]);
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "C:hm:s:t:Vv", lo, NULL)) != -1) {
 		switch (c) {
 		case 'C': opt.project = optarg; break;
@@ -2081,7 +2082,7 @@ main(int argc, char *argv[])
 		case 'v': opt.verbose = 1; break;
 		case 'h': usage(); break;
 		case 'V': rt_print_version(); rt_fshut(stdout, "stdout"); return RT_EXIT_OK;
-		default: rt_usage_die("unknown option");
+		default: rt_bad_option(c, "C:hm:s:t:Vv", argv);
 		}
 	}
 	if (opt.offline && opt.no_cache && !opt.rules)

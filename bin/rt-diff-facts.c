@@ -130,7 +130,7 @@ usage(FILE *f)
 	    "  -j, --jobs N read with N threads (default: the CPUs, at most 8)\n"
 	    "  -n, --top N  keep the N strongest facts (default 20; 0 keeps all)\n"
 	    "  -h, --help   this text\n"
-	    "  -V, --version\n");
+	    "  -V, --version the version\n");
 }
 
 static uint64_t
@@ -1324,6 +1324,7 @@ main(int argc, char *argv[])
 	c.chunk = CHUNK;
 	if ((env = getenv("RT_DIFF_FACTS_CHUNK")) && *env)
 		c.chunk = (size_t)rt_num_long("RT_DIFF_FACTS_CHUNK", env, 1, 1L << 30);
+	opterr = 0;
 	while ((ch = getopt_long(argc, argv, "hj:n:V", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'J':
@@ -1345,8 +1346,7 @@ main(int argc, char *argv[])
 			rt_print_version();
 			return 0;
 		default:
-			usage(stderr);
-			return RT_EXIT_ERR;
+			rt_bad_option(ch, "hj:n:V", argv);
 		}
 	}
 	c.words = rt_strtab_new(sizeof(count));

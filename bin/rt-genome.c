@@ -351,6 +351,7 @@ main(int argc, char *argv[])
 
 	rt_setprogname(argv[0]);
 	G.conf = 0.95;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "g:Ht:jhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'g':
@@ -383,7 +384,7 @@ main(int argc, char *argv[])
 			rt_fshut(stdout, "stdout");
 			return 0;
 		default:
-			rt_usage_die("unknown option");
+			rt_bad_option(opt, "g:Ht:jhV", argv);
 		}
 	}
 	if (G.import && G.history)

@@ -97,7 +97,7 @@ static void
 usage(FILE *f)
 {
 	fputs(
-"usage: rt-matrix [-n N] [--confidence C] [--threshold P] [--facts FILE] [--text]\n"
+"usage: rt-matrix [-n N] [--confidence C] [--threshold T] [--facts FILE] [--text]\n"
 "                 [--slow MS] [--parallel N] [--hashseed fixed|vary] [--tz ZONE]\n"
 "                 [--locale L] [--env VAR=value] [--no-network]\n"
 "                 [--order reverse|shuffle] [trial options]\n"
@@ -1002,7 +1002,11 @@ experiment_json(const cell *c, const judgement *j)
 		json_object_set_new(r, "changed", json_null());
 	}
 	json_object_set_new(r, "note", json_string(j->note));
-	json_object_set_new(r, "seed", json_integer((json_int_t)M.seed));
+	{
+		char sd[32];
+		snprintf(sd, sizeof sd, "%llu", (unsigned long long)M.seed);
+		json_object_set_new(r, "seed", json_string(sd));
+	}
 	json_object_set_new(r, "interrupted", json_boolean(M.sig != 0));
 	return r;
 }
@@ -1262,10 +1266,7 @@ parse(int argc, char *argv[])
 			perturbation(opt, optarg);
 			break;
 		default:
-			if (optopt && optopt < 256)
-				rt_usage_die("-%c: unknown option or missing value", optopt);
-			rt_usage_die("%s: unknown option or missing value",
-			    argv[optind - 1]);
+			rt_bad_option(opt, RT_TRIAL_SHORTOPTS "hn:V", argv);
 		}
 	}
 	M.cmd = M.cli.cmd;

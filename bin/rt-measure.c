@@ -266,6 +266,7 @@ main(int argc, char *argv[])
 	memset(&m, 0, sizeof m);
 	m.conf = 0.95;
 	m.threshold = 0.10;
+	opterr = 0;
 	while ((ch = getopt_long(argc, argv, RT_TRIAL_SHORTOPTS "n:o:hV", longopts, NULL)) != -1) {
 		if (rt_trial_cli_opt(&cli, ch, optarg))
 			continue;
@@ -313,9 +314,7 @@ main(int argc, char *argv[])
 			rt_print_version();
 			return 0;
 		default:
-			usage(stderr);
-			rt_trial_cli_free(&cli);
-			return RT_EXIT_ERR;
+			rt_bad_option(ch, RT_TRIAL_SHORTOPTS "n:o:hV", argv);
 		}
 	}
 	have_cmd = (cli.cmd != NULL) || (optind < argc && strcmp(argv[optind - 1], "--") == 0);
@@ -350,7 +349,11 @@ main(int argc, char *argv[])
 	if (have_cmd) {
 		json_object_set_new(rec, "gap_ms", json_real(cli.o.gap_ms));
 		json_object_set_new(rec, "jobs", json_integer(cli.o.jobs));
-		json_object_set_new(rec, "seed", json_integer((json_int_t)cli.o.seed));
+		{
+			char sd[32];
+			snprintf(sd, sizeof sd, "%llu", (unsigned long long)cli.o.seed);
+			json_object_set_new(rec, "seed", json_string(sd));
+		}
 	} else {
 		json_object_set_new(rec, "gap_ms", m.have_gap && !isnan(m.gap_ms) ?
 		    json_real(m.gap_ms) : json_null());

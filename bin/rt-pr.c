@@ -2432,6 +2432,7 @@ main(int argc, char *argv[])
 	int c;
 
 	rt_setprogname(argv[0]);
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "a:b:C:g:hm:q:r:t:vV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': opt_author = optarg; break;
@@ -2449,7 +2450,7 @@ main(int argc, char *argv[])
 		case 'T': opt_test = optarg; break;
 		case 'v': opt_verbose = 1; break;
 		case 'V': rt_print_version(); rt_fshut(stdout, "stdout"); return 0;
-		default: rt_usage_die("unknown option");
+		default: rt_bad_option(c, "a:b:C:g:hm:q:r:t:vV", argv);
 		}
 	}
 	argc -= optind;

@@ -73,6 +73,7 @@ usage(FILE *f)
 "  -f, --cases FILE       case names, one per line (default stdin)\n"
 "  -0, --null             case names end with NUL, not newline (find -print0)\n"
 "  -p, --policy P         none, failed-once (default), failed-twice, failed:N,\n"
+"                         failed:auto (the budget from a measured rate),\n"
 "                         failed (with -r), whole-group-once\n"
 "  -r, --retries N|auto   retries per case for the failed policy; auto takes the\n"
 "                         budget from a measured rate\n"
@@ -957,6 +958,7 @@ main(int argc, char *argv[])
 	G.maxfail_count = -1;
 	G.maxfail_share = -1;
 	G.suite = "rt-retry";
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+0c:f:hp:q:r:t:Vx", longopts, NULL)) != -1) {
 		switch (opt) {
 		case '0': delim = '\0'; break;
@@ -998,8 +1000,8 @@ main(int argc, char *argv[])
 			rt_fshut(stdout, "stdout");
 			return 0;
 		default:
-			if (opt == '?' || !rt_trial_cli_opt(&G.cli, opt, optarg))
-				rt_usage_die("bad option");
+			if (opt == '?' || opt == ':' || !rt_trial_cli_opt(&G.cli, opt, optarg))
+				rt_bad_option(opt, "0c:f:hp:q:r:t:Vx", argv);
 		}
 	}
 	rt_trial_cli_finish(&G.cli, argc, argv, optind, 1);

@@ -1090,6 +1090,7 @@ main(int argc, char *argv[])
 	V.nmax = 100;
 	V.confirms = 2;
 	V.canary = 1;
+	opterr = 0;
 	while ((opt = getopt_long(argc, argv, RT_TRIAL_SHORTOPTS "C:n:N:hV",
 	    longopts, NULL)) != -1) {
 		if (rt_trial_cli_opt(&V.cli, opt, optarg))
@@ -1151,7 +1152,7 @@ main(int argc, char *argv[])
 			rt_fshut(stdout, "stdout");
 			return 0;
 		default:
-			rt_usage_die("unknown option");
+			rt_bad_option(opt, RT_TRIAL_SHORTOPTS "C:n:N:hV", argv);
 		}
 	}
 	if (V.genome && V.no_genome)

@@ -1,5 +1,6 @@
 /* rt_util: errors, allocation, numbers, buffers and UTF-8 repair. */
 #include <errno.h>
+#include <getopt.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -101,6 +102,24 @@ rt_usage_die(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help' for more information.\n", rt_progname);
 	exit(RT_EXIT_ERR);
+}
+
+void
+rt_bad_option(int ch, const char *optstring, char *const argv[])
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	size_t n = strcspn(arg, "=");
+
+	if (strncmp(arg, "--", 2) == 0 && n > 2) {
+		if (optopt == 0)
+			rt_usage_die("%.*s: unknown option", (int)n, arg);
+		if (arg[n] == '=')
+			rt_usage_die("%.*s: takes no value", (int)n, arg);
+		rt_usage_die("%s: missing value", arg);
+	}
+	if (ch == ':' || (optopt && optopt != ':' && strchr(optstring, optopt)))
+		rt_usage_die("-%c: missing value", optopt);
+	rt_usage_die("-%c: unknown option", optopt ? optopt : '?');
 }
 
 void *

@@ -28,6 +28,10 @@ void rt_print_version(void);
 /* Print "progname: message"; a trailing ':' in fmt appends strerror(errno). */
 _Noreturn void rt_die(const char *fmt, ...);
 _Noreturn void rt_usage_die(const char *fmt, ...); /* same, then "try --help" */
+/* After getopt_long returned '?' or ':' (with opterr = 0): one line that
+ * names the option ("--bogus: unknown option", "-n: missing value"), then
+ * "Try '... --help'", exit 2. */
+_Noreturn void rt_bad_option(int ch, const char *optstring, char *const argv[]);
 void rt_warn(const char *fmt, ...);
 void rt_vwarn(const char *fmt, va_list ap);
 

@@ -104,7 +104,7 @@ load helper
 	echo "$output" | jqe '.perturbed.ci_high < .control.ci_low'
 	echo "$output" | jqe '.difference.method == "newcombe" and .difference.ci_high < 0'
 	echo "$output" | jqe '(.difference.estimate + 0.833333 | fabs) < 1e-6'
-	echo "$output" | jqe '.seed == 1 and .interrupted == false'
+	echo "$output" | jqe '.seed == "1" and .interrupted == false'
 }
 
 @test "rt-matrix: --hashseed fixed sets PYTHONHASHSEED=0 and proves it" {
