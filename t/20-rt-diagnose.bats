@@ -560,6 +560,9 @@ applies() {
 		jq -e 'select(.event == "reply")' "$T/llm.log" >/dev/null 2>&1 && break
 		sleep 0.05
 	done
+	# the server has sent slow-a's answer; give the client a moment to read
+	# it (slack for slow sanitizer builds, not a timing assertion)
+	sleep 1
 	kill -INT "$pid"
 	rc=0; wait "$pid" || rc=$?
 	[ "$rc" -eq 130 ]
