@@ -111,31 +111,48 @@ rt_copy_tree(const char *src, const char *dst, rt_copy_skip_fn skip, void *ctx,
 	return rc;
 }
 
+/* Remove name under the directory dfd. Directories are opened with
+ * O_NOFOLLOW and walked by descriptor, so a link swapped in while we work
+ * is unlinked, never followed. */
+static void
+remove_at(int dfd, const char *name)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlinkat(dfd, name, 0);
+		return;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES &&
+	    fchmodat(dfd, name, (st.st_mode & 07777) | 0700, AT_SYMLINK_NOFOLLOW) == 0)
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		unlinkat(dfd, name, 0);      /* became a link or a file meanwhile */
+		return;
+	}
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		unlinkat(dfd, name, AT_REMOVEDIR);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		remove_at(dirfd(d), de->d_name);
+	}
+	closedir(d);
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
 void
 rt_remove_tree(const char *path)
 {
-	struct stat st;
-	DIR *d;
-	struct dirent *de;
-	char *p;
-
-	if (lstat(path, &st) < 0)
-		return;
-	if (!S_ISDIR(st.st_mode)) {
-		unlink(path);
-		return;
-	}
-	chmod(path, (st.st_mode & 07777) | 0700);
-	if ((d = opendir(path))) {
-		while ((de = readdir(d))) {
-			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-				continue;
-			p = rt_xasprintf("%s/%s", path, de->d_name);
-			rt_remove_tree(p);
-			free(p);
-		}
-		closedir(d);
-	}
-	rmdir(path);
+	remove_at(AT_FDCWD, path);
 }
 

@@ -69,6 +69,25 @@ on_header(char *p, size_t size, size_t nmemb, void *ud)
 	return n;
 }
 
+/* -v logging: the URL with any user:password@ part masked. */
+static void
+log_url(const char *dir, const char *what, const char *url, const char *tail)
+{
+	const char *host = strstr(url, "://"), *at, *slash;
+
+	if (host) {
+		host += 3;
+		slash = host + strcspn(host, "/?#");
+		at = memchr(host, '@', (size_t)(slash - host));
+		if (at) {
+			fprintf(stderr, "%s: %s %s %.*s***@%s%s\n", rt_progname, dir, what,
+			    (int)(host - url), url, at + 1, tail);
+			return;
+		}
+	}
+	fprintf(stderr, "%s: %s %s %s%s\n", rt_progname, dir, what, url, tail);
+}
+
 void
 rt_http_init(void)
 {
@@ -129,8 +148,7 @@ rt_http_perform(const rt_http_req *req, rt_http_resp *resp, size_t n)
 		curl_easy_setopt(h[i], CURLOPT_FOLLOWLOCATION, 0L);
 		curl_multi_add_handle(m, h[i]);
 		if (req[i].verbose)
-			fprintf(stderr, "%s: > %s %s\n", rt_progname,
-			    req[i].method ? req[i].method : "GET", req[i].url);
+			log_url(">", req[i].method ? req[i].method : "GET", req[i].url, "");
 	}
 	do {
 		if (curl_multi_perform(m, &running) != CURLM_OK)
@@ -168,8 +186,11 @@ rt_http_perform(const rt_http_req *req, rt_http_resp *resp, size_t n)
 		if (resp[i].status == 0 || resp[i].error[0] || resp[i].truncated)
 			rc = -1;
 		if (req[i].verbose)
-			fprintf(stderr, "%s: < %ld %s%s\n", rt_progname, resp[i].status,
-			    req[i].url, resp[i].error[0] ? " (error)" : "");
+		{
+			char st[24];
+			snprintf(st, sizeof st, "%ld", resp[i].status);
+			log_url("<", st, req[i].url, resp[i].error[0] ? " (error)" : "");
+		}
 		curl_multi_remove_handle(m, h[i]);
 		curl_easy_cleanup(h[i]);
 		curl_slist_free_all(hl[i]);

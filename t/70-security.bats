@@ -172,3 +172,10 @@ pr_verdict() {
 	run rt-verify -C "$T/proj" -n 4 -N 4 --seed 42 -- sh test_pool.sh <"$T/h.jsonl"
 	[ -z "$(ls "$T/tmp")" ]
 }
+
+@test "rt-diagnose -v: credentials in RETRIAL_API_BASE are masked in the log" {
+	RETRIAL_MODELS=m RETRIAL_API_BASE="http://user:secretpw@127.0.0.1:9/v1" \
+		run rt-diagnose -v -t 2 -C "$EX/timing" -s test_cache.py </dev/null
+	has "http://***@127.0.0.1:9/v1/chat/completions"
+	hasnt "secretpw"
+}
