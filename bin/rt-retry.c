@@ -691,10 +691,11 @@ attempt_message(char *buf, size_t size, const attempt *a)
 		snprintf(buf, size, "exit code %d", a->exit_code);
 }
 
-/* One Surefire rerun element (<rerunFailure>, <flakyFailure>, <rerunError>):
- * message and type, then <stackTrace>, <system-out>, <system-err>. */
+/* Open a Surefire element with its message and type attributes, then
+ * "attempt N, round R: what happened" as text (after inner, if any). */
 static void
-xml_rerun(rt_buf *b, const char *elem, const attempt *a, size_t idx)
+xml_open(rt_buf *b, const char *elem, const attempt *a, size_t idx,
+    const char *inner)
 {
 	char msg[512], hdr[64];
 
@@ -703,9 +704,17 @@ xml_rerun(rt_buf *b, const char *elem, const attempt *a, size_t idx)
 	rt_buf_printf(b, "    <%s", elem);
 	xml_attr(b, "message", msg);
 	xml_attr(b, "type", aname[a->outcome]);
-	rt_buf_adds(b, "><stackTrace>");
+	rt_buf_printf(b, ">%s", inner);
 	xml_text(b, hdr, strlen(hdr), 0);
 	xml_text(b, msg, strlen(msg), 0);
+}
+
+/* One Surefire rerun element (<rerunFailure>, <flakyFailure>, <rerunError>):
+ * message and type, then <stackTrace>, <system-out>, <system-err>. */
+static void
+xml_rerun(rt_buf *b, const char *elem, const attempt *a, size_t idx)
+{
+	xml_open(b, elem, a, idx, "<stackTrace>");
 	rt_buf_adds(b, "</stackTrace><system-out>");
 	xml_text(b, a->out ? a->out : "", a->outlen, 0);
 	rt_buf_adds(b, "</system-out><system-err>");
@@ -718,16 +727,7 @@ xml_rerun(rt_buf *b, const char *elem, const attempt *a, size_t idx)
 static void
 xml_primary(rt_buf *b, const char *elem, const attempt *a, size_t idx)
 {
-	char msg[512], hdr[64];
-
-	attempt_message(msg, sizeof msg, a);
-	snprintf(hdr, sizeof hdr, "attempt %zu, round %ld: ", idx + 1, a->round);
-	rt_buf_printf(b, "    <%s", elem);
-	xml_attr(b, "message", msg);
-	xml_attr(b, "type", aname[a->outcome]);
-	rt_buf_adds(b, ">");
-	xml_text(b, hdr, strlen(hdr), 0);
-	xml_text(b, msg, strlen(msg), 0);
+	xml_open(b, elem, a, idx, "");
 	rt_buf_adds(b, "\n");
 	xml_text(b, a->err ? a->err : "", a->errlen, 0);
 	rt_buf_printf(b, "</%s>\n", elem);
