@@ -554,7 +554,7 @@ apply_check(repo_t *r, const char *diff, char **why)
 		rc = git(r, index_env(r), diff, &p, "apply", "--cached", "--check",
 		    "--whitespace=nowarn", "-", (char *)NULL);
 	} else {
-		char *argv[] = { "patch", "-d", (char *)opt_dir, "-p1", "--dry-run", "--batch",
+		char *argv[] = { "patch", "-d", (char *)opt_dir, "-p1", "--fuzz=0", "--dry-run", "--batch",
 		    "--forward", "--silent", NULL };
 		rc = run(argv, NULL, diff, strlen(diff), &p);
 		if (rc < 0 && p.out.len)

@@ -726,7 +726,7 @@ rt_patch_apply(const char *dir, const char *diff, char *err, size_t errsize)
 	pdiff d;
 	char *canon_buf = NULL;
 	char *tdir, *inf = NULL, *outf = NULL, *out;
-	char *argv[] = { "patch", "-p1", "--batch", "--forward",
+	char *argv[] = { "patch", "-p1", "--fuzz=0", "--batch", "--forward",
 	    "--no-backup-if-mismatch", "--reject-file=-", "-d", (char *)dir, NULL };
 	size_t i;
 	int in_fd = -1, out_fd = -1, rc = -1, st;

@@ -83,8 +83,8 @@ last() { tail -n 1 "$T/out"; }
 	[ "$(jq -s 'map(select(.type == "lane")) | length' "$T/out")" -eq 5 ]
 	last | jqe '.type == "verdict" and .verdict == "FIXED" and .interrupted == false'
 	last | jqe '.winner.id == "h-fix" and .winner.source == "cache" and (.winner.patch | startswith("--- a/pool.sh"))'
-	last | jqe '.baseline.verdict == "FLAKY" and .baseline.source == "measured" and .baseline.trials == 30'
-	last | jqe '.lanes[] | select(.id == "h-decoy") | .status == "eliminated" and .failures > 0 and (.reason | test("overlaps the original"))'
+	last | jqe '.baseline.verdict == "FLAKY" and .baseline.source == "measured" and .baseline.trials >= 30'
+	last | jqe '.lanes[] | select(.id == "h-decoy") | .status == "eliminated" and .failures > 0 and (.reason | test("half as often|undecided after its budget"))'
 	last | jqe '.lanes[] | select(.id == "h-noapply") | .status == "patch_failed" and (.reason | test("does not apply"))'
 	last | jqe '.lanes[] | select(.id == "h-outside") | .status == "patch_failed" and (.reason | test("\\.\\."))'
 	last | jqe '.lanes[] | select(.id == "h-nopatch") | .status == "not_raced"'
@@ -172,12 +172,14 @@ x-skip-marker=skip x-sys-exit=early-exit x-weaken=assertion-weakened "
 	last | jqe '.verdict == "REGRESSION" and ([.lanes[].status] | unique) == ["not_raced"] and .confirmations == []'
 	! grep -q race_started "$T/ev"
 	rt-verify -C "$FX/pool" -n 40 --seed 1 --cmd true "$FX/pool.jsonl" >"$T/out" || rc=$?
-	last | jqe '.verdict == "ALREADY_STABLE" and (.baseline.summary == "0/40 failed (≤8.8% at 95% confidence)")'
+	# no failure in -n 40: the original runs on until 0/n shows it below 1%
+	last | jqe '.verdict == "ALREADY_STABLE" and .baseline.trials == 299 and (.baseline.summary | startswith("0/299 failed (≤"))'
 	verify --cmd 'exit 127' "$FX/pool.jsonl"
 	[ "$rc" -eq 2 ]
 	last | jqe '.verdict == "ERROR" and .baseline.trials == 0 and .baseline.errors == 30 and .baseline.rate == null'
-	rt-verify -C "$FX/pool" -n 10 --seed 1 --cmd true "$FX/pool.jsonl" >"$T/out" || true
-	last | jqe '.verdict == "INCONCLUSIVE_BASELINE"'
+	{ echo '{"type":"measure","trials":10,"failures":0}'; cat "$FX/pool.jsonl"; } |
+		rt-verify -C "$FX/pool" --seed 1 --cmd true >"$T/out" || true
+	last | jqe '.verdict == "INCONCLUSIVE_BASELINE" and .baseline.source == "input"'
 	[ -z "$(ls -A "$T/tmp")" ]
 }
 
@@ -227,12 +229,12 @@ x-skip-marker=skip x-sys-exit=early-exit x-weaken=assertion-weakened "
 	verify --board --no-genome --cmd ./test_pool.sh "$FX/pool.jsonl"
 	grep -q "h-fix .* winner" "$T/err"
 	grep -q "h-decoy .* eliminated" "$T/err"
-	grep -q "baseline .* 30 trials" "$T/err"
+	grep -q "baseline .* [0-9]* trials" "$T/err"
 	# zero failures with their upper bound; the confirmation round has a row
 	grep -q "h-fix .* 0 failed  ≤[0-9.]*% .* winner" "$T/err"
 	grep -q "h-fix  *confirmation  *29 trials    0 failed  ≤9\.8% .* passed" "$T/err"
 	# under the last board, why each lane ended so, and the verdict
-	grep -q "^  h-decoy: [0-9]*/40 failed after its budget" "$T/err"
+	grep -q "^  h-decoy: \(undecided after its budget of 40 trials\|[0-9]*/[0-9]* failed .* half as often\)" "$T/err"
 	grep -q "^  h-noapply: the patch does not apply" "$T/err"
 	grep -q "^rt-verify: FIXED by h-fix: on fresh trials 0/29 failed (≤9\.8%" "$T/err"
 	# columns line up although "≤" and "–" are multibyte
