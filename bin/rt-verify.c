@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt_cli.h"
@@ -326,6 +327,8 @@ board_draw(int force)
 	V.board_at = rt_now_ms();
 	if (V.base.t.trials || V.base.started)
 		board_line(&b, "baseline", "original", &V.base,
+		    V.racing ? "running with the lanes" : V.measure_in ?
+		    (V.base.t.trials > V.base_input ? "from input, extended" : "from input") :
 		    V.base.done ? "measured" : "measuring");
 	for (i = 0; i < V.nlanes; i++) {
 		lane *l = V.lanes[i];
@@ -1721,11 +1724,35 @@ verdict:
 			snprintf(sum, sizeof sum, "%s by %s: on fresh trials %s; the original %s",
 			    verdict, winner->id, json_string_value(json_object_get(
 			    winner->confirm, "summary")), bs);
-		else if (!strcmp(verdict, "QUARANTINE"))
-			snprintf(sum, sizeof sum, "QUARANTINE: %s; the original %s",
-			    V.nlanes == 0 ? "the input held no hypothesis to race" :
-			    ncand ? "no patch held up on fresh trials" : "no patch was "
-			    "significantly better than the original", bs);
+		else if (!strcmp(verdict, "QUARANTINE")) {
+			size_t nraced = 0, nneut = 0, nfail = 0;
+			long more = 0;
+			char why[300];
+			for (i = 0; i < V.nlanes; i++) {
+				const lane *l = V.lanes[i];
+				nraced += l->raced;
+				nneut += l->status && !strcmp(l->status, "neutered");
+				nfail += l->status && !strcmp(l->status, "patch_failed");
+				if (l->more > more)
+					more = l->more;
+			}
+			if (V.nlanes == 0)
+				snprintf(why, sizeof why, "the input held no hypothesis to race");
+			else if (nraced == 0)
+				snprintf(why, sizeof why, "no patch could be raced (%zu "
+				    "disqualified by the guard, %zu did not apply, %zu without a "
+				    "usable patch)", nneut, nfail, V.nlanes - nneut - nfail);
+			else if (ncand)
+				snprintf(why, sizeof why, "no patch held up on fresh trials");
+			else if (more > 0)
+				snprintf(why, sizeof why, "no patch was shown better than the "
+				    "original within its budget; about %ld more trials a lane would "
+				    "likely decide (--max-trials)", more);
+			else
+				snprintf(why, sizeof why, "no patch was significantly better than "
+				    "the original");
+			snprintf(sum, sizeof sum, "QUARANTINE: %s; the original %s", why, bs);
+		}
 		else if (!strcmp(verdict, "ERROR"))
 			snprintf(sum, sizeof sum, "ERROR: the original command could not run: "
 			    "%ld valid trials, %ld errors (%s)", V.base.t.trials, V.base.t.errors,
@@ -1739,6 +1766,20 @@ verdict:
 	    "confirm_s", rt_json_real6(t_conf), "total_s", rt_json_real6(elapsed_s(V.t0))));
 	json_object_set_new(v, "reproduce", reproduce(pref, cm));
 	json_object_set_new(v, "interrupted", json_false());
+	{
+		char ts[40];
+		time_t now = time(NULL);
+		struct tm tmv;
+		strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tmv));
+		json_object_set_new(v, "finished_at", json_string(ts));
+	}
+	if (V.nallow) {
+		json_t *al = json_array();
+		for (i = 0; i < V.nallow; i++)
+			json_array_append_new(al, json_string(V.allow[i]));
+		json_object_set_new(v, "allowed_rules", al);
+	}
+	json_object_set_new(v, "canary_trials", json_integer(V.canary_trials));
 	V.phase = "the verdict";
 	board_draw(1);
 	board_reasons(sum);

@@ -38,12 +38,18 @@ rt_race_decide(const rt_race_pairs *p, double c, rt_interval *q)
 long
 rt_race_min_discordant(double c)
 {
+	static double last_c = -1;      /* the budget asks after every pair */
+	static long last_m;
 	rt_interval iv;
 	long m;
 
+	if (c == last_c)
+		return last_m;
 	for (m = 1; m < 1000; m++)
 		if (rt_cs_interval(0, m, c, 0, 0, &iv) == RT_STATS_OK && iv.high < 0.5)
-			return m;
+			break;
+	last_c = c;
+	last_m = m;
 	return m;
 }
 
