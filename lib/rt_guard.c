@@ -1974,37 +1974,38 @@ rule_expected(struct guard *g, const char *rule)
 
 /* ---- assertion-removed, quoting each line ---- */
 
-/* How a hunk disposed of a removed assertion: commented it out, put a
+/* Say how a hunk disposed of a removed assertion: commented it out, put a
  * placeholder in its place, or deleted it. */
-static const char *
-how_removed(struct dfile *f, int hunk, const char *code, char *buf, size_t size)
+static void
+how_removed(rt_buf *why, struct dfile *f, int hunk, const char *code, long ln)
 {
 	size_t j;
-	char *sq = squash(code), *sl;
-	const char *raw, *c;
-	int hit = 0;
+	char *sq = squash(code), *sl, q[96];
+	const char *raw, *c, *ph = NULL;
+	int commented = 0;
 
-	for (j = 0; j < f->n && !hit; j++) {
+	for (j = 0; j < f->n && !commented && !ph; j++) {
 		if (f->l[j].kind != K_ADD || f->l[j].hunk != hunk || f->l[j].ln < 1 ||
 		    (size_t)f->l[j].ln > f->after.n)
 			continue;
 		raw = f->after.line[f->l[j].ln - 1];
 		c = skip_space(f->after.code[f->l[j].ln - 1]);
 		sl = squash(raw);
-		if (!*c && *sq && strstr(sl, sq)) {
-			snprintf(buf, size, "comments out");
-			hit = 1;
-		} else if (!strcmp(c, "pass") || !strcmp(c, "True") || !strcmp(c, "...") ||
-		    !strcmp(c, "None")) {
-			snprintf(buf, size, "replaces by `%s`", c);
-			hit = 1;
-		}
+		if (!*c && *sq && strstr(sl, sq))
+			commented = 1;
+		else if (!strcmp(c, "pass") || !strcmp(c, "True") || !strcmp(c, "...") ||
+		    !strcmp(c, "None"))
+			ph = c;
 		free(sl);
 	}
 	free(sq);
-	if (!hit)
-		snprintf(buf, size, "deletes");
-	return buf;
+	quote_line(code, q, sizeof q);
+	if (commented)
+		rt_buf_printf(why, "comments out `%s` at %s:%ld", q, f->path, ln);
+	else if (ph)
+		rt_buf_printf(why, "replaces `%s` at %s:%ld by `%s`", q, f->path, ln, ph);
+	else
+		rt_buf_printf(why, "deletes `%s` at %s:%ld", q, f->path, ln);
 }
 
 static int
@@ -2016,7 +2017,6 @@ rule_removed(struct guard *g, const char *rule)
 	int h;
 	struct dfile *f;
 	rt_buf why = { 0 };
-	char q[96], how[64];
 
 	for (i = 0; i < g->nf; i++) {
 		f = &g->f[i];
@@ -2039,9 +2039,9 @@ rule_removed(struct guard *g, const char *rule)
 				}
 				if (nq > 6)
 					continue;
-				rt_buf_printf(&why, "%s%s `%s` at %s:%ld", nq ? ", " : "",
-				    how_removed(f, h, del[k], how, sizeof how),
-				    quote_line(del[k], q, sizeof q), f->path, dln[k]);
+				if (nq)
+					rt_buf_adds(&why, ", ");
+				how_removed(&why, f, h, del[k], dln[k]);
 			}
 		}
 		if (tdel > tadd) {
