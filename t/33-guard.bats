@@ -7,7 +7,7 @@
 load helper
 
 FX="$BATS_TEST_DIRNAME/fixtures/guard"
-G="$BATS_TEST_DIRNAME/guard_test"
+G="${GUARD_TEST:-$BATS_TEST_DIRNAME/guard_test}"
 
 setup_file() {
 	make -s -C "$BATS_TEST_DIRNAME/.." t/guard_test >&2

@@ -56,6 +56,9 @@ main(int argc, char *argv[])
 		r = rt_guard_check_allow(diff, argv[a + 1], argv[a + 2], allow, na, res);
 		if (r < 0) {
 			printf("error: %s\n", res->reason);
+			free(diff);
+			free(res);
+			rt_fshut(stdout, "stdout");
 			return 2;
 		}
 		printf("rule: %s\nreason: %s\n", res->rule ? res->rule : "none", res->reason);
