@@ -2296,11 +2296,28 @@ loc_node(rt_guard_loc *locs, size_t *n, size_t max, const char *p, size_t len)
 	    last + 2, tl, 0);
 }
 
+/* A block of frames ends: unless one is marked, its deepest frame with a
+ * line is where the failure was raised. */
+static void
+mark_raised(rt_guard_loc *locs, size_t first, size_t n)
+{
+	size_t k, last = n;
+
+	for (k = first; k < n; k++) {
+		if (locs[k].line > 0 && locs[k].raised)
+			return;
+		if (locs[k].line > 0)
+			last = k;
+	}
+	if (last < n)
+		locs[last].raised = 1;
+}
+
 size_t
 rt_guard_failing_locations(const char *out, rt_guard_loc *locs, size_t max)
 {
 	const char *p = out, *e, *q, *r;
-	size_t n = 0, first = 0, len, k;
+	size_t n = 0, first = 0, len;
 	long ln;
 	char buf[600];
 
@@ -2317,12 +2334,7 @@ rt_guard_failing_locations(const char *out, rt_guard_loc *locs, size_t max)
 		    !strncmp(buf, "---", 3) || !strncmp(buf, "Traceback (most recent", 22) ||
 		    !strncmp(buf, "FAIL: ", 6) || !strncmp(buf, "ERROR: ", 7)) {
 			/* a block ends: its deepest frame is where it was raised */
-			if (n > first) {
-				for (k = first; k < n && !locs[k].raised; k++)
-					;
-				if (k == n)
-					locs[n - 1].raised = 1;
-			}
+			mark_raised(locs, first, n);
 			first = n;
 		}
 		if (!strncmp(q, "File \"", 6) && (r = strchr(q + 6, '"')) &&
@@ -2343,12 +2355,14 @@ rt_guard_failing_locations(const char *out, rt_guard_loc *locs, size_t max)
 				*dot = '\0';
 			cls = strrchr(mod, '.');
 			if (cls) {
-				*cls++ = '\0';
+				char cb[128];
+				snprintf(cb, sizeof cb, "%.127s", cls + 1);
+				*cls = '\0';
 				for (dot = mod; *dot; dot++)
 					if (*dot == '.')
 						*dot = '/';
 				strncat(mod, ".py", sizeof mod - strlen(mod) - 1);
-				loc_add(locs, &n, max, mod, strlen(mod), 0, cls, strlen(cls),
+				loc_add(locs, &n, max, mod, strlen(mod), 0, cb, strlen(cb),
 				    name, nl, 0);
 			} else {
 				loc_add(locs, &n, max, NULL, 0, 0, mod, strlen(mod), name, nl, 0);
@@ -2382,12 +2396,7 @@ rt_guard_failing_locations(const char *out, rt_guard_loc *locs, size_t max)
 			break;
 		p = e + 1;
 	}
-	if (n > first) {
-		for (k = first; k < n && !locs[k].raised; k++)
-			;
-		if (k == n)
-			locs[n - 1].raised = 1;
-	}
+	mark_raised(locs, first, n);
 	return n;
 }
 
@@ -2648,7 +2657,7 @@ pick_k(struct tree *tr, struct picks *ps, const char *expr, struct picks *files)
 	char *w[32], word[128];
 	size_t nw = 0, i, j, k;
 	const char *p = expr;
-	int neg = 0;
+	int neg = 0, isneg[32];
 	struct src *s;
 
 	while (*p && nw < 32) {
@@ -2662,10 +2671,10 @@ pick_k(struct tree *tr, struct picks *ps, const char *expr, struct picks *files)
 			neg = 1;
 			continue;
 		}
-		if (!strcmp(word, "and") || !strcmp(word, "or") || neg) {
-			neg = 0;
+		if (!strcmp(word, "and") || !strcmp(word, "or"))
 			continue;
-		}
+		isneg[nw] = neg;
+		neg = 0;
 		w[nw++] = rt_xstrdup(word);
 	}
 	for (i = 0; i < tr->n; i++) {
@@ -2679,11 +2688,21 @@ pick_k(struct tree *tr, struct picks *ps, const char *expr, struct picks *files)
 		}
 		if (!(s = src_load(tr, &tr->v[i])))
 			continue;
-		for (j = 0; j < s->fns.n; j++)
-			for (k = 0; k < nw; k++)
-				if (s->fns.v[j].test && (strstr(s->fns.v[j].name, w[k]) ||
-				    strstr(s->fns.v[j].cls, w[k])))
-					pick_add(ps, s, &s->fns.v[j]);
+		for (j = 0; j < s->fns.n; j++) {
+			int in = 0, out = 0, anypos = 0;
+			if (!s->fns.v[j].test)
+				continue;
+			for (k = 0; k < nw; k++) {
+				int m = strstr(s->fns.v[j].name, w[k]) || strstr(s->fns.v[j].cls, w[k]);
+				anypos |= !isneg[k];
+				if (m && isneg[k])
+					out = 1;
+				else if (m)
+					in = 1;
+			}
+			if (!out && (in || !anypos))
+				pick_add(ps, s, &s->fns.v[j]);
+		}
 	}
 	for (k = 0; k < nw; k++)
 		free(w[k]);
