@@ -62,8 +62,12 @@ bin/%: bin/%.o lib/libretrial.a
 t/stats_test: t/stats_test.c lib/libretrial-stats.a lib/rt_stats.h
 	$(CC) $(RT_CFLAGS) -o $@ t/stats_test.c lib/libretrial-stats.a $(RT_LDFLAGS) -lm
 
+# the rt_guard driver of t/33-guard.bats
+t/guard_test: t/guard_test.c lib/libretrial.a
+	$(CC) $(RT_CFLAGS) -o $@ t/guard_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
+
 # make check: the C unit tests, then every bats file; one closing count line.
-check: deps all t/stats_test
+check: deps all t/stats_test t/guard_test
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	./t/run-bats
@@ -122,7 +126,7 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean:
-	rm -f $(BINS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test
+	rm -f $(BINS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test
 
 .PHONY: all check lint deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)

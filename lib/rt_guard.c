@@ -1,6 +1,10 @@
 /* rt_guard: the neutering guard — static rules over a unified diff and the
- * files it touches, and the Python assertion canary. Fails closed. */
+ * files it touches, and the assertion canary placed in the test the
+ * command runs. Fails closed. */
+#include <sys/stat.h>
+
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -12,10 +16,21 @@
 #include "rt_util.h"
 
 const char *const rt_guard_rules[] = {
-	"early-exit", "skip", "or-true", "if-0", "tautology",
-	"expected-value-changed", "assertion-weakened", "assertion-removed",
-	"call-removed", "canary", "guard-undecided", NULL
+	"early-exit", "early-return", "skip", "or-true", "if-0", "tautology",
+	"assertion-swallowed", "expected-value-changed", "assertion-weakened",
+	"assertion-removed", "call-removed", "canary", "guard-undecided", NULL
 };
+
+int
+rt_guard_rule_known(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && rt_guard_rules[i]; i++)
+		if (strcmp(name, rt_guard_rules[i]) == 0)
+			return 1;
+	return 0;
+}
 
 enum {
 	L_PY = 1, L_SH = 2, L_C = 4, L_GO = 8, L_JS = 16, L_JAVA = 32,
@@ -475,7 +490,6 @@ static struct pat {
 	{ "early-exit", L_ANY, 0, "process::exit" S "\\(" S "0" S "\\)", "process::exit(0)", {0}, 0, 0 },
 	{ "early-exit", L_SH, 0, SHSEP "exit([[:space:]]+0)?" SHEND, "a successful shell exit", {0}, 0, 1 },
 	{ "early-exit", L_SH, 1, SHSEP "return([[:space:]]+0)?" SHEND, "a successful shell return", {0}, 0, 0 },
-	{ "early-exit", L_PY, 1, "^[[:space:]]*return" S "(None)?" S "$", "a bare return in a test", {0}, 0, 0 },
 	{ "skip", L_ANY, 0, "pytest\\.(skip|xfail|importorskip)" S "\\(", "a pytest skip", {0}, 0, 0 },
 	{ "skip", L_ANY, 0, "@pytest\\.mark\\.(skip|skipif|xfail)", "a pytest skip marker", {0}, 0, 0 },
 	{ "skip", L_ANY, 0, "@(unittest\\.)?(skip|skipIf|skipUnless|expectedFailure)([^A-Za-z0-9_]|$)", "a unittest skip decorator", {0}, 0, 0 },
@@ -1072,7 +1086,7 @@ tautology(const char *c, int lang)
 }
 
 static int
-rule_tautology(struct guard *g)
+rule_tautology(struct guard *g, const char *rule)
 {
 	size_t i, j;
 	struct dfile *f;
@@ -1089,7 +1103,7 @@ rule_tautology(struct guard *g)
 				continue;
 			c = f->after.code[f->l[j].ln - 1];
 			if (is_assert_code(c, f->lang) && tautology(c, f->lang))
-				return fire(g->res, "tautology",
+				return fire(g->res, rule,
 				    "adds an assertion that cannot fail: `%s` at %s:%ld",
 				    quote_line(c, q, sizeof q), f->path, f->l[j].ln);
 		}
@@ -1148,11 +1162,11 @@ hunk_asserts(struct dfile *f, int hunk, const char **del, long *dln, size_t *nd,
 #define MAXA 256
 
 static int
-rule_pairs(struct guard *g, const char *rule)
+rule_weakened(struct guard *g, const char *rule)
 {
 	const char *del[MAXA], *add[MAXA];
 	long dln[MAXA], aln[MAXA];
-	size_t i, j, nd, na, k, tdel, tadd;
+	size_t i, j, nd, na, k;
 	int h;
 	struct dfile *f;
 	char q1[96], q2[96];
@@ -1161,100 +1175,18 @@ rule_pairs(struct guard *g, const char *rule)
 		f = &g->f[i];
 		if (!f->test)
 			continue;
-		tdel = tadd = 0;
 		for (j = 0, h = 0; j < f->n; j++) {
 			if (f->l[j].hunk == h)
 				continue;
 			h = f->l[j].hunk;
 			hunk_asserts(f, h, del, dln, &nd, add, aln, &na, MAXA);
-			tdel += nd;
-			tadd += na;
-			for (k = 0; k < nd && k < na; k++) {
-				if (!strcmp(rule, "expected-value-changed")) {
-					char *s1 = literal_shape(del[k]), *s2 = literal_shape(add[k]);
-					int same = strcmp(s1, s2) == 0;
-					free(s1);
-					free(s2);
-					if (same)
-						return fire(g->res, rule,
-						    "changes only the expected value: `%s` became `%s` at %s:%ld",
-						    quote_line(del[k], q1, sizeof q1),
-						    quote_line(add[k], q2, sizeof q2), f->path, aln[k]);
-				} else if (!strcmp(rule, "assertion-weakened") &&
-				    strength(add[k], f->lang) < strength(del[k], f->lang)) {
+			for (k = 0; k < nd && k < na; k++)
+				if (strength(add[k], f->lang) < strength(del[k], f->lang))
 					return fire(g->res, rule,
-					    "weakens an assertion: `%s` became `%s` at %s:%ld",
-					    quote_line(del[k], q1, sizeof q1),
+					    "weakens an assertion: `%s` (%s:%ld of the original) "
+					    "became `%s` at %s:%ld",
+					    quote_line(del[k], q1, sizeof q1), f->path, dln[k],
 					    quote_line(add[k], q2, sizeof q2), f->path, aln[k]);
-				}
-			}
-			if (!strcmp(rule, "assertion-removed") && nd > na)
-				return fire(g->res, rule,
-				    "removes %zu assertion%s from %s, the first `%s` (line %ld)",
-				    nd - na, nd - na == 1 ? "" : "s", f->path,
-				    quote_line(del[na], q1, sizeof q1), dln[na]);
-		}
-		if (!strcmp(rule, "assertion-removed") && tdel > tadd)
-			return fire(g->res, rule, "removes %zu assertion%s from %s",
-			    tdel - tadd, tdel - tadd == 1 ? "" : "s", f->path);
-	}
-	return 0;
-}
-
-/* Expectation variables (expected = 3, want := "x") changed only in a
- * literal count as a changed expected value too. */
-static int
-rule_expect_vars(struct guard *g)
-{
-	size_t i, j, k;
-	struct dfile *f;
-	char n1[64], n2[64], q1[96], q2[96];
-
-	for (i = 0; i < g->nf; i++) {
-		f = &g->f[i];
-		if (!f->test)
-			continue;
-		for (j = 0; j < f->n; j++) {
-			const char *d, *p;
-			size_t m;
-			if (f->l[j].kind != K_DEL || (size_t)f->l[j].ln > f->before.n)
-				continue;
-			d = f->before.code[f->l[j].ln - 1];
-			for (p = d; isspace((unsigned char)*p); p++)
-				;
-			for (m = 0; is_ident(p[m]) && m < sizeof n1 - 1; m++)
-				n1[m] = p[m];
-			n1[m] = '\0';
-			if (!m || !(strstr(n1, "expect") || strstr(n1, "Expect") ||
-			    strstr(n1, "want") || strstr(n1, "Want") || strstr(n1, "golden")))
-				continue;
-			for (k = 0; k < f->n; k++) {
-				const char *a;
-				size_t m2;
-				char *s1, *s2;
-				int same;
-				if (f->l[k].kind != K_ADD || f->l[k].hunk != f->l[j].hunk ||
-				    (size_t)f->l[k].ln > f->after.n)
-					continue;
-				a = f->after.code[f->l[k].ln - 1];
-				for (p = a; isspace((unsigned char)*p); p++)
-					;
-				for (m2 = 0; is_ident(p[m2]) && m2 < sizeof n2 - 1; m2++)
-					n2[m2] = p[m2];
-				n2[m2] = '\0';
-				if (strcmp(n1, n2) != 0)
-					continue;
-				s1 = literal_shape(d);
-				s2 = literal_shape(a);
-				same = strcmp(s1, s2) == 0;
-				free(s1);
-				free(s2);
-				if (same)
-					return fire(g->res, "expected-value-changed",
-					    "changes only the expected value: `%s` became `%s` at %s:%ld",
-					    quote_line(d, q1, sizeof q1), quote_line(a, q2, sizeof q2),
-					    f->path, f->l[k].ln);
-			}
 		}
 	}
 	return 0;
@@ -1478,7 +1410,7 @@ calls_name(const struct text *t, const char *name, int lang)
 }
 
 static int
-rule_call_removed(struct guard *g)
+rule_call_removed(struct guard *g, const char *rule)
 {
 	size_t i, j, k;
 	struct dfile *f;
@@ -1510,7 +1442,7 @@ rule_call_removed(struct guard *g)
 		for (k = 0; k < calls.n && !r; k++)
 			if (calls_name(&f->before, calls.v[k], f->lang) &&
 			    !calls_name(&f->after, calls.v[k], f->lang))
-				r = fire(g->res, "call-removed",
+				r = fire(g->res, rule,
 				    "%s no longer calls %s%s, which its assertions checked",
 				    f->path, calls.v[k], (f->lang & L_SH) ? "" : "()");
 		names_free(&vars);
@@ -1519,35 +1451,701 @@ rule_call_removed(struct guard *g)
 	return r;
 }
 
+/* ---- functions and test files by content ---- */
+
+/* Patterns compiled once, by index. */
+enum {
+	RX_PY_DEFTEST, RX_PY_TESTCASE, RX_PY_SELFASSERT, RX_PY_TOPASSERT,
+	RX_GO_TEST, RX_JS_TEST, RX_JS_EXPECT, RX_SH_TEST, RX_C_TEST,
+	RX_PY_RETURN, RX_GO_RETURN, RX_JS_RETURN, RX_PY_EXCEPT, RX_PY_SUPPRESS,
+	RX_N
+};
+static const char *const rx_src[RX_N] = {
+	"^[[:space:]]*(async[[:space:]]+)?def[[:space:]]+test",
+	"^[[:space:]]*class[[:space:]]+[A-Za-z_0-9]+[[:space:]]*\\(.*TestCase",
+	"self\\.assert[A-Z_][A-Za-z_]*[[:space:]]*\\(",
+	"^assert([[:space:](]|$)",
+	"^func[[:space:]]+Test[A-Za-z0-9_]*[[:space:]]*\\([[:space:]]*[A-Za-z_][A-Za-z0-9_]*[[:space:]]+\\*testing\\.T[[:space:]]*\\)",
+	"(^|[^A-Za-z0-9_.$])(test|it)[[:space:]]*\\(",
+	"(^|[^A-Za-z0-9_.$])expect[[:space:]]*\\(",
+	"^[[:space:]]*@test[[:space:]]",
+	"^[[:space:]]*(TEST|TEST_F|TEST_P)[[:space:]]*\\(|@Test([^A-Za-z0-9_]|$)",
+	"^[[:space:]]*return[[:space:]]*(None)?[[:space:]]*$",
+	"^[[:space:]]*return[[:space:]]*$",
+	"^[[:space:]]*return[[:space:]]*;?[[:space:]]*$",
+	"^[[:space:]]*except([[:space:]]|:|\\()",
+	"^[[:space:]]*with[[:space:]].*suppress[[:space:]]*\\(",
+};
+static regex_t rx_c[RX_N];
+static int rx_done;
+
+static int
+rx(int id, const char *s)
+{
+	int i;
+
+	if (!rx_done) {
+		for (i = 0; i < RX_N; i++)
+			if (regcomp(&rx_c[i], rx_src[i], REG_EXTENDED | REG_NOSUB) != 0)
+				rt_die("rt_guard: internal pattern %d does not compile", i);
+		rx_done = 1;
+	}
+	return regexec(&rx_c[id], s, 0, NULL, 0) == 0;
+}
+
+static int
+test_by_content(const struct text *t, int lang)
+{
+	size_t i;
+	int test = 0, expect = 0;
+
+	for (i = 0; i < t->n; i++) {
+		const char *c = t->code[i];
+		if (!*c)
+			continue;
+		if ((lang & (L_PY | L_RB)) && strstr(c, "def") && rx(RX_PY_DEFTEST, c))
+			return 1;
+		if ((lang & L_PY) && ((strstr(c, "TestCase") && rx(RX_PY_TESTCASE, c)) ||
+		    (strstr(c, "self.assert") && rx(RX_PY_SELFASSERT, c)) ||
+		    (c[0] == 'a' && rx(RX_PY_TOPASSERT, c))))
+			return 1;
+		if ((lang & L_GO) && !strncmp(c, "func", 4) && rx(RX_GO_TEST, c))
+			return 1;
+		if (lang & L_JS) {
+			test |= rx(RX_JS_TEST, c);
+			expect |= rx(RX_JS_EXPECT, c);
+			if (test && expect)
+				return 1;
+		}
+		if ((lang & L_SH) && rx(RX_SH_TEST, c))
+			return 1;
+		if ((lang & (L_C | L_JAVA)) && rx(RX_C_TEST, c))
+			return 1;
+	}
+	return 0;
+}
+
+int
+rt_guard_is_test_text(const char *relpath, const char *text)
+{
+	struct text t;
+	int lang, r;
+	const char *nl;
+	char first[256];
+
+	if (!text)
+		return 0;
+	nl = strchr(text, '\n');
+	snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - text) : 255, text);
+	lang = lang_of(relpath, first);
+	text_load(&t, text, lang);
+	r = test_by_content(&t, lang);
+	text_free(&t);
+	return r;
+}
+
+struct fn {
+	char name[128], cls[128];
+	long def, start, end;   /* 1-based: the definition, first and last body line */
+	int test;
+};
+struct fns { struct fn *v; size_t n, cap; };
+
+static struct fn *
+fns_push(struct fns *s)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->v = rt_xrealloc(s->v, s->cap * sizeof *s->v);
+	}
+	memset(&s->v[s->n], 0, sizeof *s->v);
+	return &s->v[s->n++];
+}
+
+static const char *
+skip_space(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+static size_t
+copy_ident(const char *p, char *out, size_t size)
+{
+	size_t n = 0;
+
+	while (is_ident(p[n]) && n + 1 < size) {
+		out[n] = p[n];
+		n++;
+	}
+	out[n] = '\0';
+	return n;
+}
+
+/* Python: every def, its class, its body by indentation. */
+static void
+py_functions(const struct text *t, struct fns *out)
+{
+	struct { size_t indent; char name[128]; } cls[32];
+	int ncls = 0, depth;
+	size_t i, j, k, in;
+	const char *c, *p;
+	struct fn *f;
+
+	for (i = 0; i < t->n; i++) {
+		c = t->code[i];
+		if (is_blank(c))
+			continue;
+		in = indent_of(c);
+		while (ncls > 0 && in <= cls[ncls - 1].indent)
+			ncls--;
+		p = skip_space(c);
+		if (!strncmp(p, "class ", 6)) {
+			if (ncls < 32) {
+				cls[ncls].indent = in;
+				copy_ident(skip_space(p + 6), cls[ncls].name, sizeof cls[0].name);
+				ncls++;
+			}
+			continue;
+		}
+		if (!strncmp(p, "async ", 6))
+			p = skip_space(p + 6);
+		if (strncmp(p, "def ", 4) != 0)
+			continue;
+		f = fns_push(out);
+		copy_ident(skip_space(p + 4), f->name, sizeof f->name);
+		if (ncls > 0)
+			snprintf(f->cls, sizeof f->cls, "%s", cls[ncls - 1].name);
+		f->def = (long)i + 1;
+		/* the signature may span lines; the body follows its ':' */
+		for (depth = 0, j = i; j < t->n; j++) {
+			for (p = t->code[j]; *p; p++)
+				depth += (*p == '(' || *p == '[') - (*p == ')' || *p == ']');
+			if (depth <= 0)
+				break;
+		}
+		if (j >= t->n)
+			j = t->n - 1;
+		f->start = (long)j + 2;
+		f->end = (long)j + 1;
+		for (k = j + 1; k < t->n; k++) {
+			if (is_blank(t->code[k]))
+				continue;
+			if (indent_of(t->code[k]) <= in)
+				break;
+			f->end = (long)k + 1;
+		}
+		f->test = strncmp(f->name, "test", 4) == 0;
+	}
+}
+
+/* Go (gofmt): "func Name(" at the start of a line to the next "}" there. */
+static void
+go_functions(const struct text *t, struct fns *out)
+{
+	size_t i, j;
+	const char *p;
+	struct fn *f;
+	int depth;
+
+	for (i = 0; i < t->n; i++) {
+		p = t->code[i];
+		if (strncmp(p, "func ", 5) != 0)
+			continue;
+		p = skip_space(p + 5);
+		if (*p == '(') {
+			for (depth = 0; *p; p++) {
+				depth += (*p == '(') - (*p == ')');
+				if (depth == 0)
+					break;
+			}
+			if (*p)
+				p = skip_space(p + 1);
+		}
+		f = fns_push(out);
+		copy_ident(p, f->name, sizeof f->name);
+		f->def = (long)i + 1;
+		f->start = (long)i + 2;
+		f->end = (long)i + 1;
+		for (j = i + 1; j < t->n; j++) {
+			if (!strcmp(t->code[j], "}"))
+				break;
+			f->end = (long)j + 1;
+		}
+		f->test = !strncmp(f->name, "Test", 4) && rx(RX_GO_TEST, t->code[i]);
+	}
+}
+
+static void
+functions(const struct text *t, int lang, struct fns *out)
+{
+	memset(out, 0, sizeof *out);
+	if (lang & L_PY)
+		py_functions(t, out);
+	else if (lang & L_GO)
+		go_functions(t, out);
+}
+
+/* The innermost function whose body holds line ln (1-based). */
+static struct fn *
+fn_at(struct fns *s, long ln)
+{
+	struct fn *best = NULL;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i].def <= ln && ln <= s->v[i].end &&
+		    (!best || s->v[i].def > best->def))
+			best = &s->v[i];
+	return best;
+}
+
+/* ---- early-return, assertion-swallowed ---- */
+
+static int
+is_return_line(const char *c, int lang)
+{
+	if (lang & L_PY)
+		return rx(RX_PY_RETURN, c);
+	if (lang & L_GO)
+		return rx(RX_GO_RETURN, c);
+	if (lang & L_JS)
+		return rx(RX_JS_RETURN, c);
+	return 0;
+}
+
+/* A return added inside a test function, with an assertion after it in
+ * the same body: the assertions below it no longer run. A return right
+ * after a failure report (t.Fatalf; return) skips nothing. */
+static int
+rule_early_return(struct guard *g, const char *rule)
+{
+	size_t i, j, k;
+	struct dfile *f;
+	struct fns fs;
+	struct fn *fn;
+	long ln, prev;
+	char q1[96], q2[96];
+	int r = 0;
+
+	for (i = 0; i < g->nf && !r; i++) {
+		f = &g->f[i];
+		if (!f->test || !(f->lang & (L_PY | L_GO | L_JS)))
+			continue;
+		functions(&f->after, f->lang, &fs);
+		for (j = 0; j < f->n && !r; j++) {
+			ln = f->l[j].ln;
+			if (f->l[j].kind != K_ADD || ln < 1 || (size_t)ln > f->after.n ||
+			    !is_return_line(f->after.code[ln - 1], f->lang))
+				continue;
+			for (prev = ln - 1; prev >= 1 && is_blank(f->after.code[prev - 1]); prev--)
+				;
+			if (prev >= 1 && is_failure_line(f->after.code[prev - 1], f->lang))
+				continue;
+			fn = fn_at(&fs, ln);
+			if ((f->lang & (L_PY | L_GO)) && (!fn || !fn->test))
+				continue;
+			for (k = (size_t)ln; k < (fn ? (size_t)fn->end : f->after.n); k++)
+				if (is_assert_at(&f->after, k, f->lang)) {
+					r = fire(g->res, rule, "adds `%s` at %s:%ld, before the "
+					    "test's assertion `%s` at %s:%zu",
+					    quote_line(f->after.code[ln - 1], q1, sizeof q1), f->path,
+					    ln, quote_line(f->after.code[k], q2, sizeof q2), f->path,
+					    k + 1);
+					break;
+				}
+		}
+		free(fs.v);
+	}
+	return r;
+}
+
+/* Does an except clause catch an assertion: bare, AssertionError,
+ * Exception or BaseException? */
+static int
+catches_assertion(const char *c)
+{
+	const char *p = skip_space(c) + 6;
+
+	p = skip_space(p);
+	return *p == ':' || has_word(p, "AssertionError") || has_word(p, "Exception") ||
+	    has_word(p, "BaseException");
+}
+
+/* Lines (0-based, exclusive end) deeper than line i's indentation. */
+static size_t
+block_end(const struct text *t, size_t i)
+{
+	size_t in = indent_of(t->code[i]), k, end = i + 1;
+
+	for (k = i + 1; k < t->n; k++) {
+		if (is_blank(t->code[k]))
+			continue;
+		if (indent_of(t->code[k]) <= in)
+			break;
+		end = k + 1;
+	}
+	return end;
+}
+
+static int
+reraises(const struct text *t, size_t from, size_t to)
+{
+	size_t k;
+
+	for (k = from; k < to; k++)
+		if (has_word(t->code[k], "raise") || strstr(t->code[k], "fail(") ||
+		    strstr(t->code[k], "sys.exit("))
+			return 1;
+	return 0;
+}
+
+/* An added except clause (or "with suppress(...)") that swallows an
+ * assertion failure of its block. */
+static int
+rule_swallowed(struct guard *g, const char *rule)
+{
+	size_t i, j, k, a, e;
+	struct dfile *f;
+	const struct text *t;
+	const char *c;
+	long ln, tl;
+	char q1[96], q2[96];
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		if (!f->test || !(f->lang & L_PY))
+			continue;
+		t = &f->after;
+		for (j = 0; j < f->n; j++) {
+			ln = f->l[j].ln;
+			if (f->l[j].kind != K_ADD || ln < 1 || (size_t)ln > t->n)
+				continue;
+			c = t->code[ln - 1];
+			if (rx(RX_PY_EXCEPT, c) && catches_assertion(c)) {
+				e = block_end(t, (size_t)ln - 1);
+				if (reraises(t, (size_t)ln, e))
+					continue;
+				/* the try at the same indentation above it */
+				for (tl = ln - 1; tl >= 1; tl--) {
+					if (is_blank(t->code[tl - 1]))
+						continue;
+					if (indent_of(t->code[tl - 1]) < indent_of(c))
+						break;
+					if (indent_of(t->code[tl - 1]) == indent_of(c) &&
+					    !strncmp(skip_space(t->code[tl - 1]), "try", 3) &&
+					    !is_ident(skip_space(t->code[tl - 1])[3]))
+						break;
+				}
+				if (tl < 1 || strncmp(skip_space(t->code[tl - 1]), "try", 3) != 0)
+					continue;
+				for (a = (size_t)tl; a < (size_t)ln - 1; a++)
+					if (is_assert_at(t, a, f->lang))
+						return fire(g->res, rule, "wraps `%s` at %s:%zu in a try "
+						    "whose `%s` at %s:%ld swallows the failure",
+						    quote_line(t->code[a], q1, sizeof q1), f->path, a + 1,
+						    quote_line(c, q2, sizeof q2), f->path, ln);
+			} else if (rx(RX_PY_SUPPRESS, c) && (has_word(c, "AssertionError") ||
+			    has_word(c, "Exception") || has_word(c, "BaseException"))) {
+				e = block_end(t, (size_t)ln - 1);
+				for (k = (size_t)ln; k < e; k++)
+					if (is_assert_at(t, k, f->lang))
+						return fire(g->res, rule, "wraps `%s` at %s:%zu in `%s` "
+						    "at %s:%ld, which swallows the failure",
+						    quote_line(t->code[k], q1, sizeof q1), f->path, k + 1,
+						    quote_line(c, q2, sizeof q2), f->path, ln);
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- expected-value-changed: literals alone ---- */
+
+/* The first identifier of a line, for "expected = ..." variables. */
+static int
+expect_var(const char *c, char *name, size_t size)
+{
+	char *eq;
+
+	copy_ident(skip_space(c), name, size);
+	if (!*name || !(strstr(name, "expect") || strstr(name, "Expect") ||
+	    strstr(name, "want") || strstr(name, "Want") || strstr(name, "golden")))
+		return 0;
+	eq = strchr(c, '=');
+	return eq && eq[1] != '=';
+}
+
+static int
+inert(const char *c)
+{
+	c = skip_space(c);
+	return !*c || !strcmp(c, "pass") || !strcmp(c, "...");
+}
+
+/* "The expected value changed" only when that is all the patch does:
+ * every changed code line is one side of an assertion (or expected/want
+ * variable) whose literals alone differ. A patch that also changes the
+ * setup, a fixture, module state or the code under test is judged by
+ * the race, not here. */
+static int
+rule_expected(struct guard *g, const char *rule)
+{
+	size_t i, j, k, npairs = 0;
+	struct dfile *f, *pf = NULL;
+	const char *d, *a;
+	char *s1, *s2, n1[64], n2[64], q1[96], q2[96];
+	char **used;
+	long pd = 0, pa = 0;
+	int other = 0, same, isexp;
+
+	used = rt_xcalloc(g->nf, sizeof *used);
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		used[i] = rt_xcalloc(f->n + 1, 1);
+		for (j = 0; j < f->n; j++) {
+			if (f->l[j].kind != K_DEL || used[i][j] || f->l[j].ln < 1 ||
+			    (size_t)f->l[j].ln > f->before.n)
+				continue;
+			d = f->before.code[f->l[j].ln - 1];
+			for (k = 0; k < f->n; k++) {
+				if (f->l[k].kind != K_ADD || used[i][k] ||
+				    f->l[k].hunk != f->l[j].hunk || f->l[k].ln < 1 ||
+				    (size_t)f->l[k].ln > f->after.n)
+					continue;
+				a = f->after.code[f->l[k].ln - 1];
+				s1 = squash(d);
+				s2 = squash(a);
+				same = strcmp(s1, s2) == 0;
+				free(s1);
+				free(s2);
+				if (same) {             /* moved or re-indented */
+					used[i][j] = used[i][k] = 1;
+					break;
+				}
+				if (!f->test)
+					continue;
+				isexp = (is_assert_at(&f->before, (size_t)f->l[j].ln - 1, f->lang) &&
+				    is_assert_at(&f->after, (size_t)f->l[k].ln - 1, f->lang)) ||
+				    (expect_var(d, n1, sizeof n1) && expect_var(a, n2, sizeof n2) &&
+				    !strcmp(n1, n2));
+				if (!isexp)
+					continue;
+				s1 = literal_shape(d);
+				s2 = literal_shape(a);
+				same = strcmp(s1, s2) == 0;
+				free(s1);
+				free(s2);
+				if (!same)
+					continue;
+				used[i][j] = used[i][k] = 1;
+				if (npairs++ == 0) {
+					pf = f;
+					pd = f->l[j].ln;
+					pa = f->l[k].ln;
+				}
+				break;
+			}
+		}
+	}
+	for (i = 0; i < g->nf && !other; i++) {
+		f = &g->f[i];
+		for (j = 0; j < f->n && !other; j++) {
+			const struct text *t = f->l[j].kind == K_ADD ? &f->after : &f->before;
+			if (f->l[j].kind == K_CTX || used[i][j])
+				continue;
+			if (f->l[j].ln < 1 || (size_t)f->l[j].ln > t->n ||
+			    !inert(t->code[f->l[j].ln - 1]))
+				other = 1;
+		}
+	}
+	for (i = 0; i < g->nf; i++)
+		free(used[i]);
+	free(used);
+	if (npairs == 0 || other)
+		return 0;
+	return fire(g->res, rule, "changes nothing but the expected value: `%s` "
+	    "(%s:%ld of the original) became `%s` at %s:%ld%s",
+	    quote_line(pf->before.code[pd - 1], q1, sizeof q1), pf->path, pd,
+	    quote_line(pf->after.code[pa - 1], q2, sizeof q2), pf->path, pa,
+	    npairs > 1 ? ", and likewise elsewhere" : "");
+}
+
+/* ---- assertion-removed, quoting each line ---- */
+
+/* Say how a hunk disposed of a removed assertion: commented it out, put a
+ * placeholder in its place, or deleted it. */
+static void
+how_removed(rt_buf *why, struct dfile *f, int hunk, const char *code, long ln)
+{
+	size_t j;
+	char *sq = squash(code), *sl, q[96];
+	const char *raw, *c, *ph = NULL;
+	int commented = 0;
+
+	for (j = 0; j < f->n && !commented && !ph; j++) {
+		if (f->l[j].kind != K_ADD || f->l[j].hunk != hunk || f->l[j].ln < 1 ||
+		    (size_t)f->l[j].ln > f->after.n)
+			continue;
+		raw = f->after.line[f->l[j].ln - 1];
+		c = skip_space(f->after.code[f->l[j].ln - 1]);
+		sl = squash(raw);
+		if (!*c && *sq && strstr(sl, sq))
+			commented = 1;
+		else if (!strcmp(c, "pass") || !strcmp(c, "True") || !strcmp(c, "...") ||
+		    !strcmp(c, "None"))
+			ph = c;
+		free(sl);
+	}
+	free(sq);
+	quote_line(code, q, sizeof q);
+	if (commented)
+		rt_buf_printf(why, "comments out `%s` at %s:%ld", q, f->path, ln);
+	else if (ph)
+		rt_buf_printf(why, "replaces `%s` at %s:%ld by `%s`", q, f->path, ln, ph);
+	else
+		rt_buf_printf(why, "deletes `%s` at %s:%ld", q, f->path, ln);
+}
+
+static int
+rule_removed(struct guard *g, const char *rule)
+{
+	const char *del[MAXA], *add[MAXA];
+	long dln[MAXA], aln[MAXA];
+	size_t i, j, k, nd, na, tdel, tadd, nq;
+	int h;
+	struct dfile *f;
+	rt_buf why = { 0 };
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		if (!f->test)
+			continue;
+		tdel = tadd = nq = 0;
+		rt_buf_free(&why);
+		memset(&why, 0, sizeof why);
+		for (j = 0, h = 0; j < f->n; j++) {
+			if (f->l[j].hunk == h)
+				continue;
+			h = f->l[j].hunk;
+			hunk_asserts(f, h, del, dln, &nd, add, aln, &na, MAXA);
+			tdel += nd;
+			tadd += na;
+			for (k = nd > na ? na : nd; k < nd; k++, nq++) {
+				if (nq == 6) {
+					rt_buf_adds(&why, ", ...");
+					continue;
+				}
+				if (nq > 6)
+					continue;
+				if (nq)
+					rt_buf_adds(&why, ", ");
+				how_removed(&why, f, h, del[k], dln[k]);
+			}
+		}
+		if (tdel > tadd) {
+			fire(g->res, rule, "%s loses %zu assertion%s: %s (lines of the original)",
+			    f->path, tdel - tadd, tdel - tadd == 1 ? "" : "s",
+			    why.len ? rt_buf_str(&why) : "moved between hunks");
+			rt_buf_free(&why);
+			return 1;
+		}
+	}
+	rt_buf_free(&why);
+	return 0;
+}
+
 /* ---- the entry point ---- */
+
+typedef int (*rule_fn)(struct guard *, const char *);
+
+static const struct { const char *rule; rule_fn fn; } rule_order[] = {
+	{ "early-exit", rule_patterns },
+	{ "early-return", rule_early_return },
+	{ "skip", rule_patterns },
+	{ "or-true", rule_patterns },
+	{ "if-0", rule_patterns },
+	{ "tautology", rule_tautology },
+	{ "assertion-swallowed", rule_swallowed },
+	{ "expected-value-changed", rule_expected },
+	{ "assertion-weakened", rule_weakened },
+	{ "assertion-removed", rule_removed },
+	{ "call-removed", rule_call_removed },
+};
+
+static int
+allowed(const char *rule, char *const *allow, size_t nallow)
+{
+	size_t i;
+
+	for (i = 0; i < nallow; i++)
+		if (allow[i] && !strcmp(allow[i], rule))
+			return 1;
+	return 0;
+}
+
+/* What fired in scratch: overruled when allowed (0), else the verdict (1). */
+static int
+settle(const rt_guard_result *scratch, char *const *allow, size_t nallow,
+    rt_guard_result *res)
+{
+	rt_guard_hit *h;
+
+	if (allowed(scratch->rule, allow, nallow)) {
+		if (res->noverruled < RT_GUARD_MAXOVER) {
+			h = &res->overruled[res->noverruled++];
+			h->rule = scratch->rule;
+			snprintf(h->reason, sizeof h->reason, "%s", scratch->reason);
+		}
+		return 0;
+	}
+	res->rule = scratch->rule;
+	snprintf(res->reason, sizeof res->reason, "%s", scratch->reason);
+	return 1;
+}
 
 int
 rt_guard_check(const char *diff, const char *before_dir, const char *after_dir,
     rt_guard_result *res)
 {
-	struct guard g = { NULL, 0, res };
+	return rt_guard_check_allow(diff, before_dir, after_dir, NULL, 0, res);
+}
+
+int
+rt_guard_check_allow(const char *diff, const char *before_dir,
+    const char *after_dir, char *const *allow, size_t nallow,
+    rt_guard_result *res)
+{
+	rt_guard_result *scratch = rt_xcalloc(1, sizeof *scratch);
+	struct guard g = { NULL, 0, scratch };
 	size_t i, j;
-	int r = 1;
+	int r = 0;
 
 	memset(res, 0, sizeof *res);
+	for (i = 0; i < nallow; i++)
+		if (!rt_guard_rule_known(allow[i])) {
+			snprintf(res->reason, sizeof res->reason, "unknown guard rule \"%s\"",
+			    allow[i] ? allow[i] : "(null)");
+			free(scratch);
+			return -1;
+		}
 	if (!diff || !*diff) {
-		fire(res, "guard-undecided", "the patch is empty");
-		return 1;
+		fire(scratch, "guard-undecided", "the patch is empty");
+		goto undecided;
 	}
-	if (pats_compile(res) < 0)
-		return 1;
-	if (parse_diff(&g, diff) < 0)
-		goto done;
+	if (pats_compile(scratch) < 0 || parse_diff(&g, diff) < 0)
+		goto undecided;
 	for (i = 0; i < g.nf; i++) {
 		struct dfile *f = &g.f[i];
 		if (!safe_relpath(f->path)) {
-			fire(res, "guard-undecided", "unsafe path %s", f->path);
-			goto done;
+			fire(scratch, "guard-undecided", "unsafe path %s", f->path);
+			goto undecided;
 		}
 		f->lang = L_OTHER;
 		if (load_side(&g, f, before_dir, &f->before, "original") < 0 ||
 		    load_side(&g, f, after_dir, &f->after, "patched") < 0)
-			goto done;
+			goto undecided;
 		f->lang = lang_of(f->path, f->before.n ? f->before.line[0] :
 		    f->after.n ? f->after.line[0] : NULL);
 		if (f->lang != L_OTHER) {
@@ -1567,15 +2165,19 @@ rt_guard_check(const char *diff, const char *before_dir, const char *after_dir,
 				*side = t;
 			}
 		}
-		f->test = rt_guard_is_test_path(f->path);
+		/* a test file by its name, or by what it holds before or after */
+		f->test = rt_guard_is_test_path(f->path) ||
+		    test_by_content(&f->before, f->lang) ||
+		    test_by_content(&f->after, f->lang);
 	}
-	if (rule_patterns(&g, "early-exit") || rule_patterns(&g, "skip") ||
-	    rule_patterns(&g, "or-true") || rule_patterns(&g, "if-0") ||
-	    rule_tautology(&g) || rule_pairs(&g, "expected-value-changed") ||
-	    rule_expect_vars(&g) || rule_pairs(&g, "assertion-weakened") ||
-	    rule_pairs(&g, "assertion-removed") || rule_call_removed(&g))
-		goto done;
-	r = 0;
+	for (i = 0; i < sizeof rule_order / sizeof rule_order[0] && !r; i++) {
+		scratch->rule = NULL;
+		if (rule_order[i].fn(&g, rule_order[i].rule))
+			r = settle(scratch, allow, nallow, res);
+	}
+	goto done;
+undecided:
+	r = settle(scratch, allow, nallow, res);
 done:
 	for (i = 0; i < g.nf; i++) {
 		for (j = 0; j < g.f[i].n; j++)
@@ -1586,6 +2188,7 @@ done:
 		text_free(&g.f[i].after);
 	}
 	free(g.f);
+	free(scratch);
 	return r;
 }
 
@@ -1646,56 +2249,1129 @@ one_line_assert(const char *line, size_t *indent, char *expr, char *msg, size_t 
 	return *expr != '\0';
 }
 
+/* ---- failing locations in a runner's output ---- */
+
+static void
+loc_add(rt_guard_loc *locs, size_t *n, size_t max, const char *file, size_t flen,
+    long line, const char *cls, size_t clen, const char *test, size_t tlen, int raised)
+{
+	rt_guard_loc l;
+	size_t i;
+
+	memset(&l, 0, sizeof l);
+	snprintf(l.file, sizeof l.file, "%.*s", (int)flen, file ? file : "");
+	snprintf(l.cls, sizeof l.cls, "%.*s", (int)clen, cls ? cls : "");
+	snprintf(l.test, sizeof l.test, "%.*s", (int)tlen, test ? test : "");
+	l.line = line;
+	l.raised = raised;
+	for (i = 0; i < *n; i++)
+		if (!strcmp(locs[i].file, l.file) && locs[i].line == l.line &&
+		    !strcmp(locs[i].cls, l.cls) && !strcmp(locs[i].test, l.test)) {
+			locs[i].raised |= raised;
+			return;
+		}
+	if (*n < max)
+		locs[(*n)++] = l;
+}
+
+/* A pytest node id "f.py::C::t[p]" (up to a blank or " - "). */
+static void
+loc_node(rt_guard_loc *locs, size_t *n, size_t max, const char *p, size_t len)
+{
+	const char *e = p + len, *c1, *last = NULL, *prev = NULL, *q;
+	size_t tl;
+
+	c1 = strstr(p, "::");
+	if (!c1 || c1 >= e)
+		return;
+	for (q = c1; q && q < e; q = strstr(q + 2, "::")) {
+		prev = last;
+		last = q;
+	}
+	tl = strcspn(last + 2, "[ ");
+	if (last + 2 + tl > e)
+		tl = (size_t)(e - last - 2);
+	loc_add(locs, n, max, p, (size_t)(c1 - p), 0,
+	    prev ? prev + 2 : NULL, prev ? (size_t)(last - prev - 2) : 0,
+	    last + 2, tl, 0);
+}
+
+/* A block of frames ends: unless one is marked, its deepest frame with a
+ * line is where the failure was raised. */
+static void
+mark_raised(rt_guard_loc *locs, size_t first, size_t n)
+{
+	size_t k, last = n;
+
+	for (k = first; k < n; k++) {
+		if (locs[k].line > 0 && locs[k].raised)
+			return;
+		if (locs[k].line > 0)
+			last = k;
+	}
+	if (last < n)
+		locs[last].raised = 1;
+}
+
+size_t
+rt_guard_failing_locations(const char *out, rt_guard_loc *locs, size_t max)
+{
+	const char *p = out, *e, *q, *r;
+	size_t n = 0, first = 0, len;
+	long ln;
+	char buf[600];
+
+	if (!out)
+		return 0;
+	for (;;) {
+		e = strchr(p, '\n');
+		len = e ? (size_t)(e - p) : strlen(p);
+		if (len > 0 && p[len - 1] == '\r')
+			len--;
+		snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
+		q = skip_space(buf);
+		if (!strncmp(buf, "___", 3) || !strncmp(buf, "===", 3) ||
+		    !strncmp(buf, "---", 3) || !strncmp(buf, "Traceback (most recent", 22) ||
+		    !strncmp(buf, "FAIL: ", 6) || !strncmp(buf, "ERROR: ", 7)) {
+			/* a block ends: its deepest frame is where it was raised */
+			mark_raised(locs, first, n);
+			first = n;
+		}
+		if (!strncmp(q, "File \"", 6) && (r = strchr(q + 6, '"')) &&
+		    sscanf(r, "\", line %ld, in", &ln) == 1) {
+			const char *fn = strstr(r, ", in ");
+			fn = fn ? fn + 5 : "";
+			loc_add(locs, &n, max, q + 6, (size_t)(r - q - 6), ln, NULL, 0,
+			    fn, strcspn(fn, " \t"), 0);
+		} else if ((!strncmp(buf, "FAIL: ", 6) || !strncmp(buf, "ERROR: ", 7)) &&
+		    (r = strchr(buf, '('))) {
+			/* unittest: "FAIL: test_x (pkg.mod.Class.test_x)" */
+			char mod[512], *dot, *cls;
+			const char *name = buf + (buf[0] == 'F' ? 6 : 7);
+			size_t nl = strcspn(name, " ("), ml = strcspn(r + 1, ")");
+			snprintf(mod, sizeof mod, "%.*s", (int)ml, r + 1);
+			dot = strrchr(mod, '.');
+			if (dot && strlen(dot + 1) == nl && !strncmp(dot + 1, name, nl))
+				*dot = '\0';
+			cls = strrchr(mod, '.');
+			if (cls) {
+				char cb[128];
+				snprintf(cb, sizeof cb, "%.127s", cls + 1);
+				*cls = '\0';
+				for (dot = mod; *dot; dot++)
+					if (*dot == '.')
+						*dot = '/';
+				strncat(mod, ".py", sizeof mod - strlen(mod) - 1);
+				loc_add(locs, &n, max, mod, strlen(mod), 0, cb, strlen(cb),
+				    name, nl, 0);
+			} else {
+				loc_add(locs, &n, max, NULL, 0, 0, mod, strlen(mod), name, nl, 0);
+			}
+		} else if (!strncmp(q, "--- FAIL: ", 10)) {
+			r = q + 10;
+			loc_add(locs, &n, max, NULL, 0, 0, NULL, 0, r, strcspn(r, " /("), 0);
+		} else if (!strncmp(buf, "FAILED ", 7)) {
+			r = buf + 7;
+			loc_node(locs, &n, max, r, strcspn(r, " "));
+		} else if (buf[0] != ' ' && (r = strstr(buf, " FAILED")) &&
+		    (size_t)(r - buf) == strcspn(buf, " ") && strstr(buf, "::") &&
+		    strstr(buf, "::") < r) {
+			loc_node(locs, &n, max, buf, (size_t)(r - buf));
+		} else if ((r = strstr(q, "_test.go:")) && q != buf &&
+		    sscanf(r + 9, "%ld:", &ln) == 1) {
+			loc_add(locs, &n, max, q, (size_t)(r + 8 - q), ln, NULL, 0, NULL, 0, 1);
+		} else if (buf[0] != ' ' && (r = strstr(buf, ".py:")) &&
+		    (size_t)(r - buf) < strcspn(buf, " ") && isdigit((unsigned char)r[4]) &&
+		    sscanf(r + 4, "%ld", &ln) == 1 && r[4 + strspn(r + 4, "0123456789")] == ':') {
+			/* pytest: "f.py:12: AssertionError", "f.py:6: in test_x", "f.py:6: " */
+			const char *rest = skip_space(r + 5 + strspn(r + 4, "0123456789"));
+			if (!strncmp(rest, "in ", 3))
+				loc_add(locs, &n, max, buf, (size_t)(r + 3 - buf), ln, NULL, 0,
+				    rest + 3, strcspn(rest + 3, " "), 0);
+			else
+				loc_add(locs, &n, max, buf, (size_t)(r + 3 - buf), ln, NULL, 0,
+				    NULL, 0, *rest != '\0');
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	mark_raised(locs, first, n);
+	return n;
+}
+
+/* ---- the canary: find the test the command runs ---- */
+
+struct src {
+	char *rel;
+	int lang, loaded, ok;
+	struct text t;
+	struct fns fns;
+};
+
+struct tree {
+	const char *dir;
+	struct src *v;
+	size_t n, cap;
+};
+
+static void
+tree_walk(struct tree *tr, const char *rel, int depth)
+{
+	static const char *const skip[] = {
+		"node_modules", "__pycache__", "venv", "site-packages", "vendor", NULL
+	};
+	char *path = rel ? rt_xasprintf("%s/%s", tr->dir, rel) : rt_xstrdup(tr->dir);
+	DIR *d = opendir(path);
+	struct dirent *de;
+	struct stat st;
+	size_t i, n;
+	char *sub, *full;
+
+	free(path);
+	if (!d)
+		return;
+	while ((de = readdir(d)) && tr->n < 5000) {
+		if (de->d_name[0] == '.')
+			continue;
+		for (i = 0; skip[i] && strcmp(skip[i], de->d_name); i++)
+			;
+		if (skip[i])
+			continue;
+		sub = rel ? rt_xasprintf("%s/%s", rel, de->d_name) : rt_xstrdup(de->d_name);
+		full = rt_xasprintf("%s/%s", tr->dir, sub);
+		if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode) && depth < 12) {
+			tree_walk(tr, sub, depth + 1);
+		} else if (S_ISREG(st.st_mode) && (n = strlen(sub)) > 3 &&
+		    (!strcmp(sub + n - 3, ".py") || (n > 8 && !strcmp(sub + n - 8, "_test.go")))) {
+			if (tr->n == tr->cap) {
+				tr->cap = tr->cap ? tr->cap * 2 : 64;
+				tr->v = rt_xrealloc(tr->v, tr->cap * sizeof *tr->v);
+			}
+			memset(&tr->v[tr->n], 0, sizeof tr->v[0]);
+			tr->v[tr->n].rel = sub;
+			tr->v[tr->n].lang = lang_of(sub, NULL);
+			tr->n++;
+			sub = NULL;
+		}
+		free(sub);
+		free(full);
+	}
+	closedir(d);
+}
+
+static struct src *
+src_load(struct tree *tr, struct src *s)
+{
+	char *path, *data;
+	size_t len;
+
+	if (!s)
+		return NULL;
+	if (!s->loaded) {
+		s->loaded = 1;
+		path = rt_xasprintf("%s/%s", tr->dir, s->rel);
+		data = rt_read_file(path, &len);
+		free(path);
+		if (!data || memchr(data, '\0', len)) {
+			free(data);
+			return NULL;
+		}
+		text_load(&s->t, data, s->lang);
+		free(data);
+		functions(&s->t, s->lang, &s->fns);
+		s->ok = 1;
+	}
+	return s->ok ? s : NULL;
+}
+
+/* The file a runner printed (relative, absolute from another copy, a Go
+ * basename, a module path): exact, else the longest suffix on a path
+ * component boundary. */
+static struct src *
+tree_find(struct tree *tr, const char *printed)
+{
+	struct src *best = NULL;
+	size_t i, n, m, bestn = 0;
+	const char *p = printed;
+
+	while (!strncmp(p, "./", 2))
+		p += 2;
+	n = strlen(p);
+	if (!n)
+		return NULL;
+	for (i = 0; i < tr->n; i++) {
+		const char *r = tr->v[i].rel;
+		m = strlen(r);
+		if (!strcmp(r, p))
+			return src_load(tr, &tr->v[i]);
+		if (n > m && p[n - m - 1] == '/' && !strcmp(p + n - m, r) && m > bestn) {
+			best = &tr->v[i];
+			bestn = m;
+		} else if (m > n && r[m - n - 1] == '/' && !strcmp(r + m - n, p) && !best) {
+			best = &tr->v[i];
+		}
+	}
+	return src_load(tr, best);
+}
+
+struct pick {
+	struct src *s;
+	struct fn *fn;          /* NULL: the module level of a script */
+};
+
+struct picks { struct pick *v; size_t n, cap; };
+
+static void
+pick_add(struct picks *ps, struct src *s, struct fn *fn)
+{
+	size_t i;
+
+	for (i = 0; i < ps->n; i++)
+		if (ps->v[i].s == s && ps->v[i].fn == fn)
+			return;
+	if (ps->n == ps->cap) {
+		ps->cap = ps->cap ? ps->cap * 2 : 16;
+		ps->v = rt_xrealloc(ps->v, ps->cap * sizeof *ps->v);
+	}
+	ps->v[ps->n].s = s;
+	ps->v[ps->n].fn = fn;
+	ps->n++;
+}
+
+/* Tests of s named name (params stripped) in class cls ("" any, NULL:
+ * every test of the file); a script without test functions is one test. */
+static void
+pick_tests(struct picks *ps, struct src *s, const char *cls, const char *name)
+{
+	size_t i, n0 = ps->n, nl = name ? strcspn(name, "[") : 0;
+	struct fn *f;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->fns.n; i++) {
+		f = &s->fns.v[i];
+		if (name) {
+			if (strlen(f->name) != nl || strncmp(f->name, name, nl) != 0)
+				continue;
+			if (cls && *cls && strcmp(f->cls, cls) != 0)
+				continue;
+		} else if (cls && *cls) {
+			if (!f->test || strcmp(f->cls, cls) != 0)
+				continue;
+		} else if (!f->test) {
+			continue;
+		}
+		pick_add(ps, s, f);
+	}
+	if (ps->n == n0 && !name && !(cls && *cls))
+		pick_add(ps, s, NULL);
+}
+
+static int
+pytest_named(const char *rel)
+{
+	const char *b = strrchr(rel, '/');
+	size_t n;
+
+	b = b ? b + 1 : rel;
+	n = strlen(b);
+	return (!strncmp(b, "test_", 5) || (n > 8 && !strcmp(b + n - 8, "_test.py"))) &&
+	    n > 3 && !strcmp(b + n - 3, ".py");
+}
+
+/* Split a command into words like sh(1) would, without running it; the
+ * separators ; && || | & become ";". */
+static size_t
+split_words(const char *s, char **w, size_t max)
+{
+	rt_buf b = { 0 };
+	size_t n = 0;
+	int in = 0;
+	char q;
+
+	while (*s && n < max) {
+		if (isspace((unsigned char)*s) || strchr(";&|", *s)) {
+			if (in) {
+				w[n++] = rt_xstrdup(rt_buf_str(&b));
+				b.len = 0;
+				in = 0;
+			}
+			if (strchr(";&|", *s) && n < max) {
+				w[n++] = rt_xstrdup(";");
+				while (s[1] && strchr(";&|", s[1]))
+					s++;
+			}
+			s++;
+			continue;
+		}
+		in = 1;
+		if (*s == '\'' || *s == '"') {
+			q = *s++;
+			while (*s && *s != q) {
+				if (q == '"' && *s == '\\' && s[1])
+					s++;
+				rt_buf_addc(&b, *s++);
+			}
+			if (*s)
+				s++;
+		} else if (*s == '\\' && s[1]) {
+			rt_buf_addc(&b, s[1]);
+			s += 2;
+		} else {
+			rt_buf_addc(&b, *s++);
+		}
+	}
+	if (in && n < max)
+		w[n++] = rt_xstrdup(rt_buf_str(&b));
+	rt_buf_free(&b);
+	return n;
+}
+
+static const char *
+base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+static int
+opt_takes_value(const char *o, const char *const *list)
+{
+	size_t i;
+
+	if (strchr(o, '='))
+		return 0;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(o, list[i]))
+			return 1;
+	return 0;
+}
+
+/* -k EXPR: the test (or class) names holding one of its words, the words
+ * after "not" excepted. */
+static void
+pick_k(struct tree *tr, struct picks *ps, const char *expr, struct picks *files)
+{
+	char *w[32], word[128];
+	size_t nw = 0, i, j, k;
+	const char *p = expr;
+	int neg = 0, isneg[32];
+	struct src *s;
+
+	while (*p && nw < 32) {
+		if (!is_ident(*p)) {
+			p++;
+			continue;
+		}
+		copy_ident(p, word, sizeof word);
+		p += strlen(word);
+		if (!strcmp(word, "not")) {
+			neg = 1;
+			continue;
+		}
+		if (!strcmp(word, "and") || !strcmp(word, "or"))
+			continue;
+		isneg[nw] = neg;
+		neg = 0;
+		w[nw++] = rt_xstrdup(word);
+	}
+	for (i = 0; i < tr->n; i++) {
+		if (files->n) {
+			for (k = 0; k < files->n && files->v[k].s != &tr->v[i]; k++)
+				;
+			if (k == files->n)
+				continue;
+		} else if (!pytest_named(tr->v[i].rel)) {
+			continue;
+		}
+		if (!(s = src_load(tr, &tr->v[i])))
+			continue;
+		for (j = 0; j < s->fns.n; j++) {
+			int in = 0, out = 0, anypos = 0;
+			if (!s->fns.v[j].test)
+				continue;
+			for (k = 0; k < nw; k++) {
+				int m = strstr(s->fns.v[j].name, w[k]) || strstr(s->fns.v[j].cls, w[k]);
+				anypos |= !isneg[k];
+				if (m && isneg[k])
+					out = 1;
+				else if (m)
+					in = 1;
+			}
+			if (!out && (in || !anypos))
+				pick_add(ps, s, &s->fns.v[j]);
+		}
+	}
+	for (k = 0; k < nw; k++)
+		free(w[k]);
+}
+
+static void
+cmd_pytest(struct tree *tr, struct picks *ps, char **w, size_t n)
+{
+	static const char *const val[] = {
+		"-k", "-m", "-p", "-c", "-o", "-n", "-W", "-r", "--tb", "--deselect",
+		"--ignore", "--ignore-glob", "--rootdir", "--maxfail", "--durations",
+		"--junitxml", "--junit-xml", "--basetemp", "--log-level", "--count",
+		"--random-order-seed", "--random-order-bucket", "--reruns",
+		"--confcutdir", "--import-mode", "--cov", "--cov-report", "--timeout",
+		NULL
+	};
+	struct picks files = { 0 };
+	const char *k = NULL;
+	size_t i, j, len;
+	char file[512];
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(w[i], "-k") && i + 1 < n) {
+			k = w[++i];
+		} else if (!strncmp(w[i], "-k", 2) && w[i][2]) {
+			k = w[i] + 2;
+		} else if (w[i][0] == '-') {
+			if (opt_takes_value(w[i], val))
+				i++;
+		} else if (strstr(w[i], "::")) {
+			char *c1 = strstr(w[i], "::"), *last = c1, *prev = NULL, *q;
+			for (q = c1; q; q = strstr(q + 2, "::")) {
+				prev = last == q ? prev : last;
+				last = q;
+			}
+			snprintf(file, sizeof file, "%.*s", (int)(c1 - w[i]), w[i]);
+			if (last == c1) {
+				/* "f.py::Class" or "f.py::test" */
+				struct src *s = tree_find(tr, file);
+				size_t n0 = ps->n;
+				pick_tests(ps, s, "", last + 2);
+				if (ps->n == n0)
+					pick_tests(ps, s, last + 2, NULL);
+			} else {
+				char cls[128];
+				snprintf(cls, sizeof cls, "%.*s", (int)(last - prev - 2), prev + 2);
+				pick_tests(ps, tree_find(tr, file), cls, last + 2);
+			}
+		} else {
+			len = strlen(w[i]);
+			while (len > 1 && w[i][len - 1] == '/')
+				len--;
+			if (len > 3 && !strncmp(w[i] + len - 3, ".py", 3)) {
+				struct src *s = tree_find(tr, w[i]);
+				if (s)
+					pick_add(&files, s, NULL);
+			} else {
+				/* a directory: the test files under it */
+				const char *d = w[i];
+				while (!strncmp(d, "./", 2))
+					d += 2;
+				len = strlen(d);
+				while (len > 0 && d[len - 1] == '/')
+					len--;
+				for (j = 0; j < tr->n; j++)
+					if (pytest_named(tr->v[j].rel) && (len == 0 || (len == 1 && *d == '.') ||
+					    (!strncmp(tr->v[j].rel, d, len) && tr->v[j].rel[len] == '/')) &&
+					    src_load(tr, &tr->v[j]))
+						pick_add(&files, &tr->v[j], NULL);
+			}
+		}
+	}
+	if (k)
+		pick_k(tr, ps, k, &files);
+	else
+		for (i = 0; i < files.n; i++)
+			pick_tests(ps, files.v[i].s, NULL, NULL);
+	free(files.v);
+}
+
+/* "pkg.mod.Class.test_x": the longest prefix that is a module file. */
+static void
+cmd_dotted(struct tree *tr, struct picks *ps, const char *name)
+{
+	char path[512], *parts[32], *copy = rt_xstrdup(name), *p;
+	size_t np = 0, i, k;
+	struct src *s = NULL;
+
+	for (p = strtok(copy, "."); p && np < 32; p = strtok(NULL, "."))
+		parts[np++] = p;
+	for (k = np; k > 0 && !s; k--) {
+		path[0] = '\0';
+		for (i = 0; i < k; i++)
+			snprintf(path + strlen(path), sizeof path - strlen(path), "%s%s",
+			    i ? "/" : "", parts[i]);
+		snprintf(path + strlen(path), sizeof path - strlen(path), ".py");
+		for (i = 0; i < tr->n; i++)
+			if (!strcmp(tr->v[i].rel, path))
+				s = src_load(tr, &tr->v[i]);
+		if (s)
+			break;
+	}
+	if (s) {
+		if (k + 2 <= np)
+			pick_tests(ps, s, parts[k], parts[k + 1]);
+		else if (k + 1 == np) {
+			size_t n0 = ps->n;
+			pick_tests(ps, s, parts[k], NULL);
+			if (ps->n == n0)
+				pick_tests(ps, s, "", parts[k]);
+		} else
+			pick_tests(ps, s, NULL, NULL);
+	}
+	free(copy);
+}
+
+static void
+cmd_unittest(struct tree *tr, struct picks *ps, char **w, size_t n)
+{
+	static const char *const val[] = { "-k", "-p", "-s", "-t", NULL };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (w[i][0] == '-') {
+			if (opt_takes_value(w[i], val))
+				i++;
+		} else if (!strcmp(w[i], "discover")) {
+			return;
+		} else if (strchr(w[i], '/') || (strlen(w[i]) > 3 &&
+		    !strcmp(w[i] + strlen(w[i]) - 3, ".py"))) {
+			pick_tests(ps, tree_find(tr, w[i]), NULL, NULL);
+		} else {
+			cmd_dotted(tr, ps, w[i]);
+		}
+	}
+}
+
+static void
+cmd_go(struct tree *tr, struct picks *ps, char **w, size_t n)
+{
+	static const char *const val[] = {
+		"-count", "-timeout", "-tags", "-p", "-parallel", "-cpu", "-bench",
+		"-coverprofile", "-o", "-exec", "-skip", NULL
+	};
+	const char *run = NULL, *pkg[16];
+	size_t npkg = 0, i, j, k, len;
+	regex_t re;
+	int hasre;
+	struct src *s;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(w[i], "-run") && i + 1 < n)
+			run = w[++i];
+		else if (!strncmp(w[i], "-run=", 5))
+			run = w[i] + 5;
+		else if (w[i][0] == '-' && opt_takes_value(w[i], val))
+			i++;
+		else if (w[i][0] != '-' && npkg < 16)
+			pkg[npkg++] = w[i];
+	}
+	hasre = run && regcomp(&re, run, REG_EXTENDED | REG_NOSUB) == 0;
+	for (i = 0; i < tr->n; i++) {
+		if (!(tr->v[i].lang & L_GO))
+			continue;
+		for (k = 0; k < npkg; k++) {
+			const char *d = pkg[k];
+			int rec;
+			while (!strncmp(d, "./", 2))
+				d += 2;
+			len = strlen(d);
+			rec = len >= 3 && !strcmp(d + len - 3, "...");
+			if (rec)
+				len -= 3;
+			while (len > 0 && (d[len - 1] == '/' || d[len - 1] == '.'))
+				len--;
+			if (len == 0 ? (rec || !strchr(tr->v[i].rel, '/')) :
+			    !strncmp(tr->v[i].rel, d, len) && tr->v[i].rel[len] == '/' &&
+			    (rec || !strchr(tr->v[i].rel + len + 1, '/')))
+				break;
+		}
+		if (npkg && k == npkg)
+			continue;
+		if (!(s = src_load(tr, &tr->v[i])))
+			continue;
+		for (j = 0; j < s->fns.n; j++)
+			if (s->fns.v[j].test && (!run || (hasre ?
+			    regexec(&re, s->fns.v[j].name, 0, NULL, 0) == 0 :
+			    !strcmp(s->fns.v[j].name, run))))
+				pick_add(ps, s, &s->fns.v[j]);
+	}
+	if (hasre)
+		regfree(&re);
+}
+
+/* The tests a command runs, as far as its words say. */
+static void
+command_tests(struct tree *tr, struct picks *ps, char **w, size_t n)
+{
+	size_t i = 0, j, seg;
+	const char *b;
+
+	while (i < n) {
+		for (seg = i; seg < n && strcmp(w[seg], ";"); seg++)
+			;
+		/* assignments and wrappers */
+		while (i < seg && (strchr(w[i], '=') && is_ident(w[i][0]) &&
+		    (size_t)(strchr(w[i], '=') - w[i]) < strcspn(w[i], "/")))
+			i++;
+		while (i < seg) {
+			b = base_name(w[i]);
+			if (!strcmp(b, "env") || !strcmp(b, "nice") || !strcmp(b, "exec") ||
+			    !strcmp(b, "command") || !strcmp(b, "xvfb-run") ||
+			    (strchr(w[i], '=') && is_ident(w[i][0])) || w[i][0] == '-' ||
+			    isdigit((unsigned char)w[i][0]) || !strcmp(b, "run"))
+				i++;
+			else if ((!strcmp(b, "timeout") || !strcmp(b, "uv") ||
+			    !strcmp(b, "poetry") || !strcmp(b, "pipenv") || !strcmp(b, "hatch")) &&
+			    i + 1 < seg)
+				i++;
+			else
+				break;
+		}
+		if (i < seg) {
+			b = base_name(w[i]);
+			if (!strcmp(b, "pytest") || !strcmp(b, "py.test")) {
+				cmd_pytest(tr, ps, w + i + 1, seg - i - 1);
+			} else if (!strcmp(b, "go") && i + 1 < seg && !strcmp(w[i + 1], "test")) {
+				cmd_go(tr, ps, w + i + 2, seg - i - 2);
+			} else if (!strncmp(b, "python", 6) || !strncmp(b, "pypy", 4)) {
+				for (j = i + 1; j < seg && w[j][0] == '-' && strcmp(w[j], "-m"); j++)
+					if ((!strcmp(w[j], "-X") || !strcmp(w[j], "-W")) && j + 1 < seg)
+						j++;
+				if (j + 1 < seg && !strcmp(w[j], "-m")) {
+					if (!strcmp(w[j + 1], "pytest") || !strcmp(w[j + 1], "py.test"))
+						cmd_pytest(tr, ps, w + j + 2, seg - j - 2);
+					else if (!strcmp(w[j + 1], "unittest"))
+						cmd_unittest(tr, ps, w + j + 2, seg - j - 2);
+					else
+						cmd_dotted(tr, ps, w[j + 1]);
+				} else if (j < seg) {
+					pick_tests(ps, tree_find(tr, w[j]), NULL, NULL);
+				}
+			} else if (strlen(b) > 3 && !strcmp(b + strlen(b) - 3, ".py")) {
+				pick_tests(ps, tree_find(tr, w[i]), NULL, NULL);
+			} else {
+				/* tox -e py -- tests/x.py::t, make test ARGS=...: what follows -- */
+				for (j = i; j < seg && strcmp(w[j], "--"); j++)
+					;
+				if (j < seg)
+					cmd_pytest(tr, ps, w + j + 1, seg - j - 1);
+			}
+		}
+		i = seg + 1;
+	}
+}
+
+/* ---- the canary: invert one assertion ---- */
+
+static const char *const py_inverse[][2] = {
+	{ "assertEqual", "assertNotEqual" }, { "assertNotEqual", "assertEqual" },
+	{ "assertEquals", "assertNotEqual" }, { "assertTrue", "assertFalse" },
+	{ "assertFalse", "assertTrue" }, { "assertIn", "assertNotIn" },
+	{ "assertNotIn", "assertIn" }, { "assertIs", "assertIsNot" },
+	{ "assertIsNot", "assertIs" }, { "assertIsNone", "assertIsNotNone" },
+	{ "assertIsNotNone", "assertIsNone" }, { "assertIsInstance", "assertNotIsInstance" },
+	{ "assertNotIsInstance", "assertIsInstance" },
+	{ "assertAlmostEqual", "assertNotAlmostEqual" },
+	{ "assertNotAlmostEqual", "assertAlmostEqual" }, { "assertRegex", "assertNotRegex" },
+	{ "assertNotRegex", "assertRegex" }, { "assertGreater", "assertLessEqual" },
+	{ "assertLessEqual", "assertGreater" }, { "assertGreaterEqual", "assertLess" },
+	{ "assertLess", "assertGreaterEqual" }, { "assertListEqual", "assertNotEqual" },
+	{ "assertDictEqual", "assertNotEqual" }, { "assertTupleEqual", "assertNotEqual" },
+	{ "assertSetEqual", "assertNotEqual" }, { "assertMultiLineEqual", "assertNotEqual" },
+	{ NULL, NULL }
+};
+
+static const char *const go_inverse[][2] = {
+	{ "Equal", "NotEqual" }, { "NotEqual", "Equal" }, { "EqualValues", "NotEqualValues" },
+	{ "NotEqualValues", "EqualValues" }, { "True", "False" }, { "False", "True" },
+	{ "Nil", "NotNil" }, { "NotNil", "Nil" }, { "NoError", "Error" }, { "Error", "NoError" },
+	{ "Contains", "NotContains" }, { "NotContains", "Contains" }, { "Empty", "NotEmpty" },
+	{ "NotEmpty", "Empty" }, { "Zero", "NotZero" }, { "NotZero", "Zero" },
+	{ "Same", "NotSame" }, { "NotSame", "Same" }, { "Regexp", "NotRegexp" },
+	{ "NotRegexp", "Regexp" }, { NULL, NULL }
+};
+
+/* Rename the method called at prefix (e.g. "self.") on the line through
+ * table. */
+static int
+rename_call(const char *raw, const char *prefix, const char *const (*table)[2],
+    rt_buf *out)
+{
+	const char *p = raw, *q;
+	char name[64];
+	size_t i, n;
+
+	while ((p = strstr(p, prefix))) {
+		if (p > raw && is_ident(p[-1])) {
+			p++;
+			continue;
+		}
+		q = p + strlen(prefix);
+		n = copy_ident(q, name, sizeof name);
+		if (n && *skip_space(q + n) == '(')
+			for (i = 0; table[i][0]; i++)
+				if (!strcmp(name, table[i][0])) {
+					rt_buf_add(out, raw, (size_t)(q - raw));
+					rt_buf_adds(out, table[i][1]);
+					rt_buf_adds(out, q + n);
+					return 1;
+				}
+		p = q;
+	}
+	return 0;
+}
+
+/* Line i of s inverted into out: 1, or 0 when it is no invertible
+ * assertion. */
+static int
+invert_line(const struct src *s, size_t i, rt_buf *out)
+{
+	const char *raw = s->t.line[i], *c = s->t.code[i], *p, *semi;
+	char expr[1024], msg[1024];
+	size_t indent, k, n, in;
+	int depth, fails;
+	char q;
+
+	if (s->lang & L_PY) {
+		if (one_line_assert(c, &indent, expr, msg, sizeof expr)) {
+			rt_buf_add(out, c, indent);
+			rt_buf_printf(out, "assert not (%s)%s%s", expr, *msg ? ", " : "", msg);
+			return 1;
+		}
+		return rename_call(raw, "self.", py_inverse, out);
+	}
+	if (!(s->lang & L_GO))
+		return 0;
+	if (rename_call(raw, "assert.", go_inverse, out) ||
+	    rename_call(raw, "require.", go_inverse, out))
+		return 1;
+	p = skip_space(c);
+	n = strlen(c);
+	if (strncmp(p, "if ", 3) != 0 || n < 2 || c[n - 1] != '{')
+		return 0;
+	/* the block must report a failure */
+	in = indent_of(c);
+	for (fails = 0, k = i + 1; k < s->t.n && !fails; k++) {
+		if (indent_of(s->t.code[k]) <= in && !is_blank(s->t.code[k]))
+			break;
+		fails = is_failure_line(s->t.code[k], L_GO);
+	}
+	if (!fails)
+		return 0;
+	/* "if INIT; COND {": the condition follows the top-level ';' */
+	p += 3;
+	for (semi = NULL, depth = 0, q = 0, k = 0; p[k] && &p[k] < c + n - 1; k++) {
+		if (q) {
+			if (p[k] == '\\' && p[k + 1])
+				k++;
+			else if (p[k] == q)
+				q = 0;
+		} else if (p[k] == '"' || p[k] == '`' || p[k] == '\'') {
+			q = p[k];
+		} else if (strchr("([{", p[k])) {
+			depth++;
+		} else if (strchr(")]}", p[k])) {
+			depth--;
+		} else if (p[k] == ';' && depth == 0) {
+			semi = &p[k];
+		}
+	}
+	{
+		const char *cond = semi ? skip_space(semi + 1) : p;
+		size_t cl = (size_t)(c + n - 1 - cond);
+		while (cl > 0 && isspace((unsigned char)cond[cl - 1]))
+			cl--;
+		rt_buf_add(out, c, (size_t)(cond - c));
+		rt_buf_printf(out, "!(%.*s) {", (int)cl, cond);
+	}
+	return 1;
+}
+
+/* The line to invert for a location: itself, or for a Go failure report
+ * the "if" that guards it. -1 when neither. */
+static long
+invertible_at(const struct src *s, long ln, rt_buf *out)
+{
+	long k;
+
+	if (ln < 1 || (size_t)ln > s->t.n)
+		return -1;
+	out->len = 0;
+	if (invert_line(s, (size_t)ln - 1, out))
+		return ln;
+	if ((s->lang & L_GO) && is_failure_line(s->t.code[ln - 1], L_GO))
+		for (k = ln - 1; k >= 1; k--) {
+			if (is_blank(s->t.code[k - 1]))
+				continue;
+			if (indent_of(s->t.code[k - 1]) < indent_of(s->t.code[ln - 1])) {
+				out->len = 0;
+				return invert_line(s, (size_t)k - 1, out) ? k : -1;
+			}
+		}
+	return -1;
+}
+
+/* The body of a pick: [*from, *to] 1-based; the module level of a
+ * script is every line outside a function. */
+static void
+pick_span(const struct pick *p, long *from, long *to)
+{
+	if (p->fn) {
+		*from = p->fn->start;
+		*to = p->fn->end;
+	} else {
+		*from = 1;
+		*to = (long)p->s->t.n;
+	}
+}
+
+static int
+in_some_fn(const struct src *s, long ln)
+{
+	size_t i;
+
+	for (i = 0; i < s->fns.n; i++)
+		if (s->fns.v[i].def <= ln && ln <= s->fns.v[i].end)
+			return 1;
+	return 0;
+}
+
+/* The last invertible line of a body (for the module level, outside
+ * functions); 0 when none. */
+static long
+last_invertible(const struct pick *p, rt_buf *out)
+{
+	long from, to, ln;
+
+	pick_span(p, &from, &to);
+	for (ln = to; ln >= from; ln--) {
+		if (!p->fn && in_some_fn(p->s, ln))
+			continue;
+		if (invertible_at(p->s, ln, out) == ln)
+			return ln;
+	}
+	return 0;
+}
+
+/* Helpers the body calls, defined in the same file: name( or self.name(. */
+static struct fn *
+called_helper(const struct pick *p, size_t nth)
+{
+	long from, to, ln;
+	size_t i, seen = 0;
+	const char *c, *q;
+	struct fn *f;
+
+	pick_span(p, &from, &to);
+	for (ln = from; ln <= to; ln++) {
+		c = p->s->t.code[ln - 1];
+		for (i = 0; i < p->s->fns.n; i++) {
+			f = &p->s->fns.v[i];
+			if (f == p->fn || f->test)
+				continue;
+			for (q = c; (q = strstr(q, f->name)); q++)
+				if ((q == c || !is_ident(q[-1])) &&
+				    *skip_space(q + strlen(f->name)) == '(') {
+					if (seen++ == nth)
+						return f;
+					break;
+				}
+		}
+	}
+	return NULL;
+}
+
+static void
+pick_label(const struct pick *p, char *buf, size_t size)
+{
+	if (!p->fn)
+		snprintf(buf, size, "%s", p->s->rel);
+	else if (*p->fn->cls)
+		snprintf(buf, size, "%s::%s::%s", p->s->rel, p->fn->cls, p->fn->name);
+	else
+		snprintf(buf, size, "%s::%s", p->s->rel, p->fn->name);
+}
+
+/* Evidence locations inside the body of fn (or any line of s when fn is
+ * NULL and whole is set). */
+static long
+evidence_line(const struct pick *p, const struct fn *fn, struct tree *tr,
+    const rt_guard_loc *locs, size_t nloc, rt_buf *out)
+{
+	size_t i;
+	int pass;
+	long r;
+	struct src *s;
+
+	for (pass = 1; pass >= 0; pass--)       /* raised first */
+		for (i = nloc; i > 0; i--) {
+			const rt_guard_loc *l = &locs[i - 1];
+			if (l->line < 1 || l->raised != pass || !(s = tree_find(tr, l->file)) ||
+			    s != p->s)
+				continue;
+			if (fn ? (l->line < fn->def || l->line > fn->end) :
+			    in_some_fn(s, l->line))
+				continue;
+			if ((r = invertible_at(s, l->line, out)) > 0)
+				return r;
+		}
+	return 0;
+}
+
+static int
+place(struct tree *tr, struct pick *p, long ln, rt_buf *newline, char *what,
+    size_t whatsize)
+{
+	char *path = rt_xasprintf("%s/%s", tr->dir, p->s->rel), *data, q[200];
+	size_t len, off = 0;
+	long k;
+	const char *e;
+	rt_buf out = { 0 };
+	int rc;
+
+	if (!(data = rt_read_file(path, &len))) {
+		free(path);
+		return -1;
+	}
+	for (k = 1; k < ln && (e = memchr(data + off, '\n', len - off)); k++)
+		off = (size_t)(e - data) + 1;
+	e = memchr(data + off, '\n', len - off);
+	rt_buf_add(&out, data, off);
+	rt_buf_add(&out, newline->data, newline->len);
+	if (e && e > data + off && e[-1] == '\r')
+		e--;
+	if (e)
+		rt_buf_add(&out, e, len - (size_t)(e - data));
+	rc = rt_write_file_atomic(path, out.data, out.len);
+	snprintf(what, whatsize, "%s:%ld: %s", p->s->rel, ln,
+	    quote_line(p->s->t.line[ln - 1], q, sizeof q));
+	rt_buf_free(&out);
+	free(data);
+	free(path);
+	return rc < 0 ? -1 : 1;
+}
+
+int
+rt_guard_canary_place(const char *dir, const char *command, char *const *argv,
+    const char *evidence, char *what, size_t whatsize)
+{
+	struct tree tr = { dir, NULL, 0, 0 };
+	struct picks fromcmd = { 0 }, fromev = { 0 }, both = { 0 }, *use;
+	rt_guard_loc locs[64];
+	size_t nloc, i, j, nw = 0;
+	char *w[256], label[400];
+	rt_buf nl = { 0 };
+	struct src *s;
+	struct fn *f, *h;
+	long ln = 0;
+	int rc = 0;
+
+	snprintf(what, whatsize, "no test found");
+	tree_walk(&tr, NULL, 0);
+	if (argv)
+		for (; argv[nw] && nw < 255; nw++)
+			w[nw] = rt_xstrdup(argv[nw]);
+	else if (command)
+		nw = split_words(command, w, 256);
+	command_tests(&tr, &fromcmd, w, nw);
+	nloc = rt_guard_failing_locations(evidence, locs, sizeof locs / sizeof locs[0]);
+	for (i = 0; i < nloc; i++) {
+		const rt_guard_loc *l = &locs[i];
+		if (l->line > 0) {
+			if (!(s = tree_find(&tr, l->file)))
+				continue;
+			f = fn_at(&s->fns, l->line);
+			while (f && !f->test) {
+				/* a helper: the test is an earlier frame; an outer def? */
+				struct fn *outer = NULL;
+				for (j = 0; j < s->fns.n; j++)
+					if (&s->fns.v[j] != f && s->fns.v[j].def < f->def &&
+					    s->fns.v[j].end >= f->end &&
+					    (!outer || s->fns.v[j].def > outer->def))
+						outer = &s->fns.v[j];
+				f = outer;
+			}
+			if (f)
+				pick_add(&fromev, s, f);
+			else if (!fn_at(&s->fns, l->line))
+				pick_add(&fromev, s, NULL);
+		} else if (*l->test) {
+			if (*l->file) {
+				pick_tests(&fromev, tree_find(&tr, l->file), l->cls, l->test);
+			} else {
+				for (j = 0; j < tr.n; j++)
+					if ((s = src_load(&tr, &tr.v[j])))
+						pick_tests(&fromev, s, l->cls, l->test);
+			}
+		}
+	}
+	for (i = 0; i < fromev.n; i++)
+		for (j = 0; j < fromcmd.n; j++)
+			if (fromev.v[i].s == fromcmd.v[j].s && fromev.v[i].fn == fromcmd.v[j].fn)
+				pick_add(&both, fromev.v[i].s, fromev.v[i].fn);
+	use = both.n ? &both : fromev.n ? &fromev : &fromcmd;
+	if (use->n == 0) {
+		snprintf(what, whatsize, "cannot tell which test the command runs%s",
+		    nloc ? " (the failing output names none in this tree)" :
+		    " and there is no failing output naming one");
+		goto done;
+	}
+	for (i = 0; i < use->n && !ln; i++) {
+		struct pick *p = &use->v[i], hp;
+		/* 1. where the evidence says it failed, in the body or a helper */
+		if ((ln = evidence_line(p, p->fn, &tr, locs, nloc, &nl)) > 0)
+			break;
+		for (j = 0; p->fn && (h = called_helper(p, j)) && !ln; j++)
+			ln = evidence_line(p, h, &tr, locs, nloc, &nl);
+		if (ln > 0)
+			break;
+		/* 2. the last assertion of the body, 3. of a helper it calls */
+		if ((ln = last_invertible(p, &nl)) > 0)
+			break;
+		for (j = 0; p->fn && (h = called_helper(p, j)) && !ln; j++) {
+			hp.s = p->s;
+			hp.fn = h;
+			ln = last_invertible(&hp, &nl);
+		}
+	}
+	if (ln > 0) {
+		rc = place(&tr, &use->v[i < use->n ? i : use->n - 1], ln, &nl, what, whatsize);
+	} else {
+		pick_label(&use->v[0], label, sizeof label);
+		snprintf(what, whatsize, "no invertible assertion found in %s%s", label,
+		    use->n > 1 ? " or the other tests the command runs" : "");
+	}
+done:
+	for (i = 0; i < nw; i++)
+		free(w[i]);
+	for (i = 0; i < tr.n; i++) {
+		free(tr.v[i].rel);
+		if (tr.v[i].ok) {
+			text_free(&tr.v[i].t);
+			free(tr.v[i].fns.v);
+		}
+	}
+	free(tr.v);
+	free(fromcmd.v);
+	free(fromev.v);
+	free(both.v);
+	rt_buf_free(&nl);
+	return rc;
+}
+
 int
 rt_guard_canary(const char *dir, char *const files[], size_t nfiles,
     char *what, size_t whatsize)
 {
-	size_t i, n, len, indent;
-	char *path, *s, *p, *e, *line;
-	char expr[1024], msg[1024];
-	rt_buf out = { 0 };
-	long ln;
+	char **argv = rt_xcalloc(nfiles + 2, sizeof *argv);
+	size_t i, n = 0, len;
 	int rc;
 
-	for (i = 0; i < nfiles; i++) {
-		n = strlen(files[i]);
-		if (n < 3 || strcmp(files[i] + n - 3, ".py") != 0 ||
-		    !rt_guard_is_test_path(files[i]) || !safe_relpath(files[i]))
-			continue;
-		path = rt_xasprintf("%s/%s", dir, files[i]);
-		if (!(s = rt_read_file(path, &len))) {
-			free(path);
-			if (errno == ENOENT)
-				continue;
-			return -1;
-		}
-		for (p = s, ln = 1; *p; ln++) {
-			e = strchr(p, '\n');
-			n = e ? (size_t)(e - p) : strlen(p);
-			line = rt_xmalloc(n + 1);
-			memcpy(line, p, n);
-			line[n] = '\0';
-			if (one_line_assert(line, &indent, expr, msg, sizeof expr)) {
-				rt_buf_add(&out, s, (size_t)(p - s));
-				rt_buf_add(&out, line, indent);
-				rt_buf_printf(&out, "assert not (%s)%s%s", expr,
-				    *msg ? ", " : "", msg);
-				rt_buf_adds(&out, e ? e : "");
-				snprintf(what, whatsize, "%s:%ld: assert %s", files[i], ln, expr);
-				rc = rt_write_file_atomic(path, out.data, out.len);
-				rt_buf_free(&out);
-				free(line);
-				free(s);
-				free(path);
-				return rc < 0 ? -1 : 1;
-			}
-			free(line);
-			if (!e)
-				break;
-			p = e + 1;
-		}
-		free(s);
-		free(path);
-	}
-	return 0;
+	argv[n++] = "pytest";
+	for (i = 0; i < nfiles; i++)
+		if ((len = strlen(files[i])) > 3 && !strcmp(files[i] + len - 3, ".py") &&
+		    safe_relpath(files[i]))
+			argv[n++] = files[i];
+	argv[n] = NULL;
+	rc = n > 1 ? rt_guard_canary_place(dir, NULL, argv, NULL, what, whatsize) : 0;
+	free(argv);
+	return rc;
 }

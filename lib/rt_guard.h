@@ -1,46 +1,109 @@
 /* rt_guard: the neutering guard of rt-verify — decide from a unified diff
  * and the files before and after it whether a patch makes a test pass by
- * not testing. Fails closed: what it cannot decide is disqualified. */
+ * not testing, and place the dynamic canary in the test the command runs.
+ * Fails closed: what it cannot decide is disqualified. */
 #ifndef RT_GUARD_H
 #define RT_GUARD_H
 
 #include <stddef.h>
 
-/* The rules, in the order they are checked; the first that fires names
- * the disqualification:
+/* The rules, in the order they are checked; the first that fires (and is
+ * not allowed) names the disqualification:
  *   early-exit              adds a successful exit (sys.exit(0), exit 0, os._exit, ...)
+ *   early-return            adds a return in a test before its assertions
  *   skip                    adds a skip or an xfail/ignore marker
  *   or-true                 adds "|| true" (or "|| :", set +e)
  *   if-0                    adds dead code around the test (#if 0, if False:, ...)
  *   tautology               adds an assertion that cannot fail (assert True, x == x)
- *   expected-value-changed  changes only a literal in an assertion or expectation
+ *   assertion-swallowed     wraps an assertion in a try/except (or suppress) that swallows it
+ *   expected-value-changed  the patch changes nothing but literals in assertions/expectations
  *   assertion-weakened      replaces an assertion by a weaker one (== by truthiness)
- *   assertion-removed       a test file loses assertions
+ *   assertion-removed       a test file loses assertions (deleted, commented out, pass)
  *   call-removed            a call the original assertions depended on is gone
  *   canary                  (dynamic) the test still passes with an assertion inverted
- *   guard-undecided         the guard could not read or parse what it must judge */
+ *   guard-undecided         the guard could not read or parse what it must judge
+ * A file is a test file by its name or by its content (rt_guard_is_test_text). */
 extern const char *const rt_guard_rules[];
 
+/* 1 when name is one of rt_guard_rules, else 0. */
+int rt_guard_rule_known(const char *name);
+
+#define RT_GUARD_REASON 1024
+#define RT_GUARD_MAXOVER 16
+
 typedef struct {
-	const char *rule;       /* NULL: nothing found; else one of rt_guard_rules */
-	char reason[640];       /* one sentence naming the evidence, file and line */
+	const char *rule;               /* one of rt_guard_rules */
+	char reason[RT_GUARD_REASON];
+} rt_guard_hit;
+
+typedef struct {
+	const char *rule;       /* NULL: nothing disqualifies; else one of rt_guard_rules */
+	char reason[RT_GUARD_REASON];   /* the evidence: quoted line(s) at file:line */
+	/* rules named in the allow-list that fired, first hit of each, in
+	 * rule order: recorded, not disqualifying */
+	rt_guard_hit overruled[RT_GUARD_MAXOVER];
+	size_t noverruled;
 } rt_guard_result;
 
 /* Judge diff, already applied: before_dir holds the untouched project,
  * after_dir a copy with the patch applied. Returns 0 when no rule fires,
- * 1 when one does (res->rule and res->reason say which and why). */
+ * 1 when one does (res->rule and res->reason say which and why).
+ * Same as rt_guard_check_allow with an empty allow-list. */
 int rt_guard_check(const char *diff, const char *before_dir,
     const char *after_dir, rt_guard_result *res);
+
+/* The same with per-rule overrides: a rule named in allow[0..nallow) does
+ * not disqualify; when it fires its reason goes to res->overruled[] and
+ * checking goes on. Returns 1 when a rule not allowed fires, 0 when none
+ * does, -1 when allow names an unknown rule (res->reason says which; check
+ * names with rt_guard_rule_known first). */
+int rt_guard_check_allow(const char *diff, const char *before_dir,
+    const char *after_dir, char *const *allow, size_t nallow,
+    rt_guard_result *res);
 
 /* Is relpath a test file by its name (test_*.py, *_test.go, *.bats,
  * tests/..., ...)? */
 int rt_guard_is_test_path(const char *relpath);
 
-/* The dynamic canary, for Python: in dir (a scratch copy with the patch
- * applied), rewrite the first one-line "assert EXPR" of the first test
- * file in files[] ending in .py into "assert not (EXPR)". Returns 1 with
- * "file:line: assert ..." in what, 0 when there is nothing to invert,
- * -1 on an I/O error (errno set). */
+/* Is text (the contents of relpath) a test file by its content: a
+ * "def test*", a unittest.TestCase subclass, self.assert*, an assert at a
+ * script's top level, "func TestX(t *testing.T)", jest test(/it( with
+ * expect(, a bats @test, TEST(/@Test? 1 or 0. */
+int rt_guard_is_test_text(const char *relpath, const char *text);
+
+/* A failing test's location, read from a runner's output. */
+typedef struct {
+	char file[512];         /* as printed: relative, absolute, or a Go basename */
+	long line;              /* 0: unknown */
+	char cls[128];          /* the class, "" when none or unknown */
+	char test[256];         /* the function: a test or a helper, "" when unknown */
+	int raised;             /* 1: where the failure was raised/reported */
+} rt_guard_loc;
+
+/* Read failing-test locations from output (stdout+stderr of failing
+ * trials): pytest "f.py:NN: AssertionError", "f.py:NN: in name", "FAILED
+ * f.py::C::t[p] - msg", "f.py::t FAILED"; unittest "FAIL: t (m.C.t)" and
+ * 'File "f.py", line N, in t'; Go "--- FAIL: TestX" and "x_test.go:N:".
+ * Fills at most max, duplicates dropped; returns how many were stored. */
+size_t rt_guard_failing_locations(const char *output, rt_guard_loc *locs,
+    size_t max);
+
+/* The dynamic canary: in dir (a scratch copy with the patch applied, the
+ * command's cwd), find the test(s) the command runs — from command (shell
+ * text, never run) or argv (NULL-terminated), preferring the tests seen
+ * failing in evidence (may be NULL) — and invert one assertion in that
+ * test's body, or in a helper it calls (one level): the one at the
+ * failing location when evidence shows it, else the last. Python
+ * "assert X" becomes "assert not (X)", self.assertEqual assertNotEqual
+ * (and the other exact inverses); Go "if COND {" guarding a
+ * t.Error/Fatal/Fail becomes "if !(COND) {", testify assert/require.X its
+ * inverse. Returns 1 with "file:line: <original line>" in what; 0 with
+ * the reason it was not placed in what; -1 on an I/O error (errno set). */
+int rt_guard_canary_place(const char *dir, const char *command,
+    char *const *argv, const char *evidence, char *what, size_t whatsize);
+
+/* Deprecated: rt_guard_canary_place with argv "pytest FILE..." built from
+ * the Python test files among files[]. */
 int rt_guard_canary(const char *dir, char *const files[], size_t nfiles,
     char *what, size_t whatsize);
 
