@@ -1038,12 +1038,12 @@ overrule(lane *l, const char *rule, const char *reason)
 static int
 guard_check(lane *l, rt_guard_result *g)
 {
-	if (!rt_guard_check(l->patch, V.project, l->dir, g))
-		return 0;
-	if (!allowed(g->rule))
-		return 1;
-	overrule(l, g->rule, g->reason);
-	return 0;
+	size_t i;
+	int r = rt_guard_check_allow(l->patch, V.project, l->dir, V.allow, V.nallow, g);
+
+	for (i = 0; i < g->noverruled; i++)
+		overrule(l, g->overruled[i].rule, g->overruled[i].reason);
+	return r != 0;
 }
 
 /* Place the canary in a scratch copy of the lane: an assertion of the test
@@ -1052,7 +1052,9 @@ guard_check(lane *l, rt_guard_result *g)
 static int
 place_canary(const char *cdir, const lane *l, char *what, size_t size)
 {
-	return rt_guard_canary(cdir, l->files, l->nfiles, what, size);
+	(void)l;
+	return rt_guard_canary_place(cdir, V.cli.cmd, V.cli.cmd ? NULL : V.cli.argv,
+	    V.evidence.len ? rt_buf_str(&V.evidence) : NULL, what, size);
 }
 
 /* The canary, judged over several trials: the copy with the test's own
@@ -1478,10 +1480,7 @@ main(int argc, char *argv[])
 			V.test = optarg;
 			break;
 		case OPT_ALLOW:
-			for (i = 0; rt_guard_rules[i]; i++)
-				if (!strcmp(rt_guard_rules[i], optarg))
-					break;
-			if (!rt_guard_rules[i] || !strcmp(optarg, "guard-undecided"))
+			if (!rt_guard_rule_known(optarg) || !strcmp(optarg, "guard-undecided"))
 				rt_usage_die("--allow %s: not a rule that can be overruled "
 				    "(see rt-verify(1) THE GUARD)", optarg);
 			V.allow = rt_xrealloc(V.allow, (V.nallow + 2) * sizeof *V.allow);

@@ -156,14 +156,25 @@ x-skip-marker=skip x-sys-exit=early-exit x-weaken=assertion-weakened "
 @test "rt-verify: the canary disqualifies a test that passes with its assertion inverted" {
 	# the interpreter itself, without site: a version manager's shim is slow
 	py=$(python3 -c 'import sys; print(sys.executable)')
+	# the static guard sees the swallowed assertion first
 	rt-verify -C "$FX/pyslot" -n 20 -N 40 -j 2 --seed 42 --no-genome --cmd "$py -S test_slot.py" \
 		"$FX/pyslot.jsonl" >"$T/out"
-	last | jqe '.lanes[] | select(.id == "p-swallow") | .status == "neutered" and .rule == "canary" and (.reason | test("test_slot.py:[0-9]+: assert slot"))'
+	last | jqe '.lanes[] | select(.id == "p-swallow") | .status == "neutered" and .rule == "assertion-swallowed" and (.reason | test("test_slot.py:[0-9]+"))'
 	last | jqe '.verdict == "FIXED" and .winner.id == "p-fix"'
-	# without it the swallowing patch races (and looks just as good)
-	rt-verify -C "$FX/pyslot" -n 20 -N 40 -j 2 --seed 42 --no-genome --no-canary \
+	# the real fix's canary is placed in the test and bites on every trial
+	last | jqe '.lanes[] | select(.id == "p-fix") | .canary.placed == true and .canary.verdict == "live" and .canary.failures >= 3 and .canary.trials <= 5'
+	# --allow overrules that rule, and says so; the canary still catches it
+	rt-verify -C "$FX/pyslot" -n 20 -N 40 -j 2 --seed 42 --no-genome --allow assertion-swallowed \
+		--cmd "$py -S test_slot.py" "$FX/pyslot.jsonl" >"$T/out"
+	last | jqe '.allowed_rules == ["assertion-swallowed"]'
+	last | jqe '.lanes[] | select(.id == "p-swallow") | .status == "neutered" and .rule == "canary" and .overruled[0].rule == "assertion-swallowed" and (.reason | test("test_slot.py:[0-9]+: .*assert slot")) and .canary.passes == null and .canary.trials >= 3'
+	# without both the swallowing patch races (and looks just as good)
+	rt-verify -C "$FX/pyslot" -n 20 -N 40 -j 2 --seed 42 --no-genome --no-canary --allow assertion-swallowed \
 		--cmd "$py -S test_slot.py" "$FX/pyslot.jsonl" >"$T/out2"
 	tail -n 1 "$T/out2" | jqe '.lanes[] | select(.id == "p-swallow") | .status != "neutered"'
+	run rt-verify --allow no-such-rule --cmd true
+	status_is 2
+	has "--allow no-such-rule"
 }
 
 @test "rt-verify: the detect gate ends at once for always-failing, stable and error-only commands" {
