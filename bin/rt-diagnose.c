@@ -41,12 +41,14 @@ static const char *usage_text =
 "                   [--cache dir] [--key-file file] [--max-response bytes]\n"
 "                   [--max-tokens n] [--no-cache] [--offline] [--rules]\n"
 "                   [--template file] [record-file ...]\n"
+"       rt-diagnose --list-rules\n"
 "  -C, --project DIR      project root; patch paths are relative to it (default .)\n"
 "  -s, --source FILE      a source file the models see and may patch (repeatable)\n"
 "  -m, --models LIST      comma-separated model names (default $RETRIAL_MODELS)\n"
 "  -t, --timeout S        seconds per request (default 120)\n"
 "      --cache DIR        hypothesis cache (default $XDG_CACHE_HOME/retrial)\n"
 "      --key-file FILE    read the API key from FILE\n"
+"      --list-rules       print each rule's trigger words and exit\n"
 "      --max-response N   reject responses larger than N bytes (default 1048576)\n"
 "      --max-tokens N     the answer's token limit asked for (default 4096)\n"
 "      --no-cache         neither read nor write the cache\n"
@@ -890,59 +892,156 @@ add_rule(json_t *rules, const char *cls, const char *fmt, const char *ev)
 	free(text);
 }
 
+/* Rule triggers (rt-diagnose(1), RULES): "a trigger matches whole words,
+ * case ignored: the characters either side of it are not letters, digits
+ * or underscores, so race never matches inside Traceback; a trigger of
+ * several words matches them in order with white space between. In
+ * experiments and environment facts an underscore separates words too."
+ * Within a scope the first line that matches names the class. */
+enum { IN_EXPERIMENT, IN_ENV, IN_SIGNAL, IN_WORDS, NSCOPES };
+static const char *const scope_name[NSCOPES] = { "experiment", "env", "signal", "word" };
+
+typedef struct {
+	int scope;
+	const char *cls;
+	const char *alt;             /* the class when an experiment stabilises */
+	const char *words[20];
+} trigger;
+
+static const trigger triggers[] = {
+	{ IN_EXPERIMENT, "hash_order", NULL, { "hashseed", "pythonhashseed", NULL } },
+	{ IN_EXPERIMENT, "external_dependency", NULL,
+	  { "nonet", "network", "netns", "offline", NULL } },
+	{ IN_EXPERIMENT, "time_of_day", NULL, { "tz", "faketime", "clock", NULL } },
+	{ IN_EXPERIMENT, "timing", NULL, { "gap", "slow", NULL } },
+	{ IN_EXPERIMENT, "shared_state", "timing", { "parallel", "concurrent",
+	  "concurrency", "load", "stress", "jobs", NULL } },
+	{ IN_EXPERIMENT, "randomness", NULL, { "seed", "random", NULL } },
+	{ IN_EXPERIMENT, "order_dependency", NULL, { "order", "reverse", "shuffle", NULL } },
+	{ IN_ENV, "hash_order", NULL, { "pythonhashseed", NULL } },
+	{ IN_ENV, "time_of_day", NULL, { "tz", "faketime", "clock", "hour", NULL } },
+	{ IN_ENV, "randomness", NULL, { "seed", NULL } },
+	{ IN_ENV, "timing", NULL, { "load", NULL } },
+	{ IN_SIGNAL, "resource_leak", NULL, { "9", "kill", "sigkill", "killed", NULL } },
+	{ IN_WORDS, "external_dependency", NULL, { "connection refused",
+	  "connection reset", "econnrefused", "econnreset", "connectionrefusederror",
+	  "connectionreseterror", "unreachable", "name or service not known",
+	  "name resolution", "could not resolve", "getaddrinfo", "dns",
+	  "service unavailable", "bad gateway", "ssl", "socket", "http error", NULL } },
+	{ IN_WORDS, "resource_leak", NULL, { "busy", "locked", "in use", "eaddrinuse",
+	  "too many open files", "emfile", "no space left", "enospc",
+	  "cannot allocate memory", "out of memory", "memoryerror", "exhausted",
+	  "resource temporarily unavailable", NULL } },
+	{ IN_WORDS, "timing", NULL, { "timed out", "timeout", "timeouterror",
+	  "deadline", NULL } },
+	{ IN_WORDS, "race_condition", NULL, { "race", "stale",
+	  "not ready", "notready", "concurrent modification", "deadlock", NULL } },
+};
+#define NTRIGGERS (sizeof triggers / sizeof triggers[0])
+
 static int
-any_ci(const char *hay, const char *const *words)
+word_char(int c, int split_us)
 {
-	for (; *words; words++)
-		if (contains_ci(hay, *words))
+	return isalnum((unsigned char)c) || (c == '_' && !split_us);
+}
+
+/* Does the phrase w occur in s as whole words (case ignored)? */
+static int
+has_word(const char *s, const char *w, int split_us)
+{
+	const char *p, *q, *t;
+
+	for (p = s; *p; p++) {
+		if (p > s && word_char(p[-1], split_us))
+			continue;
+		for (q = p, t = w; *t; t++) {
+			if (*t == ' ') {
+				if (!isspace((unsigned char)*q))
+					break;
+				while (isspace((unsigned char)*q))
+					q++;
+			} else if (tolower((unsigned char)*q) == *t) {
+				q++;
+			} else {
+				break;
+			}
+		}
+		if (!*t && !word_char(*q, split_us))
 			return 1;
+	}
 	return 0;
 }
 
-static const char *const net_words[] = { "connection refused", "connection reset",
-	"econnrefused", "econnreset", "unreachable", "name or service not known",
-	"name resolution", "could not resolve", "getaddrinfo", "dns",
-	"service unavailable", "bad gateway", "ssl", "socket", "http error", NULL };
-static const char *const res_words[] = { "busy", "locked", "in use", "eaddrinuse",
-	"too many open files", "emfile", "no space left", "enospc",
-	"cannot allocate memory", "out of memory", "exhausted",
-	"resource temporarily unavailable", NULL };
-static const char *const slow_words[] = { "timed out", "timeout", "deadline", NULL };
-static const char *const race_words[] = { "stale", "race", "not ready", "notready",
-	"concurrent modification", "deadlock", NULL };
+/* The first trigger of scope that text matches, or NULL. */
+static const trigger *
+match_trigger(int scope, const char *text)
+{
+	size_t i, j;
+
+	for (i = 0; i < NTRIGGERS; i++) {
+		if (triggers[i].scope != scope)
+			continue;
+		for (j = 0; triggers[i].words[j]; j++)
+			if (has_word(text, triggers[i].words[j], scope != IN_WORDS))
+				return &triggers[i];
+	}
+	return NULL;
+}
+
+/* --list-rules: "SCOPE CLASS[/ALT]: WORD, WORD", the RULES section's list. */
+static void
+list_rules(void)
+{
+	size_t i, j;
+
+	for (i = 0; i < NTRIGGERS; i++) {
+		printf("%s %s%s%s:", scope_name[triggers[i].scope], triggers[i].cls,
+		    triggers[i].alt ? "/" : "", triggers[i].alt ? triggers[i].alt : "");
+		for (j = 0; triggers[i].words[j]; j++)
+			printf("%s %s", j ? "," : "", triggers[i].words[j]);
+		putchar('\n');
+	}
+	rt_fshut(stdout, "stdout");
+	exit(RT_EXIT_OK);
+}
+
+static const char *const word_why[][2] = {
+	{ "external_dependency", "a service the test depends on is unavailable or slow." },
+	{ "resource_leak", "a lock, port, file or pool is still held or used up." },
+	{ "timing", "the test waits for something a fixed time that is sometimes too short." },
+	{ "race_condition", "something is read before another activity has finished writing it." },
+};
 
 static void
 word_rule(json_t *rules, const char *word, const char *ev)
 {
-	char *e = rt_xasprintf("\"%s\" (%s)", word, ev);
+	const trigger *t = match_trigger(IN_WORDS, word);
+	char *e, *fmt;
+	size_t i;
 
-	if (any_ci(word, net_words))
-		add_rule(rules, "external_dependency", "Failing runs print %s: a "
-		    "service the test depends on is unavailable or slow.", e);
-	else if (any_ci(word, res_words))
-		add_rule(rules, "resource_leak", "Failing runs print %s: a lock, "
-		    "port, file or pool is still held or used up.", e);
-	else if (any_ci(word, slow_words))
-		add_rule(rules, "timing", "Failing runs print %s: the test waits "
-		    "for something a fixed time that is sometimes too short.", e);
-	else if (any_ci(word, race_words))
-		add_rule(rules, "race_condition", "Failing runs print %s: something "
-		    "is read before another activity has finished writing it.", e);
+	if (!t)
+		return;
+	for (i = 0; i < sizeof word_why / sizeof word_why[0]; i++)
+		if (!strcmp(word_why[i][0], t->cls))
+			break;
+	e = rt_xasprintf("\"%s\" (%s)", word, ev);
+	fmt = rt_xasprintf("Failing runs print %%s: %s", i < sizeof word_why /
+	    sizeof word_why[0] ? word_why[i][1] : "");
+	add_rule(rules, t->cls, fmt, e);
+	free(fmt);
 	free(e);
 }
 
 static void
 rules_experiments(json_t *rules, const evidence *ev)
 {
-	static const char *const net[] = { "nonet", "network", "netns", "offline", NULL };
-	static const char *const clock[] = { "\"tz\"", "faketime", "clock", NULL };
-	static const char *const par[] = { "parallel", "concurren", "load", "stress", "jobs", NULL };
 	json_t *e;
 	size_t i;
 	rt_buf b = {0};
 
 	json_array_foreach(ev->experiments, i, e) {
-		const char *name = jstr(e, "name"), *effect = jstr(e, "effect");
+		const char *name = jstr(e, "name"), *effect = jstr(e, "effect"), *cls;
+		const trigger *t;
 		json_t *pj = json_object_get(e, "perturbation");
 		char *p = pj ? json_dumps(pj, JSON_COMPACT | JSON_ENCODE_ANY) : rt_xstrdup("");
 		char *what;
@@ -960,34 +1059,34 @@ rules_experiments(json_t *rules, const evidence *ev)
 		rt_buf_adds(&b, "; perturbed ");
 		counts_text(&b, json_object_get(e, "perturbed"));
 		rt_buf_adds(&b, ")");
-		if (contains_ci(what, "hashseed"))
-			add_rule(rules, "hash_order", "Failures follow PYTHONHASHSEED: %s, "
+		t = match_trigger(IN_EXPERIMENT, what);
+		cls = t ? t->cls : "external_dependency";
+		if (!strcmp(cls, "hash_order"))
+			add_rule(rules, cls, "Failures follow PYTHONHASHSEED: %s, "
 			    "so the outcome depends on hash or set iteration order.", b.data);
-		else if (any_ci(what, net))
-			add_rule(rules, "external_dependency", "Failures change without the "
-			    "network: %s, so the test depends on a service outside the process.", b.data);
-		else if (any_ci(what, clock) || (name && !strcasecmp(name, "tz")))
-			add_rule(rules, "time_of_day", "Failures follow the clock or time "
+		else if (!strcmp(cls, "time_of_day"))
+			add_rule(rules, cls, "Failures follow the clock or time "
 			    "zone: %s.", b.data);
-		else if (contains_ci(what, "gap_ms") || contains_ci(what, "slow") ||
-		    contains_ci(what, "gap"))
-			add_rule(rules, "timing", stab ? "Failures vanish when runs are "
+		else if (!strcmp(cls, "timing"))
+			add_rule(rules, cls, stab ? "Failures vanish when runs are "
 			    "spaced out: %s, so something from one run is still in progress "
 			    "or held when the next starts." : "Failures change when runs are "
 			    "spaced out: %s.", b.data);
-		else if (any_ci(what, par))
-			add_rule(rules, stab ? "timing" : "shared_state", stab ?
+		else if (t && t->alt)
+			add_rule(rules, stab ? t->alt : cls, stab ?
 			    "Failures change with parallel load: %s." : "Failures grow when "
 			    "runs overlap: %s, so concurrent runs share a file, port or "
 			    "other state.", b.data);
-		else if (contains_ci(what, "seed") || contains_ci(what, "random"))
-			add_rule(rules, "randomness", "Failures follow the random seed: %s.", b.data);
-		else if (contains_ci(what, "order") || contains_ci(what, "reverse") ||
-		    contains_ci(what, "shuffle"))
-			add_rule(rules, "order_dependency", "Failures follow the order "
+		else if (!strcmp(cls, "randomness"))
+			add_rule(rules, cls, "Failures follow the random seed: %s.", b.data);
+		else if (!strcmp(cls, "order_dependency"))
+			add_rule(rules, cls, "Failures follow the order "
 			    "things run in: %s.", b.data);
+		else if (t)
+			add_rule(rules, cls, "Failures change without the "
+			    "network: %s, so the test depends on a service outside the process.", b.data);
 		else
-			add_rule(rules, "external_dependency", "Failures follow a change of "
+			add_rule(rules, cls, "Failures follow a change of "
 			    "environment: %s.", b.data);
 		free(what);
 		free(p);
@@ -1033,21 +1132,22 @@ rules_facts(json_t *rules, const evidence *ev, int words)
 				    "that overlap (%s): concurrent runs share a file, port or "
 				    "other state.", b.data);
 		} else if (!strcmp(kind, "env") && value) {
-			if (contains_ci(value, "pythonhashseed"))
-				add_rule(rules, "hash_order", "Failures follow PYTHONHASHSEED "
+			const trigger *t = match_trigger(IN_ENV, value);
+			const char *cls = t ? t->cls : "external_dependency";
+			if (!strcmp(cls, "hash_order"))
+				add_rule(rules, cls, "Failures follow PYTHONHASHSEED "
 				    "(%s): the outcome depends on hash or set iteration order.", b.data);
-			else if (!strncasecmp(value, "tz", 2) || contains_ci(value, "faketime") ||
-			    contains_ci(value, "clock") || contains_ci(value, "hour"))
-				add_rule(rules, "time_of_day", "Failures follow a clock or time "
+			else if (!strcmp(cls, "time_of_day"))
+				add_rule(rules, cls, "Failures follow a clock or time "
 				    "zone fact (%s).", b.data);
-			else if (contains_ci(value, "seed"))
-				add_rule(rules, "randomness", "Failures follow the random seed "
+			else if (!strcmp(cls, "randomness"))
+				add_rule(rules, cls, "Failures follow the random seed "
 				    "(%s).", b.data);
-			else if (contains_ci(value, "load"))
-				add_rule(rules, "timing", "Failures follow the machine's load "
+			else if (!strcmp(cls, "timing"))
+				add_rule(rules, cls, "Failures follow the machine's load "
 				    "(%s): the test assumes work finishes within a fixed time.", b.data);
 			else
-				add_rule(rules, "external_dependency", "Failures follow an "
+				add_rule(rules, cls, "Failures follow an "
 				    "environment fact (%s): the test depends on something "
 				    "outside its code.", b.data);
 		} else if (!strcmp(kind, "timeout") && (failing || !dir)) {
@@ -1062,7 +1162,7 @@ rules_facts(json_t *rules, const evidence *ev, int words)
 				    "the outcome depends on which of two concurrent steps "
 				    "finishes first.", b.data);
 		} else if (!strcmp(kind, "signal") && value &&
-		    (!strcmp(value, "9") || contains_ci(value, "kill"))) {
+		    match_trigger(IN_SIGNAL, value)) {
 			add_rule(rules, "resource_leak", "Failing runs are killed by "
 			    "SIGKILL (%s), often the out-of-memory killer.", b.data);
 		} else if ((!strcmp(kind, "token") || !strcmp(kind, "phrase")) && failing && value) {
@@ -2029,7 +2129,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { O_CACHE = 256, O_KEYFILE, O_MAXRESP, O_MAXTOK, O_NOCACHE,
-		O_OFFLINE, O_RULES, O_TEMPLATE };
+		O_OFFLINE, O_RULES, O_TEMPLATE, O_LISTRULES };
 	static const struct option lo[] = {
 		{ "project", required_argument, NULL, 'C' },
 		{ "source", required_argument, NULL, 's' },
@@ -2037,6 +2137,7 @@ main(int argc, char *argv[])
 		{ "timeout", required_argument, NULL, 't' },
 		{ "cache", required_argument, NULL, O_CACHE },
 		{ "key-file", required_argument, NULL, O_KEYFILE },
+		{ "list-rules", no_argument, NULL, O_LISTRULES },
 		{ "max-response", required_argument, NULL, O_MAXRESP },
 		{ "max-tokens", required_argument, NULL, O_MAXTOK },
 		{ "no-cache", no_argument, NULL, O_NOCACHE },
@@ -2073,6 +2174,7 @@ main(int argc, char *argv[])
 		case 't': opt.timeout = rt_num_double("--timeout", optarg, 0, 3600, 1, 0); break;
 		case O_CACHE: opt.cache_opt = optarg; break;
 		case O_KEYFILE: opt.key_file = optarg; break;
+		case O_LISTRULES: list_rules(); break;
 		case O_MAXRESP: opt.max_response = rt_num_long("--max-response", optarg, 1024, 1L << 30); break;
 		case O_MAXTOK: opt.max_tokens = rt_num_long("--max-tokens", optarg, 16, 1L << 20); break;
 		case O_NOCACHE: opt.no_cache = 1; break;

@@ -1,5 +1,6 @@
 /* rt-genome: query the flake genome rt-verify records — who proposes the
  * fixes that win, per cause class, with intervals; each test's history. */
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,13 +15,17 @@
 
 enum { OPT_CONF = 1000, OPT_IMPORT, OPT_CLASS };
 
+#define MAX_COL 32               /* widest class or proposer column */
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
 static struct {
 	double conf;
 	int json, history, import;
 	const char *test, *cls;
 	char *path;
 	rt_store *store;
-	long imported;
+	long imported, skipped;
 } G;
 
 static void
@@ -35,10 +40,12 @@ usage(FILE *f)
 "  -g, --genome FILE      the database (default $XDG_DATA_HOME/retrial/genome.db)\n"
 "      --confidence C     confidence level of the intervals (default 0.95)\n"
 "      --class CLASS      only this cause class\n"
-"  -H, --history          each test's runs, oldest first, instead of the leaderboard\n"
+"  -H, --history          each project's tests and their runs, oldest first,\n"
+"                         instead of the leaderboard\n"
 "  -t, --test NAME        with --history: only this test\n"
 "      --import           record verdict records (from rt-verify) read from the\n"
-"                         files or stdin\n"
+"                         files or stdin: checked, one transaction per file,\n"
+"                         those already recorded skipped\n"
 "  -j, --json             JSON records instead of a table\n"
 "  -h, --help             this text\n"
 "  -V, --version          the version\n", f);
@@ -79,17 +86,39 @@ sqldie(const char *what)
 	rt_die("%s: %s: %s", G.path, what, sqlite3_errmsg(rt_store_db(G.store)));
 }
 
-/* Print s padded to width columns (UTF-8 continuation bytes take none). */
-static void
-padded(const char *s, int width)
+/* Display columns of UTF-8 text: one per character (continuation bytes
+ * take none). */
+static int
+cols(const char *s)
 {
-	int cols = 0;
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* Print s in exactly width columns: padded, or cut to width - 1 columns
+ * and an ellipsis, so a long class or model name cannot shift the table. */
+static void
+cell(const char *s, int width)
+{
+	int n = 0;
 	const char *p;
 
-	for (p = s; *p; p++)
-		cols += ((unsigned char)*p & 0xC0) != 0x80;
-	fputs(s, stdout);
-	for (; cols < width; cols++)
+	if (cols(s) <= width) {
+		fputs(s, stdout);
+		n = cols(s);
+	} else {
+		for (p = s; *p; p++) {
+			if (((unsigned char)*p & 0xC0) != 0x80 && ++n > width - 1)
+				break;
+			putchar(*p);
+		}
+		fputs("…", stdout);
+		n = width;
+	}
+	for (; n < width; n++)
 		putchar(' ');
 }
 
@@ -130,7 +159,7 @@ leaderboard(void)
 	struct row *rows = NULL;
 	size_t n = 0, i;
 	char text[128];
-	int rc;
+	int rc, wc = 11, wp = 8, ww = 3;
 
 	if (sqlite3_prepare_v2(rt_store_db(G.store), sql, -1, &st, NULL) != SQLITE_OK)
 		sqldie("leaderboard");
@@ -154,9 +183,21 @@ leaderboard(void)
 		sqldie("leaderboard");
 	sqlite3_finalize(st);
 	qsort(rows, n, sizeof *rows, row_cmp);
-	if (!G.json && n > 0)
-		printf("%-14s %-18s %-38s %8s %12s\n", "CAUSE CLASS", "PROPOSER",
-		    "WON", "NEUTERED", "PATCH FAILED");
+	/* columns as wide as their widest entry, up to MAX_COL */
+	for (i = 0; i < n; i++) {
+		won_text(text, sizeof text, rows[i].wins, rows[i].n, &rows[i].iv);
+		wc = MAX(wc, MIN(cols(rows[i].cls), MAX_COL));
+		wp = MAX(wp, MIN(cols(rows[i].who), MAX_COL));
+		ww = MAX(ww, cols(text));
+	}
+	if (!G.json && n > 0) {
+		cell("CAUSE CLASS", wc);
+		putchar(' ');
+		cell("PROPOSER", wp);
+		putchar(' ');
+		cell("WON", ww);
+		printf(" %8s %12s\n", "NEUTERED", "PATCH FAILED");
+	}
 	for (i = 0; i < n; i++) {
 		struct row *r = &rows[i];
 		won_text(text, sizeof text, r->wins, r->n, &r->iv);
@@ -180,11 +221,11 @@ leaderboard(void)
 			rt_emit(stdout, o);
 			json_decref(o);
 		} else {
-			padded(r->cls, 14);
+			cell(r->cls, wc);
 			putchar(' ');
-			padded(r->who, 18);
+			cell(r->who, wp);
 			putchar(' ');
-			padded(text, 38);
+			cell(text, ww);
 			printf(" %8ld %12ld\n", r->neutered, r->failed);
 		}
 		free(r->cls);
@@ -197,25 +238,51 @@ leaderboard(void)
 	free(rows);
 }
 
+/* A confirmation as rt-verify stated it, at its own confidence (a round
+ * of two candidates is split, e.g. 97.5%), with its interval method:
+ * "0/36 failed (≤9.7% at 97.5% confidence, exact one-sided)". */
+static void
+confirmation_text(char *buf, size_t size, sqlite3_stmt *st)
+{
+	const char *sum = col_text(st, 16), *method = col_text(st, 14);
+	size_t n;
+
+	if (!sum) {
+		/* recorded before rt-verify stated it: the counts, no interval */
+		snprintf(buf, size, "%lld/%lld failed (interval not recorded)",
+		    (long long)sqlite3_column_int64(st, 12),
+		    (long long)sqlite3_column_int64(st, 11));
+		return;
+	}
+	n = strlen(sum);
+	if (!method || strstr(sum, method))
+		snprintf(buf, size, "%s", sum);
+	else if (n > 0 && sum[n - 1] == ')')
+		snprintf(buf, size, "%.*s, %s)", (int)(n - 1), sum, method);
+	else
+		snprintf(buf, size, "%s (%s)", sum, method);
+}
+
+/* Each project's tests, each test's runs oldest first. */
 static void
 history(void)
 {
 	static const char *const sql =
 	    "SELECT r.id, r.recorded_at, r.test, r.project, r.verdict,"
-	    " r.base_trials, r.base_failures, r.base_rate, r.base_ci_low,"
-	    " r.base_ci_high, r.winner, h.source, h.model, h.cause_class,"
-	    " (SELECT c.trials FROM confirmations c WHERE c.run_id = r.id AND"
-	    "  c.hyp_id = r.winner ORDER BY c.round DESC LIMIT 1),"
-	    " (SELECT c.failures FROM confirmations c WHERE c.run_id = r.id AND"
-	    "  c.hyp_id = r.winner ORDER BY c.round DESC LIMIT 1),"
+	    " r.base_trials, r.base_failures, r.winner, h.source, h.model,"
+	    " h.cause_class, c.trials, c.failures, c.confidence, c.interval,"
+	    " c.ci_high, c.summary,"
 	    " (SELECT count(*) FROM hypotheses x WHERE x.run_id = r.id),"
 	    " r.confidence"
-	    " FROM runs r LEFT JOIN hypotheses h ON h.run_id = r.id AND h.hyp_id = r.winner"
+	    " FROM runs r"
+	    " LEFT JOIN hypotheses h ON h.run_id = r.id AND h.hyp_id = r.winner"
+	    " LEFT JOIN confirmations c ON c.run_id = r.id AND c.round ="
+	    "  (SELECT max(y.round) FROM confirmations y WHERE y.run_id = r.id"
+	    "   AND y.hyp_id = r.winner)"
 	    " WHERE (?1 IS NULL OR r.test = ?1)"
-	    " ORDER BY r.test, r.recorded_at, r.id";
+	    " ORDER BY r.project, r.test, r.recorded_at, r.id";
 	sqlite3_stmt *st;
-	const char *last = NULL;
-	char *lastbuf = NULL, base[160], conf[160];
+	char *lastproj = NULL, *lasttest = NULL, base[160], conf[256];
 	long runs = 0, k, n;
 	rt_interval iv;
 	int rc;
@@ -225,9 +292,11 @@ history(void)
 	if (G.test)
 		sqlite3_bind_text(st, 1, G.test, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *test = col_text(st, 2), *winner = col_text(st, 10);
-		double c = sqlite3_column_type(st, 17) == SQLITE_NULL ? G.conf :
-		    sqlite3_column_double(st, 17);
+		const char *test = col_text(st, 2), *winner = col_text(st, 7);
+		const char *proj = col_text(st, 3) ? col_text(st, 3) : "";
+		double c = sqlite3_column_type(st, 18) == SQLITE_NULL ? G.conf :
+		    sqlite3_column_double(st, 18);
+		int confirmed = sqlite3_column_type(st, 11) != SQLITE_NULL;
 		runs++;
 		k = (long)sqlite3_column_int64(st, 6);
 		n = (long)sqlite3_column_int64(st, 5);
@@ -241,28 +310,10 @@ history(void)
 			snprintf(base, sizeof base, "%ld/%ld failed (%.1f%%, %g%% CI %.1f–%.1f%%)",
 			    k, n, 100.0 * (double)k / (double)n, 100 * c, 100 * iv.low,
 			    100 * iv.high);
-		conf[0] = '\0';
-		if (sqlite3_column_type(st, 14) != SQLITE_NULL) {
-			long ck = (long)sqlite3_column_int64(st, 15);
-			long cn = (long)sqlite3_column_int64(st, 14);
-			rt_interval ci;
-			/* zero failures with what they prove: the exact one-sided
-			 * bound 1 − (1 − c)^(1/n), the confirmation rule's own */
-			if (cn == 0)
-				snprintf(conf, sizeof conf, "no valid trial on fresh trials");
-			else if (ck == 0)
-				snprintf(conf, sizeof conf, "0/%ld failed on fresh trials (≤%.1f%% "
-				    "at %g%% confidence)", cn, 100 * (1 - pow(1 - c,
-				    1.0 / (double)cn)), 100 * c);
-			else {
-				rt_wilson(ck, cn, c, &ci);
-				snprintf(conf, sizeof conf, "%ld/%ld failed on fresh trials (%.1f%%, "
-				    "%g%% CI %.1f–%.1f%%)", ck, cn, 100.0 * (double)ck / (double)cn,
-				    100 * c, 100 * ci.low, 100 * ci.high);
-			}
-		}
+		if (confirmed)
+			confirmation_text(conf, sizeof conf, st);
 		if (G.json) {
-			json_t *o = json_object();
+			json_t *o = json_object(), *cf;
 			json_object_set_new(o, "type", json_string("history"));
 			set_str(o, "test", test);
 			set_str(o, "project", col_text(st, 3));
@@ -275,58 +326,271 @@ history(void)
 			    "ci_low", rt_json_real6(iv.low), "ci_high", rt_json_real6(iv.high),
 			    "summary", base));
 			set_str(o, "winner", winner);
-			set_str(o, "winner_source", col_text(st, 11));
-			set_str(o, "winner_model", col_text(st, 12));
-			set_str(o, "cause_class", col_text(st, 13));
-			if (conf[0])
-				json_object_set_new(o, "confirmation", json_pack("{s:I,s:I,s:s}",
-				    "trials", (json_int_t)sqlite3_column_int64(st, 14),
-				    "failures", (json_int_t)sqlite3_column_int64(st, 15),
-				    "summary", conf));
-			else
+			set_str(o, "winner_source", col_text(st, 8));
+			set_str(o, "winner_model", col_text(st, 9));
+			set_str(o, "cause_class", col_text(st, 10));
+			if (confirmed) {
+				cf = json_pack("{s:I,s:I}",
+				    "trials", (json_int_t)sqlite3_column_int64(st, 11),
+				    "failures", (json_int_t)sqlite3_column_int64(st, 12));
+				json_object_set_new(cf, "confidence", sqlite3_column_type(st, 13) ==
+				    SQLITE_NULL ? json_null() : json_real(sqlite3_column_double(st, 13)));
+				set_str(cf, "interval", col_text(st, 14));
+				json_object_set_new(cf, "ci_high", sqlite3_column_type(st, 15) ==
+				    SQLITE_NULL ? json_null() : rt_json_real6(sqlite3_column_double(st, 15)));
+				json_object_set_new(cf, "summary", json_string(conf));
+				json_object_set_new(o, "confirmation", cf);
+			} else {
 				json_object_set_new(o, "confirmation", json_null());
-			json_object_set_new(o, "hypotheses", json_integer(sqlite3_column_int64(st, 16)));
+			}
+			json_object_set_new(o, "hypotheses", json_integer(sqlite3_column_int64(st, 17)));
 			rt_emit(stdout, o);
 			json_decref(o);
 			continue;
 		}
-		if (!last || strcmp(last, test) != 0) {
-			printf("%s%s  (%s)\n", last ? "\n" : "", test, col_text(st, 3));
-			free(lastbuf);
-			last = lastbuf = rt_xstrdup(test);
+		if (!lastproj || strcmp(lastproj, proj) != 0) {
+			printf("%sproject %s\n", lastproj ? "\n" : "", *proj ? proj : "(none)");
+			free(lastproj);
+			lastproj = rt_xstrdup(proj);
+			free(lasttest);
+			lasttest = NULL;
 		}
-		printf("  %-24s %-21s original %s", col_text(st, 1), col_text(st, 4), base);
+		if (!lasttest || strcmp(lasttest, test) != 0) {
+			printf("  %s\n", test);
+			free(lasttest);
+			lasttest = rt_xstrdup(test);
+		}
+		printf("    %-24s %-21s original %s", col_text(st, 1), col_text(st, 4), base);
 		if (winner)
-			printf("; winner %s (%s, %s), %s", winner,
-			    col_text(st, 12) ? col_text(st, 12) : col_text(st, 11) ?
-			    col_text(st, 11) : "?", col_text(st, 13) ? col_text(st, 13) :
-			    "unknown", conf[0] ? conf : "unconfirmed");
-		printf("; %lld hypothes%s\n", (long long)sqlite3_column_int64(st, 16),
-		    sqlite3_column_int64(st, 16) == 1 ? "is" : "es");
+			printf("; winner %s (%s, %s), %s%s", winner,
+			    col_text(st, 9) ? col_text(st, 9) : col_text(st, 8) ?
+			    col_text(st, 8) : "?", col_text(st, 10) ? col_text(st, 10) :
+			    "unknown", confirmed ? "on fresh trials " : "unconfirmed",
+			    confirmed ? conf : "");
+		printf("; %lld hypothes%s\n", (long long)sqlite3_column_int64(st, 17),
+		    sqlite3_column_int64(st, 17) == 1 ? "is" : "es");
 	}
 	if (rc != SQLITE_DONE)
 		sqldie("history");
 	sqlite3_finalize(st);
-	free(lastbuf);
+	free(lastproj);
+	free(lasttest);
 	if (!G.json && runs == 0)
 		printf("no runs recorded%s%s in %s\n", G.test ? " for " : "",
 		    G.test ? G.test : "", G.path);
 }
 
+/* ---- import ------------------------------------------------------------ */
+
+/* The verdicts rt-verify writes (rt-verify(1), VERDICTS). */
+static const char *const verdicts[] = { "FIXED", "IMPROVED", "QUARANTINE",
+	"REGRESSION", "ALREADY_STABLE", "INCONCLUSIVE_BASELINE", "ERROR", NULL };
+
+/* A number at o.key, when present: [lo, hi], or (lo, hi) when open. */
+static int
+opt_num(json_t *o, const char *pre, const char *key, double lo, double hi,
+    int open, const rt_where *w, double *out)
+{
+	json_t *v = json_object_get(o, key);
+	double d;
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_number(v))
+		rt_die_at(w, "\"%s%s\": not a number", pre, key);
+	d = json_number_value(v);
+	if (open ? !(d > lo && d < hi) : !(d >= lo && d <= hi))
+		rt_die_at(w, "\"%s%s\": %g is outside %c%g, %g%c", pre, key, d,
+		    open ? '(' : '[', lo, hi, open ? ')' : ']');
+	if (out)
+		*out = d;
+	return 1;
+}
+
+/* A count at o.key, when present: a whole number, not negative. */
+static int
+opt_count(json_t *o, const char *pre, const char *key, const rt_where *w,
+    long long *out)
+{
+	json_t *v = json_object_get(o, key);
+	double d;
+
+	if (!v || json_is_null(v))
+		return 0;
+	d = json_is_real(v) ? json_real_value(v) : 0.5;
+	if (json_is_integer(v))
+		*out = json_integer_value(v);
+	else if (d == floor(d) && fabs(d) < 9e15)
+		*out = (long long)d;
+	else
+		rt_die_at(w, "\"%s%s\": not a whole number", pre, key);
+	if (*out < 0)
+		rt_die_at(w, "\"%s%s\": %lld is negative", pre, key, *out);
+	return 1;
+}
+
+static void
+opt_string(json_t *o, const char *pre, const char *key, const rt_where *w)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v && !json_is_null(v) && !json_is_string(v))
+		rt_die_at(w, "\"%s%s\": not a string", pre, key);
+}
+
+/* trials, failures, errors, rate, ci_low, ci_high of one object. */
+static void
+check_counts(json_t *o, const char *pre, const rt_where *w)
+{
+	long long t, f, e;
+	int ht, hf;
+
+	if (!json_is_object(o))
+		rt_die_at(w, "\"%.*s\": not an object", (int)strcspn(pre, "."), pre);
+	ht = opt_count(o, pre, "trials", w, &t);
+	hf = opt_count(o, pre, "failures", w, &f);
+	opt_count(o, pre, "errors", w, &e);
+	if (ht && hf && f > t)
+		rt_die_at(w, "\"%sfailures\": %lld failures in %lld trials", pre, f, t);
+	opt_num(o, pre, "rate", 0, 1, 0, w, NULL);
+	opt_num(o, pre, "ci_low", 0, 1, 0, w, NULL);
+	opt_num(o, pre, "ci_high", 0, 1, 0, w, NULL);
+}
+
+/* "2026-03-01T10:00:00Z", optionally with a fraction of a second: UTC. */
+static int
+utc_time(const char *s)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+	size_t i;
+
+	for (i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != shape[i])
+			return 0;
+	if (s[i] == '.')
+		for (i++; isdigit((unsigned char)s[i]); i++)
+			;
+	return s[i] == 'Z' && s[i + 1] == '\0';
+}
+
+/* A verdict record is checked like any record before anything of its
+ * file is written (rt-genome(1), IMPORT). */
+static void
+check_verdict(json_t *rec, const rt_where *w)
+{
+	const char *v = rt_rec_str(rec, "verdict", w), *fin;
+	json_t *a, *x;
+	size_t i, k;
+	char pre[48];
+
+	for (k = 0; verdicts[k] && strcmp(verdicts[k], v); k++)
+		;
+	if (!verdicts[k])
+		rt_die_at(w, "\"verdict\": %s is not a verdict rt-verify writes", v);
+	rt_rec_str(rec, "command", w);
+	opt_string(rec, "", "project", w);
+	opt_string(rec, "", "test", w);
+	opt_string(rec, "", "seed", w);
+	if (!opt_num(rec, "", "confidence", 0, 1, 1, w, NULL))
+		rt_die_at(w, "\"confidence\" missing");
+	opt_num(rec, "", "target", 0, 1, 1, w, NULL);
+	if (rt_rec_opt_str(rec, "finished_at", w, &fin) && !utc_time(fin))
+		rt_die_at(w, "\"finished_at\": %s is not a UTC time like "
+		    "2026-03-01T10:00:00Z", fin);
+	if ((x = json_object_get(rec, "baseline")) && !json_is_null(x))
+		check_counts(x, "baseline.", w);
+	if ((x = json_object_get(rec, "timings")) && !json_is_null(x)) {
+		static const char *const t[] = { "baseline_s", "tournament_s",
+			"confirm_s", "total_s", NULL };
+		if (!json_is_object(x))
+			rt_die_at(w, "\"timings\": not an object");
+		for (k = 0; t[k]; k++)
+			opt_num(x, "timings.", t[k], 0, HUGE_VAL, 0, w, NULL);
+	}
+	if ((a = json_object_get(rec, "lanes")) && !json_is_null(a)) {
+		if (!json_is_array(a))
+			rt_die_at(w, "\"lanes\": not an array");
+		json_array_foreach(a, i, x) {
+			snprintf(pre, sizeof pre, "lanes[%zu].", i);
+			check_counts(x, pre, w);
+			opt_string(x, pre, "id", w);
+			opt_string(x, pre, "status", w);
+			opt_string(x, pre, "cause_class", w);
+		}
+	}
+	if ((a = json_object_get(rec, "confirmations")) && !json_is_null(a)) {
+		long long n;
+		if (!json_is_array(a))
+			rt_die_at(w, "\"confirmations\": not an array");
+		json_array_foreach(a, i, x) {
+			snprintf(pre, sizeof pre, "confirmations[%zu].", i);
+			check_counts(x, pre, w);
+			opt_count(x, pre, "required_runs", w, &n);
+			opt_num(x, pre, "confidence", 0, 1, 1, w, NULL);
+			opt_string(x, pre, "interval", w);
+			opt_string(x, pre, "summary", w);
+		}
+	}
+}
+
+/* One file's verdicts, checked, kept until the file has been read whole. */
+struct pending {
+	json_t **rec;
+	long *line;
+	size_t n;
+};
+
 static int
 on_verdict(json_t *rec, const rt_where *w, void *ctx)
 {
-	char err[512];
+	struct pending *p = ctx;
 
-	(void)ctx;
 	if (strcmp(json_string_value(json_object_get(rec, "type")), "verdict") != 0)
 		return 0;
-	rt_rec_str(rec, "verdict", w);
-	rt_rec_str(rec, "command", w);
-	if (rt_store_add_verdict(G.store, rec, err, sizeof err) < 0)
-		rt_die_at(w, "%s", err);
-	G.imported++;
+	check_verdict(rec, w);
+	p->rec = rt_xrealloc(p->rec, (p->n + 1) * sizeof *p->rec);
+	p->line = rt_xrealloc(p->line, (p->n + 1) * sizeof *p->line);
+	p->rec[p->n] = json_incref(rec);
+	p->line[p->n++] = w->line;
 	return 0;
+}
+
+/* Import one file (NULL: stdin) in one transaction: a bad record leaves
+ * nothing of its file behind; a verdict already there is skipped. */
+static void
+import_file(char *file)
+{
+	struct pending p = { NULL, NULL, 0 };
+	rt_where w = { file ? file : "<stdin>", 0 };
+	char err[512];
+	long long id;
+	size_t i;
+
+	if (file && !strcmp(file, "-"))
+		w.file = "<stdin>";
+	rt_jsonl_loop(file ? 1 : 0, file ? &file : NULL, NULL, on_verdict, &p);
+	if (rt_store_begin(G.store, err, sizeof err) < 0)
+		rt_die("%s: %s", G.path, err);
+	for (i = 0; i < p.n; i++) {
+		w.line = p.line[i];
+		if ((id = rt_store_add_verdict(G.store, p.rec[i], err, sizeof err)) < 0) {
+			rt_store_rollback(G.store);
+			rt_die_at(&w, "%s: %s", G.path, err);
+		}
+		if (id == 0) {
+			rt_warn("%s:%ld: already recorded in %s (same content); skipped",
+			    w.file, w.line, G.path);
+			G.skipped++;
+		} else {
+			G.imported++;
+		}
+	}
+	if (rt_store_commit(G.store, err, sizeof err) < 0)
+		rt_die("%s: %s", G.path, err);
+	for (i = 0; i < p.n; i++)
+		json_decref(p.rec[i]);
+	free(p.rec);
+	free(p.line);
 }
 
 int
@@ -403,9 +667,15 @@ main(int argc, char *argv[])
 	if (!(G.store = rt_store_open(G.path, G.import && !gopt, err, sizeof err)))
 		rt_die("%s", err);
 	if (G.import) {
-		rt_jsonl_loop(argc - optind, argv + optind, NULL, on_verdict, NULL);
-		fprintf(stderr, "%s: recorded %ld run%s in %s\n", rt_progname, G.imported,
+		if (optind == argc)
+			import_file(NULL);
+		for (; optind < argc; optind++)
+			import_file(argv[optind]);
+		fprintf(stderr, "%s: recorded %ld run%s in %s", rt_progname, G.imported,
 		    G.imported == 1 ? "" : "s", G.path);
+		if (G.skipped)
+			fprintf(stderr, "; %ld already there", G.skipped);
+		fputc('\n', stderr);
 	} else if (G.history) {
 		history();
 	} else {

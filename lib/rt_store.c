@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "rt_hash.h"
 #include "rt_platform.h"
 #include "rt_store.h"
 #include "rt_util.h"
@@ -70,6 +71,16 @@ static const char *const migrations[] = {
 	" WHERE h.status != 'not_raced'"
 	" GROUP BY 1, 2;"
 	"PRAGMA user_version = 2;",
+	/* 2 -> 3: each run's content digest, so an import is idempotent, and
+	 * each confirmation as rt-verify stated it (its own confidence,
+	 * interval method, bound and summary); backfill_v3 fills old rows */
+	"ALTER TABLE runs ADD COLUMN digest TEXT;"
+	"CREATE UNIQUE INDEX runs_by_digest ON runs(digest);"
+	"ALTER TABLE confirmations ADD COLUMN confidence REAL;"
+	"ALTER TABLE confirmations ADD COLUMN interval TEXT;"
+	"ALTER TABLE confirmations ADD COLUMN ci_high REAL;"
+	"ALTER TABLE confirmations ADD COLUMN summary TEXT;"
+	"PRAGMA user_version = 3;",
 };
 
 static void
@@ -152,6 +163,72 @@ user_version(sqlite3 *db, int *v)
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
+static int bind_json(sqlite3_stmt *st, int i, json_t *v);
+static int step_done(sqlite3_stmt *st);
+
+/* The content digest: SHA-256 over the record with its keys sorted. */
+static void
+verdict_digest(json_t *v, char out[65])
+{
+	char *c = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+
+	rt_sha256_hex(c ? c : "", c ? strlen(c) : 0, out);
+	free(c);
+}
+
+/* Rows recorded before schema 3 get what their stored record holds: the
+ * digest (left NULL on a second copy of the same record, which the unique
+ * index would refuse) and each confirmation's own statement. */
+static int
+backfill_v3(sqlite3 *db)
+{
+	sqlite3_stmt *sel = NULL, *dig = NULL, *cf = NULL;
+	json_t *v, *c;
+	char hex[65];
+	size_t i;
+	int rc = -1;
+
+	if (sqlite3_prepare_v2(db, "SELECT id, record FROM runs", -1, &sel, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "UPDATE runs SET digest = ?2 WHERE id = ?1", -1, &dig,
+	    NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "UPDATE confirmations SET confidence = ?3, interval = ?4,"
+	    " ci_high = ?5, summary = ?6 WHERE run_id = ?1 AND round = ?2", -1, &cf,
+	    NULL) != SQLITE_OK)
+		goto out;
+	while (sqlite3_step(sel) == SQLITE_ROW) {
+		const char *rec = (const char *)sqlite3_column_text(sel, 1);
+		sqlite3_int64 id = sqlite3_column_int64(sel, 0);
+		if (!rec || !(v = json_loads(rec, 0, NULL)))
+			continue;
+		if (json_object_size(v) > 0) {
+			verdict_digest(v, hex);
+			sqlite3_bind_int64(dig, 1, id);
+			sqlite3_bind_text(dig, 2, hex, -1, SQLITE_TRANSIENT);
+			sqlite3_step(dig);          /* a duplicate keeps NULL */
+			sqlite3_reset(dig);
+		}
+		json_array_foreach(json_object_get(v, "confirmations"), i, c) {
+			sqlite3_bind_int64(cf, 1, id);
+			sqlite3_bind_int64(cf, 2, (sqlite3_int64)i + 1);
+			bind_json(cf, 3, json_object_get(c, "confidence"));
+			bind_json(cf, 4, json_object_get(c, "interval"));
+			bind_json(cf, 5, json_object_get(c, "ci_high"));
+			bind_json(cf, 6, json_object_get(c, "summary"));
+			if (step_done(cf) < 0) {
+				json_decref(v);
+				goto out;
+			}
+		}
+		json_decref(v);
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(sel);
+	sqlite3_finalize(dig);
+	sqlite3_finalize(cf);
+	return rc;
+}
+
 rt_store *
 rt_store_open(const char *path, int mkdirs, char *err, size_t errsize)
 {
@@ -191,6 +268,10 @@ rt_store_open(const char *path, int mkdirs, char *err, size_t errsize)
 	for (i = (size_t)v; i < n; i++)
 		if (exec_retry(db, migrations[i], err, errsize) < 0)
 			goto rollback;
+	if (v < 3 && backfill_v3(db) < 0) {
+		seterr(err, errsize, "%s: %s", path, sqlite3_errmsg(db));
+		goto rollback;
+	}
 	if (exec_retry(db, "COMMIT", err, errsize) < 0)
 		goto rollback;
 	s = rt_xcalloc(1, sizeof *s);
@@ -223,6 +304,29 @@ sqlite3 *
 rt_store_db(rt_store *s)
 {
 	return s->db;
+}
+
+int
+rt_store_begin(rt_store *s, char *err, size_t errsize)
+{
+	return exec_retry(s->db, "BEGIN IMMEDIATE", err, errsize);
+}
+
+int
+rt_store_commit(rt_store *s, char *err, size_t errsize)
+{
+	if (exec_retry(s->db, "COMMIT", err, errsize) < 0) {
+		rt_store_rollback(s);
+		return -1;
+	}
+	return 0;
+}
+
+void
+rt_store_rollback(rt_store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 /* Bind a JSON value: strings as text, integers, reals, booleans as 0/1,
@@ -267,23 +371,24 @@ rt_store_add_verdict(rt_store *s, json_t *v, char *err, size_t errsize)
 	    "INSERT INTO runs (recorded_at, host, project, command, test, verdict,"
 	    " confidence, target, seed, base_trials, base_failures, base_errors,"
 	    " base_rate, base_ci_low, base_ci_high, winner, baseline_s,"
-	    " tournament_s, confirm_s, total_s, record)"
+	    " tournament_s, confirm_s, total_s, record, digest)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-	    " ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
+	    " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)";
 	static const char *const hyp_sql =
 	    "INSERT INTO hypotheses (run_id, hyp_id, source, model, cause_class,"
 	    " status, rule, reason, trials, failures, rate, ci_low, ci_high, won)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 	static const char *const conf_sql =
 	    "INSERT INTO confirmations (run_id, round, hyp_id, trials, failures,"
-	    " required_runs, passed) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
-	sqlite3_stmt *run = NULL, *hyp = NULL, *conf = NULL;
-	json_t *lanes, *l, *confs, *c;
-	char now[40], *record = NULL;
+	    " required_runs, passed, confidence, interval, ci_high, summary)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+	sqlite3_stmt *run = NULL, *hyp = NULL, *conf = NULL, *dup = NULL;
+	json_t *lanes, *l, *confs, *c, *fin;
+	char now[40], hex[65], *record = NULL;
 	const char *verdict;
 	long long id = -1;
 	size_t i;
-	int won, fixed;
+	int won, fixed, own;
 
 	if (!json_is_string(json_object_get(v, "verdict")) ||
 	    !json_is_string(json_object_get(v, "command"))) {
@@ -292,13 +397,35 @@ rt_store_add_verdict(rt_store *s, json_t *v, char *err, size_t errsize)
 	}
 	verdict = json_string_value(json_object_get(v, "verdict"));
 	fixed = !strcmp(verdict, "FIXED") || !strcmp(verdict, "IMPROVED");
-	if (exec_retry(s->db, "BEGIN IMMEDIATE", err, errsize) < 0)
+	verdict_digest(v, hex);
+	/* inside the caller's transaction, or in one of our own */
+	own = sqlite3_get_autocommit(s->db);
+	if (own && rt_store_begin(s, err, errsize) < 0)
 		return -1;
+	if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM runs WHERE digest = ?1", -1, &dup,
+	    NULL) != SQLITE_OK)
+		goto sqlfail;
+	sqlite3_bind_text(dup, 1, hex, -1, SQLITE_STATIC);
+	switch (sqlite3_step(dup)) {
+	case SQLITE_ROW:
+		sqlite3_finalize(dup);
+		if (own)
+			rt_store_rollback(s);
+		return 0;
+	case SQLITE_DONE:
+		break;
+	default:
+		goto sqlfail;
+	}
 	if (sqlite3_prepare_v2(s->db, run_sql, -1, &run, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db, hyp_sql, -1, &hyp, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db, conf_sql, -1, &conf, NULL) != SQLITE_OK)
 		goto sqlfail;
-	rt_utc_rfc3339(now, sizeof now);
+	/* the run's own time when the record carries it, else now */
+	if (json_is_string(fin = json_object_get(v, "finished_at")))
+		snprintf(now, sizeof now, "%s", json_string_value(fin));
+	else
+		rt_utc_rfc3339(now, sizeof now);
 	record = json_dumps(v, JSON_COMPACT);
 	sqlite3_bind_text(run, 1, now, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(run, 2, rt_hostname(), -1, SQLITE_TRANSIENT);
@@ -325,6 +452,7 @@ rt_store_add_verdict(rt_store *s, json_t *v, char *err, size_t errsize)
 	bind_json(run, 19, path_get(v, "timings", "confirm_s"));
 	bind_json(run, 20, path_get(v, "timings", "total_s"));
 	sqlite3_bind_text(run, 21, record ? record : "{}", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(run, 22, hex, -1, SQLITE_TRANSIENT);
 	if (step_done(run) < 0)
 		goto sqlfail;
 	id = sqlite3_last_insert_rowid(s->db);
@@ -364,24 +492,29 @@ rt_store_add_verdict(rt_store *s, json_t *v, char *err, size_t errsize)
 		bind_json(conf, 5, json_object_get(c, "failures"));
 		bind_json(conf, 6, json_object_get(c, "required_runs"));
 		sqlite3_bind_int(conf, 7, json_is_true(json_object_get(c, "passed")));
+		bind_json(conf, 8, json_object_get(c, "confidence"));
+		bind_json(conf, 9, json_object_get(c, "interval"));
+		bind_json(conf, 10, json_object_get(c, "ci_high"));
+		bind_json(conf, 11, json_object_get(c, "summary"));
 		if (step_done(conf) < 0)
 			goto sqlfail;
 	}
+	sqlite3_finalize(dup);
 	sqlite3_finalize(run);
 	sqlite3_finalize(hyp);
 	sqlite3_finalize(conf);
 	free(record);
-	if (exec_retry(s->db, "COMMIT", err, errsize) < 0) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (own && rt_store_commit(s, err, errsize) < 0)
 		return -1;
-	}
 	return id;
 sqlfail:
 	seterr(err, errsize, "%s", sqlite3_errmsg(s->db));
+	sqlite3_finalize(dup);
 	sqlite3_finalize(run);
 	sqlite3_finalize(hyp);
 	sqlite3_finalize(conf);
 	free(record);
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (own)
+		rt_store_rollback(s);
 	return -1;
 }

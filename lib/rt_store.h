@@ -9,7 +9,7 @@
 #include <sqlite3.h>
 
 /* The schema this build writes (PRAGMA user_version). */
-#define RT_STORE_SCHEMA 2
+#define RT_STORE_SCHEMA 3
 
 typedef struct rt_store rt_store;
 
@@ -26,8 +26,18 @@ void rt_store_close(rt_store *s);
 int rt_store_version(rt_store *s);
 sqlite3 *rt_store_db(rt_store *s);
 
-/* Record one rt-verify verdict record (and its lanes and confirmations)
- * in one transaction. Returns the run id, or -1 with the reason in err. */
+/* A transaction around several writes (BEGIN IMMEDIATE ... COMMIT);
+ * -1 with the reason in err. A failed commit rolls back. */
+int rt_store_begin(rt_store *s, char *err, size_t errsize);
+int rt_store_commit(rt_store *s, char *err, size_t errsize);
+void rt_store_rollback(rt_store *s);
+
+/* Record one rt-verify verdict record (and its lanes and confirmations),
+ * inside the caller's transaction or else in one of its own. recorded_at
+ * is the record's "finished_at" when it is a string, else now. Returns
+ * the run id; 0 when a record with the same content (SHA-256 over its
+ * sorted-key JSON, runs.digest) is already there, and nothing is written;
+ * or -1 with the reason in err (the caller rolls its transaction back). */
 long long rt_store_add_verdict(rt_store *s, json_t *verdict, char *err,
     size_t errsize);
 

@@ -532,6 +532,78 @@ applies() {
 	jqe -s '.[0].explanation | test("12/40 failed \\(30.0%, 95% CI") and test("0/20 failed \\(≤")' "$T/out"
 }
 
+@test "rules: a Python traceback is not a race (triggers match whole words)" {
+	mkdir -p "$T/py"
+	cat >"$T/py/test_counter.py" <<-'EOF'
+	import os
+	import unittest
+
+
+	def tally(n):
+	    return "drift" if n % 3 == 0 else "ok"
+
+
+	class CounterTest(unittest.TestCase):
+	    def test_tally(self):
+	        self.assertEqual(tally(int(os.environ["TRIAL"])), "ok")
+
+
+	if __name__ == "__main__":
+	    unittest.main()
+	EOF
+	for i in $(seq 12); do
+		oc=pass
+		TRIAL=$i /usr/bin/python3 "$T/py/test_counter.py" 2>"$T/py/err" || oc=fail
+		jq -nc --arg o "$oc" --rawfile e "$T/py/err" --argjson t "$i" \
+		    '{type: "trial", trial: $t, outcome: $o, command: "python3 test_counter.py", stdout: "", stderr: $e}'
+	done >"$T/trials.jsonl"
+	grep -q 'Traceback (most recent call last)' "$T/trials.jsonl"
+	grep -q 'AssertionError' "$T/trials.jsonl"
+	rt-diff-facts "$T/trials.jsonl" >"$T/diff.jsonl"
+	jqe '.facts | any(.kind == "token" and .value == "Traceback" and .direction == "failure_only")' "$T/diff.jsonl"
+	run rt-diagnose --offline --no-cache --rules "$T/diff.jsonl"
+	status_is 0
+	echo "$output" >"$T/out"
+	jqe -s 'length >= 1 and all(.cause_class != "race_condition")' "$T/out"
+	jqe -s 'any(.cause_class == "shared_state")' "$T/out"
+	# the word itself, and a phrase, still name a race
+	for w in '"race"' '"DATA RACE"' '"Concurrent  modification"'; do
+		printf '{"type":"diff","trials":20,"failures":5,"errors":0,"token":null,"facts":[{"kind":"phrase","stream":"stderr","value":%s,"direction":"failure_only","in_failures":5,"failures":5,"in_successes":0,"successes":15,"p":1e-4}]}\n' "$w" >"$T/w.jsonl"
+		run rt-diagnose --offline --no-cache --rules "$T/w.jsonl"
+		status_is 0
+		echo "$output" | jqe -s 'map(.cause_class) == ["race_condition"]'
+	done
+	# nor do "stale" in "staleness_check" or "dns" in "addnsrc"
+	printf '{"type":"diff","trials":20,"failures":5,"errors":0,"token":"staleness_check","facts":[{"kind":"token","stream":"stderr","value":"addnsrc","direction":"failure_only","in_failures":5,"failures":5,"in_successes":0,"successes":15,"p":1e-4}]}\n' >"$T/w.jsonl"
+	run rt-diagnose --offline --no-cache --rules "$T/w.jsonl"
+	echo "$output" | jqe -s 'map(.cause_class) == ["unknown"]'
+}
+
+@test "rules: underscores separate words in experiments and environment facts" {
+	cat >"$T/env.jsonl" <<-'EOF'
+	{"type":"diff","trials":20,"failures":5,"errors":0,"token":null,"facts":[{"kind":"env","stream":null,"value":"TEST_SEED=4","direction":"failure_only","in_failures":5,"failures":5,"in_successes":0,"successes":15,"p":1e-4}]}
+	{"type":"experiment","name":"env","perturbation":{"APP_CLOCK_SKEW":"1"},"probe":"ok","control":{"trials":40,"failures":12},"perturbed":{"trials":20,"failures":20},"implicated":true,"effect":"destabilises","changed":true}
+	EOF
+	run rt-diagnose --offline --no-cache --rules "$T/env.jsonl"
+	status_is 0
+	echo "$output" | jqe -s 'map(.cause_class) == ["time_of_day", "randomness"]'
+}
+
+@test "--list-rules is the trigger list of rt-diagnose(1), RULES" {
+	run rt-diagnose --list-rules
+	status_is 0
+	echo "$output" >"$T/tool"
+	grep -qx 'word race_condition: race, stale, .*' "$T/tool"
+	# the man page: ".It SCOPE CLASS" then the words, wrapped, up to ".El"
+	awk '/^\.Sh RULES$/ { on = 1 } on && /^\.Bl -tag/ { list = 1; next }
+	    list && /^\.El/ { exit }
+	    list && /^\.It / { if (line) print line; line = substr($0, 5) ":"; next }
+	    list { line = line " " $0 }
+	    END { if (line) print line }' "$RT_TOP/man/man1/rt-diagnose.1" >"$T/man"
+	[ "$(wc -l <"$T/man")" -ge 10 ]
+	diff -u "$T/man" "$T/tool"
+}
+
 @test "with no model and nothing cached, rules are the fallback" {
 	unset RETRIAL_API_KEY
 	run rt-diagnose -C "$T/proj" -s test_flaky.sh "$T/ev.jsonl"

@@ -316,7 +316,7 @@ assert len(rows) >= 13 and len(cols) == 1, (len(rows), cols)' "$T/err"
 	[ "$(sqlite3 "$T/g.db" 'select count(*) from runs')" -eq 3 ]
 	[ "$(sqlite3 "$T/g.db" 'select count(*) from hypotheses')" -eq 15 ]
 	[ "$(sqlite3 "$T/g.db" 'pragma journal_mode')" = "wal" ]
-	[ "$(sqlite3 "$T/g.db" 'pragma user_version')" -eq 2 ]
+	[ "$(sqlite3 "$T/g.db" 'pragma user_version')" -eq 3 ]
 	rm -rf "$XDG_DATA_HOME"
 	verify --no-genome --cmd ./test_pool.sh "$FX/pool.jsonl"
 	[ ! -e "$XDG_DATA_HOME/retrial/genome.db" ]

@@ -45,7 +45,7 @@ setup() {
 	grep -q "recorded 5 runs" "$T/import.err"
 	[ "$(sqlite3 "$db" 'select count(*) from runs')" -eq 5 ]
 	[ "$(sqlite3 "$db" 'select count(*) from hypotheses')" -eq 10 ]
-	[ "$(sqlite3 "$db" 'select count(*) from confirmations')" -eq 3 ]
+	[ "$(sqlite3 "$db" 'select count(*) from confirmations')" -eq 4 ]
 }
 
 @test "rt-genome: the leaderboard gives every win rate its interval" {
@@ -70,19 +70,64 @@ setup() {
 	jqe -s 'length == 2 and all(.cause_class == "order") and all(.confidence == 0.9)' "$T/out"
 }
 
-@test "rt-genome: --history shows each test's runs in order" {
+@test "rt-genome: --history shows each project's tests, each test's runs in order" {
 	run rt-genome -g "$db" --history
 	status_is 0
-	has "test_cache  (/p/test_cache)"
 	has "FIXED"
 	has "QUARANTINE"
 	# a confirmation's zero failures come with their upper bound
-	has "original 12/40 failed (30.0%, 95% CI 18.1–45.4%); winner h1 (alpha, timing), 0/29 failed on fresh trials (≤9.8% at 95% confidence)"
+	has "original 12/40 failed (30.0%, 95% CI 18.1–45.4%); winner h1 (alpha, timing), on fresh trials 0/29 failed (≤9.8% at 95% confidence, exact one-sided)"
 	has "original 0/40 failed (≤8.8% at 95% confidence)"
+	# a project heading per group, sorted, its tests indented under it
+	echo "$output" | grep '^project ' >"$T/heads"
+	printf 'project /p/test_cache\nproject /p/test_lock\nproject /p/test_order\n' | diff - "$T/heads"
+	echo "$output" | grep -A1 -x 'project /p/test_lock' | tail -1 | grep -qx '  test_lock'
+	echo "$output" | grep -A2 -x '  test_lock' | sed -n 2p | grep -q '^    .*ALREADY_STABLE'
 	rt-genome -g "$db" --history --test test_cache --json >"$T/out"
 	jqe -s 'length == 3 and all(.test == "test_cache") and (map(.verdict) == ["FIXED", "FIXED", "QUARANTINE"])' "$T/out"
 	jqe -s '.[2].winner == null and .[2].confirmation == null and .[0].confirmation.trials == 29' "$T/out"
-	jqe -s '.[0].confirmation.summary == "0/29 failed on fresh trials (≤9.8% at 95% confidence)"' "$T/out"
+	jqe -s '.[0].confirmation.summary == "0/29 failed (≤9.8% at 95% confidence, exact one-sided)"' "$T/out"
+}
+
+@test "rt-genome: a confirmation is shown at the confidence and with the method rt-verify used" {
+	# a round of two candidates is split to 97.5% (Bonferroni): the
+	# confirmation says so, not the run's 95%
+	run rt-genome -g "$db" --history --test test_cache
+	status_is 0
+	has "winner h1 (alpha, timing), on fresh trials 0/36 failed (≤9.7% at 97.5% confidence, exact one-sided)"
+	hasnt "0/36 failed (≤9.7% at 95%"
+	rt-genome -g "$db" -H -t test_cache -j >"$T/out"
+	jqe -s '.[1].confirmation | .confidence == 0.975 and .interval == "exact one-sided"
+	    and .ci_high == 0.097394 and .trials == 36' "$T/out"
+	# a Wilson confirmation that does not name its method gets the label
+	jq -c '.lanes[0].status = "tied" | .lanes[1].status = "winner" | .winner.id = "h2"
+	    | .confirmations |= [.[1]] | .finished_at = "2026-03-09T10:00:00Z"' \
+	    <(sed -n 2p "$FX/verdicts.jsonl") >"$T/wilson.jsonl"
+	rt-genome -g "$db" --import "$T/wilson.jsonl" 2>/dev/null
+	run rt-genome -g "$db" -H -t test_cache
+	has "winner h2 (beta, timing), on fresh trials 3/36 failed (8.3%, 97.5% CI 2.5–24.4%, wilson)"
+}
+
+@test "rt-genome: --import keeps the verdict's own finished_at" {
+	[ "$(sqlite3 "$db" "select recorded_at from runs where test = 'test_cache' order by id limit 1")" = "2026-03-01T10:00:00Z" ]
+	# without it, the time of the import
+	sqlite3 "$db" "select recorded_at from runs where test = 'test_lock'" | grep -Eq '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$'
+	jq -c '.finished_at = "yesterday" | .seed = "8"' <(sed -n 1p "$FX/verdicts.jsonl") >"$T/bad"
+	run rt-genome -g "$db" --import "$T/bad"
+	status_is 2
+	has 'bad:1: "finished_at": yesterday is not a UTC time'
+}
+
+@test "rt-genome: the table stays aligned for long and non-ASCII names" {
+	jq -c '.lanes[0].cause_class = "a_cause_class_far_too_long_for_any_column_at_all"
+	    | .lanes[1].model = "modèle-à-accents" | .lanes[1].cause_class = "a_cause_class_far_too_long_for_any_column_at_all"
+	    | .seed = "9"' <(sed -n 1p "$FX/verdicts.jsonl") >"$T/long.jsonl"
+	rt-genome -g "$db" --import "$T/long.jsonl" 2>/dev/null
+	rt-genome -g "$db" >"$T/table"
+	grep -q '^a_cause_class_far_too_long_for_…' "$T/table"
+	grep -q 'modèle-à-accents' "$T/table"
+	# every line, header included, is as wide as every other, in characters
+	[ "$(/usr/bin/python3 -c 'import sys; print(len({len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")}))' "$T/table")" -eq 1 ]
 }
 
 @test "rt-genome: test names and ids are bound, never pasted into SQL" {
@@ -108,8 +153,24 @@ PRAGMA user_version = 1;"
 	run rt-genome -g "$old"
 	status_is 0
 	has "1/1 won"
-	[ "$(sqlite3 "$old" 'pragma user_version')" -eq 2 ]
+	[ "$(sqlite3 "$old" 'pragma user_version')" -eq 3 ]
 	[ "$(sqlite3 "$old" 'select count(*) from runs')" -eq 1 ]
+}
+
+@test "rt-genome: schema 2 rows get their digest and confirmations from the stored record" {
+	# make the fixture genome look as schema 2 left it
+	sqlite3 "$db" "DROP INDEX runs_by_digest; ALTER TABLE runs DROP COLUMN digest;
+	    ALTER TABLE confirmations DROP COLUMN confidence; ALTER TABLE confirmations DROP COLUMN interval;
+	    ALTER TABLE confirmations DROP COLUMN ci_high; ALTER TABLE confirmations DROP COLUMN summary;
+	    PRAGMA user_version = 2;"
+	run rt-genome -g "$db" -H -t test_cache
+	status_is 0
+	has "on fresh trials 0/36 failed (≤9.7% at 97.5% confidence, exact one-sided)"
+	[ "$(sqlite3 "$db" 'pragma user_version')" -eq 3 ]
+	run rt-genome -g "$db" --import "$FX/verdicts.jsonl"
+	status_is 0
+	has "recorded 0 runs"
+	[ "$(sqlite3 "$db" 'select count(*) from runs')" -eq 5 ]
 }
 
 @test "rt-genome: a newer schema is refused, not rewritten" {
@@ -118,6 +179,51 @@ PRAGMA user_version = 1;"
 	status_is 2
 	has "schema version 99 is newer"
 	[ "$(sqlite3 "$db" 'pragma user_version')" -eq 99 ]
+}
+
+@test "rt-genome: importing the same verdicts again records nothing twice" {
+	run rt-genome -g "$db" --import "$FX/verdicts.jsonl"
+	status_is 0
+	has "verdicts.jsonl:1: already recorded in $db (same content); skipped"
+	has "verdicts.jsonl:5: already recorded"
+	has "recorded 0 runs in $db; 5 already there"
+	[ "$(sqlite3 "$db" 'select count(*) from runs')" -eq 5 ]
+	[ "$(sqlite3 "$db" 'select count(*) from hypotheses')" -eq 10 ]
+	# the same content with its keys in another order is the same verdict
+	sed -n 3p "$FX/verdicts.jsonl" | jq -cS . >"$T/sorted.jsonl"
+	run rt-genome -g "$db" --import - <"$T/sorted.jsonl"
+	has "<stdin>:1: already recorded"
+	# one changed field is another verdict
+	sed -n 3p "$FX/verdicts.jsonl" | jq -c '.seed = "99"' | rt-genome -g "$db" --import 2>"$T/err"
+	grep -q "recorded 1 run in" "$T/err"
+}
+
+# Each import of a bad record: exit 2, file:line and the field, and nothing
+# of its file recorded, although line 1 is a good new verdict.
+bad_import() {
+	{ sed -n 1p "$FX/verdicts.jsonl" | jq -c '.seed = "fresh"'; jq -c "$1" <(sed -n 1p "$FX/verdicts.jsonl"); } >"$T/bad.jsonl"
+	run rt-genome -g "$db" --import "$T/bad.jsonl"
+	status_is 2
+	has "bad.jsonl:2: $2"
+	[ "$(sqlite3 "$db" 'select count(*) from runs')" -eq 5 ]
+}
+
+@test "rt-genome: an imported verdict is checked like any record, and its file is one transaction" {
+	bad_import '.baseline.failures = 41' '"baseline.failures": 41 failures in 40 trials'
+	bad_import '.lanes[1].failures = -1' '"lanes[1].failures": -1 is negative'
+	bad_import '.confirmations[0].trials = -29' '"confirmations[0].trials": -29 is negative'
+	bad_import '.confirmations[0].failures = 30' '"confirmations[0].failures": 30 failures in 29 trials'
+	bad_import '.verdict = "BOGUS"' '"verdict": BOGUS is not a verdict rt-verify writes'
+	bad_import '.confidence = 1.5' '"confidence": 1.5 is outside (0, 1)'
+	bad_import '.confidence = 0' '"confidence": 0 is outside (0, 1)'
+	bad_import '.confirmations[0].confidence = 1' '"confirmations[0].confidence": 1 is outside (0, 1)'
+	bad_import '.baseline.trials = 2.5' '"baseline.trials": not a whole number'
+	bad_import 'del(.confidence)' '"confidence" missing'
+	# files are separate transactions: a good file before a bad one stays
+	sed -n 1p "$FX/verdicts.jsonl" | jq -c '.seed = "other"' >"$T/good.jsonl"
+	run rt-genome -g "$db" --import "$T/good.jsonl" "$T/bad.jsonl"
+	status_is 2
+	[ "$(sqlite3 "$db" 'select count(*) from runs')" -eq 6 ]
 }
 
 @test "rt-genome: bad import input names the file and line" {
