@@ -124,13 +124,14 @@ usage(FILE *f)
 "usage: rt-verify [-C DIR] [-n N] [-N N] [--confidence C] [--target R]\n"
 "                 [--isolate process|copy] [--confirmations M] [--keep]\n"
 "                 [--genome FILE | --no-genome] [--events FILE] [--board]\n"
-"                 [--no-canary] [--test NAME] [trial options]\n"
+"                 [--no-canary] [--allow RULE] [--test NAME] [trial options]\n"
 "                 (--cmd \"CMD\" [hypothesis-file ...] | -- ARGV...)\n"
 "Race each hypothesis' patch on fresh reruns and confirm the winner.\n"
 "  -C, --dir DIR          the project (default: the current directory)\n"
 "  -n, --trials N         baseline trials, unless the input has a measure record\n"
 "                         (default 40)\n"
-"  -N, --max-trials N     the most trials one lane may run (default 100)\n"
+"  -N, --max-trials N     the most trials one lane may run (default: derived\n"
+"                         from the original's measured rate)\n"
 "      --confidence C     confidence level (default 0.95)\n"
 "      --target R         the residual rate FIXED must prove (default 0.10)\n"
 "      --isolate MODE     process: a fresh process per trial in the lane's copy\n"
@@ -143,6 +144,7 @@ usage(FILE *f)
 "      --events FILE      write a JSONL event stream to FILE\n"
 "      --board            print the lane board on stderr even when not a terminal\n"
 "      --no-canary        skip the dynamic assertion canary\n"
+"      --allow RULE       overrule one guard rule (repeatable; recorded)\n"
 "      --test NAME        the test's name in records (default: the command)\n", f);
 	rt_trial_cli_usage(f);
 	fputs(
