@@ -1193,12 +1193,10 @@ cand_cmp(const void *pa, const void *pb)
 	const lane *a = *(lane *const *)pa, *b = *(lane *const *)pb;
 	double ra = (double)a->t.failures / (double)a->t.trials;
 	double rb = (double)b->t.failures / (double)b->t.trials;
-	double wa = a->iv.high - a->iv.low, wb = b->iv.high - b->iv.low;
-
+	/* the rate, then the input order: interval widths depend on how many
+	 * results had landed when the lane was decided, which -j makes vary */
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
-	if (wa != wb)
-		return wa < wb ? -1 : 1;
 	return a->index - b->index;
 }
 
