@@ -1,5 +1,6 @@
 /* rt-measure: rerun a command (or read trial records) and print its failure
- * rate with a Wilson interval, the trial counts and a verdict. */
+ * rate with its interval (Wilson; exact one-sided at 0/n and n/n), the trial
+ * counts and a verdict. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -44,12 +45,13 @@ usage(FILE *f)
 "                  [--threshold T] [--gate] [--text] [-o FILE] [--facts FILE]\n"
 "                  [trial options] (--cmd \"CMD\" | -- ARGV...)\n"
 "       rt-measure [options] [trial-record-file ...]\n"
-"Measure a failure rate with its Wilson interval and a verdict.\n"
+"Measure a failure rate with its interval and a verdict.\n"
 "  -n, --trials N         trials to run (default 20; the cap with --until)\n"
 "      --until RULE       stop early: \"verdict\" (once the verdict is decided) or\n"
 "                         \"width:W\" (interval narrower than W), anytime-valid\n"
 "      --confidence C     confidence level (default 0.95)\n"
-"      --threshold T      STABLE needs the upper bound below T (default 0.10)\n"
+"      --threshold T      STABLE needs the one-sided upper bound below T,\n"
+"                         ALWAYS_FAILING the lower bound above 1 - T (0.10)\n"
 "      --gate             exit 1 unless the verdict is STABLE\n"
 "      --text             print one human line instead of JSON\n"
 "  -o, --out FILE         also write the record to FILE (atomically)\n"
@@ -108,9 +110,11 @@ decided(measure *m)
 			    cs.high, m->threshold, t->trials);
 			return 1;
 		}
-		if (t->failures == t->trials && t->trials >= RT_ALWAYS_FAILING_MIN) {
+		/* the mirror of STABLE, on the same anytime sequence */
+		if (t->passes == 0 && cs.low >= 1 - m->threshold) {
 			snprintf(m->stop_reason, sizeof m->stop_reason,
-			    "ALWAYS_FAILING: %ld of %ld failed", t->failures, t->trials);
+			    "ALWAYS_FAILING: anytime-valid lower bound %.4g at or above 1 - %g "
+			    "after %ld trials", cs.low, m->threshold, t->trials);
 			return 1;
 		}
 		return 0;
@@ -231,16 +235,33 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	return 0;
 }
 
+/* "STABLE: 0/53 failed (≤5.5% at 95% confidence, below the 10% threshold)":
+ * a verdict that rests on the threshold names it. */
 static void
-print_text(FILE *f, json_t *rec)
+print_text(FILE *f, json_t *rec, double threshold)
 {
 	const char *verdict = json_string_value(json_object_get(rec, "verdict"));
 	const char *summary = json_string_value(json_object_get(rec, "summary"));
+	long k = (long)json_integer_value(json_object_get(rec, "failures"));
+	long n = (long)json_integer_value(json_object_get(rec, "trials"));
+	size_t len = strlen(summary);
+	char clause[96] = "";
 	rt_tally t;
 
+	if (n > 0 && k == 0)
+		snprintf(clause, sizeof clause, "%s the %g%% threshold",
+		    strcmp(verdict, "STABLE") == 0 ? "below" : "not below", threshold * 100);
+	else if (n > 0 && k == n)
+		snprintf(clause, sizeof clause, "%s the %g%% that the %g%% threshold asks for",
+		    strcmp(verdict, "ALWAYS_FAILING") == 0 ? "at least" : "short of",
+		    (1 - threshold) * 100, threshold * 100);
 	t.errors = (long)json_integer_value(json_object_get(rec, "errors"));
 	t.ignored = (long)json_integer_value(json_object_get(rec, "ignored"));
-	fprintf(f, "%s: %s", verdict, summary);
+	/* the summary ends in ")": the clause goes inside it */
+	if (clause[0] && len > 0 && summary[len - 1] == ')')
+		fprintf(f, "%s: %.*s, %s)", verdict, (int)(len - 1), summary, clause);
+	else
+		fprintf(f, "%s: %s", verdict, summary);
 	if (t.errors || t.ignored)
 		fprintf(f, "; %ld errors and %ld ignored not counted", t.errors, t.ignored);
 	fputc('\n', f);
@@ -409,7 +430,7 @@ main(int argc, char *argv[])
 		free(s);
 	}
 	if (text)
-		print_text(stdout, rec);
+		print_text(stdout, rec, m.threshold);
 	else if (rt_emit_try(stdout, rec) < 0) {
 		if (errno != EPIPE)
 			rt_die("stdout: write error:");

@@ -1,5 +1,6 @@
 /* rt-plan: how many clean runs show a flaky test is fixed, and the CI
- * policy that follows (retry budget, quarantine rule) from a failure rate. */
+ * policy that follows (retry budget, quarantine rule) from a failure rate,
+ * delivering the stated confidence when that rate was itself measured. */
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -22,7 +23,12 @@ typedef struct {
 	rt_where where;
 	long trials, failures;
 	double rate, ci_low, ci_high, conf;
+	char method[32];             /* its "interval", else "wilson" */
 } measure;
+
+/* What rate each question is planned from (rt-plan(1), BASES). */
+enum { B_KNOWN, B_POINT, B_ENDS, B_SPLIT };
+static const char *const basis_name[] = { "known", "point", "ends", "split" };
 
 static struct {
 	int have_rate;
@@ -31,23 +37,29 @@ static struct {
 	int nlevels;
 	int have_choose;
 	double choose;
-	int policy, text, upper;
-	double target;
+	int policy, text, basis, have_basis;
+	int have_target;
+	double target;               /* --target: the residual rate to show */
+	double survive;              /* --survive: chance a failure beats the retries */
 	long window;
-} opt = { .target = RT_RETRY_TARGET, .window = RT_QUARANTINE_WINDOW };
+} opt = { .survive = RT_RETRY_TARGET, .window = RT_QUARANTINE_WINDOW };
 
 static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: %s [-pt] [-b point|upper] [-c C[,C...]] [--choose C] [-r P]\n"
-	    "               [-T T] [-w W] [file]\n"
-	    "  -r, --rate P            plan from failure rate P instead of a measure record\n"
+	    "usage: %s [-pt] [-b split|point|ends] [-c C[,C...]] [--choose C]\n"
+	    "               [-r P] [-T T] [-s S] [-w W] [file]\n"
+	    "  -r, --rate P            plan from a known failure rate P, not a measure\n"
 	    "  -c, --confidence C,...  confidence level(s) in (0,1) (default 0.95)\n"
 	    "      --choose C          the level \"chosen\" reports (default 0.95)\n"
-	    "  -b, --basis point|upper plan from the rate or the interval's conservative end\n"
+	    "  -b, --basis B           split: the measure's exact bounds, the error split\n"
+	    "                          between measurement and runs (default); point: the\n"
+	    "                          measured rate as if known; ends: the record's interval\n"
+	    "  -T, --target T          runs that show the residual rate is below\n"
+	    "                          min(T, rate), as rt-verify confirms a fix\n"
 	    "  -p, --policy            print the CI policy: green runs, retries, quarantine\n"
-	    "  -T, --target T          chance a flaky failure may survive its retries (0.01)\n"
+	    "  -s, --survive S         chance a flaky failure may survive its retries (0.01)\n"
 	    "  -w, --window W          runs the quarantine rule looks back over (100)\n"
 	    "  -t, --text              a sentence instead of a JSON record\n"
 	    "  -h, --help              this help\n"
@@ -77,6 +89,7 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	long long n, k;
 	rt_interval ci;
 	double conf = 0.95;
+	const char *method;
 
 	if (strcmp(rt_rec_str(rec, "type", w), "measure") != 0)
 		return 0;
@@ -91,11 +104,12 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	m->conf = conf;
 	if (n == 0)
 		return 0;
-	/* A record without its interval gets the Wilson interval it implies. */
+	/* A record without its interval gets the one rt-measure gives it. */
 	rt_wilson(m->failures, m->trials, conf, &ci);
 	m->rate = (double)k / (double)n;
-	m->ci_low = ci.low;
-	m->ci_high = ci.high;
+	m->ci_low = k == 0 ? 0 : k == n ? rt_all_bound(n, conf) : ci.low;
+	m->ci_high = k == 0 ? rt_zero_bound(n, conf) : k == n ? 1 : ci.high;
+	snprintf(m->method, sizeof m->method, "%s", rt_interval_method(m->failures, m->trials));
 	if (rt_rec_opt_num(rec, "ci_low", w, &m->ci_low) && !(m->ci_low >= 0 && m->ci_low <= 1))
 		rt_die_at(w, "\"ci_low\": %g is not a rate", m->ci_low);
 	if (rt_rec_opt_num(rec, "ci_high", w, &m->ci_high) && !(m->ci_high >= 0 && m->ci_high <= 1))
@@ -103,6 +117,11 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	if (m->ci_low > m->rate || m->ci_high < m->rate)
 		rt_die_at(w, "the interval [%g, %g] does not contain the rate %g",
 		    m->ci_low, m->ci_high, m->rate);
+	/* an old record with ci_low/ci_high but no "interval" was Wilson's */
+	if (rt_rec_opt_str(rec, "interval", w, &method))
+		snprintf(m->method, sizeof m->method, "%s", method);
+	else if (json_object_get(rec, "ci_high"))
+		snprintf(m->method, sizeof m->method, "wilson");
 	return 0;
 }
 
@@ -122,6 +141,8 @@ inputs_name(int n, char *const files[])
 	return rt_buf_str(&b);
 }
 
+/* One decimal; two significant digits below 0.1%, "<0.01%" below that:
+ * never "0.0%" for a probability that is not 0. */
 static char *
 pct(char *buf, size_t size, double v)
 {
@@ -129,6 +150,8 @@ pct(char *buf, size_t size, double v)
 
 	if (p == 0 || p >= 0.1)
 		snprintf(buf, size, "%.1f%%", p);
+	else if (p < 0.01)
+		snprintf(buf, size, "<0.01%%");
 	else
 		snprintf(buf, size, "%.2g%%", p);
 	return buf;
@@ -188,6 +211,47 @@ chosen_level(void)
 	return best;
 }
 
+/* The plan at one confidence c: the rate each question is planned from,
+ * and the confidence each step is taken at. */
+typedef struct {
+	double c, step;              /* overall; each step (split: 1 − (1 − c)/2) */
+	double fix, lo, hi;          /* fix: runs planned from; [lo, hi]: the interval */
+	int have_iv;                 /* lo, hi exist (not a known rate) */
+	long runs;
+} level_plan;
+
+static level_plan
+plan_at(double c, double observed, const measure *m)
+{
+	level_plan lp = { c, c, observed, 0, 1, 0, 0 };
+
+	if (opt.basis == B_SPLIT) {
+		/* P(rate < lo) ≤ (1 − c)/2 and, if not, P(runs all pass) ≤
+		 * (1 − c)/2: together at most 1 − c */
+		lp.step = 1 - (1 - c) / 2;
+		lp.lo = rt_exact_lower(m->failures, m->trials, lp.step);
+		lp.hi = rt_exact_upper(m->failures, m->trials, lp.step);
+		lp.have_iv = 1;
+		lp.fix = lp.lo;
+	} else if (opt.basis != B_KNOWN) {
+		lp.lo = m->ci_low, lp.hi = m->ci_high;
+		lp.have_iv = 1;
+		if (opt.basis == B_ENDS)
+			lp.fix = m->ci_low > 0 ? m->ci_low : m->ci_high;
+	}
+	/* --target: show the residual rate is below min(T, rate), the claim
+	 * rt-verify's confirmation makes; a claim about a fixed number, so
+	 * the measurement's error does not enter it */
+	if (opt.have_target) {
+		lp.step = c;
+		lp.fix = observed < opt.target ? observed : opt.target;
+	}
+	if (!(lp.fix > 0))
+		rt_die("no rate above 0 to plan a fix against");
+	lp.runs = runs_for(lp.fix, lp.step);
+	return lp;
+}
+
 static void
 add_measure(json_t *o, const measure *m)
 {
@@ -197,7 +261,23 @@ add_measure(json_t *o, const measure *m)
 	json_object_set_new(o, "failures", json_integer(m->failures));
 	json_object_set_new(o, "ci_low", rt_json_real6(m->ci_low));
 	json_object_set_new(o, "ci_high", rt_json_real6(m->ci_high));
+	json_object_set_new(o, "interval", json_string(m->method));
 	json_object_set_new(o, "measure_confidence", rt_json_real6(m->conf));
+}
+
+/* The basis fields: what the rate is, and for split the exact interval. */
+static void
+add_basis(json_t *o, const level_plan *lp)
+{
+	json_object_set_new(o, "basis", json_string(opt.have_target ? "target" :
+	    basis_name[opt.basis]));
+	if (opt.have_target)
+		json_object_set_new(o, "target", json_real(opt.target));
+	if (opt.basis == B_SPLIT) {
+		json_object_set_new(o, "step_confidence", json_real(lp->step));
+		json_object_set_new(o, "exact_low", rt_json_real6(lp->lo));
+		json_object_set_new(o, "exact_high", rt_json_real6(lp->hi));
+	}
 }
 
 static void
@@ -207,6 +287,9 @@ zero_note(json_t *o, const measure *m)
 		json_object_set_new(o, "note", json_string("no failure observed: "
 		    "planned from the interval's upper end, the highest rate the "
 		    "trials cannot rule out"));
+	else if (m->found && opt.basis == B_POINT && !opt.have_target)
+		json_object_set_new(o, "note", json_string("the measured rate taken "
+		    "as known: the confidence leaves out the measurement's own error"));
 }
 
 static void
@@ -220,53 +303,75 @@ measured_text(const measure *m)
 	printf("Measured %s. ", buf);
 }
 
-/* "At a 20.0% failure rate" (with why, for the conservative end). */
+/* "At a 20.0% failure rate" (with why, when it is not the rate itself);
+ * lead is "At" or "planned from". */
 static void
-rate_text(double p, const measure *m, int fix)
+rate_text(const level_plan *lp, const measure *m, const char *lead)
 {
-	char b[32];
+	char b[32], c1[32], c2[32];
 
-	pct(b, sizeof b, p);
-	printf("At %s %s failure rate", article(b), b);
-	if (!opt.upper || !m->found)
+	pct(b, sizeof b, lp->fix);
+	printf("%s %s %s failure rate", lead, article(b), b);
+	if (opt.have_target) {
+		printf(" (the lower of the %s target and the %s rate)", pct(c1, sizeof c1,
+		    opt.target), m->found ? "measured" : "given");
 		return;
-	if (fix && m->failures == 0)
+	}
+	if (opt.basis == B_SPLIT)
+		printf(" (the exact one-sided %s lower bound of the measured rate: the "
+		    "%s error is split between the measurement and the runs)",
+		    conf_text(c1, sizeof c1, lp->step), conf_text(c2, sizeof c2, 1 - lp->c));
+	else if (opt.basis == B_ENDS && m->failures == 0)
 		printf(" (the high end of the interval: no failure was observed, so "
 		    "there is no lower rate to plan against)");
-	else
-		printf(" (the %s end of the interval, the conservative end %s)",
-		    fix ? "low" : "high",
-		    fix ? "for claiming a fix" : "for a retry budget");
+	else if (opt.basis == B_ENDS)
+		printf(" (the low end of the interval, the conservative end for "
+		    "claiming a fix)");
+	else if (opt.basis == B_POINT && m->found)
+		printf(" (the measured rate taken as known)");
+}
+
+/* "show it is fixed" or, with --target, "show its rate is below 10.0%" */
+static const char *
+claim(const level_plan *lp)
+{
+	static char b[80];
+	char r[32];
+
+	if (!opt.have_target)
+		return "show it is fixed";
+	snprintf(b, sizeof b, "show its rate is below %s", pct(r, sizeof r, lp->fix));
+	return b;
 }
 
 static void
-plan(double observed, double fix_rate, const measure *m, const char *basis)
+plan(double observed, const measure *m)
 {
 	json_t *o = json_object(), *levels, *lv, *ch = NULL;
 	double c = chosen_level();
-	long n;
+	level_plan lp;
 	int i;
-	char b[32];
+	char b[32], b2[32];
 
 	json_object_set_new(o, "type", json_string("plan"));
 	if (opt.nlevels == 1) {
-		n = runs_for(fix_rate, c);
+		lp = plan_at(c, observed, m);
 		if (opt.text) {
 			measured_text(m);
-			rate_text(fix_rate, m, 1);
-			if (n == 1)
-				printf(", a single clean run shows it is fixed at %s confidence.\n",
+			rate_text(&lp, m, "At");
+			if (lp.runs == 1)
+				printf(", a single clean run %ss at %s confidence.\n", claim(&lp),
 				    conf_text(b, sizeof b, c));
 			else
-				printf(", %ld clean runs in a row show it is fixed at %s "
-				    "confidence.\n", n, conf_text(b, sizeof b, c));
+				printf(", %ld clean runs in a row %s at %s confidence.\n", lp.runs,
+				    claim(&lp), conf_text(b, sizeof b, c));
 			json_decref(o);
 			return;
 		}
-		json_object_set_new(o, "rate", rt_json_real6(fix_rate));
+		json_object_set_new(o, "rate", rt_json_real6(lp.fix));
 		json_object_set_new(o, "confidence", json_real(c));
-		json_object_set_new(o, "runs", json_integer(n));
-		json_object_set_new(o, "basis", json_string(basis));
+		json_object_set_new(o, "runs", json_integer(lp.runs));
+		add_basis(o, &lp);
 		if (m->found)
 			json_object_set_new(o, "observed_rate", rt_json_real6(observed));
 		add_measure(o, m);
@@ -277,28 +382,45 @@ plan(double observed, double fix_rate, const measure *m, const char *basis)
 	}
 	if (opt.text) {
 		measured_text(m);
-		rate_text(fix_rate, m, 1);
+		lp = plan_at(opt.levels[0], observed, m);
+		if (opt.basis == B_SPLIT && !opt.have_target)
+			printf("From the exact one-sided lower bound of the measured rate at "
+			    "each level (the error split between the measurement and the "
+			    "runs: %s at %s)", pct(b, sizeof b, lp.fix),
+			    conf_text(b2, sizeof b2, opt.levels[0]));
+		else
+			rate_text(&lp, m, "At");
 		for (i = 0; i < opt.nlevels; i++) {
-			n = runs_for(fix_rate, opt.levels[i]);
+			lp = plan_at(opt.levels[i], observed, m);
 			if (i == 0)
-				printf(", %ld clean run%s in a row show%s it is fixed at %s "
-				    "confidence", n, n == 1 ? "" : "s", n == 1 ? "s" : "",
+				printf(", %ld clean run%s in a row %s at %s confidence",
+				    lp.runs, lp.runs == 1 ? "" : "s", claim(&lp),
 				    conf_text(b, sizeof b, opt.levels[i]));
 			else
-				printf(", %ld at %s", n, conf_text(b, sizeof b, opt.levels[i]));
+				printf(", %ld at %s", lp.runs, conf_text(b, sizeof b, opt.levels[i]));
 		}
 		printf(".\n");
 		json_decref(o);
 		return;
 	}
+	lp = plan_at(c, observed, m);
 	json_object_set_new(o, "observed_rate", rt_json_real6(observed));
-	json_object_set_new(o, "basis", json_string(basis));
-	json_object_set_new(o, "rate", rt_json_real6(fix_rate));
+	json_object_set_new(o, "basis", json_string(opt.have_target ? "target" :
+	    basis_name[opt.basis]));
+	if (opt.have_target)
+		json_object_set_new(o, "target", json_real(opt.target));
+	json_object_set_new(o, "rate", rt_json_real6(lp.fix));
 	levels = json_array();
 	for (i = 0; i < opt.nlevels; i++) {
+		level_plan li = plan_at(opt.levels[i], observed, m);
 		lv = json_object();
 		json_object_set_new(lv, "confidence", json_real(opt.levels[i]));
-		json_object_set_new(lv, "runs", json_integer(runs_for(fix_rate, opt.levels[i])));
+		json_object_set_new(lv, "runs", json_integer(li.runs));
+		/* split plans each level from its own bound */
+		if (opt.basis == B_SPLIT && !opt.have_target) {
+			json_object_set_new(lv, "rate", rt_json_real6(li.fix));
+			json_object_set_new(lv, "step_confidence", json_real(li.step));
+		}
 		json_array_append_new(levels, lv);
 		if (!ch && opt.levels[i] == c)
 			ch = json_deep_copy(lv);
@@ -311,18 +433,56 @@ plan(double observed, double fix_rate, const measure *m, const char *basis)
 	json_decref(o);
 }
 
+/* The interval a policy's probabilities range over: "the exact 95%
+ * interval" (split), or the measure record's. */
+static char *
+iv_name(char *buf, size_t size, const level_plan *lp, const measure *m)
+{
+	char c[32];
+
+	if (opt.basis == B_SPLIT)
+		snprintf(buf, size, "the rate's exact %s interval", conf_text(c, sizeof c, lp->c));
+	else
+		snprintf(buf, size, "the measured %s interval", conf_text(c, sizeof c, m->conf));
+	return buf;
+}
+
+/* What a flaky failure's chance of surviving every retry is, never without
+ * its interval: "0.8% at the known rate", or "<0.01% at the measured 20.0%,
+ * at most 0.7% over the rate's exact 95% interval (5.7–43.7%)". */
+static char *
+survive_text(char *buf, size_t size, double q, double qlo, double qhi,
+    const level_plan *lp, const measure *m, double observed)
+{
+	char a[32], b[32], c[32], d[32], e[32], f[32], iv[64];
+
+	if (!lp->have_iv) {
+		snprintf(buf, size, "%s at the %s rate, taken as known", pct(a, sizeof a, q),
+		    pct(b, sizeof b, observed));
+		return buf;
+	}
+	iv_name(iv, sizeof iv, lp, m);
+	snprintf(buf, size, "%s at the measured %s, %s\xe2\x80\x93%s over %s (%s\xe2\x80\x93%s)",
+	    pct(a, sizeof a, q), pct(b, sizeof b, observed), pct(c, sizeof c, qlo),
+	    pct(d, sizeof d, qhi), iv, pct(e, sizeof e, lp->lo),
+	    pct(f, sizeof f, lp->hi));
+	return buf;
+}
+
 static void
-policy(double observed, double fix_rate, double retry_rate, const measure *m,
-    const char *basis)
+policy(double observed, const measure *m)
 {
 	json_t *o = json_object();
-	double c = chosen_level(), q;
-	long green, retries = 0, quar;
+	double c = chosen_level(), retry_rate, q, qlo, qhi, qplan, alarm;
+	long retries = 0, quar;
 	int always;
-	char rule[600], b1[32], b2[32], b3[32], b4[32];
+	level_plan lp = plan_at(c, observed, m);
+	char rule[1200], b1[32], b2[64], b3[32], b4[32], pq[300], pa[32], where[100];
 
-	green = runs_for(fix_rate, c);
-	switch (rt_retry_budget(retry_rate, opt.target, &retries)) {
+	/* retries and the quarantine rule hold at the interval's high end, so
+	 * at every rate inside it; point and known plan from the rate itself */
+	retry_rate = opt.basis == B_SPLIT || opt.basis == B_ENDS ? lp.hi : observed;
+	switch (rt_retry_budget(retry_rate, opt.survive, &retries)) {
 	case RT_STATS_OK:
 		always = 0;
 		break;
@@ -330,76 +490,94 @@ policy(double observed, double fix_rate, double retry_rate, const measure *m,
 		always = 1;
 		break;
 	default:
-		rt_die("rate %g: no retry budget reaches --target %g", retry_rate, opt.target);
+		rt_die("rate %g: no retry budget reaches --survive %g", retry_rate, opt.survive);
 	}
 	/* q: the chance one CI run exhausts its retries by flakiness alone */
-	q = always ? 1 : pow(retry_rate, (double)(retries + 1));
-	if (rt_quarantine_after(q, opt.window, c, &quar) != RT_STATS_OK)
+	q = always ? 1 : pow(observed, (double)(retries + 1));
+	qlo = always ? 1 : pow(lp.lo, (double)(retries + 1));
+	qhi = always ? 1 : pow(lp.hi, (double)(retries + 1));
+	qplan = always ? 1 : pow(retry_rate, (double)(retries + 1));
+	/* split: the rule at the step confidence, so that with the interval's
+	 * own error a false alarm stays within 1 − c */
+	if (rt_quarantine_after(qplan, opt.window, opt.basis == B_SPLIT ? lp.step : c,
+	    &quar) != RT_STATS_OK)
 		rt_die("cannot compute the quarantine rule");
+	alarm = rt_quarantine_false_alarm(quar, opt.window, qplan);
 	conf_text(b1, sizeof b1, c);
+	survive_text(pq, sizeof pq, q, qlo, qhi, &lp, m, observed);
+	pct(pa, sizeof pa, alarm);
+	/* the interval the false-alarm bound holds over */
+	if (lp.have_iv && opt.basis != B_POINT)
+		snprintf(where, sizeof where, " at any rate in %s", iv_name(b2, sizeof b2, &lp, m));
+	else if (lp.have_iv)
+		snprintf(where, sizeof where, " at the measured rate, taken as known");
+	else
+		snprintf(where, sizeof where, " at the known rate");
 	if (always)
 		snprintf(rule, sizeof rule,
 		    "it always fails: no retry budget helps; quarantine after the first "
-		    "failing run and fix it; a fix is shown by %ld clean run%s", green,
-		    green == 1 ? "" : "s");
+		    "failing run and fix it; a fix is shown by %ld clean run%s", lp.runs,
+		    lp.runs == 1 ? "" : "s");
 	else
 		snprintf(rule, sizeof rule,
 		    "retry a failing run up to %ld time%s (a flaky failure survives all "
-		    "%ld attempts with probability %s, target %s); quarantine when %ld of "
-		    "the last %ld runs exhaust their retries (more than the measured "
-		    "flakiness explains at %s confidence); a fix is shown by %ld clean "
-		    "run%s in a row at %s confidence",
-		    retries, retries == 1 ? "" : "s", retries + 1, pct(b2, sizeof b2, q),
-		    pct(b3, sizeof b3, opt.target), quar, opt.window, b1, green,
-		    green == 1 ? "" : "s", b1);
+		    "%ld attempts with probability %s; target %s); quarantine when %ld of "
+		    "the last %ld runs exhaust their retries, checked after every run (by "
+		    "flakiness alone that happens within any %ld runs with probability at "
+		    "most %s%s); a fix is shown by %ld clean run%s in a row at %s confidence",
+		    retries, retries == 1 ? "" : "s", retries + 1, pq,
+		    pct(b3, sizeof b3, opt.survive), quar, opt.window, opt.window, pa,
+		    where, lp.runs, lp.runs == 1 ? "" : "s", b1);
 	if (opt.text) {
 		measured_text(m);
 		if (always) {
-			rate_text(retry_rate, m, 0);
-			printf(", it always fails: no retry budget helps, so quarantine or fix "
+			printf("It always fails: no retry budget helps, so quarantine or fix "
 			    "it, not retry. ");
 		} else {
-			printf("Retry a failing run up to %ld time%s: ", retries,
-			    retries == 1 ? "" : "s");
-			pct(b2, sizeof b2, retry_rate);
-			printf("at %s %s failure rate", article(b2), b2);
-			if (opt.upper && m->found)
-				printf(" (the high end of the interval, the conservative end "
-				    "for a retry budget)");
-			printf(" a flaky failure survives all %ld attempts with probability "
-			    "%s (target %s). ", retries + 1, pct(b3, sizeof b3, q),
-			    pct(b4, sizeof b4, opt.target));
+			printf("Retry a failing run up to %ld time%s: a flaky failure "
+			    "survives all %ld attempts with probability %s (target %s). ",
+			    retries, retries == 1 ? "" : "s", retries + 1, pq,
+			    pct(b4, sizeof b4, opt.survive));
 			printf("Quarantine when %ld of the last %ld runs exhaust their "
-			    "retries: more than that flakiness explains at %s confidence. ",
-			    quar, opt.window, b1);
+			    "retries, checked after every run: by flakiness alone that happens "
+			    "within any %ld runs with probability at most %s%s. ", quar,
+			    opt.window, opt.window, pa, where);
 		}
-		if (green == 1)
-			printf("After a fix, a single clean run shows it is fixed at %s "
-			    "confidence", b1);
+		if (lp.runs == 1)
+			printf("After a fix, a single clean run %ss at %s confidence",
+			    claim(&lp), b1);
 		else
-			printf("After a fix, %ld clean runs in a row show it is fixed at "
-			    "%s confidence", green, b1);
-		if (opt.upper && m->found)
-			printf(" (planned from the %s failure rate at the %s end of the "
-			    "interval)", pct(b2, sizeof b2, fix_rate),
-			    m->failures == 0 ? "high" : "low");
+			printf("After a fix, %ld clean runs in a row %s at %s confidence",
+			    lp.runs, claim(&lp), b1);
+		if (opt.basis != B_KNOWN || opt.have_target) {
+			printf(", ");
+			rate_text(&lp, m, "planned from");
+		}
 		printf(".\n");
 		json_decref(o);
 		return;
 	}
 	json_object_set_new(o, "type", json_string("policy"));
 	json_object_set_new(o, "observed_rate", rt_json_real6(observed));
-	json_object_set_new(o, "basis", json_string(basis));
+	add_basis(o, &lp);
+	if (opt.have_target)      /* the retry side keeps its own basis */
+		json_object_set_new(o, "retry_basis", json_string(basis_name[opt.basis]));
 	json_object_set_new(o, "confidence", json_real(c));
-	json_object_set_new(o, "green_runs_required", json_integer(green));
+	json_object_set_new(o, "green_runs_required", json_integer(lp.runs));
 	json_object_set_new(o, "retry_budget", always ? json_null() : json_integer(retries));
-	json_object_set_new(o, "target", json_real(opt.target));
+	json_object_set_new(o, "survive", json_real(opt.survive));
 	json_object_set_new(o, "quarantine_after", json_integer(quar));
 	json_object_set_new(o, "window", json_integer(opt.window));
+	json_object_set_new(o, "checked", json_string("after every run"));
+	json_object_set_new(o, "false_alarm_bound", json_real(alarm));
 	json_object_set_new(o, "rule", json_string(rule));
-	json_object_set_new(o, "fix_rate", rt_json_real6(fix_rate));
+	json_object_set_new(o, "fix_rate", rt_json_real6(lp.fix));
 	json_object_set_new(o, "retry_rate", rt_json_real6(retry_rate));
 	json_object_set_new(o, "exhaust_probability", json_real(q));
+	if (lp.have_iv) {
+		json_object_set_new(o, "exhaust_low", json_real(qlo));
+		json_object_set_new(o, "exhaust_high", json_real(qhi));
+	}
 	if (always)
 		json_object_set_new(o, "note", json_string("it always fails: quarantine or "
 		    "fix it, not retry; no retry budget can make it pass"));
@@ -420,6 +598,7 @@ main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ "policy", no_argument, NULL, 'p' },
 		{ "rate", required_argument, NULL, 'r' },
+		{ "survive", required_argument, NULL, 's' },
 		{ "target", required_argument, NULL, 'T' },
 		{ "text", no_argument, NULL, 't' },
 		{ "version", no_argument, NULL, 'V' },
@@ -427,22 +606,25 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	measure m = {0};
-	double observed, fix_rate, retry_rate;
-	const char *basis;
+	double observed;
 	int ch;
 
 	rt_setprogname(argv[0]);
 	opterr = 0;
 	opt.levels[0] = 0.95, opt.nlevels = 1;
-	while ((ch = getopt_long(argc, argv, ":b:c:hpr:T:tVw:", longopts, NULL)) != -1) {
+	opt.basis = B_SPLIT;
+	while ((ch = getopt_long(argc, argv, ":b:c:hpr:s:T:tVw:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
+			opt.have_basis = 1;
 			if (strcmp(optarg, "point") == 0)
-				opt.upper = 0;
-			else if (strcmp(optarg, "upper") == 0)
-				opt.upper = 1;
+				opt.basis = B_POINT;
+			else if (strcmp(optarg, "ends") == 0 || strcmp(optarg, "upper") == 0)
+				opt.basis = B_ENDS;   /* "upper": its old name */
+			else if (strcmp(optarg, "split") == 0)
+				opt.basis = B_SPLIT;
 			else
-				rt_usage_die("--basis %s: must be point or upper", optarg);
+				rt_usage_die("--basis %s: must be split, point or ends", optarg);
 			break;
 		case 'c':
 			parse_levels(optarg);
@@ -462,7 +644,11 @@ main(int argc, char *argv[])
 			opt.have_rate = 1;
 			opt.rate = rt_num_double("--rate", optarg, 0, 1, 0, 0);
 			break;
+		case 's':
+			opt.survive = rt_num_double("--survive", optarg, 0, 1, 1, 1);
+			break;
 		case 'T':
+			opt.have_target = 1;
 			opt.target = rt_num_double("--target", optarg, 0, 1, 1, 1);
 			break;
 		case 't':
@@ -486,14 +672,16 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (opt.have_rate && argc > 0)
 		rt_usage_die("--rate and a measure input are exclusive");
-	if (opt.have_rate && opt.upper)
-		rt_usage_die("--basis upper needs a measure record (an interval), not --rate");
+	if (opt.have_rate && opt.have_basis && opt.basis != B_POINT)
+		rt_usage_die("--basis %s needs a measure record (an interval), not --rate",
+		    basis_name[opt.basis]);
 	chosen_level();    /* a bad --choose is a usage error before any input */
 
 	if (opt.have_rate) {
 		if (opt.rate == 0)
 			rt_die("--rate 0: no failure to plan a fix against");
-		observed = fix_rate = retry_rate = opt.rate;
+		opt.basis = B_KNOWN;
+		observed = opt.rate;
 	} else {
 		rt_jsonl_loop(argc, argv, NULL, on_record, &m);
 		if (!m.found)
@@ -501,25 +689,17 @@ main(int argc, char *argv[])
 		if (m.trials == 0)
 			rt_die_at(&m.where, "0 valid trials: no rate to plan from");
 		observed = m.rate;
-		/* Conservative ends: a lower failure rate needs more clean runs to
-		 * show it is gone (ci_low); a higher one needs more retries
-		 * (ci_high). */
-		fix_rate = opt.upper ? m.ci_low : m.rate;
-		retry_rate = opt.upper ? m.ci_high : m.rate;
-		if (m.failures == 0 && !opt.upper)
+		if (m.failures == 0 && opt.basis != B_ENDS)
 			rt_die("no failure observed in %ld trials: nothing to plan a fix "
-			    "against (--basis upper plans from the interval's upper end)",
+			    "against (--basis ends plans from the interval's upper end)",
 			    m.trials);
-		if (fix_rate == 0)
-			fix_rate = m.ci_high;
-		if (fix_rate == 0)
+		if (opt.basis == B_ENDS && m.ci_low == 0 && m.ci_high == 0)
 			rt_die_at(&m.where, "the interval's upper end is 0: nothing to plan from");
 	}
-	basis = opt.upper ? "upper" : "point";
 	if (opt.policy)
-		policy(observed, fix_rate, retry_rate, &m, basis);
+		policy(observed, &m);
 	else
-		plan(observed, fix_rate, &m, basis);
+		plan(observed, &m);
 	rt_fshut(stdout, "stdout");
 	return RT_EXIT_OK;
 }

@@ -397,7 +397,9 @@ on_policy(report *r, json_t *rec, const rt_where *w)
 	r->have_retry = opt_long(rec, "retry_budget", 0, w, &r->retry);
 	r->have_quar = opt_long(rec, "quarantine_after", 1, w, &r->quar);
 	r->have_window = opt_long(rec, "window", 1, w, &r->window);
-	r->have_target = rt_rec_opt_num(rec, "target", w, &r->target);
+	/* "survive" since rt-plan --survive; "target" in older policy records */
+	r->have_target = rt_rec_opt_num(rec, "survive", w, &r->target) ||
+	    rt_rec_opt_num(rec, "target", w, &r->target);
 	if (r->have_target && !(r->target > 0 && r->target < 1))
 		rt_die_at(w, "\"target\": %g must be between 0 and 1 (exclusive)", r->target);
 	r->have_pol_conf = json_object_get(rec, "confidence") != NULL;
@@ -551,14 +553,21 @@ conf_text(char *buf, size_t size, double c)
 	return buf;
 }
 
-/* A percentage with one decimal, never "-0.0". */
+/* A percentage with one decimal, never "-0.0", and never "0.0" for a
+ * value that is not 0: two significant digits below 0.05, "<0.01" (or
+ * ">-0.01") below 0.01. */
 static const char *
 pct(char *buf, size_t size, double v)
 {
 	v *= 100;
-	if (fabs(v) < 0.05)
-		v = 0;
-	snprintf(buf, size, "%.1f", v);
+	if (v == 0)
+		snprintf(buf, size, "0.0");
+	else if (fabs(v) < 0.01)
+		snprintf(buf, size, "%s0.01", v > 0 ? "<" : ">-");
+	else if (fabs(v) < 0.05)
+		snprintf(buf, size, "%.2g", v);
+	else
+		snprintf(buf, size, "%.1f", v);
 	return buf;
 }
 

@@ -139,6 +139,12 @@ typedef struct {
 	double rate;
 	long budget;                 /* from a policy record, else -1 */
 	int found;
+	/* the measure behind the rate: n, k and its interval */
+	int have_measure;
+	long trials, failures;
+	double ci_low, ci_high, conf;
+	const char *method;
+	rt_where where;
 } budget_src;
 
 static int
@@ -147,6 +153,7 @@ on_budget_record(json_t *rec, const rt_where *w, void *ctx)
 	budget_src *b = ctx;
 	const char *type = rt_rec_str(rec, "type", w);
 	const char *key = b->upper ? "ci_high" : "rate";
+	long long n, k;
 
 	if (strcmp(type, "policy") == 0) {
 		b->budget = (long)rt_rec_int(rec, "retry_budget", 0, 1000, w);
@@ -160,6 +167,29 @@ on_budget_record(json_t *rec, const rt_where *w, void *ctx)
 		    "budget retries from", key);
 	b->rate = rt_rec_num(rec, key, 0, 1, w);
 	b->found = 1;
+	b->where = *w;
+	b->conf = 0.95;
+	b->method = "wilson";
+	if (rt_rec_opt_int(rec, "trials", w, &n) && rt_rec_opt_int(rec, "failures", w, &k) &&
+	    n > 0 && k >= 0 && k <= n) {
+		rt_interval ci;
+		b->have_measure = 1;
+		b->trials = (long)n, b->failures = (long)k;
+		if (rt_rec_opt_num(rec, "confidence", w, &b->conf) && !(b->conf > 0 && b->conf < 1))
+			rt_die_at(w, "\"confidence\": %g is not between 0 and 1", b->conf);
+		/* without its interval, the one rt-measure gives it */
+		rt_wilson(b->failures, b->trials, b->conf, &ci);
+		b->ci_low = k == 0 ? 0 : k == n ? rt_all_bound(b->trials, b->conf) : ci.low;
+		b->ci_high = k == 0 ? rt_zero_bound(b->trials, b->conf) : k == n ? 1 : ci.high;
+		b->method = rt_interval_method(b->failures, b->trials);
+		/* an old record with ci_low/ci_high but no "interval" was Wilson's */
+		if (json_object_get(rec, "ci_low") || json_object_get(rec, "ci_high"))
+			b->method = "wilson";
+		rt_rec_opt_num(rec, "ci_low", w, &b->ci_low);
+		rt_rec_opt_num(rec, "ci_high", w, &b->ci_high);
+		rt_rec_opt_str(rec, "interval", w, &b->method);
+		b->method = rt_xstrdup(b->method);
+	}
 	return 1;
 }
 
@@ -168,19 +198,26 @@ static long
 auto_budget(const char *measure, const char *rate, int upper, double target,
     json_t **basis)
 {
-	budget_src b = { upper, -1, -1, 0 };
+	budget_src b = { upper, -1, -1, 0, 0, 0, 0, 0, 0, 0, NULL, { NULL, 0 } };
 	char *files[1];
 	long r;
 	int rc;
 
 	if (rate) {
 		b.rate = rt_num_double("--rate", rate, 0, 1, 0, 0);
+		if (b.rate == 0)
+			rt_die("--rate 0: no failure to budget retries against");
 	} else {
 		files[0] = (char *)measure;
 		rt_jsonl_loop(1, files, NULL, on_budget_record, &b);
 		if (!b.found)
 			rt_die("%s: no measure or policy record to budget retries from",
 			    strcmp(measure, "-") == 0 ? "<stdin>" : measure);
+		/* 0/n is not a rate of 0: refuse it as rt-plan does */
+		if (b.budget < 0 && !upper && b.rate == 0)
+			rt_die_at(&b.where, "no failure observed%s: nothing to budget retries "
+			    "against (--basis upper budgets from the interval's upper end)",
+			    b.have_measure ? rt_xasprintf(" in %ld trials", b.trials) : "");
 	}
 	*basis = json_object();
 	json_object_set_new(*basis, "source", json_string(rate ? "rate" :
@@ -196,8 +233,24 @@ auto_budget(const char *measure, const char *rate, int upper, double target,
 	if (rc != RT_STATS_OK)
 		rt_die("rate %g, target %g: cannot compute a retry budget", b.rate, target);
 	json_object_set_new(*basis, "rate", rt_json_real6(b.rate));
-	json_object_set_new(*basis, "basis", json_string(upper ? "upper" : "point"));
+	json_object_set_new(*basis, "basis", json_string(rate ? "known" : upper ? "upper" :
+	    "point"));
+	if (b.have_measure) {
+		json_object_set_new(*basis, "trials", json_integer(b.trials));
+		json_object_set_new(*basis, "failures", json_integer(b.failures));
+		json_object_set_new(*basis, "ci_low", rt_json_real6(b.ci_low));
+		json_object_set_new(*basis, "ci_high", rt_json_real6(b.ci_high));
+		json_object_set_new(*basis, "interval", json_string(b.method));
+		json_object_set_new(*basis, "confidence", json_real(b.conf));
+		/* the chance a flaky failure exhausts the budget, over the interval */
+		json_object_set_new(*basis, "exhaust_low",
+		    json_real(pow(b.ci_low, (double)(r + 1))));
+		json_object_set_new(*basis, "exhaust_high",
+		    json_real(pow(b.ci_high, (double)(r + 1))));
+	}
 	json_object_set_new(*basis, "target", rt_json_real6(target));
+	json_object_set_new(*basis, "exhaust_probability",
+	    json_real(pow(b.rate, (double)(r + 1))));
 	json_object_set_new(*basis, "rule", json_string("smallest r with p^(r+1) <= target"));
 	return r;
 }

@@ -214,6 +214,98 @@ rt_binom_sf(long m, long n, double p)
 	return fmax(0, 1 - binom_sum(m - 1, -1, n, lp, lq, mode));
 }
 
+/* The chance that a rule "m or more of the last w runs" fires by chance at
+ * one of w consecutive checks (one after every run), runs exhausted
+ * independently with probability q. Bounded, as in scan statistics, by
+ * the first check plus, for each later one, the chance that it is the run
+ * just added that takes the window to m:
+ * P(Bin(w, q) ≥ m) + (w − 1)·q·P(Bin(w − 1, q) ≥ m − 1). */
+static double
+scan_bound(long m, long w, double q)
+{
+	return fmin(1, rt_binom_sf(m, w, q) + (double)(w - 1) * q *
+	    rt_binom_sf(m - 1, w - 1, q));
+}
+
+double
+rt_quarantine_false_alarm(long m, long window, double q)
+{
+	if (!(q >= 0 && q <= 1) || window < 0 || m < 1)
+		return NAN;
+	if (window == 0)
+		window = RT_QUARANTINE_WINDOW;
+	if (m > window)
+		return 0;
+	return scan_bound(m, window, q);
+}
+
+double
+rt_zero_bound(long n, double c)
+{
+	if (n < 0 || !in_open01(c))
+		return NAN;
+	if (n == 0)
+		return 1;
+	/* 1 − (1 − c)^(1/n), without cancellation for large n */
+	return -expm1(log1p(-c) / (double)n);
+}
+
+double
+rt_all_bound(long n, double c)
+{
+	if (n < 0 || !in_open01(c))
+		return NAN;
+	if (n == 0)
+		return 0;
+	return exp(log1p(-c) / (double)n);
+}
+
+/* Bisect for the p where f(p) = P(X ≥ m | p), increasing in p, crosses
+ * want; keep the end of the bracket on the conservative side. */
+static double
+solve_sf(long m, long n, double want, int upper)
+{
+	double lo = 0, hi = 1, mid;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		mid = lo + (hi - lo) / 2;
+		if (mid <= lo || mid >= hi)
+			break;
+		if (rt_binom_sf(m, n, mid) < want)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return upper ? hi : lo;
+}
+
+double
+rt_exact_upper(long k, long n, double c)
+{
+	if (k < 0 || n < 0 || k > n || !in_open01(c))
+		return NAN;
+	if (k == n)
+		return 1;
+	if (k == 0)
+		return rt_zero_bound(n, c);
+	/* the p with P(X ≤ k | p) = 1 − c, i.e. P(X ≥ k + 1 | p) = c */
+	return solve_sf(k + 1, n, c, 1);
+}
+
+double
+rt_exact_lower(long k, long n, double c)
+{
+	if (k < 0 || n < 0 || k > n || !in_open01(c))
+		return NAN;
+	if (k == 0)
+		return 0;
+	if (k == n)
+		return rt_all_bound(n, c);
+	/* the p with P(X ≥ k | p) = 1 − c */
+	return solve_sf(k, n, 1 - c, 0);
+}
+
 int
 rt_quarantine_after(double q, long window, double c, long *m)
 {
@@ -228,12 +320,12 @@ rt_quarantine_after(double q, long window, double c, long *m)
 		*m = 1;
 		return RT_STATS_OK;
 	}
-	/* smallest m ≥ 1 with P(Binomial(w, q) ≥ m) ≤ 1 − c; the tail falls
-	 * as m grows, and m = w + 1 (probability 0) always qualifies */
+	/* smallest m ≥ 1 whose false-alarm bound over w checks is ≤ 1 − c;
+	 * the bound falls as m grows, and m = w + 1 (never) always qualifies */
 	lo = 1, hi = window + 1;
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (rt_binom_sf(mid, window, q) <= 1 - c)
+		if (scan_bound(mid, window, q) <= 1 - c)
 			hi = mid;
 		else
 			lo = mid + 1;
@@ -245,18 +337,17 @@ rt_quarantine_after(double q, long window, double c, long *m)
 rt_verdict
 rt_detect(long k, long n, double threshold, double c)
 {
-	rt_interval w;
-
-	if (n <= 0 || k < 0 || k > n)
+	if (n <= 0 || k < 0 || k > n || !in_open01(c) || isnan(threshold))
 		return RT_VERDICT_ERROR;
+	/* ALWAYS_FAILING mirrors STABLE: the exact one-sided bound on the
+	 * pass rate, 1 − (1 − c)^(1/n), below the threshold */
 	if (k == n)
-		return n >= RT_ALWAYS_FAILING_MIN ? RT_VERDICT_ALWAYS_FAILING :
-		    RT_VERDICT_INCONCLUSIVE;
+		return rt_all_bound(n, c) >= 1 - threshold ?
+		    RT_VERDICT_ALWAYS_FAILING : RT_VERDICT_INCONCLUSIVE;
 	if (k > 0)
 		return RT_VERDICT_FLAKY;
-	if (rt_wilson(k, n, c, &w) != RT_STATS_OK)
-		return RT_VERDICT_ERROR;
-	return w.high < threshold ? RT_VERDICT_STABLE : RT_VERDICT_INCONCLUSIVE;
+	return rt_zero_bound(n, c) < threshold ? RT_VERDICT_STABLE :
+	    RT_VERDICT_INCONCLUSIVE;
 }
 
 const char *

@@ -1,5 +1,5 @@
 /* rt_stats: the shared math of retrial (libretrial-stats) — Wilson score
- * intervals, runs needed to claim a fix, retry budgets, the detect verdict,
+ * intervals, exact one-sided bounds, runs needed to claim a fix, retry budgets, the detect verdict,
  * an anytime-valid confidence sequence, and the tests rt-diff-facts and
  * rt-matrix rank evidence with. Pure: no malloc, no I/O, no exit. */
 #ifndef RT_STATS_H
@@ -44,6 +44,20 @@ double rt_norm_cdf(double x);
  * n = 0 gives [0, 1]. RT_STATS_EINVAL for k < 0, k > n or c outside (0,1). */
 int rt_wilson(long k, long n, double c, rt_interval *out);
 
+/* Exact one-sided (Clopper–Pearson) bounds at confidence c in (0,1), valid
+ * at every n: P(rate > bound) ≤ 1 − c for the upper bound, P(rate < bound)
+ * ≤ 1 − c for the lower. NaN for k < 0, k > n or c outside (0,1).
+ * rt_zero_bound: the upper bound for k = 0, 1 − (1 − c)^(1/n) (n = 0 → 1);
+ * 0/40 → 0.0721, 0/29 → 0.0981, 0/1 → 0.95 at c = 0.95.
+ * rt_all_bound: the lower bound for k = n, (1 − c)^(1/n) (n = 0 → 0).
+ * rt_exact_upper, rt_exact_lower: any k, by bisection on the binomial tail
+ * (P(X ≤ k | U) = 1 − c, P(X ≥ k | L) = 1 − c); the two at c' = 1 − (1 − c)/2
+ * are the two-sided Clopper–Pearson interval at c. */
+double rt_zero_bound(long n, double c);
+double rt_all_bound(long n, double c);
+double rt_exact_upper(long k, long n, double c);
+double rt_exact_lower(long k, long n, double c);
+
 /* Smallest n with (1−p)^n ≤ 1−c: the clean runs that show, at confidence c,
  * that a failure rate p is gone. p = 1 → 1; p = 0 → RT_STATS_ENOFAIL.
  * Exact at integer boundaries (p = 0.5, c = 0.75 gives 2). */
@@ -53,18 +67,26 @@ int rt_runs_to_claim(double p, double c, long *runs);
  * is the usual 0.01). p = 1 → RT_STATS_EALWAYS; p = 0 → 0. */
 int rt_retry_budget(double p, double target, long *retries);
 
-/* Quarantine rule: with q = p^(r+1) the chance that one CI run exhausts
- * its retry budget, quarantine after the smallest m ≥ 1 exhausted runs in a
- * window of w runs such that P(Binomial(w, q) ≥ m) ≤ 1 − c: more exhausted
- * runs than the measured flakiness explains at confidence c. window 0
- * means RT_QUARANTINE_WINDOW. q = 1 (it always fails) or q = 0 → 1; when
- * no m ≤ w qualifies, m = w + 1 (the window cannot show it). */
+/* Quarantine rule, checked after every run over the last w runs: with q =
+ * p^(r+1) the chance that one CI run exhausts its retry budget, quarantine
+ * at the smallest m ≥ 1 such that the chance of a false alarm at any of w
+ * consecutive checks is at most 1 − c, by the scan bound
+ * P(Bin(w, q) ≥ m) + (w − 1)·q·P(Bin(w − 1, q) ≥ m − 1). The bound grows
+ * with q, so m planned at the highest q of an interval holds for every q
+ * below it. window 0 means RT_QUARANTINE_WINDOW. q = 1 (it always fails)
+ * or q = 0 → 1; when no m ≤ w qualifies, m = w + 1 (the window cannot
+ * show it). rt_quarantine_false_alarm gives that bound for a rule m of w
+ * at q (0 for m > w; NaN for bad arguments). */
 int rt_quarantine_after(double q, long window, double c, long *m);
+double rt_quarantine_false_alarm(long m, long window, double q);
 
 /* The detect verdict (rt-measure(1)), decided in this order:
- * ERROR (n = 0); ALWAYS_FAILING (k = n, n ≥ 24; k = n below 24 is
- * INCONCLUSIVE); FLAKY (0 < k < n); STABLE (k = 0 and the upper bound of
- * the Wilson interval at c < threshold); INCONCLUSIVE (k = 0 otherwise). */
+ * ERROR (n = 0, or an argument out of its domain); ALWAYS_FAILING (k = n
+ * and the exact one-sided lower bound (1 − c)^(1/n) ≥ 1 − threshold: 29/29
+ * at c = 0.95, T = 0.10; k = n below that is INCONCLUSIVE); FLAKY
+ * (0 < k < n); STABLE (k = 0 and the exact one-sided upper bound
+ * 1 − (1 − c)^(1/n) < threshold: 0/29 at the defaults); INCONCLUSIVE
+ * (k = 0 otherwise). */
 typedef enum {
 	RT_VERDICT_ERROR,
 	RT_VERDICT_ALWAYS_FAILING,
@@ -72,7 +94,6 @@ typedef enum {
 	RT_VERDICT_STABLE,
 	RT_VERDICT_INCONCLUSIVE
 } rt_verdict;
-#define RT_ALWAYS_FAILING_MIN 24
 rt_verdict rt_detect(long k, long n, double threshold, double c);
 const char *rt_verdict_name(rt_verdict v);   /* "FLAKY", ... */
 

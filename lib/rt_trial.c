@@ -993,16 +993,29 @@ rt_rate_text(char *buf, size_t size, long k, long n, double conf)
 		snprintf(buf, size, "0 valid trials (no rate)");
 		return;
 	}
-	rt_wilson(k, n, conf, &ci);
 	snprintf(cl, sizeof cl, "%g%%", conf * 100);
-	pct(hi, sizeof hi, ci.high);
+	/* 0/n and n/n are one-sided claims: the exact one-sided bound */
 	if (k == 0) {
+		pct(hi, sizeof hi, rt_zero_bound(n, conf));
 		snprintf(buf, size, "0/%ld failed (\xe2\x89\xa4%s at %s confidence)", n, hi, cl);
 		return;
 	}
+	if (k == n) {
+		pct(lo, sizeof lo, rt_all_bound(n, conf));
+		snprintf(buf, size, "%ld/%ld failed (\xe2\x89\xa5%s at %s confidence)", n, n, lo, cl);
+		return;
+	}
+	rt_wilson(k, n, conf, &ci);
+	pct(hi, sizeof hi, ci.high);
 	pct(lo, sizeof lo, ci.low);
 	pct(pt, sizeof pt, (double)k / (double)n);
 	snprintf(buf, size, "%ld/%ld failed (%s, %s CI %s\xe2\x80\x93%s)", k, n, pt, cl, lo, hi);
+}
+
+const char *
+rt_interval_method(long k, long n)
+{
+	return n > 0 && (k == 0 || k == n) ? "exact one-sided" : "wilson";
 }
 
 json_t *
@@ -1010,25 +1023,32 @@ rt_measure_fields(json_t *obj, const rt_tally *t, double conf, double threshold)
 {
 	rt_interval ci;
 	char text[160];
+	long k = t->failures, n = t->trials;
+	int exact = n > 0 && (k == 0 || k == n);
 
 	if (!obj)
 		obj = json_object();
-	rt_wilson(t->failures, t->trials, conf, &ci);
-	json_object_set_new(obj, "trials", json_integer(t->trials));
-	json_object_set_new(obj, "failures", json_integer(t->failures));
+	rt_wilson(k, n, conf, &ci);
+	if (exact && k == 0)
+		ci.low = 0, ci.high = rt_zero_bound(n, conf);
+	else if (exact)
+		ci.low = rt_all_bound(n, conf), ci.high = 1;
+	json_object_set_new(obj, "trials", json_integer(n));
+	json_object_set_new(obj, "failures", json_integer(k));
 	json_object_set_new(obj, "timeouts", json_integer(t->timeouts));
 	json_object_set_new(obj, "errors", json_integer(t->errors));
 	json_object_set_new(obj, "ignored", json_integer(t->ignored));
-	json_object_set_new(obj, "rate", t->trials > 0 ?
-	    rt_json_real6((double)t->failures / (double)t->trials) : json_null());
+	json_object_set_new(obj, "rate", n > 0 ?
+	    rt_json_real6((double)k / (double)n) : json_null());
 	json_object_set_new(obj, "ci_low", rt_json_real6(ci.low));
 	json_object_set_new(obj, "ci_high", rt_json_real6(ci.high));
+	json_object_set_new(obj, "interval", json_string(rt_interval_method(k, n)));
 	json_object_set_new(obj, "confidence", json_real(conf));
-	json_object_set_new(obj, "z", rt_json_real6(ci.z));
+	json_object_set_new(obj, "z", exact ? json_null() : rt_json_real6(ci.z));
 	json_object_set_new(obj, "threshold", json_real(threshold));
 	json_object_set_new(obj, "verdict", json_string(rt_verdict_name(
-	    rt_detect(t->failures, t->trials, threshold, conf))));
-	rt_rate_text(text, sizeof text, t->failures, t->trials, conf);
+	    rt_detect(k, n, threshold, conf))));
+	rt_rate_text(text, sizeof text, k, n, conf);
 	json_object_set_new(obj, "summary", json_string(text));
 	return obj;
 }

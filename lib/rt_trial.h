@@ -135,12 +135,17 @@ void rt_error_reason(char *buf, size_t size, long trial, const char *error,
 int rt_errors_warning(char *buf, size_t size, const rt_tally *t,
     const char *reason);
 
-/* "12/40 failed (30.0%, 95% CI 18.1–45.6%)", and with no failure
- * "0/40 failed (≤8.8% at 95% confidence)". Never a bare rate. */
+/* "12/40 failed (30.0%, 95% CI 18.1–45.6%)" (Wilson); with no failure the
+ * exact one-sided bound, "0/40 failed (≤7.2% at 95% confidence)", and with
+ * no pass "29/29 failed (≥90.2% at 95% confidence)". Never a bare rate. */
 void rt_rate_text(char *buf, size_t size, long k, long n, double conf);
+/* The method of the interval rt_rate_text and rt_measure_fields give k/n:
+ * "exact one-sided" for 0/n and n/n (n > 0), else "wilson". */
+const char *rt_interval_method(long k, long n);
 /* The measure fields: trials, failures, timeouts, errors, ignored, rate
- * (null when n = 0), ci_low, ci_high, confidence, z, threshold, verdict,
- * summary. Add them to obj (a new object when obj is NULL). */
+ * (null when n = 0), ci_low, ci_high, interval (the method, as
+ * rt_interval_method), confidence, z (null for an exact bound), threshold,
+ * verdict, summary. Add them to obj (a new object when obj is NULL). */
 json_t *rt_measure_fields(json_t *obj, const rt_tally *t, double conf,
     double threshold);
 

@@ -33,18 +33,53 @@ load helper
 	echo "$output" | jq -e '.summary == "10/30 failed (33.3%, 95% CI 19.2%–51.2%)"'
 }
 
-@test "rt-measure: zero failures is an upper bound, never 0%" {
+@test "rt-measure: zero failures is an exact one-sided bound, never 0%, and the text names the threshold" {
 	run rt-measure -n 40 --text --cmd true
 	status_is 0
-	[ "$output" = "STABLE: 0/40 failed (≤8.8% at 95% confidence)" ]
+	[ "$output" = "STABLE: 0/40 failed (≤7.2% at 95% confidence, below the 10% threshold)" ]
+	run rt-measure -n 53 --text --cmd true
+	[ "$output" = "STABLE: 0/53 failed (≤5.5% at 95% confidence, below the 10% threshold)" ]
 	run rt-measure -n 40 --cmd true
-	echo "$output" | jq -e '.rate == 0 and .ci_high == 0.087625 and .verdict == "STABLE"'
+	echo "$output" | jq -e '.rate == 0 and .ci_low == 0 and .ci_high == 0.072158 and .verdict == "STABLE"'
+	echo "$output" | jq -e '.interval == "exact one-sided" and .z == null'
+	echo "$output" | jq -e '.summary == "0/40 failed (≤7.2% at 95% confidence)"'
 }
 
-@test "rt-measure: verdicts ALWAYS_FAILING, INCONCLUSIVE, ERROR" {
+@test "rt-measure: 0/1 is ≤95.0%, not a two-sided Wilson end; 0/4 at T=0.5 is not STABLE" {
+	run rt-measure -n 1 --text --cmd true
+	[ "$output" = "INCONCLUSIVE: 0/1 failed (≤95.0% at 95% confidence, not below the 10% threshold)" ]
+	run rt-measure -n 4 --threshold 0.5 --cmd true
+	echo "$output" | jq -e '.verdict == "INCONCLUSIVE" and .ci_high == 0.527129'
+	run rt-measure -n 5 --threshold 0.5 --cmd true
+	echo "$output" | jq -e '.verdict == "STABLE"'
+}
+
+@test "rt-measure: STABLE takes 29 clean trials at the defaults, 28 is INCONCLUSIVE" {
+	run rt-measure -n 29 --text --cmd true
+	[ "$output" = "STABLE: 0/29 failed (≤9.8% at 95% confidence, below the 10% threshold)" ]
+	run rt-measure -n 28 --text --cmd true
+	[ "$output" = "INCONCLUSIVE: 0/28 failed (≤10.1% at 95% confidence, not below the 10% threshold)" ]
+	run rt-measure -n 28 --text --threshold 0.25 --cmd true
+	[ "$output" = "STABLE: 0/28 failed (≤10.1% at 95% confidence, below the 25% threshold)" ]
+}
+
+@test "rt-measure: a mixed count keeps its Wilson interval and names it" {
+	run rt-measure -n 30 -- sh "$EX/kth/every-kth.sh"
+	echo "$output" | jq -e '.interval == "wilson" and .z == 1.96'
+	run rt-measure -n 30 --text -- sh "$EX/kth/every-kth.sh"
+	[ "$output" = "FLAKY: 10/30 failed (33.3%, 95% CI 19.2%–51.2%)" ]
+}
+
+@test "rt-measure: verdicts ALWAYS_FAILING (mirrors STABLE: 29/29), INCONCLUSIVE, ERROR" {
+	run rt-measure -n 29 --cmd false
+	echo "$output" | jq -e '.verdict == "ALWAYS_FAILING" and .ci_low == 0.901855 and .ci_high == 1 and .interval == "exact one-sided"'
+	run rt-measure -n 29 --text --cmd false
+	[ "$output" = "ALWAYS_FAILING: 29/29 failed (≥90.2% at 95% confidence, at least the 90% that the 10% threshold asks for)" ]
+	run rt-measure -n 28 --cmd false
+	echo "$output" | jq -e '.verdict == "INCONCLUSIVE"'
+	run rt-measure -n 28 --text --cmd false
+	[ "$output" = "INCONCLUSIVE: 28/28 failed (≥89.9% at 95% confidence, short of the 90% that the 10% threshold asks for)" ]
 	run rt-measure -n 24 --cmd false
-	echo "$output" | jq -e '.verdict == "ALWAYS_FAILING"'
-	run rt-measure -n 23 --cmd false
 	echo "$output" | jq -e '.verdict == "INCONCLUSIVE"'
 	run rt-measure -n 10 --cmd true
 	echo "$output" | jq -e '.verdict == "INCONCLUSIVE"'
@@ -92,6 +127,16 @@ load helper
 	echo "$output" | jq -e '.trials == 3 and .stopped == "verdict" and (.stop_reason | test("FLAKY"))'
 	run rt-measure -n 500 --until verdict --cmd true
 	echo "$output" | jq -e '.stopped == "verdict" and .verdict == "STABLE" and .cs_high < 0.1 and .trials < 500'
+}
+
+@test "rt-measure: --until verdict stops ALWAYS_FAILING on the anytime sequence, not at a fixed count" {
+	run rt-measure -n 500 --until verdict --cmd false
+	status_is 0
+	# the anytime-valid lower bound first reaches 0.9 at 53 failures in a row
+	echo "$output" | jq -e '.verdict == "ALWAYS_FAILING" and .trials == 53 and .stopped == "verdict"'
+	echo "$output" | jq -e '.cs_low >= 0.9 and (.stop_reason | test("^ALWAYS_FAILING: anytime-valid lower bound"))'
+	run rt-measure -n 40 --until verdict --cmd false
+	echo "$output" | jq -e '.stopped == "budget" and .trials == 40 and .verdict == "ALWAYS_FAILING"'
 }
 
 @test "rt-measure: --until with -j 2 counts the trial still running and says so" {

@@ -21,7 +21,7 @@ measure0() {
 	run rt-plan --help
 	status_is 0
 	has "usage: rt-plan"
-	for o in --rate --confidence --choose --basis --policy --target --window --text --version; do
+	for o in --rate --confidence --choose --basis --policy --target --survive --window --text --version; do
 		has "$o"
 	done
 }
@@ -75,19 +75,28 @@ measure0() {
 	has "--rate 0: no failure to plan a fix against"
 }
 
-@test "--basis must be point or upper; upper needs an interval" {
+@test "--basis must be split, point or ends; split and ends need an interval" {
 	run rt-plan --rate 0.2 --basis middle
 	status_is 2
-	has "--basis middle: must be point or upper"
-	run rt-plan --rate 0.2 --basis upper
+	has "--basis middle: must be split, point or ends"
+	run rt-plan --rate 0.2 --basis ends
 	status_is 2
-	has "--basis upper needs a measure record"
+	has "--basis ends needs a measure record"
+	run rt-plan --rate 0.2 --basis split
+	status_is 2
+	has "--basis split needs a measure record"
+	run rt-plan --rate 0.2 --basis point
+	status_is 0
+	echo "$output" | jqe '.runs == 14 and .basis == "known"'
 }
 
-@test "--target, --window and --choose are checked" {
+@test "--target, --survive, --window and --choose are checked" {
 	run rt-plan --rate 0.2 --policy --target 1
 	status_is 2
 	has "--target 1: must be between 0 and 1 (exclusive)"
+	run rt-plan --rate 0.2 --policy --survive 0
+	status_is 2
+	has "--survive 0: must be between 0 and 1 (exclusive)"
 	run rt-plan --rate 0.2 --policy --window 0
 	status_is 2
 	has "--window 0: must be between 1 and"
@@ -105,10 +114,24 @@ measure0() {
 
 # --- behaviour: plans -----------------------------------------------------
 
-@test "--rate 0.2: 14 runs at 95%" {
+@test "--rate 0.2: 14 runs at 95%, the rate taken as known" {
 	run rt-plan --rate 0.2
 	status_is 0
-	[ "$output" = '{"type":"plan","rate":0.2,"confidence":0.95,"runs":14,"basis":"point"}' ]
+	[ "$output" = '{"type":"plan","rate":0.2,"confidence":0.95,"runs":14,"basis":"known"}' ]
+}
+
+@test "--target T: runs that show the residual rate is below min(T, rate), rt-verify's number" {
+	run rt-plan --rate 0.35 --target 0.1
+	status_is 0
+	echo "$output" | jqe '.runs == 29 and .rate == 0.1 and .basis == "target" and .target == 0.1'
+	run rt-plan --rate 0.05 --target 0.1
+	echo "$output" | jqe '.runs == 59 and .rate == 0.05'
+	run rt-plan --rate 0.35 --target 0.1 --text
+	has "29 clean runs in a row show its rate is below 10.0% at 95% confidence"
+	# from a record: min(T, measured rate), the measurement's error not involved
+	measure8
+	run rt-plan --target 0.1 "$T/m8.jsonl"
+	echo "$output" | jqe '.runs == 29 and .basis == "target" and .trials == 40'
 }
 
 @test "--rate 0.2 at 90% and 99%: 11 and 21 runs" {
@@ -128,7 +151,7 @@ measure0() {
 @test "several levels: levels, observed_rate, chosen 0.95" {
 	run rt-plan --rate 0.2 --confidence 0.9,0.95,0.99
 	status_is 0
-	echo "$output" | jqe '.type == "plan" and .observed_rate == 0.2 and .basis == "point"'
+	echo "$output" | jqe '.type == "plan" and .observed_rate == 0.2 and .basis == "known"'
 	echo "$output" | jqe '.levels == [{"confidence":0.9,"runs":11},{"confidence":0.95,"runs":14},{"confidence":0.99,"runs":21}]'
 	echo "$output" | jqe '.chosen == {"confidence":0.95,"runs":14}'
 }
@@ -155,50 +178,91 @@ measure0() {
 
 # --- behaviour: from a measure record ---------------------------------------
 
-@test "a measure record on stdin plans from its rate" {
+# 8/40: the exact (Clopper-Pearson) one-sided 97.5% bounds are 0.090522 and
+# 0.356478 (python3, bisection on the exact binomial tail); runs at 97.5%:
+# ceil(log(0.025)/log(1-0.090522)) = 39.
+
+@test "a measure record on stdin plans from the split basis: exact bound, error split" {
 	measure8
 	run rt-plan <"$T/m8.jsonl"
 	status_is 0
-	echo "$output" | jqe '.type == "plan" and .rate == 0.2 and .runs == 14 and .basis == "point"'
-	echo "$output" | jqe '.trials == 40 and .failures == 8 and .ci_low == 0.104999'
+	echo "$output" | jqe '.type == "plan" and .basis == "split" and .rate == 0.090522 and .runs == 39'
+	echo "$output" | jqe '.step_confidence == 0.975 and .exact_low == 0.090522 and .exact_high == 0.356478'
+	echo "$output" | jqe '.observed_rate == 0.2 and .trials == 40 and .failures == 8 and .ci_low == 0.104999 and .interval == "wilson"'
+}
+
+@test "1/11: the measured rate cannot be planned from as if known" {
+	echo '{"type":"measure","trials":11,"failures":1}' >"$T/m1.jsonl"
+	run rt-plan "$T/m1.jsonl"
+	# the exact 97.5% lower bound is 1 - 0.975^(1/11) = 0.0022990
+	echo "$output" | jqe '.runs == 1603 and .rate == 0.002299'
+	run rt-plan --basis point "$T/m1.jsonl"
+	echo "$output" | jqe '.runs == 32 and .basis == "point" and (.note | test("taken as known"))'
+}
+
+@test "split --text says where the rate comes from" {
+	measure8
+	run rt-plan -t "$T/m8.jsonl"
+	status_is 0
+	[ "$output" = "Measured 8/40 failed (20.0%, 95% CI 10.5%–34.8%). At a 9.1% failure rate (the exact one-sided 97.5% lower bound of the measured rate: the 5% error is split between the measurement and the runs), 39 clean runs in a row show it is fixed at 95% confidence." ]
+}
+
+@test "split at several levels: each level from its own bound" {
+	measure8
+	run rt-plan -c 0.9,0.95 "$T/m8.jsonl"
+	status_is 0
+	echo "$output" | jqe '.levels[0] == {"confidence":0.9,"runs":28,"rate":0.103606,"step_confidence":0.95}'
+	echo "$output" | jqe '.chosen.runs == 39'
 }
 
 @test "a file operand works the same as stdin" {
 	measure8
 	run rt-plan "$T/m8.jsonl"
 	status_is 0
-	echo "$output" | jqe '.runs == 14'
+	echo "$output" | jqe '.runs == 39'
 }
 
 @test "the last measure record wins" {
 	measure8
 	echo '{"type":"measure","trials":10,"failures":5,"rate":0.5,"ci_low":0.236590,"ci_high":0.763410,"confidence":0.95}' >>"$T/m8.jsonl"
-	run rt-plan "$T/m8.jsonl"
+	run rt-plan -b point "$T/m8.jsonl"
 	status_is 0
 	echo "$output" | jqe '.rate == 0.5 and .runs == 5 and .trials == 10'
 }
 
-@test "--basis upper plans a fix from ci_low: 28 runs, not 14" {
+@test "--basis point plans from the measured rate, with a note" {
 	measure8
-	run rt-plan --basis upper "$T/m8.jsonl"
+	run rt-plan --basis point "$T/m8.jsonl"
 	status_is 0
-	echo "$output" | jqe '.basis == "upper" and .rate == 0.104999 and .runs == 28 and .observed_rate == 0.2'
+	echo "$output" | jqe '.basis == "point" and .rate == 0.2 and .runs == 14 and (.note | test("leaves out the measurement"))'
 }
 
-@test "--basis upper --text names the conservative end" {
+@test "--basis ends plans a fix from ci_low: 28 runs, not 14; upper is its old name" {
 	measure8
-	run rt-plan -b upper -t "$T/m8.jsonl"
+	run rt-plan --basis ends "$T/m8.jsonl"
+	status_is 0
+	echo "$output" | jqe '.basis == "ends" and .rate == 0.104999 and .runs == 28 and .observed_rate == 0.2'
+	run rt-plan --basis upper "$T/m8.jsonl"
+	echo "$output" | jqe '.basis == "ends" and .runs == 28'
+}
+
+@test "--basis ends --text names the conservative end" {
+	measure8
+	run rt-plan -b ends -t "$T/m8.jsonl"
 	status_is 0
 	has "Measured 8/40 failed (20.0%, 95% CI"
 	has "At a 10.5% failure rate (the low end of the interval"
 	has "28 clean runs in a row"
 }
 
-@test "a measure without an interval gets its Wilson interval" {
+@test "a measure without an interval gets the one rt-measure gives it" {
 	echo '{"type":"measure","trials":40,"failures":8,"confidence":0.95}' >"$T/bare.jsonl"
-	run rt-plan -b upper "$T/bare.jsonl"
+	run rt-plan -b ends "$T/bare.jsonl"
 	status_is 0
-	echo "$output" | jqe '.ci_low == 0.104999 and .ci_high == 0.347576 and .runs == 28'
+	echo "$output" | jqe '.ci_low == 0.104999 and .ci_high == 0.347576 and .runs == 28 and .interval == "wilson"'
+	echo '{"type":"measure","trials":40,"failures":0,"confidence":0.95}' >"$T/bare0.jsonl"
+	run rt-plan -b ends "$T/bare0.jsonl"
+	echo "$output" | jqe '.ci_high == 0.072158 and .interval == "exact one-sided" and .runs == 40'
 }
 
 @test "0 failures: nothing to plan against (exit 2)" {
@@ -207,44 +271,74 @@ measure0() {
 	status_is 2
 	has "no failure observed in 40 trials: nothing to plan a fix against"
 	[ "$(rt-plan "$T/m0.jsonl" 2>/dev/null)" = "" ]
+	run rt-plan -b point "$T/m0.jsonl"
+	status_is 2
+	run rt-plan --target 0.1 "$T/m0.jsonl"
+	status_is 2
 }
 
-@test "0 failures with --basis upper plans from ci_high" {
+@test "0 failures with --basis ends plans from ci_high" {
 	measure0
-	run rt-plan --basis upper "$T/m0.jsonl"
+	run rt-plan --basis ends "$T/m0.jsonl"
 	status_is 0
 	echo "$output" | jqe '.rate == 0.087625 and .runs == 33 and .observed_rate == 0 and (.note | test("no failure observed"))'
 }
 
 # --- behaviour: policy ------------------------------------------------------
 
-@test "--policy at 20%: 14 green runs, retry 2, quarantine after 3 of 100" {
+# Quarantine: the smallest m with P(Bin(W,q) >= m) + (W-1) q P(Bin(W-1,q) >= m-1)
+# <= 1 - C, the false-alarm bound over W checks, one after every run (python3).
+
+@test "--policy at 20%: 14 green runs, retry 2, quarantine after 4 of 100 checked after every run" {
 	run rt-plan --rate 0.2 --policy
 	status_is 0
-	echo "$output" | jqe '.type == "policy" and .observed_rate == 0.2 and .basis == "point" and .confidence == 0.95'
-	echo "$output" | jqe '.green_runs_required == 14 and .retry_budget == 2 and .target == 0.01'
-	echo "$output" | jqe '.quarantine_after == 3 and .window == 100'
-	echo "$output" | jqe '.rule | test("retry a failing run up to 2 times") and test("quarantine when 3 of the last 100 runs")'
+	echo "$output" | jqe '.type == "policy" and .observed_rate == 0.2 and .basis == "known" and .confidence == 0.95'
+	echo "$output" | jqe '.green_runs_required == 14 and .retry_budget == 2 and .survive == 0.01'
+	echo "$output" | jqe '.quarantine_after == 4 and .window == 100 and .checked == "after every run"'
+	echo "$output" | jqe '.false_alarm_bound > 0.0448 and .false_alarm_bound < 0.0449'
+	echo "$output" | jqe '.rule | test("retry a failing run up to 2 times") and test("quarantine when 4 of the last 100 runs") and test("checked after every run")'
 	echo "$output" | jqe 'has("note") | not'
+	echo "$output" | jqe 'has("exhaust_low") | not'
 }
 
-@test "--policy --target 0.001: retry 4, quarantine after 1" {
-	run rt-plan --rate 0.2 --policy --target 0.001
+@test "--policy --survive 0.001: retry 4, quarantine after 2" {
+	run rt-plan --rate 0.2 --policy --survive 0.001
 	status_is 0
-	echo "$output" | jqe '.retry_budget == 4 and .target == 0.001 and .quarantine_after == 1'
+	echo "$output" | jqe '.retry_budget == 4 and .survive == 0.001 and .quarantine_after == 2'
 }
 
-@test "--policy --window: 2 of 20, 14 of 1000" {
+@test "--policy --window: 2 of 20, 18 of 1000" {
 	run rt-plan --rate 0.2 --policy --window 20
 	echo "$output" | jqe '.quarantine_after == 2 and .window == 20'
 	run rt-plan --rate 0.2 --policy --window 1000
-	echo "$output" | jqe '.quarantine_after == 14 and .window == 1000'
+	echo "$output" | jqe '.quarantine_after == 18 and .window == 1000'
 }
 
 @test "--policy at 99% confidence" {
 	run rt-plan --rate 0.2 --policy -c 0.99
 	status_is 0
-	echo "$output" | jqe '.confidence == 0.99 and .green_runs_required == 21 and .quarantine_after == 4'
+	echo "$output" | jqe '.confidence == 0.99 and .green_runs_required == 21 and .quarantine_after == 5'
+}
+
+@test "--policy from a record (split): retries and quarantine hold over the exact interval" {
+	measure8
+	run rt-plan --policy "$T/m8.jsonl"
+	status_is 0
+	echo "$output" | jqe '.basis == "split" and .green_runs_required == 39 and .retry_budget == 4'
+	echo "$output" | jqe '.retry_rate == 0.356478 and .quarantine_after == 4 and .false_alarm_bound <= 0.025'
+	echo "$output" | jqe '.exhaust_probability == 0.00032 and .exhaust_low < .exhaust_probability and .exhaust_high > 0.0057 and .exhaust_high < 0.0058'
+	echo "$output" | jqe '.rule | test("survives all 5 attempts with probability 0.032% at the measured 20.0%, <0.01%–0.6% over the rate.s exact 95% interval")'
+	echo "$output" | jqe '.rule | test("at any rate in the rate.s exact 95% interval")'
+}
+
+@test "--policy --text: every probability carries its interval" {
+	measure8
+	run rt-plan --policy --text "$T/m8.jsonl"
+	status_is 0
+	has "with probability 0.032% at the measured 20.0%, <0.01%–0.6% over the rate's exact 95% interval (9.1%–35.6%)"
+	has "checked after every run: by flakiness alone that happens within any 100 runs with probability at most 1.4% at any rate in the rate's exact 95% interval"
+	run rt-plan --rate 0.2 --policy --text
+	has "with probability 0.8% at the 20.0% rate, taken as known"
 }
 
 @test "--policy at rate 1: retry_budget null, a note, quarantine after 1" {
@@ -258,8 +352,8 @@ measure0() {
 	run rt-plan --rate 0.2 --confidence 0.9,0.9999999999
 	status_is 0
 	echo "$output" | jqe '.levels[1].confidence == 0.9999999999 and .levels[1].confidence < 1'
-	run rt-plan --rate 0.2 --policy -c 0.9999999999 --target 0.0000001
-	echo "$output" | jqe '.confidence < 1 and .target == 0.0000001'
+	run rt-plan --rate 0.2 --policy -c 0.9999999999 --survive 0.0000001
+	echo "$output" | jqe '.confidence < 1 and .survive == 0.0000001'
 }
 
 @test "--policy rule: one clean run is singular" {
@@ -268,22 +362,22 @@ measure0() {
 	echo "$output" | jqe '.green_runs_required == 1 and (.rule | test("by 1 clean run in a row"))'
 }
 
-@test "--policy --basis upper: runs from ci_low, retries from ci_high" {
+@test "--policy --basis ends: runs from ci_low, retries and quarantine from ci_high" {
 	measure8
-	run rt-plan --policy --basis upper "$T/m8.jsonl"
+	run rt-plan --policy --basis ends "$T/m8.jsonl"
 	status_is 0
-	echo "$output" | jqe '.green_runs_required == 28 and .retry_budget == 4 and .quarantine_after == 3'
-	echo "$output" | jqe '.fix_rate == 0.104999 and .retry_rate == 0.347576 and .observed_rate == 0.2'
+	echo "$output" | jqe '.green_runs_required == 28 and .retry_budget == 4 and .quarantine_after == 4'
+	echo "$output" | jqe '.fix_rate == 0.104999 and .retry_rate == 0.347576 and .observed_rate == 0.2 and .interval == "wilson"'
 }
 
 @test "--policy --text" {
 	run rt-plan --rate 0.2 --policy --text
 	status_is 0
 	has "Retry a failing run up to 2 times"
-	has "Quarantine when 3 of the last 100 runs exhaust their retries"
+	has "Quarantine when 4 of the last 100 runs exhaust their retries, checked after every run"
 	has "14 clean runs in a row show it is fixed at 95% confidence."
 	run rt-plan --rate 1 --policy --text
-	has "it always fails"
+	has "always fails"
 	has "not retry"
 }
 
@@ -291,10 +385,13 @@ measure0() {
 	rt-measure -n 30 -- sh "$EX/kth/every-kth.sh" >"$T/k.jsonl" 2>/dev/null
 	run rt-plan "$T/k.jsonl"
 	status_is 0
-	echo "$output" | jqe '.runs == 8 and .trials == 30 and .failures == 10'
-	run rt-plan --policy --basis upper <"$T/k.jsonl"
+	# exact 97.5% bounds of 10/30: 0.172874 and 0.52812
+	echo "$output" | jqe '.runs == 20 and .trials == 30 and .failures == 10 and .basis == "split"'
+	run rt-plan -b point "$T/k.jsonl"
+	echo "$output" | jqe '.runs == 8'
+	run rt-plan --policy <"$T/k.jsonl"
 	status_is 0
-	echo "$output" | jqe '.green_runs_required == 15 and .retry_budget == 6 and .quarantine_after == 4'
+	echo "$output" | jqe '.green_runs_required == 20 and .retry_budget == 7 and .quarantine_after == 4'
 }
 
 @test "man page examples: --text and levels" {

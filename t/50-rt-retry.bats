@@ -276,6 +276,10 @@ healthy() {
 	rm -f "$RT_STATE"/runs.*
 	retry -p failed:auto --measure "$T/m.jsonl" --cmd "$CMD"
 	group '.retries == 1 and .budget.basis == "point"'
+	# the budget carries the measure behind its rate: n, k, the interval and its method
+	group '.budget.trials == 40 and .budget.failures == 2 and .budget.ci_low == 0.01 and .budget.ci_high == 0.4 and .budget.interval == "wilson"'
+	# and the chance a flaky failure exhausts it, over that interval: 0.05^2, 0.01^2, 0.4^2
+	group '(.budget.exhaust_probability - 0.0025 | fabs) < 1e-12 and (.budget.exhaust_low - 0.0001 | fabs) < 1e-12 and (.budget.exhaust_high - 0.16 | fabs) < 1e-12'
 	rm -f "$RT_STATE"/runs.*
 	retry -r auto --measure "$T/m.jsonl" --basis upper --cmd "$CMD"
 	group '.retries == 5 and .budget.basis == "upper"'
@@ -297,6 +301,14 @@ healthy() {
 	retry -r auto --measure "$T/t.jsonl" --cmd "$CMD"
 	status_is 2
 	has "no measure or policy record"
+	# 0/n is not a rate of 0: refused as rt-plan refuses it
+	echo '{"type":"measure","trials":40,"failures":0,"rate":0,"ci_low":0,"ci_high":0.072158}' > "$T/z.jsonl"
+	retry -r auto --measure "$T/z.jsonl" --cmd "$CMD"
+	status_is 2
+	has "z.jsonl:1: no failure observed in 40 trials: nothing to budget retries against"
+	retry -r auto --rate 0 --cmd "$CMD"
+	status_is 2
+	has "--rate 0: no failure to budget retries against"
 	[ ! -s "$RT_STATE/order" ]
 }
 

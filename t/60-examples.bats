@@ -60,7 +60,7 @@ load helper
 	has "FLAKY: 4/12 failed"
 	run make -s -C "$EX" flaky-gate N=40 T=true
 	status_is 0
-	has "STABLE: 0/40 failed (≤8.8% at 95% confidence)"
+	has "STABLE: 0/40 failed (≤7.2% at 95% confidence, below the 10% threshold)"
 }
 
 @test "install: make install honours DESTDIR and libretrial-stats links via pkg-config" {

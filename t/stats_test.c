@@ -176,11 +176,17 @@ t_retry(void)
 	ok(isnan(rt_binom_sf(1, -1, 0.3)) && isnan(rt_binom_sf(1, 10, 1.3)), "binom_sf bad input is NaN");
 	near(rt_binom_sf(500, 1000000, 0.0005), 0.50595160685, 1e-7, "binom_sf(500, 1e6, 0.0005), large n");
 
-	/* python3: smallest m with sf(m, w, q) <= 0.05 */
-	rt_quarantine_after(0.008, 100, 0.95, &m), eql(m, 3, "quarantine(q 0.2^3, 100) = 3");
-	rt_quarantine_after(0.01, 100, 0.95, &m), eql(m, 4, "quarantine(q 0.01, 100) = 4");
-	rt_quarantine_after(0.01, 0, 0.95, &m), eql(m, 4, "quarantine window 0 means 100");
-	rt_quarantine_after(0.5, 20, 0.95, &m), eql(m, 15, "quarantine(q 0.5, 20) = 15");
+	/* python3: smallest m with sf(m, w, q) + (w-1) q sf(m-1, w-1, q) <= 0.05,
+	 * the false-alarm bound over w checks, one after every run */
+	rt_quarantine_after(0.008, 100, 0.95, &m), eql(m, 4, "quarantine(q 0.2^3, 100) = 4");
+	near(rt_quarantine_false_alarm(4, 100, 0.008), 0.0448493065961, 1e-10,
+	    "false alarm of 4 in 100 at q 0.008 = 0.0448");
+	ok(rt_quarantine_false_alarm(3, 100, 0.008) > 0.05, "3 in 100 at q 0.008 is over 5%");
+	ok(rt_quarantine_false_alarm(11, 10, 0.5) == 0, "false alarm of m > w is 0");
+	ok(isnan(rt_quarantine_false_alarm(0, 10, 0.5)), "false alarm of m = 0 is NaN");
+	rt_quarantine_after(0.01, 100, 0.95, &m), eql(m, 5, "quarantine(q 0.01, 100) = 5");
+	rt_quarantine_after(0.01, 0, 0.95, &m), eql(m, 5, "quarantine window 0 means 100");
+	rt_quarantine_after(0.5, 20, 0.95, &m), eql(m, 17, "quarantine(q 0.5, 20) = 17");
 	rt_quarantine_after(1, 100, 0.95, &m), eql(m, 1, "quarantine(q 1) = 1");
 	rt_quarantine_after(0, 100, 0.95, &m), eql(m, 1, "quarantine(q 0) = 1");
 	rt_quarantine_after(0.999, 10, 0.95, &m), eql(m, 11, "quarantine beyond the window = w + 1");
@@ -192,13 +198,19 @@ static void
 t_detect(void)
 {
 	eql(rt_detect(0, 0, 0.1, 0.95), RT_VERDICT_ERROR, "detect 0/0 ERROR");
-	eql(rt_detect(23, 23, 0.1, 0.95), RT_VERDICT_INCONCLUSIVE, "detect 23/23 INCONCLUSIVE");
-	eql(rt_detect(24, 24, 0.1, 0.95), RT_VERDICT_ALWAYS_FAILING, "detect 24/24 ALWAYS_FAILING");
+	/* ALWAYS_FAILING mirrors STABLE: 0.05^(1/29) = 0.90186 >= 0.9, 0.05^(1/28) = 0.89853 */
+	eql(rt_detect(28, 28, 0.1, 0.95), RT_VERDICT_INCONCLUSIVE, "detect 28/28 INCONCLUSIVE");
+	eql(rt_detect(29, 29, 0.1, 0.95), RT_VERDICT_ALWAYS_FAILING, "detect 29/29 ALWAYS_FAILING");
+	eql(rt_detect(24, 24, 0.1, 0.95), RT_VERDICT_INCONCLUSIVE, "detect 24/24 INCONCLUSIVE (a 90% flake does it 8% of the time)");
 	eql(rt_detect(1, 40, 0.1, 0.95), RT_VERDICT_FLAKY, "detect 1/40 FLAKY");
 	eql(rt_detect(39, 40, 0.1, 0.95), RT_VERDICT_FLAKY, "detect 39/40 FLAKY");
-	eql(rt_detect(0, 40, 0.1, 0.95), RT_VERDICT_STABLE, "detect 0/40 T=0.1 STABLE (upper 0.0876)");
-	eql(rt_detect(0, 40, 0.08, 0.95), RT_VERDICT_INCONCLUSIVE, "detect 0/40 T=0.08 INCONCLUSIVE");
-	eql(rt_detect(0, 20, 0.1, 0.95), RT_VERDICT_INCONCLUSIVE, "detect 0/20 INCONCLUSIVE (upper 0.161)");
+	eql(rt_detect(0, 29, 0.1, 0.95), RT_VERDICT_STABLE, "detect 0/29 T=0.1 STABLE (bound 0.0981)");
+	eql(rt_detect(0, 28, 0.1, 0.95), RT_VERDICT_INCONCLUSIVE, "detect 0/28 T=0.1 INCONCLUSIVE (bound 0.1015)");
+	eql(rt_detect(0, 40, 0.08, 0.95), RT_VERDICT_STABLE, "detect 0/40 T=0.08 STABLE (bound 0.0722)");
+	eql(rt_detect(0, 40, 0.07, 0.95), RT_VERDICT_INCONCLUSIVE, "detect 0/40 T=0.07 INCONCLUSIVE");
+	eql(rt_detect(0, 4, 0.5, 0.95), RT_VERDICT_INCONCLUSIVE, "detect 0/4 T=0.5 INCONCLUSIVE (bound 0.527)");
+	eql(rt_detect(0, 5, 0.5, 0.95), RT_VERDICT_STABLE, "detect 0/5 T=0.5 STABLE (bound 0.451)");
+	eql(rt_detect(0, 20, 0.1, 0.95), RT_VERDICT_INCONCLUSIVE, "detect 0/20 INCONCLUSIVE (bound 0.139)");
 	eql(rt_detect(0, 20, 0.1, 1.5), RT_VERDICT_ERROR, "detect bad confidence ERROR");
 	eql(rt_detect(3, 2, 0.1, 0.95), RT_VERDICT_ERROR, "detect k > n ERROR");
 	ok(strcmp(rt_verdict_name(RT_VERDICT_FLAKY), "FLAKY") == 0 &&
@@ -206,6 +218,32 @@ t_detect(void)
 	    strcmp(rt_verdict_name(RT_VERDICT_STABLE), "STABLE") == 0 &&
 	    strcmp(rt_verdict_name(RT_VERDICT_INCONCLUSIVE), "INCONCLUSIVE") == 0 &&
 	    strcmp(rt_verdict_name(RT_VERDICT_ERROR), "ERROR") == 0, "verdict names");
+}
+
+/* python3: 1 - 0.05**(1/n); Clopper-Pearson by bisection on the exact
+ * binomial tail (math.comb), 12/40 agreeing with published tables */
+static void
+t_exact(void)
+{
+	near(rt_zero_bound(1, 0.95), 0.95, 1e-12, "zero bound 0/1 = 95.0%");
+	near(rt_zero_bound(40, 0.95), 0.0721575245055, 1e-12, "zero bound 0/40 = 7.2%");
+	near(rt_zero_bound(29, 0.95), 0.0981446276773, 1e-12, "zero bound 0/29 = 9.8%");
+	near(rt_zero_bound(28, 0.95), 0.1014657355727, 1e-12, "zero bound 0/28 = 10.1%");
+	near(rt_zero_bound(53, 0.95), 0.0549554884652, 1e-12, "zero bound 0/53 = 5.5%");
+	near(rt_zero_bound(1000000000, 0.95), 2.99573227e-9, 1e-16, "zero bound 0/1e9, no cancellation");
+	ok(rt_zero_bound(0, 0.95) == 1, "zero bound 0/0 = 1");
+	ok(isnan(rt_zero_bound(-1, 0.95)) && isnan(rt_zero_bound(5, 1)), "zero bound bad input NaN");
+	near(rt_all_bound(29, 0.95), 0.9018553723227, 1e-12, "all bound 29/29 = 90.2%");
+	ok(rt_all_bound(0, 0.95) == 0, "all bound 0/0 = 0");
+	near(rt_exact_lower(12, 40, 0.975), 0.165627204393, 1e-9, "exact lower 12/40 at 97.5%");
+	near(rt_exact_upper(12, 40, 0.975), 0.465316285254, 1e-9, "exact upper 12/40 at 97.5%");
+	near(rt_exact_lower(8, 40, 0.975), 0.0905224094, 1e-9, "exact lower 8/40 at 97.5%");
+	near(rt_exact_upper(8, 40, 0.975), 0.3564780187, 1e-9, "exact upper 8/40 at 97.5%");
+	near(rt_exact_lower(1, 11, 0.975), 0.00229897221381, 1e-11, "exact lower 1/11 at 97.5%");
+	ok(rt_exact_upper(0, 40, 0.95) == rt_zero_bound(40, 0.95), "exact upper 0/n is the zero bound");
+	ok(rt_exact_lower(0, 40, 0.95) == 0 && rt_exact_upper(40, 40, 0.95) == 1, "exact 0 and 1 ends");
+	ok(rt_exact_lower(40, 40, 0.95) == rt_all_bound(40, 0.95), "exact lower n/n is the all bound");
+	ok(isnan(rt_exact_lower(5, 4, 0.95)) && isnan(rt_exact_upper(1, 4, 0)), "exact bad input NaN");
 }
 
 static void
@@ -334,6 +372,7 @@ main(void)
 	t_runs();
 	t_retry();
 	t_detect();
+	t_exact();
 	t_cs();
 	t_fisher();
 	t_newcombe();
