@@ -180,13 +180,6 @@ laneiv(char *buf, size_t size, const lane *l)
 	return buf;
 }
 
-/* What 0/n proves, exactly and one-sided, at confidence c: the rule's own
- * bound, 1 − (1 − c)^(1/n). */
-static double
-zero_bound(long n, double c)
-{
-	return 1 - pow(1 - c, 1.0 / (double)n);
-}
 
 static double
 elapsed_s(double since_ms)
@@ -680,7 +673,7 @@ run_lanes(lane **ls, size_t n, decide_fn decide, const char *label)
 				rt_cs_interval(l->t.failures, l->t.trials, V.conf, 0, 0, &l->iv);
 			else if (l->cm > 0 && l->t.failures == 0 && l->t.trials > 0) {
 				l->iv.low = 0;
-				l->iv.high = zero_bound(l->t.trials, l->cm);
+				l->iv.high = rt_zero_bound(l->t.trials, l->cm);
 			} else if (l->cm > 0)
 				rt_wilson(l->t.failures, l->t.trials, l->cm, &l->iv);
 			else
@@ -918,7 +911,6 @@ baseline_json(void)
 	json_object_set_new(o, "source", json_string(!V.measure_in ? "measured" :
 	    V.base.t.trials > V.base_input ? "input+measured" : "input"));
 	json_object_set_new(o, "input_trials", json_integer(V.base_input));
-	json_object_set_new(o, "interval", json_string("wilson"));
 	return o;
 }
 
@@ -1250,7 +1242,7 @@ confirm(lane *c, int round, long required, double cm, double pref, json_t *out,
 	snprintf(b, sizeof b, "%g", cm);
 	if (cp->t.failures == 0 && cp->t.trials > 0) {
 		/* what 0/n proves, exactly and one-sided: the rule's own bound */
-		double hi = zero_bound(cp->t.trials, cm);
+		double hi = rt_zero_bound(cp->t.trials, cm);
 		char h[16];
 		json_object_set_new(o, "ci_low", json_real(0));
 		json_object_set_new(o, "ci_high", rt_json_real6(hi));
