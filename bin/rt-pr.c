@@ -967,7 +967,8 @@ static const char *const known_names[] = {
 	"lanes_summary", "confirmations", "has_confirmations", "result", "trials",
 	"required", "outcome", "rule", "confirmation_rule", "neutered", "quarantine",
 	"file", "dossier", "entry", "reproduce", "has_reproduce", "fence", "timings",
-	"branch", "has_anytime", "has_exact", "exact_note", NULL
+	"branch", "has_anytime", "has_exact", "exact_note", "overrides", "has_overrides",
+	NULL
 };
 
 static int
@@ -1431,6 +1432,36 @@ build_view(const verdict_t *v, const ship_t *S)
 		neutered += strcmp(l->status, "neutered") == 0;
 	}
 	json_object_set_new(o, "lanes", a);
+	{
+		/* guard rules the user overruled (rt-verify --allow), for the reviewer */
+		rt_buf ob = { 0 };
+		json_t *vl = json_object_get(v->rec, "lanes"), *ln, *ov, *x;
+		size_t j, k;
+		json_array_foreach(vl, j, ln) {
+			ov = json_object_get(ln, "overruled");
+			json_array_foreach(ov, k, x) {
+				const char *r = json_string_value(json_object_get(x, "rule"));
+				const char *why = json_string_value(json_object_get(x, "reason"));
+				const char *id = json_string_value(json_object_get(ln, "id"));
+				char *m1 = md(r ? r : "?"), *m2 = md(why ? why : ""), *m3 = md(id ? id : "?");
+				rt_buf_printf(&ob, "%s%s for %s (%s)", ob.len ? "; " : "", m1, m3, m2);
+				free(m1);
+				free(m2);
+				free(m3);
+			}
+		}
+		if (!ob.len) {
+			json_array_foreach(json_object_get(v->rec, "allowed_rules"), j, x) {
+				char *m1 = md(json_string_value(x) ? json_string_value(x) : "?");
+				rt_buf_printf(&ob, "%s%s (fired for no lane)", ob.len ? "; " : "", m1);
+				free(m1);
+			}
+		}
+		json_object_set_new(o, "has_overrides", json_boolean(ob.len > 0));
+		if (ob.len)
+			jset(o, "overrides", rt_xstrdup(rt_buf_str(&ob)));
+		rt_buf_free(&ob);
+	}
 	json_object_set_new(o, "has_anytime", json_boolean(has_method(v, M_ANYTIME)));
 	if (has_method(v, M_EXACT))
 		jset(o, "exact_note", exact_note(v));

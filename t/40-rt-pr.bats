@@ -697,3 +697,17 @@ EOF
 	has "name the test with --test NAME"
 	rt-pr -C "$T/repo" --mbox "$T/q.mbox" --test a_test "$T/q.jsonl"
 }
+
+@test "a guard rule overruled by rt-verify --allow is printed in the dossier" {
+	jq -c '.allowed_rules = ["expected-value-changed"] |
+		.lanes[0].overruled = [{"rule": "expected-value-changed", "reason": "t.py:4: assert x == 3"}]' \
+		"$FX/fixed.jsonl" > "$T/allowed.jsonl"
+	run rt-pr --body - "$T/allowed.jsonl"
+	status_is 0
+	has "Guard rules overruled by the user (rt-verify --allow):** expected-value-changed for"
+	has "t.py:4: assert x == 3"
+	# without an override, no such line
+	run rt-pr --body - "$FX/fixed.jsonl"
+	status_is 0
+	hasnt "overruled by the user"
+}
