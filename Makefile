@@ -77,7 +77,8 @@ lint:
 
 # make deps: install the Debian packages retrial needs (as root), or say how.
 DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
-	libsqlite3-dev libssl-dev jq sqlite3 bats git python3 parallel mandoc
+	libsqlite3-dev libssl-dev jq sqlite3 bats git python3 parallel mandoc \
+	python3-pytest python3-pytest-random-order
 BENCH_PKGS = hyperfine time
 deps:
 	@missing=""; for p in $(DEB_PKGS) $(EXTRA_PKGS); do \
