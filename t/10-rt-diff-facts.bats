@@ -342,7 +342,7 @@ EOF
 	  '{"type":"trial","trial":4,"outcome":"pass","command":"./t.sh","stderr":"fine\n"}' > "$T/ex.jsonl"
 	run rt-diff-facts "$T/ex.jsonl"
 	status_is 0
-	echo "$output" | jq -e '.command == "./t.sh" and .excerpts.failing == {"trial":2,"stderr":"early failure\n"} and .excerpts.passing.trial == 4'
+	echo "$output" | jq -e '.command == "./t.sh" and .excerpts.failing == {"trial":2,"stderr":"early failure\n","stdout":"","stream":"stderr","excerpt":"early failure\n"} and .excerpts.passing.trial == 4'
 	# a long stderr keeps its last 2000 bytes, starting on a character
 	python3 -c 'import json; print(json.dumps({"type":"trial","trial":1,"outcome":"fail","stderr":"é"*3000+"END"}))' > "$T/long.jsonl"
 	run rt-diff-facts "$T/long.jsonl"
