@@ -603,13 +603,16 @@ score_line(const char *l, size_t n, int prev_e, size_t *mo, size_t *ml)
 		return 3;
 	}
 	if (starts(l, n, "--- FAIL: ")) {
-		*mo = 10;
-		*ml = strcspn(l + 10, " \t(");
-		if (*ml > n - 10)
-			*ml = n - 10;
+		for (k = 10; k < n && l[k] != ' ' && l[k] != '\t' && l[k] != '('; k++)
+			;
+		*mo = 10, *ml = k - 10;
 		return 2;
 	}
-	if (starts(l, n, "FAILED ") && !starts(l, n, "FAILED (")) {
+	/* pytest's short summary: FAILED path.py::test[ - message] */
+	for (k = 7; k < n && l[k] != ' ' && l[k] != '\t'; k++)
+		;
+	if (starts(l, n, "FAILED ") && (find(l + 7, k - 7, "::") ||
+	    ends(l + 7, k - 7, ".py"))) {
 		if ((p = find(l, n, " - ")) != NULL)
 			*mo = (size_t)(p + 3 - l), *ml = n - *mo;
 		else
