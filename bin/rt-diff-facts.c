@@ -78,9 +78,14 @@ typedef struct {
 	char *value;
 } seedrec;
 
+/* The seeds of each runner and side: all counted, the first SEED_KEEP
+ * kept, so that memory does not grow with the number of trials. */
+#define SEED_KEEP 4096
+#define RUNNERS_MAX 8
 typedef struct {
 	seedrec *v;
 	size_t n, cap;
+	long cnt[RUNNERS_MAX][2], kept[RUNNERS_MAX][2];
 } seedv;
 
 /* What one stretch of whole lines adds up to. Stretches are tallied in
@@ -555,6 +560,12 @@ seed_add(seedv *sv, int runner, int stream, int fail, const char *v, size_t n)
 {
 	seedrec *r;
 
+	if (runner < 0 || runner >= RUNNERS_MAX)
+		return;
+	sv->cnt[runner][fail]++;
+	if (sv->kept[runner][fail] >= SEED_KEEP)
+		return;
+	sv->kept[runner][fail]++;
 	if (sv->n == sv->cap) {
 		sv->cap = sv->cap ? sv->cap * 2 : 64;
 		sv->v = rt_xrealloc(sv->v, sv->cap * sizeof *sv->v);
@@ -927,6 +938,11 @@ merge(ctx *c, part *p, const char *file, long *line)
 		/* moved: the stretch's list is emptied below */
 		seedrec *r = &p->seeds.v[i];
 		seed_add(&c->seeds, r->runner, r->stream, r->fail, r->value, strlen(r->value));
+	}
+	for (i = 0; i < RUNNERS_MAX; i++) {
+		/* the kept ones were counted as they were added */
+		c->seeds.cnt[i][0] += p->seeds.cnt[i][0] - p->seeds.kept[i][0];
+		c->seeds.cnt[i][1] += p->seeds.cnt[i][1] - p->seeds.kept[i][1];
 	}
 	seedv_free(&p->seeds);
 	c->errors += p->errors;
@@ -1522,13 +1538,15 @@ seed_facts(ctx *c, json_t *facts, int typed)
 	for (r = 0; rt_seed_runners[r]; r++) {
 		runner = rt_seed_runners[r];
 		side[0] = json_array(), side[1] = json_array(), both = json_array();
-		cnt[0] = cnt[1] = 0;
-		st = -2, trunc = 0;
+		cnt[0] = r < RUNNERS_MAX ? c->seeds.cnt[r][0] : 0;
+		cnt[1] = r < RUNNERS_MAX ? c->seeds.cnt[r][1] : 0;
+		st = -2;
+		trunc = r < RUNNERS_MAX && (c->seeds.kept[r][0] < cnt[0] ||
+		    c->seeds.kept[r][1] < cnt[1]);
 		for (i = 0; i < c->seeds.n; i++) {
 			seedrec *e = &c->seeds.v[i];
 			if (e->runner != r)
 				continue;
-			cnt[e->fail]++;
 			if (st == -2)
 				st = e->stream;
 			if (listed(side[e->fail], e->value))
