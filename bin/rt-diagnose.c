@@ -22,6 +22,7 @@
 #include "rt_jsonl.h"
 #include "rt_patch.h"
 #include "rt_platform.h"
+#include "rt_text.h"
 #include "rt_trial.h"
 #include "rt_fs.h"
 #include "rt_util.h"
@@ -97,7 +98,8 @@ typedef struct {
 typedef struct {
 	json_t *measure, *diff, *facts, *experiments;
 	char *trial_command;
-	char *fail_stderr, *pass_stderr;
+	char *fail_stderr, *pass_stderr;  /* the excerpts, from either stream */
+	int fail_stream, pass_stream;     /* RT_STDERR, RT_STDOUT */
 	long trials, failures, timeouts, errors;  /* from trial records */
 } evidence;
 
@@ -477,16 +479,34 @@ project_text(const char *rel)
 
 /* ---- evidence --------------------------------------------------------- */
 
+/* The failure excerpt of a record: a diff record's "excerpt" with its
+ * "stream", else of a trial record's (or an older diff record's) stdout
+ * and stderr the stream that holds the failure (rt_failure_stream). */
 static void
-keep_excerpt(char **dst, json_t *rec)
+keep_excerpt(char **dst, int *stream, json_t *rec)
 {
-	const char *s = jstr(rec, "stderr");
+	const char *s = jstr(rec, "excerpt"), *out = jstr(rec, "stdout"),
+	    *err = jstr(rec, "stderr"), *st = jstr(rec, "stream");
+	size_t n, off, len;
+	char *t;
 
-	size_t n;
-
-	if (*dst || !s)
+	if (*dst || (!s && !out && !err))
 		return;
-	*dst = cut_utf8(s, MAX_EXCERPT, 1);
+	if (s) {
+		*stream = st && !strcmp(st, "stdout") ? RT_STDOUT : RT_STDERR;
+		*dst = cut_utf8(s, MAX_EXCERPT, 1);
+	} else {
+		out = out ? out : "";
+		err = err ? err : "";
+		*stream = rt_failure_stream(out, strlen(out), err, strlen(err),
+		    MAX_EXCERPT, &off, &len);
+		s = *stream == RT_STDOUT ? out : err;
+		t = rt_xmalloc(len + 1);
+		memcpy(t, s + off, len);
+		t[len] = '\0';
+		*dst = cut_utf8(t, MAX_EXCERPT, 1);
+		free(t);
+	}
 	n = strlen(*dst);
 	while (n > 0 && ((*dst)[n - 1] == '\n' || (*dst)[n - 1] == '\r'))
 		(*dst)[--n] = '\0';
@@ -509,8 +529,8 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 		ev->diff = json_incref(rec);
 		/* excerpts a diff record may carry, when no trial record is given */
 		c = json_object_get(rec, "excerpts");
-		keep_excerpt(&ev->fail_stderr, json_object_get(c, "failing"));
-		keep_excerpt(&ev->pass_stderr, json_object_get(c, "passing"));
+		keep_excerpt(&ev->fail_stderr, &ev->fail_stream, json_object_get(c, "failing"));
+		keep_excerpt(&ev->pass_stderr, &ev->pass_stream, json_object_get(c, "passing"));
 		facts = json_object_get(rec, "facts");
 		if (facts && !json_is_array(facts))
 			rt_die_at(w, "\"facts\" is not an array");
@@ -532,10 +552,10 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 			ev->failures++;
 			if (!strcmp(o, "timeout"))
 				ev->timeouts++;
-			keep_excerpt(&ev->fail_stderr, rec);
+			keep_excerpt(&ev->fail_stderr, &ev->fail_stream, rec);
 		} else if (!strcmp(o, "pass")) {
 			ev->trials++;
-			keep_excerpt(&ev->pass_stderr, rec);
+			keep_excerpt(&ev->pass_stderr, &ev->pass_stream, rec);
 		} else if (!strcmp(o, "error")) {
 			ev->errors++;
 		}
@@ -1239,10 +1259,10 @@ order_angles(json_t *rules, const angle *order[NANGLES])
 
 /* The placeholders (rt-diagnose(1), TEMPLATE FORMAT). */
 enum { S_COMMAND, S_RATE, S_FACTS, S_TOKEN, S_FAIL, S_PASS, S_EXPERIMENTS,
-	S_SOURCES, S_RULES, S_CLASSES, S_ANGLE, NSLOTS };
+	S_SOURCES, S_RULES, S_CLASSES, S_ANGLE, S_FAIL_STREAM, S_PASS_STREAM, NSLOTS };
 static const char *const slot_names[NSLOTS] = { "command", "rate", "facts",
 	"token", "fail_excerpt", "pass_excerpt", "experiments", "sources",
-	"rules", "classes", "angle" };
+	"rules", "classes", "angle", "fail_stream", "pass_stream" };
 static const char *template_name;
 
 /* Replace {{name}} by its value and drop {{! comments }} (with the line
@@ -2096,7 +2116,7 @@ consult_models(char **models, size_t n, const angle *const order[NANGLES],
 		}
 	}
 	if (nask > 0 && !ev->fail_stderr && !ev->pass_stderr)
-		rt_warn("no trial records: the models see no stderr excerpt%s; "
+		rt_warn("no trial records: the models see no output excerpt%s; "
 		    "give the trials too (... | tee trials.jsonl | rt-diff-facts | "
 		    "rt-diagnose -s FILE - trials.jsonl)", ev_command(ev) ? "" :
 		    " and no command");
@@ -2240,6 +2260,8 @@ main(int argc, char *argv[])
 	    *ev.fail_stderr ? ev.fail_stderr : "(empty)");
 	v[S_PASS] = rt_xstrdup(!ev.pass_stderr ? "(no passing trial record given)" :
 	    *ev.pass_stderr ? ev.pass_stderr : "(empty)");
+	v[S_FAIL_STREAM] = rt_xstrdup(!ev.fail_stderr ? "output" : rt_stream_name(ev.fail_stream));
+	v[S_PASS_STREAM] = rt_xstrdup(!ev.pass_stderr ? "output" : rt_stream_name(ev.pass_stream));
 	v[S_EXPERIMENTS] = experiments_text(&ev);
 	v[S_SOURCES] = sources_text();
 	v[S_RULES] = rules_text(rules);

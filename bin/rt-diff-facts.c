@@ -54,16 +54,39 @@ typedef struct {
 	unsigned char fail, has_trial, has_el;
 } event;
 
-/* The command, and one failing and one passing stderr excerpt (the lowest
- * trial number of each; input order breaks ties), for rt-diagnose. */
+/* The command, and of one failing and one passing trial (the lowest
+ * trial number of each; input order breaks ties) the tails of both
+ * streams and the failure excerpt of the stream that holds the failure,
+ * for rt-diagnose. */
 #define EXCERPT_MAX 2000
+enum { X_ERR, X_OUT, X_EXCERPT };
 typedef struct {
 	char *cmd;
-	char *ex[2];             /* [0] passing, [1] failing */
-	size_t exlen[2];
+	char *ex[2][3];          /* [0] passing, [1] failing; X_* */
+	size_t exlen[2][3];
+	int stream[2];           /* RT_STDERR or RT_STDOUT */
 	long long exkey[2], extrial[2];
 	int has[2], hastrial[2];
 } sample;
+
+/* A seed a runner printed in one trial record (rt_seed_next). */
+#define SEED_LIST_MAX 50   /* seed values listed per side */
+typedef struct {
+	int runner;              /* index in rt_seed_runners */
+	int stream;              /* -1: the environment */
+	int fail;
+	char *value;
+} seedrec;
+
+/* The seeds of each runner and side: all counted, the first SEED_KEEP
+ * kept, so that memory does not grow with the number of trials. */
+#define SEED_KEEP 4096
+#define RUNNERS_MAX 8
+typedef struct {
+	seedrec *v;
+	size_t n, cap;
+	long cnt[RUNNERS_MAX][2], kept[RUNNERS_MAX][2];
+} seedv;
 
 /* What one stretch of whole lines adds up to. Stretches are tallied in
  * parallel and merged in input order, so the result does not depend on
@@ -81,7 +104,8 @@ typedef struct {
 	size_t nev, capev;
 	long bad_line;       /* the first fatal line (within the stretch), or 0 */
 	char msg[320];
-	sample smp;          /* the command and the stderr excerpts */
+	sample smp;          /* the command and the excerpts */
+	seedv seeds;         /* in input order */
 } part;
 
 typedef struct {
@@ -102,13 +126,21 @@ typedef struct {
 	size_t *map;         /* merge: stretch word id -> word id */
 	size_t capmap;
 	sample smp;
+	seedv seeds;
+	int token_stream;    /* of the token picked, or -1 */
 } ctx;
 
-enum { TAG_ERR = 'e', TAG_OUT = 'o', TAG_EXIT = 'x', TAG_SIG = 's', TAG_ENV = 'v' };
+/* TAG_MSG and TAG_LINE keys go on with the stream ('e' or 'o') and the
+ * failure line's score ('1'..'3'): a runner's failure message, and a word
+ * on a failure line. */
+enum { TAG_ERR = 'e', TAG_OUT = 'o', TAG_EXIT = 'x', TAG_SIG = 's', TAG_ENV = 'v',
+	TAG_MSG = 'm', TAG_LINE = 'l' };
+#define MSG_MAX 200        /* bytes of a failure message kept as a token */
 /* In the order that breaks ties: what a whole error line cannot say first. */
-enum { K_POSITION, K_ENV, K_TIMING, K_TOKEN, K_PHRASE, K_EXIT, K_SIGNAL, K_TIMEOUT };
+enum { K_POSITION, K_ENV, K_TIMING, K_TOKEN, K_PHRASE, K_EXIT, K_SIGNAL, K_TIMEOUT,
+	K_SEED };
 static const char *const kind_name[] = { "position", "env", "timing", "token",
-    "phrase", "exit_code", "signal", "timeout" };
+    "phrase", "exit_code", "signal", "timeout", "seed" };
 
 typedef struct {
 	int kind, stream;        /* stream: 0 stderr, 1 stdout, -1 none */
@@ -420,29 +452,56 @@ opt_text(json_t *rec, const char *key, const char **s, size_t *n)
 	return 0;
 }
 
-/* A trial record's counts into its stretch: NULL, or why it is malformed
- * (p->msg). */
-/* Keep the last EXCERPT_MAX bytes of a stderr, starting on a character. */
+/* The last EXCERPT_MAX bytes of a stream, starting on a character. */
+static char *
+tail_dup(const char *s, size_t n, size_t *len)
+{
+	const char *p = s;
+	char *d;
+
+	if (n > EXCERPT_MAX) {
+		p = s + n - EXCERPT_MAX;
+		while (p < s + n && ((unsigned char)*p & 0xC0) == 0x80)
+			p++;
+		n = (size_t)(s + n - p);
+	}
+	d = rt_xmalloc(n + 1);
+	if (n)
+		memcpy(d, p, n);
+	d[n] = '\0';
+	*len = n;
+	return d;
+}
+
+static void
+sample_clear(sample *m, int side)
+{
+	int x;
+
+	for (x = 0; x < 3; x++) {
+		free(m->ex[side][x]);
+		m->ex[side][x] = NULL;
+		m->exlen[side][x] = 0;
+	}
+}
+
+/* Keep a trial's streams when it is the lowest-numbered of its side. */
 static void
 sample_take(sample *m, int fail, long long key, int has_trial, long long trial,
-    const char *err, size_t n)
+    const char *out, size_t nout, const char *err, size_t nerr)
 {
-	const char *p = err;
+	size_t off, len;
+	int st;
 
 	if (m->has[fail] && key >= m->exkey[fail])
 		return;
-	if (n > EXCERPT_MAX) {
-		p = err + n - EXCERPT_MAX;
-		while (p < err + n && ((unsigned char)*p & 0xC0) == 0x80)
-			p++;
-		n = (size_t)(err + n - p);
-	}
-	free(m->ex[fail]);
-	m->ex[fail] = rt_xmalloc(n + 1);
-	if (n)
-		memcpy(m->ex[fail], p, n);
-	m->ex[fail][n] = '\0';
-	m->exlen[fail] = n;
+	sample_clear(m, fail);
+	st = rt_failure_stream(out, nout, err, nerr, EXCERPT_MAX, &off, &len);
+	m->ex[fail][X_ERR] = tail_dup(err, nerr, &m->exlen[fail][X_ERR]);
+	m->ex[fail][X_OUT] = tail_dup(out, nout, &m->exlen[fail][X_OUT]);
+	m->ex[fail][X_EXCERPT] = tail_dup((st == RT_STDOUT ? out : err) + off, len,
+	    &m->exlen[fail][X_EXCERPT]);
+	m->stream[fail] = st;
 	m->exkey[fail] = key;
 	m->extrial[fail] = trial;
 	m->hastrial[fail] = has_trial;
@@ -453,25 +512,160 @@ sample_take(sample *m, int fail, long long key, int has_trial, long long trial,
 static void
 sample_merge(sample *into, sample *from)
 {
-	int k;
+	int k, x;
 
 	if (!into->cmd && from->cmd) {
 		into->cmd = from->cmd;
 		from->cmd = NULL;
 	}
-	for (k = 0; k < 2; k++)
-		if (from->has[k] && (!into->has[k] || from->exkey[k] < into->exkey[k]))
-			sample_take(into, k, from->exkey[k], from->hastrial[k],
-			    from->extrial[k], from->ex[k], from->exlen[k]);
+	for (k = 0; k < 2; k++) {
+		if (!from->has[k] || (into->has[k] && from->exkey[k] >= into->exkey[k]))
+			continue;
+		sample_clear(into, k);
+		for (x = 0; x < 3; x++) {
+			into->ex[k][x] = from->ex[k][x];
+			into->exlen[k][x] = from->exlen[k][x];
+			from->ex[k][x] = NULL;
+		}
+		into->stream[k] = from->stream[k];
+		into->exkey[k] = from->exkey[k];
+		into->extrial[k] = from->extrial[k];
+		into->hastrial[k] = from->hastrial[k];
+		into->has[k] = 1;
+	}
 }
 
 static void
 sample_free(sample *m)
 {
 	free(m->cmd);
-	free(m->ex[0]);
-	free(m->ex[1]);
+	sample_clear(m, 0);
+	sample_clear(m, 1);
 	memset(m, 0, sizeof *m);
+}
+
+static int
+runner_index(const char *name)
+{
+	int i;
+
+	for (i = 0; rt_seed_runners[i]; i++)
+		if (strcmp(rt_seed_runners[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static void
+seed_add(seedv *sv, int runner, int stream, int fail, const char *v, size_t n)
+{
+	seedrec *r;
+
+	if (runner < 0 || runner >= RUNNERS_MAX)
+		return;
+	sv->cnt[runner][fail]++;
+	if (sv->kept[runner][fail] >= SEED_KEEP)
+		return;
+	sv->kept[runner][fail]++;
+	if (sv->n == sv->cap) {
+		sv->cap = sv->cap ? sv->cap * 2 : 64;
+		sv->v = rt_xrealloc(sv->v, sv->cap * sizeof *sv->v);
+	}
+	r = &sv->v[sv->n++];
+	r->runner = runner;
+	r->stream = stream;
+	r->fail = fail;
+	r->value = rt_xmalloc(n + 1);
+	memcpy(r->value, v, n);
+	r->value[n] = '\0';
+}
+
+static void
+seedv_free(seedv *sv)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++)
+		free(sv->v[i].value);
+	free(sv->v);
+	memset(sv, 0, sizeof *sv);
+}
+
+/* The seeds one record printed (the first of each runner) and the
+ * PYTHONHASHSEED of its environment. */
+static void
+scan_seeds(part *c, const char *out, size_t nout, const char *err, size_t nerr,
+    json_t *env, int fail)
+{
+	unsigned seen = 0;
+	const char *s;
+	size_t n, pos;
+	rt_seed sd;
+	json_t *v;
+	char *t;
+	int st, r;
+
+	for (st = 0; st < 2; st++) {
+		s = st == RT_STDOUT ? out : err;
+		n = st == RT_STDOUT ? nout : nerr;
+		for (pos = 0; rt_seed_next(s, n, &pos, &sd); ) {
+			r = runner_index(sd.runner);
+			if (r < 0 || (seen & (1u << r)))
+				continue;
+			seen |= 1u << r;
+			seed_add(&c->seeds, r, st, fail, s + sd.off, sd.len);
+		}
+	}
+	v = env && json_is_object(env) ? json_object_get(env, "PYTHONHASHSEED") : NULL;
+	if (v && !json_is_null(v) && !json_is_array(v) && !json_is_object(v)) {
+		t = env_text(v, &n);
+		seed_add(&c->seeds, runner_index("PYTHONHASHSEED"), -1, fail, t, n);
+		free(t);
+	}
+}
+
+/* The runner's failure messages and the words of its failure lines in
+ * one stream of one record, each counted once. */
+static void
+scan_failures(part *c, const char *s, size_t n, int stream, int fail)
+{
+	rt_failure_line fl;
+	rt_buf key = {0}, line = {0};
+	size_t pos = 0, len;
+	char hdr[3];
+	rt_tok t;
+
+	hdr[1] = stream == RT_STDOUT ? TAG_OUT : TAG_ERR;
+	while (rt_failure_line_next(s, n, &pos, &fl)) {
+		if (fl.score < 2)
+			continue;
+		hdr[2] = (char)('0' + fl.score);
+		if (fl.mlen) {
+			key.len = 0;
+			hdr[0] = TAG_MSG;
+			rt_buf_add(&key, hdr, 3);
+			rt_text_mask(s + fl.moff, fl.mlen, &key);
+			len = key.len;
+			while (len > 3 && (key.data[len - 1] == ' ' || key.data[len - 1] == '\t'))
+				len--;
+			if (len > 3 + MSG_MAX) {
+				len = 3 + MSG_MAX;
+				while (len > 3 && ((unsigned char)key.data[len] & 0xC0) == 0x80)
+					len--;
+			}
+			if (len > 3)
+				bump_key(c, key.data, len, fail);
+		}
+		rt_tok_init(&t, s + fl.off, fl.len);
+		hdr[0] = TAG_LINE;
+		while (rt_tok_next(&t)) {
+			line.len = 0;
+			rt_buf_add(&line, hdr, 3);
+			rt_buf_add(&line, t.tok, t.len);
+			bump_key(c, line.data, line.len, fail);
+		}
+	}
+	rt_buf_free(&key);
+	rt_buf_free(&line);
 }
 
 static const char *
@@ -536,7 +730,7 @@ scan_record(part *c, json_t *rec)
 		return NULL;
 	}
 	sample_take(&c->smp, fail, has_trial ? trial : LLONG_MAX, has_trial,
-	    has_trial ? trial : 0, err ? err : "", err ? nerr : 0);
+	    has_trial ? trial : 0, out, nout, err, nerr);
 	c->serial++;
 	if (c->nev == c->capev) {
 		c->capev = c->capev ? c->capev * 2 : 256;
@@ -568,6 +762,9 @@ scan_record(part *c, json_t *rec)
 	}
 	scan_text(c, err, nerr, TAG_ERR, fail);
 	scan_text(c, out, nout, TAG_OUT, fail);
+	scan_failures(c, err, nerr, RT_STDERR, fail);
+	scan_failures(c, out, nout, RT_STDOUT, fail);
+	scan_seeds(c, out, nout, err, nerr, env, fail);
 	if (env && json_is_object(env))
 		scan_env(c, env, fail);
 	return NULL;
@@ -653,6 +850,7 @@ part_reset(part *p, const char *data, size_t len, int lenient)
 	p->nev = 0;
 	p->bad_line = 0;
 	sample_free(&p->smp);
+	seedv_free(&p->seeds);
 }
 
 static void
@@ -663,6 +861,7 @@ part_free(part *p)
 	rt_strtab_free(p->envkeys);
 	free(p->ev);
 	sample_free(&p->smp);
+	seedv_free(&p->seeds);
 }
 
 static void
@@ -735,6 +934,17 @@ merge(ctx *c, part *p, const char *file, long *line)
 		    rt_strtab_val(p->pairs, i));
 	}
 	sample_merge(&c->smp, &p->smp);
+	for (i = 0; i < p->seeds.n; i++) {
+		/* moved: the stretch's list is emptied below */
+		seedrec *r = &p->seeds.v[i];
+		seed_add(&c->seeds, r->runner, r->stream, r->fail, r->value, strlen(r->value));
+	}
+	for (i = 0; i < RUNNERS_MAX; i++) {
+		/* the kept ones were counted as they were added */
+		c->seeds.cnt[i][0] += p->seeds.cnt[i][0] - p->seeds.kept[i][0];
+		c->seeds.cnt[i][1] += p->seeds.cnt[i][1] - p->seeds.kept[i][1];
+	}
+	seedv_free(&p->seeds);
 	c->errors += p->errors;
 	c->timeouts += p->timeouts;
 	c->conc_f += p->conc_f;
@@ -1194,30 +1404,64 @@ cmp_fact(const void *x, const void *y)
 	return strcmp(a->dir, b->dir);
 }
 
-/* The word in the stderr of every failure and of no success; null when
- * there is none (or nothing to compare). */
+/* The token: what is in every failure and in no success, in this order
+ * of preference (rt-diff-facts(1), THE TOKEN): a runner's failure message,
+ * a word on a failure line, any word; within each, the more specific
+ * failure line, then the more error-like, the longer, stderr before
+ * stdout, the lower bytes. Null when there is none. */
 static json_t *
 pick_token(ctx *c)
 {
-	size_t i, n = rt_strtab_count(c->words), len, blen = 0;
+	size_t i, n = rt_strtab_count(c->words), len, blen = 0, wl;
 	const char *key, *best = NULL;
-	count *k;
-	int e, berr = -1, better;
+	char wkey[RT_TOK_MAX + 16];
+	count *k, *w;
+	int tier, btier = 0, sc, bsc = 0, e, berr = 0, st, bst = 0, r;
 
+	c->token_stream = -1;
 	if (c->F == 0 || c->S == 0)
 		return json_null();
 	for (i = 0; i < n; i++) {
 		key = rt_strtab_key(c->words, i, &len);
 		k = rt_strtab_val(c->words, i);
-		if (key[0] != TAG_ERR || k->nf != c->F || k->ns != 0 || strchr(key + 1, '<'))
+		if (k->nf != c->F || k->ns != 0)
 			continue;
-		e = rt_text_errorish(key + 1, len - 1);
-		better = !best || e > berr || (e == berr && (len - 1 > blen ||
-		    (len - 1 == blen && strcmp(key + 1, best) < 0)));
-		if (better)
-			best = key + 1, blen = len - 1, berr = e;
+		if (key[0] == TAG_MSG) {
+			tier = 3;
+		} else if (key[0] == TAG_LINE) {
+			/* the word must be in no success at all, not only off its lines */
+			wl = len - 3;
+			if (strchr(key + 3, '<') || wl > RT_TOK_MAX)
+				continue;
+			wkey[0] = key[1];
+			memcpy(wkey + 1, key + 3, wl);
+			w = rt_strtab_val(c->words, rt_strtab_find(c->words, wkey, wl + 1));
+			if (!w || w->ns != 0)
+				continue;
+			tier = 2;
+		} else if ((key[0] == TAG_ERR || key[0] == TAG_OUT) && !strchr(key + 1, '<')) {
+			tier = 1;
+		} else {
+			continue;
+		}
+		st = (tier == 1 ? key[0] : key[1]) == TAG_OUT;
+		sc = tier == 1 ? 0 : key[2] - '0';
+		key += tier == 1 ? 1 : 3;
+		len -= tier == 1 ? 1 : 3;
+		e = rt_text_errorish(key, len);
+		if (best) {
+			r = tier != btier ? tier - btier : sc != bsc ? sc - bsc :
+			    e != berr ? e - berr : len != blen ? (len > blen ? 1 : -1) :
+			    st != bst ? bst - st : -strcmp(key, best);
+			if (r <= 0)
+				continue;
+		}
+		best = key, blen = len, btier = tier, bsc = sc, berr = e, bst = st;
 	}
-	return best ? rt_json_bytes(best, blen) : json_null();
+	if (!best)
+		return json_null();
+	c->token_stream = bst;
+	return rt_json_bytes(best, blen);
 }
 
 static json_t *
@@ -1248,6 +1492,119 @@ fact_json(const fact *f, const ctx *c, int typed)
 	    strlen(f->detail ? f->detail : d)));
 	free(d);
 	return j;
+}
+
+/* s in single quotes for sh(1). */
+static void
+shell_quote(rt_buf *b, const char *s)
+{
+	rt_buf_addc(b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			rt_buf_adds(b, "'\\''");
+		else
+			rt_buf_addc(b, *s);
+	}
+	rt_buf_addc(b, '\'');
+}
+
+static int
+listed(json_t *a, const char *v)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(a, i, x)
+		if (strcmp(json_string_value(x), v) == 0)
+			return 1;
+	return 0;
+}
+
+/* One "seed" fact per runner that printed seeds: which seeds failed and
+ * which passed (distinct values in input order, at most SEED_LIST_MAX a
+ * side), values in both, and the rt-matrix run that pins the first
+ * failing seed. Not ranked: a seed is evidence to rerun, not a statistic. */
+static void
+seed_facts(ctx *c, json_t *facts, int typed)
+{
+	const char *runner, *first, *var;
+	json_t *j, *side[2], *both;
+	long cnt[2];
+	size_t i;
+	int r, st, trunc;
+	char *val;
+	rt_buf b = {0};
+
+	for (r = 0; rt_seed_runners[r]; r++) {
+		runner = rt_seed_runners[r];
+		side[0] = json_array(), side[1] = json_array(), both = json_array();
+		cnt[0] = r < RUNNERS_MAX ? c->seeds.cnt[r][0] : 0;
+		cnt[1] = r < RUNNERS_MAX ? c->seeds.cnt[r][1] : 0;
+		st = -2;
+		trunc = r < RUNNERS_MAX && (c->seeds.kept[r][0] < cnt[0] ||
+		    c->seeds.kept[r][1] < cnt[1]);
+		for (i = 0; i < c->seeds.n; i++) {
+			seedrec *e = &c->seeds.v[i];
+			if (e->runner != r)
+				continue;
+			if (st == -2)
+				st = e->stream;
+			if (listed(side[e->fail], e->value))
+				continue;
+			if (json_array_size(side[e->fail]) == SEED_LIST_MAX)
+				trunc = 1;
+			else
+				json_array_append_new(side[e->fail], json_string(e->value));
+		}
+		for (i = 0; i < json_array_size(side[1]); i++) {
+			first = json_string_value(json_array_get(side[1], i));
+			if (listed(side[0], first))
+				json_array_append_new(both, json_string(first));
+		}
+		if (cnt[0] + cnt[1] == 0) {
+			json_decref(side[0]), json_decref(side[1]), json_decref(both);
+			continue;
+		}
+		j = json_object();
+		if (typed)
+			json_object_set_new(j, "type", json_string("fact"));
+		json_object_set_new(j, "kind", json_string("seed"));
+		json_object_set_new(j, "stream", st < 0 ? json_null() :
+		    json_string(rt_stream_name(st)));
+		json_object_set_new(j, "runner", json_string(runner));
+		first = json_array_size(side[1]) ? json_string_value(json_array_get(side[1], 0)) : NULL;
+		json_object_set_new(j, "value", first ? json_string(first) : json_null());
+		json_object_set_new(j, "in_failures", json_integer(cnt[1]));
+		json_object_set_new(j, "failures", json_integer(c->F));
+		json_object_set_new(j, "in_successes", json_integer(cnt[0]));
+		json_object_set_new(j, "successes", json_integer(c->S));
+		json_object_set_new(j, "failing", side[1]);
+		json_object_set_new(j, "passing", side[0]);
+		json_object_set_new(j, "both", both);
+		json_object_set_new(j, "truncated", json_boolean(trunc));
+		b.len = 0;
+		val = NULL;
+		if (first && c->smp.cmd && rt_seed_pin(runner, first, NULL, &var, &val) == 0) {
+			rt_buf_printf(&b, "rt-matrix -n 20 --pin-seed %s=%s --cmd ", runner, first);
+			shell_quote(&b, c->smp.cmd);
+			json_object_set_new(j, "reproduce", json_string(rt_buf_str(&b)));
+			b.len = 0;
+			rt_buf_printf(&b, "%s printed a seed in %ld/%ld failing and %ld/%ld "
+			    "passing runs; %s=%s pins failing seed %s",
+			    runner, cnt[1], c->F, cnt[0], c->S, var, val, first);
+		} else {
+			json_object_set_new(j, "reproduce", json_null());
+			rt_buf_printf(&b, "%s printed a seed in %ld/%ld failing and %ld/%ld "
+			    "passing runs", runner, cnt[1], c->F, cnt[0], c->S);
+		}
+		free(val);
+		if (json_array_size(both))
+			rt_buf_printf(&b, "; %zu seeds both failed and passed: the seed "
+			    "alone does not decide the outcome", json_array_size(both));
+		json_object_set_new(j, "detail", json_string(rt_buf_str(&b)));
+		json_array_append_new(facts, j);
+	}
+	rt_buf_free(&b);
 }
 
 static json_t *
@@ -1289,7 +1646,11 @@ excerpts_json(const sample *m)
 		}
 		e = json_object();
 		json_object_set_new(e, "trial", m->hastrial[k] ? json_integer(m->extrial[k]) : json_null());
-		json_object_set_new(e, "stderr", rt_json_bytes(m->ex[k], m->exlen[k]));
+		json_object_set_new(e, "stderr", rt_json_bytes(m->ex[k][X_ERR], m->exlen[k][X_ERR]));
+		json_object_set_new(e, "stdout", rt_json_bytes(m->ex[k][X_OUT], m->exlen[k][X_OUT]));
+		json_object_set_new(e, "stream", json_string(rt_stream_name(m->stream[k])));
+		json_object_set_new(e, "excerpt", rt_json_bytes(m->ex[k][X_EXCERPT],
+		    m->exlen[k][X_EXCERPT]));
 		json_object_set_new(o, side[k], e);
 	}
 	return o;
@@ -1375,6 +1736,11 @@ main(int argc, char *argv[])
 			rt_emit(stdout, out);
 			json_decref(out);
 		}
+		facts = json_array();
+		seed_facts(&c, facts, 1);
+		json_array_foreach(facts, i, out)
+			rt_emit(stdout, out);
+		json_decref(facts);
 	} else {
 		out = json_object();
 		json_object_set_new(out, "type", json_string("diff"));
@@ -1392,11 +1758,14 @@ main(int argc, char *argv[])
 			json_array_append_new(ft, json_integer(c.ftrials[i]));
 		json_object_set_new(out, "failure_trials", ft);
 		json_object_set_new(out, "token", pick_token(&c));
+		json_object_set_new(out, "token_stream", c.token_stream < 0 ? json_null() :
+		    json_string(rt_stream_name(c.token_stream)));
 		json_object_set_new(out, "command", c.smp.cmd ? json_string(c.smp.cmd) : json_null());
 		json_object_set_new(out, "excerpts", excerpts_json(&c.smp));
 		facts = json_array();
 		for (i = 0; i < nout; i++)
 			json_array_append_new(facts, fact_json(&fv.v[i], &c, 0));
+		seed_facts(&c, facts, 0);
 		json_object_set_new(out, "facts", facts);
 		rt_emit(stdout, out);
 		json_decref(out);
@@ -1407,6 +1776,8 @@ main(int argc, char *argv[])
 	}
 	free(fv.v);
 	free(c.ftrials);
+	sample_free(&c.smp);
+	seedv_free(&c.seeds);
 	free(c.tf.v), free(c.ts.v), free(c.pf.v), free(c.ps.v);
 	free(c.div), free(c.divcnt), free(c.pre), free(c.map);
 	rt_strtab_free(c.words);

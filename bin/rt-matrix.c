@@ -1,6 +1,7 @@
 /* rt-matrix: a control measurement and perturbed ones side by side (slower,
  * more parallel, another hash seed, TZ, locale, VAR=value, no network, a
- * reordered list), each perturbation probed first, one record per cell. */
+ * reordered list, a runner's seed pinned), each perturbation probed first,
+ * one record per cell. */
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include "rt_jsonl.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
+#include "rt_text.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
@@ -23,11 +25,11 @@
 
 enum kind {
 	K_CONTROL, K_SLOW, K_PARALLEL, K_HASHSEED, K_TZ, K_LOCALE, K_ENV,
-	K_NONET, K_ORDER
+	K_NONET, K_ORDER, K_SEED
 };
 static const char *const kind_name[] = {
 	"control", "slow", "parallel", "hashseed", "tz", "locale", "env",
-	"no-network", "order"
+	"no-network", "order", "seed"
 };
 enum { ORD_NONE, ORD_REVERSE, ORD_SHUFFLE };
 
@@ -100,7 +102,7 @@ usage(FILE *f)
 "usage: rt-matrix [-n N] [--confidence C] [--threshold T] [--facts FILE] [--text]\n"
 "                 [--slow MS] [--parallel N] [--hashseed fixed|vary] [--tz ZONE]\n"
 "                 [--locale L] [--env VAR=value] [--no-network]\n"
-"                 [--order reverse|shuffle] [trial options]\n"
+"                 [--order reverse|shuffle] [--pin-seed RUNNER=N] [trial options]\n"
 "                 (--cmd \"CMD\" [-- ITEM...] | -- ARGV... [--order-args ITEM...])\n"
 "Measure a control and perturbed runs side by side, one record per perturbation.\n"
 "  -n, --trials N         trials per cell (default 20)\n"
@@ -118,6 +120,9 @@ usage(FILE *f)
 "      --no-network       each trial in a private network namespace (unshare -rn)\n"
 "      --order reverse|shuffle  reorder the command's list (--cmd operands, or\n"
 "                         the ARGV words after --order-args)\n"
+"      --pin-seed RUNNER=N  every trial with the seed N of RUNNER: pytest-random-order,\n"
+"                         pytest-randomly, hypothesis (PYTEST_ADDOPTS), go-shuffle\n"
+"                         (GOFLAGS), PYTHONHASHSEED (repeatable, one cell each)\n"
 "Trial options (the control's, and every cell's unless it changes them):\n"
 "  -c, --cmd CMD          the trial command, run by sh -c (or give -- ARGV)\n"
 "  -j, --jobs N           parallel trials (default 1; 0 = one per CPU)\n"
@@ -695,6 +700,7 @@ probe_before(cell *c)
 	case K_TZ:
 	case K_LOCALE:
 	case K_ENV:
+	case K_SEED:
 		if ((cur = getenv(c->var)) && strcmp(cur, c->val) == 0) {
 			unavailable(c, "the control already runs with %s=%s", c->var, c->val);
 			return 0;
@@ -1118,7 +1124,7 @@ interrupted(cell *c)
 
 enum {
 	O_THRESHOLD = RT_OPT_TOOL_BASE, O_CONF, O_FACTS, O_TEXT, O_SLOW,
-	O_PARALLEL, O_HASHSEED, O_TZ, O_LOCALE, O_NONET, O_ORDER
+	O_PARALLEL, O_HASHSEED, O_TZ, O_LOCALE, O_NONET, O_ORDER, O_PINSEED
 };
 
 static const struct option longopts[] = {
@@ -1135,6 +1141,7 @@ static const struct option longopts[] = {
 	{ "locale", required_argument, NULL, O_LOCALE },
 	{ "no-network", no_argument, NULL, O_NONET },
 	{ "order", required_argument, NULL, O_ORDER },
+	{ "pin-seed", required_argument, NULL, O_PINSEED },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -1218,6 +1225,35 @@ perturbation(int opt, const char *arg)
 		c->order = *arg == 'r' ? ORD_REVERSE : ORD_SHUFFLE;
 		json_object_set_new(c->pert, "order", json_string(arg));
 		break;
+	case O_PINSEED: {
+		/* the runner's own option through the variable it reads, so that
+		 * --cmd and ARGV commands alike get it (rt_seed_pin) */
+		const char *pvar, *const *r;
+		char *runner, *val;
+		int rc;
+
+		if (!(eq = strchr(arg, '=')))
+			rt_usage_die("--pin-seed %s: must be RUNNER=N", arg);
+		runner = rt_xasprintf("%.*s", (int)(eq - arg), arg);
+		for (r = rt_seed_runners; *r && strcmp(*r, runner) != 0; r++)
+			;
+		if (!*r)
+			rt_usage_die("--pin-seed %s: unknown runner %s (pytest-random-order, "
+			    "pytest-randomly, hypothesis, go-shuffle, PYTHONHASHSEED)", arg, runner);
+		rc = rt_seed_pin(runner, eq + 1, NULL, &pvar, &val);
+		if (rc < 0)
+			rt_usage_die("--pin-seed %s: the seed must be digits", arg);
+		free(val);
+		rt_seed_pin(runner, eq + 1, getenv(pvar), &pvar, &val);
+		c = add_cell(K_SEED, "--pin-seed", arg, arg);
+		set_var(c, pvar, val);
+		json_object_set_new(c->pert, "runner", json_string(runner));
+		json_object_set_new(c->pert, "seed", json_string(eq + 1));
+		json_object_set_new(c->pert, pvar, json_string(val));
+		free(val);
+		free(runner);
+		break;
+	}
 	}
 }
 
@@ -1263,6 +1299,7 @@ parse(int argc, char *argv[])
 			break;
 		case O_SLOW: case O_PARALLEL: case O_HASHSEED: case O_TZ:
 		case O_LOCALE: case RT_OPT_ENV: case O_NONET: case O_ORDER:
+		case O_PINSEED:
 			perturbation(opt, optarg);
 			break;
 		default:
@@ -1300,7 +1337,8 @@ parse(int argc, char *argv[])
 	M.seed = M.cli.o.seed;
 	if (M.ncells == 0)
 		rt_usage_die("no perturbation: give one or more of --slow, "
-		    "--parallel, --hashseed, --tz, --locale, --env, --no-network, --order");
+		    "--parallel, --hashseed, --tz, --locale, --env, --no-network, --order, "
+		    "--pin-seed");
 	for (i = 0; i < M.ncells; i++) {
 		cell *c = &M.cells[i];
 		if (c->kind == K_SLOW && c->gap_ms <= M.cli.o.gap_ms)

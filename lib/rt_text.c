@@ -294,6 +294,63 @@ scan_word(const char *s, size_t n, size_t i, sink *k)
 	return i;
 }
 
+/* A quoted literal at s[i] (a quote): its length with both quotes, or 0.
+ * Opened after a non-word byte, closed before one, on one line, at most
+ * RT_TOK_MAX - 2 bytes inside, one word byte or more among them. */
+static size_t
+match_quoted(const char *s, size_t n, size_t i)
+{
+	size_t j, words = 0;
+	char q = s[i];
+
+	if ((q != '\'' && q != '"') || (i > 0 && IS(s[i - 1], C_WORD)))
+		return 0;
+	for (j = i + 1; j < n && j - i - 1 <= RT_TOK_MAX - 2; j++) {
+		if (s[j] == '\n' || s[j] == '\r')
+			return 0;
+		if (s[j] == q)
+			return words && boundary(s, n, j + 1) ? j + 1 - i : 0;
+		words += IS(s[j], C_WORD) != 0;
+	}
+	return 0;
+}
+
+/* A quoted literal into k: times, UUIDs, hex words and temporary paths
+ * masked, every other byte (digits too) kept. */
+static void
+scan_quoted(const char *s, size_t i, size_t end, sink *k)
+{
+	size_t m, j;
+
+	put_bytes(k, s + i++, 1);
+	k->units += 2;
+	while (i < end - 1) {
+		m = 0;
+		if (IS(s[i], C_WORD) && (i == 0 || !IS(s[i - 1], C_WORD))) {
+			if (IS(s[i], C_DIGIT) && ((m = match_time(s, end - 1, i)) != 0)) {
+				put_mask(k, RT_MASK_TIME);
+			} else if (IS(s[i], C_DIGIT) && (m = match_0x(s, end - 1, i)) != 0) {
+				put_mask(k, RT_MASK_HEX);
+			} else if (IS(s[i], C_HEX) && (m = match_uuid(s, end - 1, i)) != 0) {
+				put_mask(k, RT_MASK_UUID);
+			} else if (IS(s[i], C_HEX) && (m = match_hexword(s, end - 1, i)) != 0) {
+				put_mask(k, RT_MASK_HEX);
+			}
+		} else if (s[i] == '/' && (m = match_tmp(s, end - 1, i)) != 0) {
+			put_mask(k, RT_MASK_TMP);
+		}
+		if (m) {
+			i += m;
+			continue;
+		}
+		for (j = i + 1; j < end - 1 && IS(s[j], C_WORD) && IS(s[j - 1], C_WORD); j++)
+			;
+		put_bytes(k, s + i, j - i);
+		i = j;
+	}
+	put_bytes(k, s + i, 1);
+}
+
 void
 rt_text_mask(const char *s, size_t n, rt_buf *out)
 {
@@ -304,12 +361,18 @@ rt_text_mask(const char *s, size_t n, rt_buf *out)
 	rt_buf_add(out, NULL, 0);
 	while (i < n) {
 		start = i;
-		while (i < n && !IS(s[i], C_WORD) && s[i] != 0x1b && s[i] != '/')
+		while (i < n && !IS(s[i], C_WORD) && s[i] != 0x1b && s[i] != '/' &&
+		    !((s[i] == '\'' || s[i] == '"') && match_quoted(s, n, i)))
 			i++;
 		rt_buf_add(out, s + start, i - start);
 		if (i >= n)
 			break;
-		if ((m = match_csi(s, n, i))) {
+		if ((s[i] == '\'' || s[i] == '"') && (m = match_quoted(s, n, i))) {
+			memset(&k, 0, sizeof k);
+			k.b = out;
+			scan_quoted(s, i, i + m, &k);
+			i += m;
+		} else if ((m = match_csi(s, n, i))) {
 			i += m;
 		} else if (s[i] == '/') {
 			if ((m = match_tmp(s, n, i))) {
@@ -381,7 +444,21 @@ rt_tok_next(rt_tok *t)
 			t->newline = nl;
 			return 1;
 		}
-		if (c == '\n' || c == '\r') {
+		if ((c == '\'' || c == '"') && (m = match_quoted(s, n, t->i))) {
+			memset(&k, 0, sizeof k);
+			k.tok = t->tok;
+			scan_quoted(s, t->i, t->i + m, &k);
+			if (!k.full) {
+				t->i += m;
+				t->len = k.len;
+				t->tok[k.len] = '\0';
+				t->masked = k.masked;
+				t->pure = 0;
+				t->newline = nl;
+				return 1;
+			}
+			t->i++;
+		} else if (c == '\n' || c == '\r') {
 			nl = 1;
 			t->i++;
 		} else if (c == '/' && (m = match_tmp(s, n, t->i))) {
@@ -434,6 +511,328 @@ rt_text_errorish(const char *w, size_t n)
 		if (strstr(low, *p))
 			hit = 1;
 	return caps + hit;
+}
+
+/* ---- failure lines and seeds of common test runners ---- */
+
+static int
+starts(const char *l, size_t n, const char *pre)
+{
+	size_t k = strlen(pre);
+
+	return n >= k && memcmp(l, pre, k) == 0;
+}
+
+static int
+ends(const char *l, size_t n, const char *suf)
+{
+	size_t k = strlen(suf);
+
+	return n >= k && memcmp(l + n - k, suf, k) == 0;
+}
+
+static const char *
+find(const char *l, size_t n, const char *what)
+{
+	size_t k = strlen(what), i;
+
+	for (i = 0; i + k <= n; i++)
+		if (memcmp(l + i, what, k) == 0)
+			return l + i;
+	return NULL;
+}
+
+/* "Name: ..." or "Name" at the start of a line, Name a dotted Python
+ * name ending in Error, Exception, Failure, Exit or Interrupt. */
+static int
+exception_line(const char *l, size_t n)
+{
+	static const char *const suf[] = { "Error", "Exception", "Failure",
+	    "Exit", "Interrupt", NULL };
+	const char *const *p;
+	size_t j = 0;
+
+	while (j < n && (IS(l[j], C_WORD) || l[j] == '.'))
+		j++;
+	if (j == 0 || IS(l[0], C_DIGIT) || (j < n && l[j] != ':'))
+		return 0;
+	for (p = suf; *p; p++)
+		if (ends(l, j, *p))
+			return 1;
+	return 0;
+}
+
+/* "path:N: text", path without spaces: the length up to the text, or 0. */
+static size_t
+location(const char *l, size_t n, size_t *pathlen)
+{
+	size_t j = 0, d;
+
+	while (j < n && l[j] != ':' && l[j] != ' ' && l[j] != '\t')
+		j++;
+	if (j == 0 || j >= n || l[j] != ':')
+		return 0;
+	*pathlen = j;
+	d = run(l, n, j + 1, C_DIGIT, 12);
+	if (d == 0 || j + 1 + d + 1 >= n || l[j + 1 + d] != ':' || l[j + 2 + d] != ' ')
+		return 0;
+	return j + 3 + d;
+}
+
+/* Score one line (rt_text.h); *mo, *ml: the message, relative to l. */
+static int
+score_line(const char *l, size_t n, int prev_e, size_t *mo, size_t *ml)
+{
+	size_t i = 0, k, plen;
+	const char *p;
+
+	*mo = *ml = 0;
+	if (n >= 2 && l[0] == 'E' && (l[1] == ' ' || l[1] == '\t')) {
+		/* pytest: the first E line of a block is the message */
+		for (i = 1; i < n && (l[i] == ' ' || l[i] == '\t'); i++)
+			;
+		if (i == n)
+			return 1;
+		if (prev_e)
+			return 1;
+		*mo = i, *ml = n - i;
+		return 3;
+	}
+	if (exception_line(l, n) || starts(l, n, "panic: ")) {
+		*ml = n;
+		return 3;
+	}
+	if (starts(l, n, "--- FAIL: ")) {
+		for (k = 10; k < n && l[k] != ' ' && l[k] != '\t' && l[k] != '('; k++)
+			;
+		*mo = 10, *ml = k - 10;
+		return 2;
+	}
+	/* pytest's short summary: FAILED path.py::test[ - message] */
+	for (k = 7; k < n && l[k] != ' ' && l[k] != '\t'; k++)
+		;
+	if (starts(l, n, "FAILED ") && (find(l + 7, k - 7, "::") ||
+	    ends(l + 7, k - 7, ".py"))) {
+		if ((p = find(l, n, " - ")) != NULL)
+			*mo = (size_t)(p + 3 - l), *ml = n - *mo;
+		else
+			*mo = 7, *ml = n - 7;
+		return 2;
+	}
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	if ((k = location(l + i, n - i, &plen)) != 0 && k < n - i) {
+		*mo = i + k, *ml = n - i - k;
+		/* Go's t.Errorf lines are the message; pytest's "x.py:8: E" a place */
+		return ends(l + i, plen, "_test.go") ? 3 : 2;
+	}
+	if (starts(l + i, n - i, "File \"") && find(l, n, "\", line ") &&
+	    find(l, n, ", in "))
+		return 1;
+	if (i == 0 && (starts(l, n, "FAIL: ") || starts(l, n, "ERROR: ") ||
+	    starts(l, n, "Traceback (most recent call last)")))
+		return 1;
+	if (i == 0 && n > 20 && starts(l, n, "====") && find(l, n, " FAILURES "))
+		return 1;
+	return 0;
+}
+
+int
+rt_failure_line_next(const char *s, size_t n, size_t *pos, rt_failure_line *fl)
+{
+	size_t i = *pos, e, len, mo, ml;
+	int sc, prev_e;
+
+	cls_init();
+	while (i < n) {
+		const char *nl = memchr(s + i, '\n', n - i);
+		e = nl ? (size_t)(nl - s) : n;
+		len = e - i;
+		while (len > 0 && s[i + len - 1] == '\r')
+			len--;
+		prev_e = i >= 3 && s[i - 1] == '\n' && (i < 2 || s[i - 2] != '\n');
+		if (prev_e) {
+			/* the previous line: an "E" line? */
+			size_t b = i - 1;
+			while (b > 0 && s[b - 1] != '\n')
+				b--;
+			prev_e = i - 1 - b >= 2 && s[b] == 'E' && (s[b + 1] == ' ' || s[b + 1] == '\t');
+		}
+		sc = score_line(s + i, len, prev_e, &mo, &ml);
+		if (sc) {
+			while (ml > 0 && (s[i + mo + ml - 1] == ' ' || s[i + mo + ml - 1] == '\t'))
+				ml--;
+			fl->off = i, fl->len = len;
+			fl->moff = i + mo, fl->mlen = ml;
+			fl->score = sc;
+			*pos = nl ? e + 1 : n;
+			return 1;
+		}
+		i = nl ? e + 1 : n;
+	}
+	*pos = n;
+	return 0;
+}
+
+/* Move p forward to a UTF-8 character boundary. */
+static size_t
+utf8_start(const char *s, size_t n, size_t p)
+{
+	while (p < n && ((unsigned char)s[p] & 0xC0) == 0x80)
+		p++;
+	return p;
+}
+
+int
+rt_failure_excerpt(const char *s, size_t n, size_t max, size_t *off, size_t *len)
+{
+	size_t pos = 0, first = n, bstart = 0, bend = 0, start, end, k;
+	rt_failure_line fl;
+	int best = 0;
+
+	while (rt_failure_line_next(s, n, &pos, &fl)) {
+		if (first == n)
+			first = fl.off;
+		if (fl.score > best) {
+			best = fl.score;
+			bstart = fl.off;
+			bend = fl.off + fl.len;
+		}
+	}
+	if (!best) {
+		start = n > max ? utf8_start(s, n, n - max) : 0;
+		*off = start, *len = n - start;
+		return 0;
+	}
+	/* three lines of context before the first failure line */
+	start = first;
+	for (k = 0; k < 3 && start > 0; k++) {
+		start--;
+		while (start > 0 && s[start - 1] != '\n')
+			start--;
+	}
+	end = n;
+	if (end - start > max) {
+		end = start + max;
+		while (end > bend && s[end - 1] != '\n')
+			end--;
+		if (end < bend) {
+			/* the best line and what precedes it, as much as fits */
+			end = bend;
+			start = end > max ? end - max : 0;
+			while (start < bstart && start > 0 && s[start - 1] != '\n')
+				start++;
+			start = utf8_start(s, n, start);
+		}
+	}
+	*off = start, *len = end - start;
+	return best;
+}
+
+static int
+has_text(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+			return 1;
+	return 0;
+}
+
+int
+rt_failure_stream(const char *out, size_t nout, const char *err, size_t nerr,
+    size_t max, size_t *off, size_t *len)
+{
+	size_t oo, ol, eo, el;
+	int so = rt_failure_excerpt(out, nout, max, &oo, &ol);
+	int se = rt_failure_excerpt(err, nerr, max, &eo, &el);
+
+	if (so > se || (so == 0 && se == 0 && !has_text(err, nerr) && has_text(out, nout))) {
+		*off = oo, *len = ol;
+		return RT_STDOUT;
+	}
+	*off = eo, *len = el;
+	return RT_STDERR;
+}
+
+const char *
+rt_stream_name(int stream)
+{
+	return stream == RT_STDOUT ? "stdout" : "stderr";
+}
+
+static const struct {
+	const char *runner, *pre, *var, *opt;
+} seeds[] = {
+	{ "pytest-random-order", "--random-order-seed=", "PYTEST_ADDOPTS", "--random-order-seed=" },
+	{ "pytest-randomly", "Using --randomly-seed=", "PYTEST_ADDOPTS", "-p randomly --randomly-seed=" },
+	{ "hypothesis", "@seed(", "PYTEST_ADDOPTS", "--hypothesis-seed=" },
+	{ "hypothesis", "--hypothesis-seed=", NULL, NULL },
+	{ "go-shuffle", "-test.shuffle ", "GOFLAGS", "-shuffle=" },
+	{ "PYTHONHASHSEED", NULL, "PYTHONHASHSEED", "" },
+};
+#define NSEEDS (sizeof seeds / sizeof seeds[0])
+
+const char *const rt_seed_runners[] = { "pytest-random-order", "pytest-randomly",
+	"hypothesis", "go-shuffle", "PYTHONHASHSEED", NULL };
+
+int
+rt_seed_next(const char *s, size_t n, size_t *pos, rt_seed *sd)
+{
+	size_t i, j, d, k;
+	const char *p;
+
+	cls_init();
+	for (i = *pos; i < n; i++) {
+		if (s[i] != '-' && s[i] != '@' && s[i] != 'U')
+			continue;
+		for (j = 0; j < NSEEDS; j++) {
+			p = seeds[j].pre;
+			if (!p || !starts(s + i, n - i, p))
+				continue;
+			/* "--hypothesis-seed=" inside "Using --random-order-seed=" etc. */
+			if (i > 0 && IS(s[i - 1], C_WORD))
+				continue;
+			k = i + strlen(p);
+			d = k < n && s[k] == '-' && seeds[j].pre[0] == '-' &&
+			    seeds[j].runner[0] == 'g' ? 1 : 0;
+			d += run(s, n, k + d, C_DIGIT, 100);
+			if (d == 0 || (d == 1 && s[k] == '-') || !boundary(s, n, k + d))
+				continue;
+			sd->runner = seeds[j].runner;
+			sd->off = k;
+			sd->len = d;
+			*pos = k + d;
+			return 1;
+		}
+	}
+	*pos = n;
+	return 0;
+}
+
+int
+rt_seed_pin(const char *runner, const char *seed, const char *prev,
+    const char **var, char **val)
+{
+	size_t j, i;
+
+	for (i = seed[0] == '-' ? 1 : 0; seed[i]; i++)
+		if (seed[i] < '0' || seed[i] > '9')
+			return -1;
+	if (i == 0 || (i == 1 && seed[0] == '-') || i > 100)
+		return -1;
+	for (j = 0; j < NSEEDS; j++) {
+		if (strcmp(seeds[j].runner, runner) != 0 || !seeds[j].var)
+			continue;
+		*var = seeds[j].var;
+		if (seed[0] == '-' && strcmp(runner, "go-shuffle") != 0)
+			return -1;
+		*val = rt_xasprintf("%s%s%s%s", prev && *prev && *seeds[j].opt ? prev : "",
+		    prev && *prev && *seeds[j].opt ? " " : "", seeds[j].opt, seed);
+		return 0;
+	}
+	return -1;
 }
 
 /* ---- the table ---- */

@@ -25,7 +25,12 @@ void rt_text_mask(const char *s, size_t n, rt_buf *out);
 
 /* The tokenizer: words are runs of ASCII letters, digits, '_' and bytes
  * ≥ 0x80, masked as by rt_text_mask (a digit run inside a word becomes
- * <num>: "pid1234" is "pid<num>"); everything else separates words. */
+ * <num>: "pid1234" is "pid<num>"); everything else separates words.
+ * A quoted literal is one token, quotes included: '...' or "..." on one
+ * line, opened after a non-word byte, closed before one, at most
+ * RT_TOK_MAX - 2 bytes inside and at least one word byte among them.
+ * Inside it only times, UUIDs, hex words and temporary paths are masked,
+ * so 'ab-cd1' stays 'ab-cd1'. rt_text_mask keeps such literals alike. */
 typedef struct {
 	const char *s;
 	size_t n, i;
@@ -45,6 +50,64 @@ int rt_tok_next(rt_tok *t);
  * exception, panic, abort, denied, refused, mismatch, exhaust, invalid,
  * corrupt, deadlock, busy, ... (case-insensitive). 2 when both. */
 int rt_text_errorish(const char *w, size_t n);
+
+/* Failure lines of common test runners, each one line, scored by how
+ * much it says:
+ *   3  the message: pytest "E   assert ...", a Python exception line
+ *      "AssertionError: 'a' != ''", Go "    x_test.go:12: got 1", "panic: ..."
+ *   2  where and which: pytest "x.py:8: AssertionError" and "FAILED node -
+ *      msg", Go "--- FAIL: TestX", other "file:line: text" lines
+ *   1  context: pytest's "E" continuation lines and "=== FAILURES ===",
+ *      unittest "FAIL: test_x (...)", "File \"...\", line N, in test_x",
+ *      "Traceback (most recent call last):"
+ * msg/mlen: the message the line carries (score 2 and 3), else mlen 0. */
+typedef struct {
+	size_t off, len;     /* the line, without its line break */
+	size_t moff, mlen;   /* the message within s */
+	int score;
+} rt_failure_line;
+
+/* The next failure line of s at or after *pos (advanced past it): 1, or
+ * 0 when there is none. */
+int rt_failure_line_next(const char *s, size_t n, size_t *pos, rt_failure_line *fl);
+
+/* The failure excerpt of one stream in at most max bytes: from three
+ * lines before its first failure line on, keeping its best line. Returns
+ * the best score (0: no failure line; then the last max bytes). */
+int rt_failure_excerpt(const char *s, size_t n, size_t max, size_t *off, size_t *len);
+
+/* Which of a trial's two streams holds the failure, with its excerpt
+ * (*off, *len within that stream): the one with the more specific
+ * failure lines, stderr on a tie; without any, the one with text,
+ * stderr first. */
+enum { RT_STDERR = 0, RT_STDOUT = 1 };
+int rt_failure_stream(const char *out, size_t nout, const char *err, size_t nerr,
+    size_t max, size_t *off, size_t *len);
+const char *rt_stream_name(int stream);
+
+/* Seeds that test runners print so that a run can be repeated:
+ *   pytest-random-order  "Using --random-order-seed=N"
+ *   pytest-randomly      "Using --randomly-seed=N"
+ *   hypothesis           "@seed(N)", "--hypothesis-seed=N"
+ *   go-shuffle           "-test.shuffle N" (go test -shuffle)
+ * and PYTHONHASHSEED, which a trial's environment carries. The seed is
+ * the digits as printed (a leading '-' kept), never masked. */
+typedef struct {
+	const char *runner;
+	size_t off, len;     /* the seed within s */
+} rt_seed;
+
+/* The next seed in s at or after *pos (advanced past it): 1, or 0. */
+int rt_seed_next(const char *s, size_t n, size_t *pos, rt_seed *sd);
+
+/* How to make a runner use a seed: the variable and its value (any
+ * previous value of the variable, prev, may be NULL, kept in front).
+ * pytest plugins take PYTEST_ADDOPTS, go test GOFLAGS. -1 when the
+ * runner is unknown or the seed is not digits. *val is allocated. */
+int rt_seed_pin(const char *runner, const char *seed, const char *prev,
+    const char **var, char **val);
+/* The runner names rt_seed_pin knows, NULL-terminated. */
+extern const char *const rt_seed_runners[];
 
 /* A hash table from byte strings (any bytes, any length) to fixed-size
  * values, zeroed when created. Entries get dense ids 0, 1, 2, ... in

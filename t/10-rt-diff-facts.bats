@@ -342,9 +342,102 @@ EOF
 	  '{"type":"trial","trial":4,"outcome":"pass","command":"./t.sh","stderr":"fine\n"}' > "$T/ex.jsonl"
 	run rt-diff-facts "$T/ex.jsonl"
 	status_is 0
-	echo "$output" | jq -e '.command == "./t.sh" and .excerpts.failing == {"trial":2,"stderr":"early failure\n"} and .excerpts.passing.trial == 4'
+	echo "$output" | jq -e '.command == "./t.sh" and .excerpts.failing == {"trial":2,"stderr":"early failure\n","stdout":"","stream":"stderr","excerpt":"early failure\n"} and .excerpts.passing.trial == 4'
 	# a long stderr keeps its last 2000 bytes, starting on a character
 	python3 -c 'import json; print(json.dumps({"type":"trial","trial":1,"outcome":"fail","stderr":"é"*3000+"END"}))' > "$T/long.jsonl"
 	run rt-diff-facts "$T/long.jsonl"
 	echo "$output" | jq -e '(.excerpts.failing.stderr | endswith("END") and (utf8bytelength <= 2000) and (test("\ufffd") | not)) and .excerpts.passing == null'
+}
+
+# --- real runners: evidence from both streams, seeds ---
+
+EVX="$BATS_TEST_DIRNAME/fixtures/evidence"
+
+# pytest with pytest-random-order: the order (and so the outcome) follows
+# the seed, which the fixture's conftest takes from RETRIAL_SEED.
+collect_pytest() {
+	cp -R "$EVX/pytest-order" "$T/py"
+	(cd "$T/py" && rt-collect -n 12 --seed 1 -- /usr/bin/python3 -m pytest \
+	    -p random_order --random-order .) >"$T/py.jsonl"
+}
+
+@test "rt-diff-facts: pytest reports on stdout: token and excerpt come from stdout" {
+	collect_pytest
+	jqe -s 'map(select(.outcome == "fail")) | length >= 2' "$T/py.jsonl"
+	jqe -s 'map(select(.outcome == "pass")) | length >= 2' "$T/py.jsonl"
+	jqe -s 'all(.stderr == "")' "$T/py.jsonl"
+	rt-diff-facts "$T/py.jsonl" >"$T/o"
+	jqe '.token == "AssertionError: assert [\u0027x\u0027] == []" and .token_stream == "stdout"' "$T/o"
+	jqe '.excerpts.failing.stream == "stdout" and .excerpts.failing.stderr == ""' "$T/o"
+	jqe '.excerpts.failing.excerpt | test("(?m)^E +AssertionError: assert ") and test("test_registry.py:[0-9]+: AssertionError")' "$T/o"
+	jqe '.excerpts.failing.stdout | endswith("==\n")' "$T/o"
+	jqe '.excerpts.passing.stream == "stdout" and (.excerpts.passing.excerpt | test("4 passed"))' "$T/o"
+	# stdout words are facts too, marked with their stream
+	jqe '[.facts[] | select(.kind == "token" and .value == "test_empty_at_start")][0].stream == "stdout"' "$T/o"
+}
+
+@test "rt-diff-facts: pytest-random-order seeds: which failed, which passed, and how to rerun one" {
+	collect_pytest
+	rt-diff-facts "$T/py.jsonl" >"$T/o"
+	jq -s -c '[.[] | select(.outcome == "fail") | .stdout | capture("Using --random-order-seed=(?<s>[0-9]+)").s]' "$T/py.jsonl" >"$T/fs"
+	jq -s -c '[.[] | select(.outcome == "pass") | .stdout | capture("Using --random-order-seed=(?<s>[0-9]+)").s]' "$T/py.jsonl" >"$T/ps"
+	jq -c '.facts[] | select(.kind == "seed")' "$T/o" >"$T/seed"
+	[ "$(wc -l <"$T/seed")" -eq 1 ]
+	jqe --slurpfile f "$T/fs" --slurpfile p "$T/ps" \
+	    '.runner == "pytest-random-order" and .stream == "stdout" and .failing == $f[0] and .passing == $p[0] and .value == $f[0][0] and .both == []' "$T/seed"
+	jqe '.in_failures == .failures and .in_successes == .successes' "$T/seed"
+	jqe '.reproduce == "rt-matrix -n 20 --pin-seed pytest-random-order=\(.value) --cmd \u0027/usr/bin/python3 -m pytest -p random_order --random-order .\u0027"' "$T/seed"
+	# --jsonl carries the same seed fact, typed
+	rt-diff-facts --jsonl "$T/py.jsonl" | jq -c 'select(.kind == "seed") | del(.type)' >"$T/seed2"
+	cmp "$T/seed" "$T/seed2"
+}
+
+@test "rt-diff-facts: unittest on stderr: the token keeps the quoted literal whole" {
+	cp -R "$EVX/unittest-slug" "$T/ut"
+	(cd "$T/ut" && rt-collect -n 12 --seed 1 -- /usr/bin/python3 -m unittest test_slug) >"$T/ut.jsonl"
+	jqe -s 'map(select(.outcome == "fail")) | length >= 2' "$T/ut.jsonl"
+	rt-diff-facts --top 0 "$T/ut.jsonl" >"$T/o"
+	jqe '.token == "AssertionError: \u0027ab-cd1\u0027 != \u0027\u0027" and .token_stream == "stderr"' "$T/o"
+	jqe '.excerpts.failing.stream == "stderr" and (.excerpts.failing.excerpt | test("(?m)^FAIL: test_reset") and test("(?m)^AssertionError: \u0027ab-cd1\u0027 != \u0027\u0027$"))' "$T/o"
+	# the literal is one word among the facts, not ab + cd<num>
+	jqe 'any(.facts[]; .kind == "token" and .value == "\u0027ab-cd1\u0027")' "$T/o"
+}
+
+@test "rt-diff-facts: failure lines outrank generic words; quoted literals and masking" {
+	# a Go failure: the t.Errorf line is the message, --- FAIL names the test
+	gen 4 'if $t % 2 == 0 then {outcome: "fail", stdout: "=== RUN   TestPool\n--- FAIL: TestPool (0.00s)\n    pool_test.go:\($t + 10): got \($t) conns, want 0\nFAIL\nexit status 1\nFAIL\texample.com/pool\t0.01s\n", stdout_note: 1} else {stdout: "ok  \texample.com/pool\t0.01s\n"} end' >"$T/go.jsonl"
+	run rt-diff-facts "$T/go.jsonl"
+	status_is 0
+	echo "$output" | jqe '.token == "got <num> conns, want <num>" and .token_stream == "stdout"'
+	echo "$output" | jqe '.excerpts.failing.excerpt | startswith("=== RUN")'
+	# without failure lines the old rule: the error-like word, stderr first
+	gen 4 'if $t % 2 == 0 then {outcome: "fail", stderr: "FAILED here\n", stdout: "FAILED there\n"} else {} end' >"$T/plain.jsonl"
+	run rt-diff-facts "$T/plain.jsonl"
+	echo "$output" | jqe '.token == "FAILED" and .token_stream == "stderr"'
+	# a quoted literal keeps its digits; times and /tmp paths inside it are masked
+	gen 4 'if $t % 2 == 0 then {outcome: "fail", stderr: "KeyError: \u0027user-42\u0027 at \u0027\(2026 - $t)-01-02\u0027 in \"/tmp/x\($t)/db\"\n"} else {} end' >"$T/q.jsonl"
+	run rt-diff-facts --top 0 "$T/q.jsonl"
+	echo "$output" | jqe '.token == "KeyError: \u0027user-42\u0027 at \u0027<time>\u0027 in \"<tmp>\""'
+	echo "$output" | jqe 'any(.facts[]; .value == "\u0027user-42\u0027") and any(.facts[]; .value == "\u0027<time>\u0027")'
+	# an apostrophe inside a word opens no literal
+	gen 2 'if $t == 2 then {outcome: "fail", stderr: "can\u0027t reach \u0027db\u0027\n"} else {} end' >"$T/a.jsonl"
+	run rt-diff-facts --top 0 "$T/a.jsonl"
+	echo "$output" | jqe 'any(.facts[]; .value == "\u0027db\u0027") and any(.facts[]; .value == "can")'
+}
+
+@test "rt-diff-facts: seeds of other runners and PYTHONHASHSEED, kept exact" {
+	gen 4 'if $t % 2 == 0 then {outcome: "fail",
+	    stdout: "-test.shuffle 170000000000000000\($t)\n--- FAIL: TestX (0.00s)\n",
+	    stderr: "You can add @seed(30293430767166753141325785354864364564\($t)) to this test or run pytest with --hypothesis-seed=30293430767166753141325785354864364564\($t) to reproduce this failure.\n",
+	    env: {host: "ci", PYTHONHASHSEED: "\($t)07"}}
+	  else {stdout: "Using --randomly-seed=00\($t)\n-test.shuffle 170000000000000000\($t)\n", env: {host: "ci", PYTHONHASHSEED: "\($t)07"}} end' >"$T/s.jsonl"
+	rt-diff-facts "$T/s.jsonl" >"$T/o"
+	jqe '[.facts[] | select(.kind == "seed") | .runner] == ["pytest-randomly", "hypothesis", "go-shuffle", "PYTHONHASHSEED"]' "$T/o"
+	jqe '.facts[] | select(.runner == "go-shuffle") | .failing == ["1700000000000000002", "1700000000000000004"] and .passing == ["1700000000000000001", "1700000000000000003"] and .stream == "stdout"' "$T/o"
+	jqe '.facts[] | select(.runner == "hypothesis") | .failing == ["302934307671667531413257853548643645642", "302934307671667531413257853548643645644"] and .passing == [] and .stream == "stderr" and .in_failures == 2' "$T/o"
+	jqe '.facts[] | select(.runner == "pytest-randomly") | .failing == [] and .passing == ["001", "003"] and .value == null and .reproduce == null' "$T/o"
+	jqe '.facts[] | select(.runner == "PYTHONHASHSEED") | .stream == null and .failing == ["207", "407"]' "$T/o"
+	# the same seed failing and passing: said so
+	gen 4 '{stdout: "Using --random-order-seed=5\n"} + (if $t == 2 then {outcome: "fail"} else {} end)' >"$T/b.jsonl"
+	rt-diff-facts "$T/b.jsonl" | jqe '.facts[] | select(.kind == "seed") | .both == ["5"] and (.detail | test("does not decide"))'
 }

@@ -298,3 +298,52 @@ load helper
 	status_is 2
 	has "$T/no/such/dir/f.jsonl"
 }
+
+# --- --pin-seed: rerun a runner's printed seed ---
+
+@test "rt-matrix: --pin-seed names bad runners and seeds" {
+	run rt-matrix --pin-seed nose=1 --cmd true
+	status_is 2
+	has "--pin-seed nose=1: unknown runner nose"
+	run rt-matrix --pin-seed pytest-random-order=12x --cmd true
+	status_is 2
+	has "the seed must be digits"
+	run rt-matrix --pin-seed pytest-random-order --cmd true
+	status_is 2
+	has "must be RUNNER=N"
+	run rt-matrix --pin-seed hypothesis=-5 --cmd true
+	status_is 2
+	run rt-matrix --pin-seed go-shuffle=7 --pin-seed go-shuffle=7 --cmd true
+	status_is 2
+	has "given twice"
+}
+
+@test "rt-matrix: --pin-seed sets the runner's variable, probed like --env" {
+	PYTEST_ADDOPTS=-x run rt-matrix -n 1 --seed 3 --facts "$T/f.jsonl" \
+	    --pin-seed pytest-randomly=42 --pin-seed go-shuffle=-9 --pin-seed PYTHONHASHSEED=0 \
+	    -- sh -c 'echo "$PYTEST_ADDOPTS|$GOFLAGS|$PYTHONHASHSEED"'
+	status_is 0
+	echo "$output" | jq -s -e '.[0].cell == "seed:pytest-randomly=42" and .[0].probe == "ok" and
+	    .[0].perturbation == {runner: "pytest-randomly", seed: "42", PYTEST_ADDOPTS: "-x -p randomly --randomly-seed=42"} and
+	    .[1].perturbation.GOFLAGS == "-shuffle=-9" and .[2].perturbation.PYTHONHASHSEED == "0"' >/dev/null
+	jqe -s 'map(select(.cell == "seed:pytest-randomly=42"))[0].stdout == "-x -p randomly --randomly-seed=42||\n"' "$T/f.jsonl"
+	jqe -s 'map(select(.cell == "seed:go-shuffle=-9"))[0].stdout == "-x|-shuffle=-9|\n"' "$T/f.jsonl"
+	jqe -s 'map(select(.cell == "seed:PYTHONHASHSEED=0"))[0].stdout == "-x||0\n"' "$T/f.jsonl"
+}
+
+@test "rt-matrix: the seed fact's rt-matrix run reproduces a pytest-random-order failure" {
+	cp -R "$BATS_TEST_DIRNAME/fixtures/evidence/pytest-order" "$T/py"
+	cd "$T/py"
+	rt-collect -n 12 --seed 1 -- /usr/bin/python3 -m pytest -p random_order --random-order . >"$T/py.jsonl"
+	rt-diff-facts "$T/py.jsonl" | jq -c '.facts[] | select(.kind == "seed")' >"$T/seed"
+	fail_seed=$(jq -r '.failing[0]' "$T/seed")
+	pass_seed=$(jq -r '.passing[0]' "$T/seed")
+	reproduce=$(jq -r .reproduce "$T/seed")
+	[ "$reproduce" = "rt-matrix -n 20 --pin-seed pytest-random-order=$fail_seed --cmd '/usr/bin/python3 -m pytest -p random_order --random-order .'" ]
+	# as printed, with fewer trials, and a passing seed beside it
+	eval "$reproduce -n 3 --seed 1 --pin-seed pytest-random-order=$pass_seed --facts $T/m.jsonl" >"$T/out"
+	jqe -s --arg s "$fail_seed" '.[0].cell == "seed:pytest-random-order=\($s)" and .[0].probe == "ok" and .[0].perturbed.failures == 3 and .[0].perturbed.trials == 3' "$T/out"
+	jqe -s '.[1].perturbed.failures == 0 and .[1].perturbed.trials == 3' "$T/out"
+	# every pinned trial ran with that seed, and failed the same way
+	jqe -s --arg s "$fail_seed" 'map(select(.cell == "seed:pytest-random-order=\($s)")) | length == 3 and all(.stdout | contains("Using --random-order-seed=\($s)\n") and contains("test_empty_at_start - AssertionError"))' "$T/m.jsonl"
+}

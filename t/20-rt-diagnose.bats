@@ -485,6 +485,24 @@ applies() {
 	grep -q '^all good$' "$T/prompt"
 }
 
+@test "a pytest failure on stdout: the prompt shows it, labelled stdout" {
+	cp -R "$BATS_TEST_DIRNAME/fixtures/evidence/pytest-order" "$T/py"
+	(cd "$T/py" && rt-collect -n 3 --seed 1 -- /usr/bin/python3 -m pytest -p random_order \
+	    --random-order .) >"$T/py.jsonl"
+	jqe -s 'map(.outcome) == ["fail", "fail", "pass"] and all(.stderr == "")' "$T/py.jsonl"
+	# the trial records alone, and the diff record alone
+	rt-diff-facts "$T/py.jsonl" >"$T/py.diff"
+	for ev in jsonl diff; do
+		run diagnose -m good-$ev "$T/py.$ev"
+		status_is 0
+		requests good-$ev | jq -r '.body.messages[0].content' >"$T/prompt"
+		grep -qx '== stdout of one failing run ==' "$T/prompt"
+		grep -q '^E  *AssertionError: assert \[.x.\] == \[\]$' "$T/prompt"
+		grep -qx '== stdout of one passing run ==' "$T/prompt"
+		! grep -qx '(empty)' "$T/prompt"
+	done
+}
+
 @test "the prompt holds the evidence, not the answer" {
 	run diagnose -m good "$T/ev.jsonl"
 	status_is 0
@@ -493,7 +511,10 @@ applies() {
 	grep -q '12/40 failed (30.0%, 95% CI 18.1–45.4%)' "$T/prompt"
 	grep -q 'perturbed 0/20 failed (≤16.1% at 95% confidence); stabilises' "$T/prompt"
 	grep -q '^fixture: NOTREADY$' "$T/prompt"
-	grep -q '^(empty)$' "$T/prompt"
+	# each excerpt from the stream that has the output, labelled
+	grep -qx '== stderr of one failing run ==' "$T/prompt"
+	grep -qx '== stdout of one passing run ==' "$T/prompt"
+	grep -q '^ok$' "$T/prompt"
 	# nothing of any answer: not the fix, not the decoy, not a cached patch
 	! grep -q '^+' "$T/prompt"
 	! grep -q 'sleep 0.03' "$T/prompt"
