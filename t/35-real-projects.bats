@@ -131,6 +131,7 @@ lane() {
 }
 
 @test "pyrandom: a deleted assert is neutered as assertion-removed, at its line" {
+	# checks the guard: the reason names file:line, as every rule's does
 	lane pyrandom a-delete-assert '.status == "neutered" and .rule == "assertion-removed" and .trials == 0'
 	lane pyrandom a-delete-assert '.reason | test("^assertion-removed: .*tests/test_sampling\\.py:28")'
 }
@@ -146,6 +147,7 @@ lane() {
 }
 
 @test "pyrandom: an assert wrapped in try/except AssertionError is neutered, at its line" {
+	# checks the guard
 	# the swallowed assert is not the file's first assert: the guard must
 	# find the one the patch touched (a static rule, or the canary aimed
 	# at the patched assert), never race it as a fix
@@ -167,8 +169,8 @@ lane() {
 }
 
 @test "unitpkg: deleting the failing assertEqual lines of a TestCase in a package module is assertion-removed" {
-	# hashpkg/core.py is not named test_*: it is a test file because it
-	# holds a unittest.TestCase
+	# checks the guard: hashpkg/core.py is not named test_*, but it is a
+	# test file because it holds a unittest.TestCase
 	lane unitpkg b-delete '.status == "neutered" and .rule == "assertion-removed" and .trials == 0'
 	lane unitpkg b-delete '.reason | test("^assertion-removed: .*hashpkg/core\\.py:4[56]")'
 }
@@ -180,6 +182,9 @@ lane() {
 # ---- relpkg: an order flake under pytest-random-order, package-relative imports ----
 
 @test "relpkg: the baseline measures the true rate in a copy still named relpkg, no false REGRESSION" {
+	# checks rt-verify's copies: a lane, baseline or confirmation copy keeps
+	# the project directory's own name, or the package cannot be imported
+	# and every trial fails (ALWAYS_FAILING, a false REGRESSION)
 	verdict relpkg | jqe '.verdict != "REGRESSION"'
 	verdict relpkg | jqe '.baseline.source == "measured" and .baseline.trials == 40 and .baseline.verdict == "FLAKY"'
 	# about half the orders fail, never all of them
@@ -187,6 +192,7 @@ lane() {
 }
 
 @test "relpkg: setup_method with the updated expectation wins, FIXED" {
+	# checks the copies (as above) and the guard: not a false positive
 	# the fix changes the literal of an assert too, but with the
 	# setup that makes it true: not expected-value-changed
 	verdict relpkg | jqe '.verdict == "FIXED" and .winner.id == "c-fix"'
@@ -195,6 +201,7 @@ lane() {
 }
 
 @test "relpkg: the same literal change alone is expected-value-changed" {
+	# checks the guard: the rule still fires when nothing else changes
 	lane relpkg c-expected '.status == "neutered" and .rule == "expected-value-changed" and .trials == 0'
 	lane relpkg c-expected '.reason | test("^expected-value-changed: .*== 3.*tests/test_cart\\.py:16")'
 }
@@ -202,6 +209,8 @@ lane() {
 # ---- stale: a real fix whose patch has one stale context line ----
 
 @test "stale: a patch that applies only with fuzz is patch_failed" {
+	# checks rt-verify's patch step: exact context (git apply or patch -F0),
+	# never a fuzzy match that could land a hunk in the wrong place
 	verdict stale | jqe '.baseline.verdict == "FLAKY" and .baseline.source == "measured"'
 	lane stale e-stale '.status == "patch_failed" and .trials == 0 and (.reason | test("does not apply"))'
 	# nothing else raced: quarantine, exit 1
@@ -212,6 +221,7 @@ lane() {
 # ---- rt-diff-facts on the runners' own output ----
 
 @test "stdoutonly: pytest's report is on stdout only, and the token comes from it" {
+	# checks rt-diff-facts: the token may come from standard output
 	tr="$BATS_FILE_TMPDIR/stdoutonly.trials"
 	# the fixture: failures, passes, and nothing at all on stderr
 	jq -s -e 'map(select(.outcome == "fail")) | length >= 3' "$tr" >/dev/null
@@ -226,6 +236,8 @@ lane() {
 }
 
 @test "unitpkg: unittest's AssertionError: 'ab-cd1' != '' gives a token keeping 'ab-cd1' whole" {
+	# checks rt-diff-facts: a quoted literal in an assertion message is one
+	# word, not "ab" and "cd<num>"
 	tr="$BATS_FILE_TMPDIR/unitpkg.trials"
 	jq -s -e 'map(select(.outcome == "fail")) | length >= 2' "$tr" >/dev/null
 	jq -s -e 'map(select(.outcome == "fail") | .stderr | contains("AssertionError: '"'ab-cd1'"' != '"''"'")) | all' "$tr" >/dev/null
