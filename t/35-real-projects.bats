@@ -141,9 +141,9 @@ lane() {
 	lane pyrandom a-skip '.reason | test("^skip: .*@pytest\\.mark\\.skip.*tests/test_sampling\\.py:25")'
 }
 
-@test "pyrandom: a return before the assert is neutered as early-exit, at its line" {
-	lane pyrandom a-return '.status == "neutered" and .rule == "early-exit" and .trials == 0'
-	lane pyrandom a-return '.reason | test("^early-exit: .*return.*tests/test_sampling\\.py:28")'
+@test "pyrandom: a return before the assert is neutered as early-return, at its line" {
+	lane pyrandom a-return '.status == "neutered" and .rule == "early-return" and .trials == 0'
+	lane pyrandom a-return '.reason | test("^early-return: .*return.*tests/test_sampling\\.py:28")'
 }
 
 @test "pyrandom: an assert wrapped in try/except AssertionError is neutered, at its line" {
