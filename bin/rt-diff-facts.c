@@ -420,17 +420,11 @@ static int
 opt_int(json_t *rec, const char *key, long long min, long long *out, int *has)
 {
 	json_t *v = json_object_get(rec, key);
-	double d;
 
 	*has = 0;
 	if (!v || json_is_null(v))
 		return 0;
-	d = json_is_real(v) ? json_real_value(v) : 0.5;
-	if (json_is_integer(v))
-		*out = json_integer_value(v);
-	else if (d == floor(d) && fabs(d) < 9e15)
-		*out = (long long)d;
-	else
+	if (rt_json_whole(v, out) < 0)
 		return -1;
 	*has = 1;
 	return *out < min ? -1 : 0;

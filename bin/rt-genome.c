@@ -413,16 +413,10 @@ opt_count(json_t *o, const char *pre, const char *key, const rt_where *w,
     long long *out)
 {
 	json_t *v = json_object_get(o, key);
-	double d;
 
 	if (!v || json_is_null(v))
 		return 0;
-	d = json_is_real(v) ? json_real_value(v) : 0.5;
-	if (json_is_integer(v))
-		*out = json_integer_value(v);
-	else if (d == floor(d) && fabs(d) < 9e15)
-		*out = (long long)d;
-	else
+	if (rt_json_whole(v, out) < 0)
 		rt_die_at(w, "\"%s%s\": not a whole number", pre, key);
 	if (*out < 0)
 		rt_die_at(w, "\"%s%s\": %lld is negative", pre, key, *out);

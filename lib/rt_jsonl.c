@@ -242,3 +242,21 @@ rt_json_real6(double v)
 		return json_null();
 	return json_real(round(v * 1e6) / 1e6);
 }
+
+int
+rt_json_whole(const json_t *v, long long *out)
+{
+	double d;
+
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+		return 0;
+	}
+	if (!json_is_real(v))
+		return -1;
+	d = json_real_value(v);
+	if (d != floor(d) || !(fabs(d) < 9e15))
+		return -1;
+	*out = (long long)d;
+	return 0;
+}

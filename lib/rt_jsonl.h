@@ -53,5 +53,8 @@ char *rt_dumps(json_t *rec);
 json_t *rt_json_bytes(const char *s, size_t n);
 /* A number rounded to 6 decimals, so rates print as 0.2, not 0.200000000001. */
 json_t *rt_json_real6(double v);
+/* A JSON number that is a whole number: an integer, or a real with no
+ * fraction below 9e15 in magnitude. 0 with *out set, -1 otherwise. */
+int rt_json_whole(const json_t *v, long long *out);
 
 #endif
