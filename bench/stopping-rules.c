@@ -311,7 +311,70 @@ main(int argc, char *argv[])
 		printf("| %.0f%% | 5 | %s | %.0f |\n", 100 * bnd[i],
 		    est(a, sizeof a, s.v[V_FIXED], s.reps), s.trials / (double)s.reps);
 	}
-	printf("\ngate: %s (fails when a false-FIXED estimate's 95%% interval lies above 5%%)\n",
-	    bad ? "FAIL" : "pass");
+	/* rt-measure's detect verdicts, exactly: sum of Binom(k; n, p) over the
+	 * k that rt_detect calls STABLE (or ALWAYS_FAILING) */
+	printf("\n## rt-measure's verdicts at fixed n, exact: false STABLE (threshold 10%%) "
+	    "and false ALWAYS_FAILING; must be ≤ 5%%\n\n");
+	printf("| true rate | n | P(STABLE) | P(ALWAYS_FAILING) |\n|---|---|---|---|\n");
+	{
+		static const double ps[] = { 0.15, 0.9 };
+		static const long ns[] = { 20, 29, 40, 200 };
+		size_t pi, ni;
+		for (pi = 0; pi < 2; pi++)
+			for (ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) {
+				double st = 0, af = 0, pr;
+				long k, n = ns[ni];
+				for (k = 0; k <= n; k++) {
+					rt_verdict vd = rt_detect(k, n, TARGET, CONF);
+					pr = exp(lgamma((double)n + 1) - lgamma((double)k + 1) -
+					    lgamma((double)(n - k) + 1) + (double)k * log(ps[pi]) +
+					    (double)(n - k) * log1p(-ps[pi]));
+					if (vd == RT_VERDICT_STABLE)
+						st += pr;
+					else if (vd == RT_VERDICT_ALWAYS_FAILING)
+						af += pr;
+				}
+				if (st > 1 - CONF || af > 1 - CONF)
+					bad = 1;
+				printf("| %.0f%% | %ld | %.3g%% | %.3g%% |\n", 100 * ps[pi], n,
+				    100 * st, 100 * af);
+			}
+	}
+
+	/* the quarantine rule: m exhausted runs of the last 100, checked after
+	 * every run; simulated over 100 checks at the rate it was planned for */
+	printf("\n## The quarantine rule: a false alarm within 100 checks, planned and run "
+	    "at the same exhaustion rate q; must be ≤ 5%%\n\n");
+	printf("| q | m of 100 | P(false alarm) |\n|---|---|---|\n");
+	{
+		static const double qs[] = { 0.01, 0.05, 0.2 };
+		size_t qi;
+		for (qi = 0; qi < 3; qi++) {
+			long m, alarms = 0, rep2, t, cnt;
+			unsigned char win[199];
+			rng rq;
+			rt_interval wi;
+			rt_quarantine_after(qs[qi], 100, CONF, &m);
+			rq.s = mix(seed + 900 + qi);
+			for (rep2 = 0; rep2 < reps; rep2++) {
+				for (t = 0, cnt = 0; t < 199; t++) {
+					win[t] = (unsigned char)fails(&rq, qs[qi]);
+					cnt += win[t];
+					if (t >= 100)
+						cnt -= win[t - 100];
+					if (t >= 99 && cnt >= m) {
+						alarms++;
+						break;
+					}
+				}
+			}
+			rt_wilson(alarms, reps, 0.95, &wi);
+			if (wi.low > 1 - CONF)
+				bad = 1;
+			printf("| %g | %ld | %s |\n", qs[qi], m, est(a, sizeof a, alarms, reps));
+		}
+	}
+	printf("\ngate: %s (fails when a false-FIXED, false-verdict or false-alarm "
+	    "estimate lies above 5%%)\n", bad ? "FAIL" : "pass");
 	return bad;
 }
