@@ -1,0 +1,879 @@
+/* rt-audit: the nightly flake audit — ingest a night's per-case trial
+ * records into a SQLite history and write a digest of what changed. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rt_audit_store.h"
+#include "rt_hash.h"
+#include "rt_jsonl.h"
+#include "rt_stats.h"
+#include "rt_trial.h"
+#include "rt_util.h"
+
+enum { OPT_MD = 1100, OPT_HTML, OPT_JSON, OPT_REVISION, OPT_CONF };
+
+static struct {
+	const char *history, *run, *revision;
+	const char *md, *html, *json;
+	int command_case, gate;
+	long top, window;
+	double conf;
+	sqlite3 *db;
+	long long audit, prev;
+	char at[32];
+	long read, ingested, duplicates, counted, nocase, other;
+} G;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: rt-audit [-gC] [-H FILE] [-r RUN] [--revision REV] [-n N] [-w W]\n"
+	    "                [--confidence C] [--md FILE] [--html FILE] [--json FILE]\n"
+	    "                [file ...]\n"
+	    "Ingest per-case trial records (rt-junit, rt-collect --junit) into the flake\n"
+	    "history and write the digest: new flaky tests, tests no longer flaky, rate\n"
+	    "changes, the top rates and quarantine candidates.\n"
+	    "  -H, --history FILE      the history (default $XDG_DATA_HOME/retrial/audit.db)\n"
+	    "  -r, --run RUN           the run of records that name none\n"
+	    "      --revision REV      the revision of records that name none\n"
+	    "  -C, --command-case      a record without \"case\" is the case of its command\n"
+	    "  -n, --top N             list the N highest rates (10)\n"
+	    "  -w, --window W          the last W runs for rates and quarantine (30)\n"
+	    "      --confidence C      for every interval (0.95)\n"
+	    "      --md FILE           write the Markdown digest to FILE (- stdout)\n"
+	    "      --html FILE         write the HTML digest to FILE\n"
+	    "      --json FILE         write the digest as one JSON record to FILE\n"
+	    "  -g, --gate              exit 1 when a test is newly flaky\n"
+	    "  -h, --help              print this help\n"
+	    "  -V, --version           print the version\n");
+}
+
+static void
+die_db(const char *what)
+{
+	rt_die("%s: %s: %s", G.history, what, sqlite3_errmsg(G.db));
+}
+
+static sqlite3_stmt *
+prep(const char *sql)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(G.db, sql, -1, &st, NULL) != SQLITE_OK)
+		die_db("prepare");
+	return st;
+}
+
+static void
+exec(const char *sql)
+{
+	char err[512];
+
+	if (rt_audit_exec(G.db, sql, err, sizeof err) < 0)
+		rt_die("%s: %s", G.history, err);
+}
+
+static const char *
+col_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+/* ---- ingest ---- */
+
+static const char *const outcomes[] = {
+	"pass", "fail", "skip", "error", "timeout", "ignored", NULL
+};
+
+static int
+ingest(json_t *rec, const rt_where *w, void *ctx)
+{
+	rt_audit_rec r;
+	const char *cmd = NULL;
+	json_t *copy;
+	char digest[65], err[512], *s;
+	double num;
+	int i, rc;
+
+	(void)ctx;
+	if (strcmp(json_string_value(json_object_get(rec, "type")), "trial") != 0) {
+		G.other++;
+		return 0;
+	}
+	G.read++;
+	memset(&r, 0, sizeof r);
+	r.outcome = rt_rec_str(rec, "outcome", w);
+	for (i = 0; outcomes[i] && strcmp(outcomes[i], r.outcome); i++)
+		;
+	if (!outcomes[i])
+		rt_die_at(w, "\"outcome\" %s: not one of pass, fail, skip, error, "
+		    "timeout, ignored", r.outcome);
+	if (!rt_rec_opt_str(rec, "case", w, &r.case_id)) {
+		rt_rec_opt_str(rec, "command", w, &cmd);
+		if (!G.command_case || !cmd) {
+			G.nocase++;
+			return 0;
+		}
+		r.case_id = cmd;
+	}
+	copy = json_deep_copy(rec);
+	if (!rt_rec_opt_str(rec, "run", w, &r.run)) {
+		if (!G.run)
+			rt_die_at(w, "\"run\" missing (give --run RUN)");
+		r.run = G.run;
+		json_object_set_new(copy, "run", json_string(G.run));
+	}
+	if (!rt_rec_opt_str(rec, "revision", w, &r.revision) && G.revision) {
+		r.revision = G.revision;
+		json_object_set_new(copy, "revision", json_string(G.revision));
+	}
+	if (!rt_rec_opt_str(rec, "timestamp", w, &r.timestamp))
+		rt_rec_opt_str(rec, "started_at", w, &r.timestamp);
+	rt_rec_opt_str(rec, "source", w, &r.source);
+	rt_rec_opt_str(rec, "report", w, &r.report);
+	rt_rec_opt_str(rec, "message", w, &r.message);
+	rt_rec_opt_str(rec, "failure_type", w, &r.failure_type);
+	if (!rt_rec_opt_int(rec, "trial", w, &r.trial))
+		r.trial = -1;
+	if (!rt_rec_opt_int(rec, "attempt", w, &r.attempt))
+		r.attempt = -1;
+	r.time_ms = -1;
+	if (rt_rec_opt_num(rec, "time_ms", w, &num) ||
+	    rt_rec_opt_num(rec, "elapsed_ms", w, &num))
+		r.time_ms = num;
+	/* the content hash: the same report ingested twice counts once */
+	s = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+	rt_sha256_hex(s ? s : "", s ? strlen(s) : 0, digest);
+	free(s);
+	r.digest = digest;
+	rc = rt_audit_add(G.db, G.audit, &r, err, sizeof err);
+	json_decref(copy);
+	if (rc < 0)
+		rt_die("%s: %s:%ld: %s", G.history, w->file, w->line, err);
+	if (rc == 0) {
+		G.duplicates++;
+	} else {
+		G.ingested++;
+		if (strcmp(r.outcome, "skip") && strcmp(r.outcome, "error") &&
+		    strcmp(r.outcome, "ignored"))
+			G.counted++;
+	}
+	return 0;
+}
+
+/* ---- rates ---- */
+
+/* A rate with its count and interval: Wilson, or the exact one-sided
+ * bound for 0/n and n/n (rt_rate_text's). */
+static json_t *
+rate_obj(long k, long n, double *hi)
+{
+	json_t *o = json_object();
+	rt_interval ci;
+	char text[160];
+
+	rt_wilson(k, n, G.conf, &ci);
+	if (n > 0 && k == 0)
+		ci.low = 0, ci.high = rt_zero_bound(n, G.conf);
+	else if (n > 0 && k == n)
+		ci.low = rt_all_bound(n, G.conf), ci.high = 1;
+	json_object_set_new(o, "failures", json_integer(k));
+	json_object_set_new(o, "trials", json_integer(n));
+	json_object_set_new(o, "rate", n > 0 ? rt_json_real6((double)k / n) : json_null());
+	json_object_set_new(o, "ci_low", rt_json_real6(ci.low));
+	json_object_set_new(o, "ci_high", rt_json_real6(ci.high));
+	json_object_set_new(o, "interval", json_string(rt_interval_method(k, n)));
+	rt_rate_text(text, sizeof text, k, n, G.conf);
+	json_object_set_new(o, "summary", json_string(text));
+	if (hi)
+		*hi = ci.high;
+	return o;
+}
+
+static void
+set_change(json_t *o, const rt_interval *d)
+{
+	json_object_set_new(o, "change", rt_json_real6(d->center));
+	json_object_set_new(o, "change_low", rt_json_real6(d->low));
+	json_object_set_new(o, "change_high", rt_json_real6(d->high));
+	json_object_set_new(o, "change_interval", json_string("newcombe"));
+}
+
+/* ---- the audit ---- */
+
+/* FLAKY: a pass and a failure on the same revision (records without a
+ * revision: the same run). A case newly flaky is one not flagged before,
+ * or cleared before and flaky again in records ingested since. */
+static json_t *
+new_flaky(void)
+{
+	json_t *out = json_array(), *o;
+	sqlite3_stmt *q, *ins;
+	const char *last = NULL;
+	char *prev = NULL;
+
+	q = prep("SELECT r.case_id, min(r.revision), min(coalesce(r.timestamp, a.at)) AS seen,"
+	    " sum(r.failed), count(r.failed), min(r.run)"
+	    " FROM results r JOIN audits a ON a.id = r.audit_id"
+	    " LEFT JOIN flaky f ON f.case_id = r.case_id"
+	    " WHERE r.failed IS NOT NULL AND (f.case_id IS NULL OR"
+	    "  (f.cleared_audit IS NOT NULL AND r.audit_id > f.cleared_audit))"
+	    " GROUP BY r.case_id, r.rev_key"
+	    " HAVING sum(r.failed) > 0 AND sum(r.failed) < count(r.failed)"
+	    " ORDER BY r.case_id, seen, r.rev_key");
+	ins = prep("INSERT OR REPLACE INTO flaky (case_id, first_revision, first_seen,"
+	    " first_run, audit_id) VALUES (?1, ?2, ?3, ?4, ?5)");
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		last = col_text(q, 0);
+		if (prev && !strcmp(prev, last))
+			continue;        /* the earliest revision only */
+		free(prev);
+		prev = rt_xstrdup(last);
+		o = json_object();
+		json_object_set_new(o, "case", json_string(last));
+		json_object_set_new(o, "first_revision", col_text(q, 1) ?
+		    json_string(col_text(q, 1)) : json_null());
+		json_object_set_new(o, "first_seen", json_string(col_text(q, 2)));
+		json_object_set_new(o, "first_run", json_string(col_text(q, 5)));
+		json_object_set_new(o, "on_revision", rate_obj(sqlite3_column_int64(q, 3),
+		    sqlite3_column_int64(q, 4), NULL));
+		json_array_append_new(out, o);
+		sqlite3_bind_text(ins, 1, last, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_value(ins, 2, sqlite3_column_value(q, 1));
+		sqlite3_bind_text(ins, 3, col_text(q, 2), -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(ins, 4, col_text(q, 5), -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(ins, 5, G.audit);
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			die_db("flaky");
+		sqlite3_reset(ins);
+	}
+	free(prev);
+	sqlite3_finalize(q);
+	sqlite3_finalize(ins);
+	return out;
+}
+
+/* A test flagged flaky in an earlier audit is "no longer flaky" only when
+ * the Newcombe interval on (rate up to its last failing run) − (rate
+ * since) lies above 0; else it has not been seen failing for N runs. */
+static void
+recovered(json_t *gone, json_t *quiet)
+{
+	sqlite3_stmt *cases, *runs, *clear;
+	long kb, nb, na, since, k, n;
+	rt_interval d;
+	json_t *o;
+
+	cases = prep("SELECT case_id FROM flaky WHERE cleared_audit IS NULL AND"
+	    " audit_id < ?1 ORDER BY case_id");
+	runs = prep("SELECT sum(r.failed), count(r.failed) FROM results r"
+	    " JOIN runs u ON u.run = r.run WHERE r.case_id = ?1 AND r.failed IS NOT NULL"
+	    " GROUP BY r.run ORDER BY min(u.audit_id), min(u.first_ts), r.run");
+	clear = prep("UPDATE flaky SET cleared_audit = ?2, cleared_at = ?3"
+	    " WHERE case_id = ?1");
+	sqlite3_bind_int64(cases, 1, G.audit);
+	while (sqlite3_step(cases) == SQLITE_ROW) {
+		const char *c = col_text(cases, 0);
+		kb = nb = na = since = 0;
+		sqlite3_bind_text(runs, 1, c, -1, SQLITE_TRANSIENT);
+		while (sqlite3_step(runs) == SQLITE_ROW) {
+			k = sqlite3_column_int64(runs, 0);
+			n = sqlite3_column_int64(runs, 1);
+			if (k > 0) {
+				kb += k;
+				nb += n + na;
+				na = since = 0;
+			} else {
+				na += n;
+				since++;
+			}
+		}
+		sqlite3_reset(runs);
+		if (since == 0)
+			continue;        /* it failed in its latest run */
+		rt_newcombe(kb, nb, 0, na, G.conf, &d);
+		o = json_object();
+		json_object_set_new(o, "case", json_string(c));
+		json_object_set_new(o, "runs_since", json_integer(since));
+		json_object_set_new(o, "before", rate_obj(kb, nb, NULL));
+		json_object_set_new(o, "since", rate_obj(0, na, NULL));
+		set_change(o, &d);
+		if (d.low > 0) {
+			json_array_append_new(gone, o);
+			sqlite3_bind_text(clear, 1, c, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(clear, 2, G.audit);
+			sqlite3_bind_text(clear, 3, G.at, -1, SQLITE_TRANSIENT);
+			if (sqlite3_step(clear) != SQLITE_DONE)
+				die_db("flaky");
+			sqlite3_reset(clear);
+		} else {
+			json_array_append_new(quiet, o);
+		}
+	}
+	sqlite3_finalize(cases);
+	sqlite3_finalize(runs);
+	sqlite3_finalize(clear);
+}
+
+static int
+by_abs_change(const void *a, const void *b)
+{
+	double x = fabs(json_real_value(json_object_get(*(json_t *const *)a, "change")));
+	double y = fabs(json_real_value(json_object_get(*(json_t *const *)b, "change")));
+
+	return (x < y) - (x > y);
+}
+
+/* Tonight's rate against the history before it, listed when the Newcombe
+ * interval on the difference excludes 0. */
+static json_t *
+rate_changes(void)
+{
+	sqlite3_stmt *q;
+	json_t *out = json_array(), **v = NULL, *o;
+	size_t nv = 0, i;
+	long k1, n1, k2, n2;
+	rt_interval d;
+
+	q = prep("SELECT case_id, sum(failed * (audit_id < ?1)), sum(audit_id < ?1),"
+	    " sum(failed * (audit_id = ?1)), sum(audit_id = ?1) FROM results"
+	    " WHERE failed IS NOT NULL AND case_id IN"
+	    "  (SELECT case_id FROM results WHERE audit_id = ?1)"
+	    " GROUP BY case_id ORDER BY case_id");
+	sqlite3_bind_int64(q, 1, G.audit);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		k1 = sqlite3_column_int64(q, 1);
+		n1 = sqlite3_column_int64(q, 2);
+		k2 = sqlite3_column_int64(q, 3);
+		n2 = sqlite3_column_int64(q, 4);
+		if (n1 == 0 || n2 == 0)
+			continue;
+		rt_newcombe(k2, n2, k1, n1, G.conf, &d);
+		if (d.low <= 0 && d.high >= 0)
+			continue;
+		o = json_object();
+		json_object_set_new(o, "case", json_string(col_text(q, 0)));
+		json_object_set_new(o, "before", rate_obj(k1, n1, NULL));
+		json_object_set_new(o, "tonight", rate_obj(k2, n2, NULL));
+		set_change(o, &d);
+		v = rt_xrealloc(v, (nv + 1) * sizeof *v);
+		v[nv++] = o;
+	}
+	sqlite3_finalize(q);
+	if (nv)
+		qsort(v, nv, sizeof *v, by_abs_change);
+	for (i = 0; i < nv; i++)
+		if ((long)i < G.top)
+			json_array_append_new(out, v[i]);
+		else
+			json_decref(v[i]);
+	free(v);
+	return out;
+}
+
+/* The window: the last W runs, by when they were first ingested. */
+#define WINDOW_RUNS "(SELECT run FROM runs ORDER BY audit_id DESC, first_ts DESC," \
+	" run DESC LIMIT ?1)"
+
+/* The top N by rate over the window (ties: the higher interval), and the
+ * quarantine candidates by the rt-plan policy: retries planned at the
+ * interval's high end, quarantine when m of the case's W executions in
+ * the window ended failing, m from rt_quarantine_after. */
+static void
+rates(json_t *top, json_t *quar)
+{
+	sqlite3_stmt *q, *ex;
+	long k, n, r, m, e, x;
+	double hi, qx;
+	json_t *o, *rt;
+	int rc;
+
+	q = prep("SELECT case_id, sum(failed), count(failed),"
+	    " EXISTS (SELECT 1 FROM flaky f WHERE f.case_id = results.case_id AND"
+	    "  f.cleared_audit IS NULL)"
+	    " FROM results WHERE failed IS NOT NULL AND run IN " WINDOW_RUNS
+	    " GROUP BY case_id HAVING sum(failed) > 0"
+	    " ORDER BY sum(failed) * 1.0 / count(failed) DESC, count(failed) DESC, case_id");
+	ex = prep("SELECT count(*), coalesce(sum(f = n AND n >= ?3), 0) FROM (SELECT sum(failed) AS f,"
+	    " count(failed) AS n FROM results WHERE case_id = ?2 AND failed IS NOT NULL"
+	    " AND run IN " WINDOW_RUNS " GROUP BY run, coalesce(trial, 0))");
+	sqlite3_bind_int64(q, 1, G.window);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *c = col_text(q, 0);
+		k = sqlite3_column_int64(q, 1);
+		n = sqlite3_column_int64(q, 2);
+		rt = rate_obj(k, n, &hi);
+		if ((long)json_array_size(top) < G.top) {
+			o = json_object();
+			json_object_set_new(o, "case", json_string(c));
+			json_object_set_new(o, "flaky", json_boolean(sqlite3_column_int(q, 3)));
+			json_object_set(o, "rate", rt);
+			json_array_append_new(top, o);
+		}
+		rc = rt_retry_budget(hi, RT_RETRY_TARGET, &r);
+		qx = rc == RT_STATS_EALWAYS ? 1 : pow(hi, (double)(r + 1));
+		/* the executions: one per run and trial. One exhausted its
+		 * retries when it made all r + 1 attempts and each failed; one
+		 * that stopped sooner never ran the retries the policy gives */
+		sqlite3_bind_int64(ex, 1, G.window);
+		sqlite3_bind_text(ex, 2, c, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(ex, 3, rc == RT_STATS_EALWAYS ? 1 : r + 1);
+		e = x = 0;
+		if (sqlite3_step(ex) == SQLITE_ROW) {
+			e = sqlite3_column_int64(ex, 0);
+			x = sqlite3_column_int64(ex, 1);
+		}
+		sqlite3_reset(ex);
+		if (e > 0 && rt_quarantine_after(qx, e, G.conf, &m) == RT_STATS_OK &&
+		    x >= m) {
+			o = json_object();
+			json_object_set_new(o, "case", json_string(c));
+			json_object_set_new(o, "exhausted", json_integer(x));
+			json_object_set_new(o, "executions", json_integer(e));
+			json_object_set_new(o, "quarantine_after", json_integer(m));
+			json_object_set_new(o, "retry_budget", rc == RT_STATS_EALWAYS ?
+			    json_null() : json_integer(r));
+			json_object_set_new(o, "false_alarm_bound",
+			    rt_json_real6(rt_quarantine_false_alarm(m, e, qx)));
+			json_object_set(o, "rate", rt);
+			json_array_append_new(quar, o);
+		}
+		json_decref(rt);
+	}
+	sqlite3_finalize(q);
+	sqlite3_finalize(ex);
+}
+
+static long long
+scalar(const char *sql)
+{
+	sqlite3_stmt *st = prep(sql);
+	long long v = 0;
+
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static json_t *
+audit(void)
+{
+	json_t *d = json_object(), *gone = json_array(), *quiet = json_array();
+	json_t *top = json_array(), *quar = json_array();
+	sqlite3_stmt *st;
+
+	json_object_set_new(d, "type", json_string("audit"));
+	json_object_set_new(d, "audit", json_integer(G.audit));
+	json_object_set_new(d, "at", json_string(G.at));
+	json_object_set_new(d, "history", json_string(G.history));
+	json_object_set_new(d, "read", json_integer(G.read));
+	json_object_set_new(d, "ingested", json_integer(G.ingested));
+	json_object_set_new(d, "duplicates", json_integer(G.duplicates));
+	json_object_set_new(d, "without_case", json_integer(G.nocase));
+	json_object_set_new(d, "runs", json_integer(scalar("SELECT count(*) FROM runs")));
+	json_object_set_new(d, "cases", json_integer(
+	    scalar("SELECT count(DISTINCT case_id) FROM results")));
+	json_object_set_new(d, "records", json_integer(scalar("SELECT count(*) FROM results")));
+	json_object_set_new(d, "confidence", json_real(G.conf));
+	json_object_set_new(d, "window", json_integer(G.window));
+	st = prep("UPDATE audits SET records = ?2, duplicates = ?3 WHERE id = ?1");
+	sqlite3_bind_int64(st, 1, G.audit);
+	sqlite3_bind_int64(st, 2, G.ingested);
+	sqlite3_bind_int64(st, 3, G.duplicates);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		die_db("audits");
+	sqlite3_finalize(st);
+	/* recovered first: a case cleared tonight is not newly flaky tonight */
+	recovered(gone, quiet);
+	json_object_set_new(d, "new_flaky", new_flaky());
+	json_object_set_new(d, "no_longer_flaky", gone);
+	json_object_set_new(d, "not_seen_failing", quiet);
+	json_object_set_new(d, "rate_changes", rate_changes());
+	rates(top, quar);
+	json_object_set_new(d, "top", top);
+	json_object_set_new(d, "quarantine", quar);
+	return d;
+}
+
+/* ---- the digest ---- */
+
+static const char *
+jstr(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+static const char *
+rsum(json_t *o, const char *k)
+{
+	return jstr(json_object_get(o, k), "summary");
+}
+
+static void
+pct(char *buf, size_t size, double v)
+{
+	snprintf(buf, size, "%+.1f", v * 100);
+}
+
+/* "+20.0 points (95% CI +3.1 to +36.4)" */
+static const char *
+change_text(char *buf, size_t size, json_t *o)
+{
+	char a[32], b[32], c[32];
+
+	pct(a, sizeof a, json_number_value(json_object_get(o, "change")));
+	pct(b, sizeof b, json_number_value(json_object_get(o, "change_low")));
+	pct(c, sizeof c, json_number_value(json_object_get(o, "change_high")));
+	snprintf(buf, size, "%s points (%g%% CI %s to %s)", a, G.conf * 100, b, c);
+	return buf;
+}
+
+/* A case ID as Markdown code: a fence longer than any backtick run in it,
+ * newlines as spaces. */
+static void
+md_code(rt_buf *b, const char *s)
+{
+	size_t run = 0, most = 0, i;
+	const char *p;
+
+	for (p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		if (run > most)
+			most = run;
+	}
+	for (i = 0; i <= most; i++)
+		rt_buf_addc(b, '`');
+	if (*s == '`' || most)
+		rt_buf_addc(b, ' ');
+	for (p = s; *p; p++)
+		rt_buf_addc(b, *p == '\n' || *p == '\r' ? ' ' : *p);
+	if (most)
+		rt_buf_addc(b, ' ');
+	for (i = 0; i <= most; i++)
+		rt_buf_addc(b, '`');
+}
+
+static void
+html_esc(rt_buf *b, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '&': rt_buf_adds(b, "&amp;"); break;
+		case '<': rt_buf_adds(b, "&lt;"); break;
+		case '>': rt_buf_adds(b, "&gt;"); break;
+		case '"': rt_buf_adds(b, "&quot;"); break;
+		default: rt_buf_addc(b, *s);
+		}
+}
+
+/* One digest, two markups: each item is a case and its line of text. */
+typedef struct {
+	int html;
+	rt_buf b;
+} doc;
+
+static void
+d_head(doc *d, const char *title, size_t n, const char *none)
+{
+	if (d->html)
+		rt_buf_printf(&d->b, "<h2>%s (%zu)</h2>\n%s", title, n,
+		    n ? "<ul>\n" : "");
+	else
+		rt_buf_printf(&d->b, "\n## %s (%zu)\n\n", title, n);
+	if (!n) {
+		if (d->html)
+			rt_buf_printf(&d->b, "<p>%s</p>\n", none);
+		else
+			rt_buf_printf(&d->b, "%s\n", none);
+	}
+}
+
+static void
+d_item(doc *d, const char *c, const char *text)
+{
+	if (d->html) {
+		rt_buf_adds(&d->b, "<li><code>");
+		html_esc(&d->b, c);
+		rt_buf_adds(&d->b, "</code>: ");
+		html_esc(&d->b, text);
+		rt_buf_adds(&d->b, "</li>\n");
+	} else {
+		rt_buf_adds(&d->b, "- ");
+		md_code(&d->b, c);
+		rt_buf_adds(&d->b, ": ");
+		for (; *text; text++)
+			rt_buf_addc(&d->b, *text == '\n' ? ' ' : *text);
+		rt_buf_addc(&d->b, '\n');
+	}
+}
+
+static void
+d_end(doc *d, size_t n)
+{
+	if (d->html && n)
+		rt_buf_adds(&d->b, "</ul>\n");
+}
+
+static void
+render(doc *d, json_t *a)
+{
+	json_t *v, *o;
+	size_t i;
+	char line[1200], ch[160];
+
+	snprintf(line, sizeof line, "Flake audit %lld, %s", (long long)json_integer_value(
+	    json_object_get(a, "audit")), jstr(a, "at"));
+	if (d->html) {
+		rt_buf_adds(&d->b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+		    "<title>");
+		html_esc(&d->b, line);
+		rt_buf_adds(&d->b, "</title></head>\n<body>\n<h1>");
+		html_esc(&d->b, line);
+		rt_buf_adds(&d->b, "</h1>\n<p>");
+	} else {
+		rt_buf_printf(&d->b, "# %s\n\n", line);
+	}
+	snprintf(line, sizeof line, "Ingested %lld new records (%lld already in the "
+	    "history); the history holds %lld records of %lld tests over %lld runs.",
+	    (long long)json_integer_value(json_object_get(a, "ingested")),
+	    (long long)json_integer_value(json_object_get(a, "duplicates")),
+	    (long long)json_integer_value(json_object_get(a, "records")),
+	    (long long)json_integer_value(json_object_get(a, "cases")),
+	    (long long)json_integer_value(json_object_get(a, "runs")));
+	if (d->html) {
+		html_esc(&d->b, line);
+		rt_buf_adds(&d->b, "</p>\n");
+	} else {
+		rt_buf_printf(&d->b, "%s\n", line);
+	}
+
+	v = json_object_get(a, "new_flaky");
+	d_head(d, "Newly flaky", json_array_size(v), "No test became flaky.");
+	json_array_foreach(v, i, o) {
+		json_t *rev = json_object_get(o, "first_revision");
+		snprintf(line, sizeof line, "first flaky on revision %s, seen %s (run %s): %s",
+		    json_is_string(rev) ? json_string_value(rev) : "(none)",
+		    jstr(o, "first_seen"), jstr(o, "first_run"), rsum(o, "on_revision"));
+		d_item(d, jstr(o, "case"), line);
+	}
+	d_end(d, json_array_size(v));
+
+	v = json_object_get(a, "no_longer_flaky");
+	d_head(d, "No longer flaky", json_array_size(v),
+	    "No flaky test has shown that it stopped failing.");
+	json_array_foreach(v, i, o) {
+		snprintf(line, sizeof line, "%s before, %s in the %lld runs since; change %s",
+		    rsum(o, "before"), rsum(o, "since"),
+		    (long long)json_integer_value(json_object_get(o, "runs_since")),
+		    change_text(ch, sizeof ch, o));
+		d_item(d, jstr(o, "case"), line);
+	}
+	d_end(d, json_array_size(v));
+
+	v = json_object_get(a, "not_seen_failing");
+	d_head(d, "Not seen failing, not yet shown fixed", json_array_size(v),
+	    "None.");
+	json_array_foreach(v, i, o) {
+		long long s = json_integer_value(json_object_get(o, "runs_since"));
+		snprintf(line, sizeof line, "not seen failing since %lld run%s (%s); too "
+		    "few to show it fixed: change %s", s, s == 1 ? "" : "s",
+		    rsum(o, "since"), change_text(ch, sizeof ch, o));
+		d_item(d, jstr(o, "case"), line);
+	}
+	d_end(d, json_array_size(v));
+
+	v = json_object_get(a, "rate_changes");
+	d_head(d, "Rate changes", json_array_size(v),
+	    "No rate changed beyond its interval.");
+	json_array_foreach(v, i, o) {
+		snprintf(line, sizeof line, "%s tonight, %s before; change %s",
+		    rsum(o, "tonight"), rsum(o, "before"), change_text(ch, sizeof ch, o));
+		d_item(d, jstr(o, "case"), line);
+	}
+	d_end(d, json_array_size(v));
+
+	v = json_object_get(a, "top");
+	snprintf(ch, sizeof ch, "Highest failure rates, last %ld runs", G.window);
+	d_head(d, ch, json_array_size(v), "No test failed in the window.");
+	json_array_foreach(v, i, o) {
+		snprintf(line, sizeof line, "%s%s", rsum(o, "rate"),
+		    json_is_true(json_object_get(o, "flaky")) ? "; flaky" : "");
+		d_item(d, jstr(o, "case"), line);
+	}
+	d_end(d, json_array_size(v));
+
+	v = json_object_get(a, "quarantine");
+	d_head(d, "Quarantine candidates", json_array_size(v),
+	    "No test meets the quarantine rule.");
+	json_array_foreach(v, i, o) {
+		json_t *rb = json_object_get(o, "retry_budget");
+		snprintf(line, sizeof line, "%lld of its last %lld runs exhausted their "
+		    "retries; the rule quarantines at %lld (retries %s, planned at the "
+		    "interval's high end of %s)",
+		    (long long)json_integer_value(json_object_get(o, "exhausted")),
+		    (long long)json_integer_value(json_object_get(o, "executions")),
+		    (long long)json_integer_value(json_object_get(o, "quarantine_after")),
+		    json_is_integer(rb) ? (snprintf(ch, sizeof ch, "%lld",
+		    (long long)json_integer_value(rb)), ch) : "none help",
+		    rsum(o, "rate"));
+		d_item(d, jstr(o, "case"), line);
+	}
+	d_end(d, json_array_size(v));
+	if (d->html)
+		rt_buf_adds(&d->b, "</body></html>\n");
+}
+
+static void
+write_out(const char *path, const char *data, size_t len)
+{
+	if (!strcmp(path, "-")) {
+		if (fwrite(data, 1, len, stdout) != len)
+			rt_die("stdout:");
+		return;
+	}
+	if (rt_write_file_atomic(path, data, len) < 0)
+		rt_die("%s:", path);
+}
+
+static void
+digest(json_t *a)
+{
+	doc d;
+	char *s;
+
+	if (G.md || (!G.html && !G.json)) {
+		memset(&d, 0, sizeof d);
+		render(&d, a);
+		write_out(G.md ? G.md : "-", d.b.data, d.b.len);
+		rt_buf_free(&d.b);
+	}
+	if (G.html) {
+		memset(&d, 0, sizeof d);
+		d.html = 1;
+		render(&d, a);
+		write_out(G.html, d.b.data, d.b.len);
+		rt_buf_free(&d.b);
+	}
+	if (G.json) {
+		char *j = rt_dumps(a);
+		s = rt_xasprintf("%s\n", j);
+		write_out(G.json, s, strlen(s));
+		free(j);
+		free(s);
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "command-case", no_argument, NULL, 'C' },
+		{ "confidence", required_argument, NULL, OPT_CONF },
+		{ "gate", no_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "history", required_argument, NULL, 'H' },
+		{ "html", required_argument, NULL, OPT_HTML },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "md", required_argument, NULL, OPT_MD },
+		{ "revision", required_argument, NULL, OPT_REVISION },
+		{ "run", required_argument, NULL, 'r' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "window", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *shortopts = "CgH:hn:r:Vw:";
+	rt_jsonl_opts jo = { 0 };
+	char err[512], *path = NULL;
+	json_t *a;
+	time_t now;
+	int opt, newflaky;
+
+	rt_setprogname(argv[0]);
+	G.top = 10;
+	G.window = 30;
+	G.conf = 0.95;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'C': G.command_case = 1; break;
+		case 'g': G.gate = 1; break;
+		case 'H': G.history = optarg; break;
+		case 'n': G.top = rt_num_long("--top", optarg, 0, 1000000); break;
+		case 'r': G.run = optarg; break;
+		case 'w': G.window = rt_num_long("--window", optarg, 1, 1000000); break;
+		case OPT_CONF:
+			G.conf = rt_num_double("--confidence", optarg, 0, 1, 1, 1);
+			break;
+		case OPT_HTML: G.html = optarg; break;
+		case OPT_JSON: G.json = optarg; break;
+		case OPT_MD: G.md = optarg; break;
+		case OPT_REVISION: G.revision = optarg; break;
+		case 'h':
+			usage(stdout);
+			rt_fshut(stdout, "stdout");
+			return 0;
+		case 'V':
+			rt_print_version();
+			rt_fshut(stdout, "stdout");
+			return 0;
+		default:
+			rt_bad_option(opt, shortopts, argv);
+		}
+	}
+	if (G.run && !*G.run)
+		rt_usage_die("--run: empty");
+	if (!G.history && !(G.history = path = rt_audit_default_path()))
+		rt_die("no history: set XDG_DATA_HOME or HOME, or give --history");
+	if (!(G.db = rt_audit_open(G.history, path != NULL, err, sizeof err)))
+		rt_die("%s", err);
+
+	/* one audit is one write transaction: concurrent audits queue */
+	now = time(NULL);
+	strftime(G.at, sizeof G.at, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	exec("BEGIN IMMEDIATE");
+	{
+		sqlite3_stmt *st = prep("INSERT INTO audits (at) VALUES (?1)");
+		sqlite3_bind_text(st, 1, G.at, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			die_db("audits");
+		sqlite3_finalize(st);
+		G.audit = sqlite3_last_insert_rowid(G.db);
+	}
+	rt_jsonl_loop(argc - optind, argv + optind, &jo, ingest, NULL);
+	if (G.nocase)
+		rt_warn("%ld trial record%s without \"case\" skipped (-C takes the "
+		    "command as the case)", G.nocase, G.nocase == 1 ? "" : "s");
+	/* never a green audit of nothing */
+	if (G.counted == 0) {
+		exec("ROLLBACK");
+		sqlite3_close(G.db);
+		if (G.read == 0)
+			rt_die("no trial records in the input: nothing to audit");
+		if (G.ingested == 0)
+			rt_die("nothing new: all %ld trial record%s already in %s", G.read,
+			    G.read == 1 ? " is" : "s are", G.history);
+		rt_die("no pass or failure among the %ld new records (skipped, errors "
+		    "or ignored only): nothing to audit", G.ingested);
+	}
+	a = audit();
+	exec("COMMIT");
+	sqlite3_close(G.db);
+	newflaky = json_array_size(json_object_get(a, "new_flaky")) > 0;
+	fprintf(stderr, "%s: audit %lld: ingested %ld record%s (%ld already there) "
+	    "into %s\n", rt_progname, G.audit, G.ingested, G.ingested == 1 ? "" : "s",
+	    G.duplicates, G.history);
+	digest(a);
+	json_decref(a);
+	free(path);
+	rt_fshut(stdout, "stdout");
+	return G.gate && newflaky ? RT_EXIT_NO : RT_EXIT_OK;
+}

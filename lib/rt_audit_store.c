@@ -1,0 +1,278 @@
+/* rt_audit_store: rt-audit's history in SQLite — migrations, WAL, busy
+ * timeout, and the one writer (a per-case record, deduplicated by digest). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "rt_audit_store.h"
+#include "rt_platform.h"
+#include "rt_util.h"
+
+/* Migration i takes the schema from version i to i + 1. Append only:
+ * never edit a migration that has shipped. The schema is rt-audit(1)'s
+ * HISTORY section; keep the two in step. */
+static const char *const migrations[] = {
+	/* 0 -> 1: audits, runs, results, flaky */
+	"CREATE TABLE audits ("
+	" id INTEGER PRIMARY KEY,"
+	" at TEXT NOT NULL,"
+	" records INTEGER NOT NULL DEFAULT 0,"
+	" duplicates INTEGER NOT NULL DEFAULT 0);"
+	"CREATE TABLE runs ("
+	" run TEXT PRIMARY KEY,"
+	" audit_id INTEGER NOT NULL REFERENCES audits(id),"
+	" first_ts TEXT);"
+	"CREATE TABLE results ("
+	" digest TEXT PRIMARY KEY,"
+	" audit_id INTEGER NOT NULL REFERENCES audits(id),"
+	" run TEXT NOT NULL REFERENCES runs(run),"
+	" trial INTEGER,"
+	" case_id TEXT NOT NULL,"
+	" outcome TEXT NOT NULL,"
+	" failed INTEGER,"
+	" attempt INTEGER,"
+	" revision TEXT,"
+	" rev_key TEXT NOT NULL,"
+	" timestamp TEXT,"
+	" time_ms REAL,"
+	" source TEXT, report TEXT, message TEXT, failure_type TEXT);"
+	"CREATE INDEX results_by_case ON results(case_id, rev_key);"
+	"CREATE INDEX results_by_run ON results(run, case_id);"
+	"CREATE TABLE flaky ("
+	" case_id TEXT PRIMARY KEY,"
+	" first_revision TEXT,"
+	" first_seen TEXT,"
+	" first_run TEXT,"
+	" audit_id INTEGER NOT NULL REFERENCES audits(id),"
+	" cleared_audit INTEGER REFERENCES audits(id),"
+	" cleared_at TEXT);"
+	"PRAGMA user_version = 1;",
+};
+
+static void
+seterr(char *err, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, size, fmt, ap);
+	va_end(ap);
+}
+
+char *
+rt_audit_default_path(void)
+{
+	const char *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
+
+	if (x && *x == '/')
+		return rt_xasprintf("%s/retrial/audit.db", x);
+	if (h && *h)
+		return rt_xasprintf("%s/.local/share/retrial/audit.db", h);
+	return NULL;
+}
+
+static int
+mkdir_parents(const char *path)
+{
+	char *p = rt_xstrdup(path), *s;
+
+	for (s = p + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	free(p);
+	return 0;
+}
+
+/* The busy handler does not cover every statement (journal_mode, BEGIN
+ * IMMEDIATE under WAL recovery), so retry those here. */
+int
+rt_audit_exec(sqlite3 *db, const char *sql, char *err, size_t errsize)
+{
+	char *msg = NULL;
+	int rc, i;
+
+	for (i = 0; i < 400; i++) {
+		rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+			break;
+		sqlite3_free(msg);
+		msg = NULL;
+		rt_sleep_ms(25);
+	}
+	if (rc != SQLITE_OK) {
+		seterr(err, errsize, "%s", msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+user_version(sqlite3 *db, int *v)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+sqlite3 *
+rt_audit_open(const char *path, int mkdirs, char *err, size_t errsize)
+{
+	sqlite3 *db = NULL;
+	int v = 0, rc;
+	size_t i, n = sizeof migrations / sizeof migrations[0];
+
+	if (mkdirs && mkdir_parents(path) < 0) {
+		seterr(err, errsize, "%s: cannot create its directory: %s", path,
+		    strerror(errno));
+		return NULL;
+	}
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		seterr(err, errsize, "%s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, 30000);
+	if (rt_audit_exec(db, "PRAGMA journal_mode = WAL", err, errsize) < 0 ||
+	    rt_audit_exec(db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
+	    err, errsize) < 0)
+		goto fail;
+	/* migrate under the write lock, so two first runs do not both create */
+	if (rt_audit_exec(db, "BEGIN IMMEDIATE", err, errsize) < 0)
+		goto fail;
+	if (user_version(db, &v) < 0) {
+		seterr(err, errsize, "%s: %s", path, sqlite3_errmsg(db));
+		goto rollback;
+	}
+	if (v > (int)n) {
+		seterr(err, errsize, "%s: schema version %d is newer than this retrial's %d",
+		    path, v, (int)n);
+		goto rollback;
+	}
+	for (i = (size_t)v; i < n; i++)
+		if (rt_audit_exec(db, migrations[i], err, errsize) < 0)
+			goto rollback;
+	if (rt_audit_exec(db, "COMMIT", err, errsize) < 0)
+		goto rollback;
+	return db;
+rollback:
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+fail:
+	sqlite3_close(db);
+	return NULL;
+}
+
+static void
+bind_opt(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int
+step_done(sqlite3_stmt *st, sqlite3 *db, char *err, size_t errsize)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	seterr(err, errsize, "%s", sqlite3_errmsg(db));
+	return -1;
+}
+
+int
+rt_audit_add(sqlite3 *db, long long audit_id, const rt_audit_rec *r,
+    char *err, size_t errsize)
+{
+	sqlite3_stmt *run = NULL, *first = NULL, *ins = NULL;
+	int failed, rc = -1;
+	char *key = NULL;
+
+	/* timeouts count as failures; errors, skips and ignored trials never
+	 * enter a rate */
+	if (!strcmp(r->outcome, "pass"))
+		failed = 0;
+	else if (!strcmp(r->outcome, "fail") || !strcmp(r->outcome, "timeout"))
+		failed = 1;
+	else
+		failed = -1;
+	/* without a revision, one run is taken as one revision */
+	key = r->revision ? rt_xasprintf("rev:%s", r->revision) :
+	    rt_xasprintf("run:%s", r->run);
+	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO results (digest, audit_id,"
+	    " run, trial, case_id, outcome, failed, attempt, revision, rev_key,"
+	    " timestamp, time_ms, source, report, message, failure_type) VALUES"
+	    " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+	    -1, &ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO runs (run, audit_id, first_ts)"
+	    " VALUES (?1, ?2, ?3)", -1, &run, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "UPDATE runs SET first_ts = ?2 WHERE run = ?1 AND"
+	    " ?2 IS NOT NULL AND (first_ts IS NULL OR first_ts > ?2)", -1, &first,
+	    NULL) != SQLITE_OK) {
+		seterr(err, errsize, "%s", sqlite3_errmsg(db));
+		goto out;
+	}
+	sqlite3_bind_text(run, 1, r->run, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(run, 2, audit_id);
+	bind_opt(run, 3, r->timestamp);
+	if (step_done(run, db, err, errsize) < 0)
+		goto out;
+	sqlite3_bind_text(ins, 1, r->digest, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(ins, 2, audit_id);
+	sqlite3_bind_text(ins, 3, r->run, -1, SQLITE_TRANSIENT);
+	if (r->trial >= 0)
+		sqlite3_bind_int64(ins, 4, r->trial);
+	sqlite3_bind_text(ins, 5, r->case_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(ins, 6, r->outcome, -1, SQLITE_TRANSIENT);
+	if (failed >= 0)
+		sqlite3_bind_int(ins, 7, failed);
+	if (r->attempt >= 0)
+		sqlite3_bind_int64(ins, 8, r->attempt);
+	bind_opt(ins, 9, r->revision);
+	sqlite3_bind_text(ins, 10, key, -1, SQLITE_TRANSIENT);
+	bind_opt(ins, 11, r->timestamp);
+	if (r->time_ms >= 0)
+		sqlite3_bind_double(ins, 12, r->time_ms);
+	bind_opt(ins, 13, r->source);
+	bind_opt(ins, 14, r->report);
+	bind_opt(ins, 15, r->message);
+	bind_opt(ins, 16, r->failure_type);
+	if (step_done(ins, db, err, errsize) < 0)
+		goto out;
+	if (sqlite3_changes(db) == 0) {
+		rc = 0;
+		goto out;
+	}
+	sqlite3_bind_text(first, 1, r->run, -1, SQLITE_TRANSIENT);
+	bind_opt(first, 2, r->timestamp);
+	if (step_done(first, db, err, errsize) < 0)
+		goto out;
+	rc = 1;
+out:
+	sqlite3_finalize(run);
+	sqlite3_finalize(first);
+	sqlite3_finalize(ins);
+	free(key);
+	return rc;
+}
