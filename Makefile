@@ -111,6 +111,9 @@ install: all
 	cp -f man/man3/*.3 $(DESTDIR)$(MANPREFIX)/man3/
 	cp -f man/man7/*.7 $(DESTDIR)$(MANPREFIX)/man7/
 	cp -Rf share/retrial/. $(DESTDIR)$(SHAREDIR)/
+	mkdir -p $(DESTDIR)$(SHAREDIR)/examples
+	cp -f examples/nightly-audit.sh $(DESTDIR)$(SHAREDIR)/examples/
+	chmod 755 $(DESTDIR)$(SHAREDIR)/examples/nightly-audit.sh
 	cp -f lib/libretrial-stats.a $(DESTDIR)$(LIBDIR)/
 	cp -f lib/libretrial-stats.so $(DESTDIR)$(LIBDIR)/libretrial-stats.so.$(STATS_SO_VER)
 	ln -sf libretrial-stats.so.$(STATS_SO_VER) $(DESTDIR)$(LIBDIR)/libretrial-stats.so
@@ -121,6 +124,7 @@ install: all
 uninstall:
 	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANPREFIX)/man1/$$t.1; done
 	rm -f $(DESTDIR)$(MANPREFIX)/man7/retrial.7 $(DESTDIR)$(MANPREFIX)/man3/rt_stats.3
+	rm -f $(DESTDIR)$(SHAREDIR)/examples/nightly-audit.sh
 	rm -rf $(DESTDIR)$(SHAREDIR)
 	rm -f $(DESTDIR)$(LIBDIR)/libretrial-stats.a $(DESTDIR)$(LIBDIR)/libretrial-stats.so \
 	  $(DESTDIR)$(LIBDIR)/libretrial-stats.so.$(STATS_SO_VER) $(DESTDIR)$(INCDIR)/rt_stats.h \
