@@ -670,9 +670,9 @@ render(doc *d, json_t *a)
 	d_head(d, "No longer flaky", json_array_size(v),
 	    "No flaky test has shown that it stopped failing.");
 	json_array_foreach(v, i, o) {
-		snprintf(line, sizeof line, "%s before, %s in the %lld runs since; change %s",
-		    rsum(o, "before"), rsum(o, "since"),
-		    (long long)json_integer_value(json_object_get(o, "runs_since")),
+		long long s = json_integer_value(json_object_get(o, "runs_since"));
+		snprintf(line, sizeof line, "%s before, %s in the %lld run%s since; "
+		    "change %s", rsum(o, "before"), rsum(o, "since"), s, s == 1 ? "" : "s",
 		    change_text(ch, sizeof ch, o));
 		d_item(d, jstr(o, "case"), line);
 	}

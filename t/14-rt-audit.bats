@@ -1,0 +1,221 @@
+#!/usr/bin/env bats
+# rt-audit: per-case records into the flake history, and the digest.
+load helper
+
+# rec CASE OUTCOME RUN REVISION TIMESTAMP [TRIAL [ATTEMPT]]: one per-case
+# trial record with the fields rt-junit and rt-collect --junit write.
+rec() {
+	local result=success
+	case $2 in fail) result=failure ;; skip) result=skipped ;; error) result=error ;; esac
+	printf '{"type":"trial","trial":%s,"case":"%s","outcome":"%s","result":"%s","attempt":%s,"time_ms":1.5,"message":null,"failure_type":null,"stdout":"","stderr":"","report":"junit/%s.xml","run":"%s","revision":"%s","timestamp":"%s","position":null,"source":"junit"}\n' \
+		"${6:-1}" "$1" "$2" "$result" "${7:-1}" "$3" "$3" "$4" "$5"
+}
+
+# recs CASE RUN REVISION DATE FAILS TOTAL: TOTAL trials of CASE, the first
+# FAILS of them failing.
+recs() {
+	local i o
+	for i in $(seq 1 "$6"); do
+		o=pass
+		[ "$i" -le "$5" ] && o=fail
+		rec "$1" "$o" "$2" "$3" "${4}T03:00:00Z" "$i"
+	done
+}
+
+H() { echo "$T/audit.db"; }
+
+@test "rt-audit: --help, --version, a bad option and a bad number" {
+	run rt-audit --help
+	status_is 0
+	[ "${lines[0]%% *}" = "usage:" ]
+	has "usage: rt-audit"
+	run rt-audit --version
+	[ "$output" = "rt-audit (retrial) $(sed -n 's/^VERSION *= *//p' "$RT_TOP/Makefile")" ]
+	run rt-audit --bogus
+	status_is 2
+	[ "${lines[0]}" = "rt-audit: --bogus: unknown option" ]
+	run rt-audit --top x </dev/null
+	status_is 2
+	has "rt-audit: --top x"
+	run rt-audit --confidence 1.5 </dev/null
+	status_is 2
+	has "--confidence 1.5"
+}
+
+@test "rt-audit: empty input, or no trial record, exits 2 and records no audit" {
+	run rt-audit -H "$(H)" </dev/null
+	status_is 2
+	has "no trial records in the input"
+	echo '{"type":"measure","trials":3}' > "$T/m.jsonl"
+	run rt-audit -H "$(H)" "$T/m.jsonl"
+	status_is 2
+	[ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 0 ]
+	# skips and errors alone measure nothing either
+	{ rec t.a skip n1 aaa 2026-11-01T03:00:00Z; rec t.b error n1 aaa 2026-11-01T03:00:00Z; } > "$T/s.jsonl"
+	run rt-audit -H "$(H)" "$T/s.jsonl"
+	status_is 2
+	has "no pass or failure"
+}
+
+@test "rt-audit: two nights; the digest lists the new flaky test with its first revision and date" {
+	{ recs t.ok n1 aaa 2026-11-01 0 5; recs t.flaky n1 aaa 2026-11-01 0 5
+	  recs t.moved n1 aaa 2026-11-01 0 5; } > "$T/n1.jsonl"
+	# t.moved fails on every trial of a new revision: it changed, it is not flaky
+	{ recs t.ok n2 bbb 2026-11-02 0 5; recs t.flaky n2 bbb 2026-11-02 2 5
+	  recs t.moved n2 bbb 2026-11-02 5 5; } > "$T/n2.jsonl"
+	run rt-audit -H "$(H)" "$T/n1.jsonl"
+	status_is 0
+	has "## Newly flaky (0)"
+	run rt-audit -H "$(H)" --json "$T/d.json" --md - "$T/n2.jsonl"
+	status_is 0
+	has "## Newly flaky (1)"
+	has '- `t.flaky`: first flaky on revision bbb, seen 2026-11-02T03:00:00Z (run n2): 2/5 failed (40.0%, 95% CI 11.8%–76.9%)'
+	hasnt '`t.moved`: first flaky'
+	jqe '.new_flaky | length == 1' "$T/d.json"
+	jqe '.new_flaky[0] | .case == "t.flaky" and .first_revision == "bbb"
+		and .first_seen == "2026-11-02T03:00:00Z" and .on_revision.failures == 2
+		and .on_revision.trials == 5' "$T/d.json"
+	# every listed rate carries its count and interval
+	jqe '[.top[].rate | has("ci_low") and has("ci_high") and has("trials")] | all' "$T/d.json"
+	jqe '[.top[].case] == ["t.moved", "t.flaky"]' "$T/d.json"
+	# the third night it is no longer new
+	recs t.flaky n3 ccc 2026-11-03 1 5 > "$T/n3.jsonl"
+	run rt-audit -H "$(H)" "$T/n3.jsonl"
+	status_is 0
+	has "## Newly flaky (0)"
+}
+
+@test "rt-audit: the same report ingested twice counts once" {
+	{ recs t.flaky n1 aaa 2026-11-01 2 5; recs t.ok n1 aaa 2026-11-01 0 5; } > "$T/n1.jsonl"
+	run rt-audit -H "$(H)" "$T/n1.jsonl"
+	status_is 0
+	[ "$(sqlite3 "$(H)" 'select count(*) from results')" = 10 ]
+	run rt-audit -H "$(H)" "$T/n1.jsonl"
+	status_is 2
+	has "nothing new: all 10 trial records are already in"
+	# within one input too, and next to new records
+	recs t.ok n2 aaa 2026-11-02 0 3 > "$T/n2.jsonl"
+	cat "$T/n1.jsonl" "$T/n2.jsonl" "$T/n2.jsonl" | rt-audit -H "$(H)" --json "$T/d.json" >/dev/null
+	jqe '.ingested == 3 and .duplicates == 13 and .records == 13' "$T/d.json"
+	[ "$(sqlite3 "$(H)" "select count(*) from results where case_id = 't.flaky'")" = 5 ]
+	jqe '.top[0] | .case == "t.flaky" and .rate.failures == 2 and .rate.trials == 5' "$T/d.json"
+}
+
+@test "rt-audit: stopped failing with strong evidence is no longer flaky; weak is 'not seen failing since N runs'" {
+	{ recs t.gone n1 aaa 2026-11-01 10 20; recs t.quiet n1 aaa 2026-11-01 1 10; } > "$T/n1.jsonl"
+	rt-audit -H "$(H)" "$T/n1.jsonl" >/dev/null
+	{ recs t.gone n2 bbb 2026-11-02 0 30; recs t.quiet n2 bbb 2026-11-02 0 3; } > "$T/n2.jsonl"
+	run rt-audit -H "$(H)" --json "$T/d.json" --md - "$T/n2.jsonl"
+	status_is 0
+	has "## No longer flaky (1)"
+	# Newcombe by hand: 0.5 − √((0.5 − 0.2993)² + (0.1135 − 0)²) = 0.269 (Wilson 10/20, 0/30)
+	has '- `t.gone`: 10/20 failed (50.0%, 95% CI 29.9%–70.1%) before, 0/30 failed (≤9.5% at 95% confidence) in the 1 run since; change +50.0 points (95% CI +26.9 to +70.1)'
+	has '- `t.quiet`: not seen failing since 1 run (0/3 failed (≤63.2% at 95% confidence))'
+	jqe '.no_longer_flaky[0] | .case == "t.gone" and .change_low > 0 and .runs_since == 1' "$T/d.json"
+	jqe '.not_seen_failing[0] | .case == "t.quiet" and .change_low <= 0 and .since.trials == 3' "$T/d.json"
+	jqe '(.no_longer_flaky | length) == 1 and (.not_seen_failing | length) == 1' "$T/d.json"
+	# cleared: it is not listed again, and failing again makes it new again
+	rec t.gone pass n4 ddd 2026-11-04T03:00:00Z 1 > "$T/n4.jsonl"
+	run rt-audit -H "$(H)" "$T/n4.jsonl"
+	status_is 0
+	has "## No longer flaky (0)"
+	has '- `t.quiet`: not seen failing since 1 run'
+	hasnt '`t.gone`: not seen failing' 
+	{ rec t.gone pass n5 eee 2026-11-05T03:00:00Z 1; rec t.gone fail n5 eee 2026-11-05T03:00:00Z 2; } > "$T/n5.jsonl"
+	run rt-audit -H "$(H)" --gate "$T/n5.jsonl"
+	status_is 1
+	has '`t.gone`: first flaky on revision eee'
+}
+
+@test "rt-audit: --gate exits 1 on a new flaky test, 0 without one" {
+	recs t.ok n1 aaa 2026-11-01 0 5 > "$T/n1.jsonl"
+	run rt-audit --gate -H "$(H)" "$T/n1.jsonl"
+	status_is 0
+	recs t.f n2 aaa 2026-11-02 1 5 > "$T/n2.jsonl"
+	run rt-audit --gate -H "$(H)" "$T/n2.jsonl"
+	status_is 1
+	has "## Newly flaky (1)"
+	# still flaky the next night, but not new: the gate passes
+	recs t.f n3 aaa 2026-11-03 1 5 > "$T/n3.jsonl"
+	run rt-audit --gate -H "$(H)" "$T/n3.jsonl"
+	status_is 0
+}
+
+@test "rt-audit: two audits in parallel lose nothing" {
+	recs t.a n1 aaa 2026-11-01 3 300 > "$T/a.jsonl"
+	recs t.b n2 aaa 2026-11-01 0 300 > "$T/b.jsonl"
+	rt-audit -H "$(H)" "$T/a.jsonl" >"$T/a.out" 2>&1 & pa=$!
+	rt-audit -H "$(H)" "$T/b.jsonl" >"$T/b.out" 2>&1 & pb=$!
+	wait $pa || { cat "$T/a.out"; return 1; }
+	wait $pb || { cat "$T/b.out"; return 1; }
+	[ "$(sqlite3 "$(H)" 'select count(*) from results')" = 600 ]
+	[ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 2 ]
+	[ "$(sqlite3 "$(H)" "select count(*) from results where case_id = 't.a' and failed = 1")" = 3 ]
+	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 1 ]
+}
+
+@test "rt-audit: quarantine candidates by the rt-plan policy" {
+	# t.broken fails all 3 attempts of each of 4 executions: it always
+	# fails, no retry helps; t.flaky fails single attempts, which retries save
+	for i in 1 2 3 4; do
+		for a in 1 2 3; do rec t.broken fail n1 aaa 2026-11-01T03:00:00Z "$i" "$a"; done
+		rec t.flaky fail n1 aaa 2026-11-01T03:00:00Z "$i" 1
+		rec t.flaky pass n1 aaa 2026-11-01T03:00:00Z "$i" 2
+	done > "$T/n1.jsonl"
+	run rt-audit -H "$(H)" --json "$T/d.json" --md - "$T/n1.jsonl"
+	status_is 0
+	has "## Quarantine candidates (1)"
+	has '- `t.broken`: 4 of its last 4 runs exhausted their retries; the rule quarantines at 1 (retries none help'
+	jqe '.quarantine[0] | .case == "t.broken" and .retry_budget == null and .quarantine_after == 1 and .rate.failures == 12' "$T/d.json"
+}
+
+@test "rt-audit: HTML escapes case names; -C audits plain rt-collect records by their command" {
+	rt-collect -n 6 --cmd '[ $((RETRIAL_TRIAL % 3)) -ne 0 ] && echo "<ok>"' > "$T/c.jsonl"
+	run rt-audit -H "$(H)" "$T/c.jsonl"
+	status_is 2
+	has "6 trial records without \"case\" skipped"
+	run rt-audit -C -H "$(H)" "$T/c.jsonl"
+	status_is 2
+	has '"run" missing (give --run RUN)'
+	run rt-audit -C --run night1 -H "$(H)" --html "$T/d.html" "$T/c.jsonl"
+	status_is 0
+	grep -q '<li><code>\[ $((RETRIAL_TRIAL % 3)) -ne 0 \] &amp;&amp; echo &quot;&lt;ok&gt;&quot;</code>: first flaky on revision (none)' "$T/d.html"
+	! grep -q '"<ok>"' "$T/d.html"
+}
+
+@test "rt-audit: bad records name file:line; a newer history is refused" {
+	{ rec t.a pass n1 aaa 2026-11-01T03:00:00Z; echo '{"type":"trial","case":"t.a","outcome":"maybe","run":"n1"}'; } > "$T/bad.jsonl"
+	run rt-audit -H "$(H)" "$T/bad.jsonl"
+	status_is 2
+	has "rt-audit: $T/bad.jsonl:2: \"outcome\" maybe"
+	[ "$(sqlite3 "$(H)" 'select count(*) from results')" = 0 ]
+	sqlite3 "$T/new.db" 'pragma user_version = 9'
+	rec t.a pass n1 aaa 2026-11-01T03:00:00Z > "$T/ok.jsonl"
+	run rt-audit -H "$T/new.db" "$T/ok.jsonl"
+	status_is 2
+	has "schema version 9 is newer"
+}
+
+@test "rt-audit: the installed nightly example, run as cron runs it, writes a digest" {
+	make -s -C "$RT_TOP" install DESTDIR="$T/root" PREFIX=/usr/local >/dev/null
+	ex="$T/root/usr/local/share/retrial/examples/nightly-audit.sh"
+	[ -x "$ex" ]
+	head -5 "$ex" | grep -q '/usr/local/share/retrial/examples/nightly-audit.sh tests.list'
+	mkdir "$T/app"
+	cd "$T/app"
+	printf 'kth\t[ $((RETRIAL_TRIAL %% 3)) -ne 0 ]\nok\ttrue\n' > tests.list
+	run env -i PATH=/usr/bin:/bin HOME="$T" RUN=night1 sh "$ex" tests.list 12
+	status_is 0
+	has "## Newly flaky (1)"
+	has '4/12 failed (33.3%, 95% CI 13.8%–60.9%)'
+	[ -s audit/night1/digest.md ] && [ -s audit/night1/digest.html ]
+	jqe '.ingested == 24 and (.new_flaky | length) == 1' audit/night1/digest.json
+	# a second night, gated: still flaky, not new; nothing measured is exit 2
+	run env -i PATH=/usr/bin:/bin HOME="$T" RUN=night2 GATE=1 sh "$ex" tests.list 12
+	status_is 0
+	has "## Newly flaky (0)"
+	: > empty.list
+	run env -i PATH=/usr/bin:/bin HOME="$T" RUN=night3 sh "$ex" empty.list
+	status_is 2
+	has "no trial records"
+}
