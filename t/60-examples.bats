@@ -42,16 +42,15 @@ load helper
 	echo "$output" | jq -s -e '.[0].trials == 12 and .[1].token == "EXHAUSTED"'
 }
 
-@test "examples: the nightly audit logs a verdict per test and plans the flaky ones" {
+@test "examples: the nightly audit keeps every trial and digests the flaky one" {
 	cd "$T"
 	printf 'kth\t%s\nalways-ok\ttrue\n# comment\n' "$EX/kth/every-kth.sh" > tests.list
-	run "$EX/nightly-audit.sh" tests.list 100
+	RUN=n1 run "$EX/nightly-audit.sh" tests.list 30
 	status_is 0
-	echo "$output" | grep -q "	kth	FLAKY	"
-	echo "$output" | grep -q "	always-ok	STABLE	0/"
-	d=$(ls -d audit/*)
-	jq -e '.type == "policy"' "$d/kth.policy.json"
-	jq -e '.token == "EXHAUSTED"' "$d/kth.diff.json"
+	has "## Newly flaky (1)"
+	# all 30 trials, no early stop: the rate is 10/30, not 1/2
+	has "10/30 failed (33.3%"
+	jq -e '.top[0].rate.trials == 30 and (.new_flaky | length) == 1' audit/n1/digest.json
 }
 
 @test "examples: the Makefile gate fails a flaky test and passes a stable one" {
