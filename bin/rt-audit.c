@@ -23,7 +23,8 @@ static struct {
 	long top, window;
 	double conf;
 	sqlite3 *db;
-	long long audit, prev;
+	rt_audit_writer *w;
+	long long audit;
 	char at[32];
 	long read, ingested, duplicates, counted, nocase, other;
 } G;
@@ -151,7 +152,7 @@ ingest(json_t *rec, const rt_where *w, void *ctx)
 	rt_sha256_hex(s ? s : "", s ? strlen(s) : 0, digest);
 	free(s);
 	r.digest = digest;
-	rc = rt_audit_add(G.db, G.audit, &r, err, sizeof err);
+	rc = rt_audit_add(G.w, &r, err, sizeof err);
 	json_decref(copy);
 	if (rc < 0)
 		rt_die("%s: %s:%ld: %s", G.history, w->file, w->line, err);
@@ -848,7 +849,10 @@ main(int argc, char *argv[])
 		sqlite3_finalize(st);
 		G.audit = sqlite3_last_insert_rowid(G.db);
 	}
+	if (!(G.w = rt_audit_writer_new(G.db, G.audit, err, sizeof err)))
+		rt_die("%s: %s", G.history, err);
 	rt_jsonl_loop(argc - optind, argv + optind, &jo, ingest, NULL);
+	rt_audit_writer_free(G.w);
 	if (G.nocase)
 		rt_warn("%ld trial record%s without \"case\" skipped (-C takes the "
 		    "command as the case)", G.nocase, G.nocase == 1 ? "" : "s");

@@ -201,13 +201,54 @@ step_done(sqlite3_stmt *st, sqlite3 *db, char *err, size_t errsize)
 	return -1;
 }
 
-int
-rt_audit_add(sqlite3 *db, long long audit_id, const rt_audit_rec *r,
-    char *err, size_t errsize)
+struct rt_audit_writer {
+	sqlite3 *db;
+	long long audit;
+	sqlite3_stmt *run, *first, *ins;
+};
+
+void
+rt_audit_writer_free(rt_audit_writer *w)
 {
-	sqlite3_stmt *run = NULL, *first = NULL, *ins = NULL;
+	if (!w)
+		return;
+	sqlite3_finalize(w->run);
+	sqlite3_finalize(w->first);
+	sqlite3_finalize(w->ins);
+	free(w);
+}
+
+rt_audit_writer *
+rt_audit_writer_new(sqlite3 *db, long long audit_id, char *err, size_t errsize)
+{
+	rt_audit_writer *w = rt_xcalloc(1, sizeof *w);
+
+	w->db = db;
+	w->audit = audit_id;
+	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO results (digest, audit_id,"
+	    " run, trial, case_id, outcome, failed, attempt, revision, rev_key,"
+	    " timestamp, time_ms, source, report, message, failure_type) VALUES"
+	    " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+	    -1, &w->ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO runs (run, audit_id, first_ts)"
+	    " VALUES (?1, ?2, ?3)", -1, &w->run, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "UPDATE runs SET first_ts = ?2 WHERE run = ?1 AND"
+	    " ?2 IS NOT NULL AND (first_ts IS NULL OR first_ts > ?2)", -1, &w->first,
+	    NULL) != SQLITE_OK) {
+		seterr(err, errsize, "%s", sqlite3_errmsg(db));
+		rt_audit_writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int
+rt_audit_add(rt_audit_writer *w, const rt_audit_rec *r, char *err, size_t errsize)
+{
+	sqlite3_stmt *run = w->run, *first = w->first, *ins = w->ins;
+	sqlite3 *db = w->db;
 	int failed, rc = -1;
-	char *key = NULL;
+	char *key;
 
 	/* timeouts count as failures; errors, skips and ignored trials never
 	 * enter a rate */
@@ -220,26 +261,16 @@ rt_audit_add(sqlite3 *db, long long audit_id, const rt_audit_rec *r,
 	/* without a revision, one run is taken as one revision */
 	key = r->revision ? rt_xasprintf("rev:%s", r->revision) :
 	    rt_xasprintf("run:%s", r->run);
-	if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO results (digest, audit_id,"
-	    " run, trial, case_id, outcome, failed, attempt, revision, rev_key,"
-	    " timestamp, time_ms, source, report, message, failure_type) VALUES"
-	    " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-	    -1, &ins, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO runs (run, audit_id, first_ts)"
-	    " VALUES (?1, ?2, ?3)", -1, &run, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "UPDATE runs SET first_ts = ?2 WHERE run = ?1 AND"
-	    " ?2 IS NOT NULL AND (first_ts IS NULL OR first_ts > ?2)", -1, &first,
-	    NULL) != SQLITE_OK) {
-		seterr(err, errsize, "%s", sqlite3_errmsg(db));
-		goto out;
-	}
+	sqlite3_clear_bindings(run);
+	sqlite3_clear_bindings(ins);
+	sqlite3_clear_bindings(first);
 	sqlite3_bind_text(run, 1, r->run, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(run, 2, audit_id);
+	sqlite3_bind_int64(run, 2, w->audit);
 	bind_opt(run, 3, r->timestamp);
 	if (step_done(run, db, err, errsize) < 0)
 		goto out;
 	sqlite3_bind_text(ins, 1, r->digest, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(ins, 2, audit_id);
+	sqlite3_bind_int64(ins, 2, w->audit);
 	sqlite3_bind_text(ins, 3, r->run, -1, SQLITE_TRANSIENT);
 	if (r->trial >= 0)
 		sqlite3_bind_int64(ins, 4, r->trial);
@@ -270,9 +301,6 @@ rt_audit_add(sqlite3 *db, long long audit_id, const rt_audit_rec *r,
 		goto out;
 	rc = 1;
 out:
-	sqlite3_finalize(run);
-	sqlite3_finalize(first);
-	sqlite3_finalize(ins);
 	free(key);
 	return rc;
 }

@@ -33,10 +33,16 @@ typedef struct {
 	double time_ms;             /* < 0: absent */
 } rt_audit_rec;
 
-/* Insert a record under audit_id (inside the caller's transaction): 1 when
- * written, 0 when a record with the same digest is already there, -1 with
- * the reason in err. Also records its run (first audit, earliest time). */
-int rt_audit_add(sqlite3 *db, long long audit_id, const rt_audit_rec *r,
-    char *err, size_t errsize);
+/* The writer: its statements prepared once for a whole ingest. */
+typedef struct rt_audit_writer rt_audit_writer;
+rt_audit_writer *rt_audit_writer_new(sqlite3 *db, long long audit_id, char *err,
+    size_t errsize);
+void rt_audit_writer_free(rt_audit_writer *w);
+
+/* Insert a record (inside the caller's transaction): 1 when written, 0
+ * when a record with the same digest is already there, -1 with the reason
+ * in err. Also records its run (first audit, earliest timestamp). */
+int rt_audit_add(rt_audit_writer *w, const rt_audit_rec *r, char *err,
+    size_t errsize);
 
 #endif
