@@ -219,3 +219,37 @@ H() { echo "$T/audit.db"; }
 	status_is 2
 	has "no trial records"
 }
+
+@test "rt-audit: the nightly example ingests JUnit reports through rt-junit when it is there" {
+	# a stand-in for rt-junit (the real one, when built, comes first on PATH
+	# and reads the same reports to the same effect)
+	mkdir -p "$T/stub" "$T/junit"
+	cat > "$T/stub/rt-junit" <<'SH'
+#!/bin/sh
+run= rev=
+while [ $# -gt 0 ]; do
+	case $1 in --run) run=$2; shift 2 ;; --revision) rev=$2; shift 2 ;; *) break ;; esac
+done
+i=0
+for f; do
+	i=$((i + 1)); o=pass; r=success
+	grep -q '<failure' "$f" && { o=fail; r=failure; }
+	printf '{"type":"trial","trial":%d,"case":"tests.test_x::test_x","outcome":"%s","result":"%s","attempt":1,"run":"%s","revision":"%s","report":"%s","source":"junit"}\n' "$i" "$o" "$r" "$run" "$rev" "$f"
+done
+SH
+	chmod +x "$T/stub/rt-junit"
+	cat > "$T/junit/1.xml" <<'XML'
+<?xml version="1.0"?>
+<testsuite name="pytest" tests="1" failures="0"><testcase classname="tests.test_x" name="test_x" time="0.01"/></testsuite>
+XML
+	cat > "$T/junit/2.xml" <<'XML'
+<?xml version="1.0"?>
+<testsuite name="pytest" tests="1" failures="1"><testcase classname="tests.test_x" name="test_x" time="0.01"><failure message="boom">boom</failure></testcase></testsuite>
+XML
+	cd "$T"
+	PATH="$PATH:$T/stub" JUNIT_DIR="$T/junit" RUN=n1 REVISION=abc run "$EX/nightly-audit.sh"
+	status_is 0
+	has "## Newly flaky (1)"
+	has "first flaky on revision abc"
+	jqe '.ingested == 2 and .new_flaky[0].first_run == "n1"' audit/n1/digest.json
+}
