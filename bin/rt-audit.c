@@ -862,9 +862,11 @@ main(int argc, char *argv[])
 		sqlite3_close(G.db);
 		if (G.read == 0)
 			rt_die("no trial records in the input: nothing to audit");
+		if (G.ingested == 0 && G.duplicates == 0)
+			rt_die("no trial record with a \"case\": nothing to audit");
 		if (G.ingested == 0)
-			rt_die("nothing new: all %ld trial record%s already in %s", G.read,
-			    G.read == 1 ? " is" : "s are", G.history);
+			rt_die("nothing new: all %ld trial record%s already in %s",
+			    G.duplicates, G.duplicates == 1 ? " is" : "s are", G.history);
 		rt_die("no pass or failure among the %ld new records (skipped, errors "
 		    "or ignored only): nothing to audit", G.ingested);
 	}

@@ -174,6 +174,7 @@ H() { echo "$T/audit.db"; }
 	run rt-audit -H "$(H)" "$T/c.jsonl"
 	status_is 2
 	has "6 trial records without \"case\" skipped"
+	has 'no trial record with a "case": nothing to audit'
 	run rt-audit -C -H "$(H)" "$T/c.jsonl"
 	status_is 2
 	has '"run" missing (give --run RUN)'
