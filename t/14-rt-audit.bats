@@ -78,11 +78,12 @@ H() { echo "$T/audit.db"; }
 	# every listed rate carries its count and interval
 	jqe '[.top[].rate | has("ci_low") and has("ci_high") and has("trials")] | all' "$T/d.json"
 	jqe '[.top[].case] == ["t.moved", "t.flaky"]' "$T/d.json"
-	# the third night it is no longer new
+	# the third night it is no longer new; -n 1 keeps the highest rate only
 	recs t.flaky n3 ccc 2026-11-03 1 5 > "$T/n3.jsonl"
-	run rt-audit -H "$(H)" "$T/n3.jsonl"
+	run rt-audit -H "$(H)" -n 1 --json "$T/d3.json" --md - "$T/n3.jsonl"
 	status_is 0
 	has "## Newly flaky (0)"
+	jqe '[.top[].case] == ["t.moved"] and .top[0].rate.summary == "5/10 failed (50.0%, 95% CI 23.7%–76.3%)"' "$T/d3.json"
 }
 
 @test "rt-audit: the same report ingested twice counts once" {
@@ -114,6 +115,9 @@ H() { echo "$T/audit.db"; }
 	jqe '.no_longer_flaky[0] | .case == "t.gone" and .change_low > 0 and .runs_since == 1' "$T/d.json"
 	jqe '.not_seen_failing[0] | .case == "t.quiet" and .change_low <= 0 and .since.trials == 3' "$T/d.json"
 	jqe '(.no_longer_flaky | length) == 1 and (.not_seen_failing | length) == 1' "$T/d.json"
+	# the rate change tonight, beyond its interval: 0/30 against 10/20
+	has '- `t.gone`: 0/30 failed (≤9.5% at 95% confidence) tonight, 10/20 failed (50.0%, 95% CI 29.9%–70.1%) before; change -50.0 points (95% CI -70.1 to -26.9)'
+	jqe '[.rate_changes[].case] == ["t.gone"]' "$T/d.json"
 	# cleared: it is not listed again, and failing again makes it new again
 	rec t.gone pass n4 ddd 2026-11-04T03:00:00Z 1 > "$T/n4.jsonl"
 	run rt-audit -H "$(H)" "$T/n4.jsonl"
