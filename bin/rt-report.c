@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
@@ -1673,6 +1674,7 @@ main(int argc, char *argv[])
 		{ "text",    no_argument,       NULL, 't' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "version", no_argument,       NULL, 'V' },
+		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *dir = NULL, *prooffile = NULL;
@@ -1694,6 +1696,7 @@ main(int argc, char *argv[])
 		case 'H': html = 1; break;
 		case 'p': prooffile = optarg; break;
 		case 't': text = 1; break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h': fputs(usage_text, stdout); return rt_fshut(stdout, "stdout"), 0;
 		case 'V': rt_print_version(); return rt_fshut(stdout, "stdout"), 0;
 		case ':': rt_usage_die("%s: missing value", argv[optind - 1]);

@@ -995,6 +995,7 @@ main(int argc, char *argv[])
 		{ "env", required_argument, NULL, RT_OPT_ENV },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *cases = NULL, *quarantine = NULL, *junit = NULL, *rate = NULL,
@@ -1044,6 +1045,7 @@ main(int argc, char *argv[])
 				G.maxfail_count = rt_num_long("--max-failures", optarg, 0, 1L << 40);
 			}
 			break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h':
 			usage(stdout);
 			rt_fshut(stdout, "stdout");
