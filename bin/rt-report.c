@@ -1727,6 +1727,17 @@ first_sentence(const char *s, size_t max)
 	return c;
 }
 
+/* The verdict's plain consequence (rt-verify(1), VERDICTS). */
+static const char *const next_step[][2] = {
+	{ "FIXED", "The patch can be shipped with rt-pr, with this evidence beside it." },
+	{ "IMPROVED", "Ship it as an improvement only, and keep measuring the test." },
+	{ "QUARANTINE", "Quarantine the test with rt-pr, and keep measuring it." },
+	{ "REGRESSION", "The test fails every time: it is broken, not flaky." },
+	{ "ALREADY_STABLE", "There was no flake to fix." },
+	{ "INCONCLUSIVE_BASELINE", "Measure the original longer before racing fixes." },
+	{ "ERROR", "The run could not measure the test; its errors say why." },
+};
+
 static char *
 autopsy_text(report *r)
 {
@@ -1735,8 +1746,8 @@ autopsy_text(report *r)
 	size_t ne = 0, ns = 0, nu = 0, nr = 0, nt = 0, i, nl = json_array_size(lanes);
 	rt_buf b = {0};
 	const char *s, *wid = NULL, *test;
-	char *c, *text;
-	double cf;
+	char *c, *text, c1[16], p1[16];
+	double cf, d;
 	int have_conf;
 	long n;
 
@@ -1746,6 +1757,16 @@ autopsy_text(report *r)
 	if (json_is_object(base)) {
 		rt_buf_printf(&b, "Before any fix, %s ", test ? test : "the test");
 		add_counts(&b, base, have_conf, cf, 1);
+		rt_buf_adds(&b, ".\n");
+		if ((s = jstr(base, "verdict")) && *s)
+			rt_buf_printf(&b, "The detect gate called the original %s", s);
+		else
+			rt_buf_adds(&b, "The original's gate verdict is not recorded");
+		if (jnum(v, "target", &d))
+			rt_buf_printf(&b, ", and a fix had to show a failure rate below %s%%",
+			    pct(p1, sizeof p1, d));
+		if (have_conf)
+			rt_buf_printf(&b, " at %s confidence", conf_text(c1, sizeof c1, cf));
 		rt_buf_adds(&b, ".\n");
 	}
 	elim = rt_xcalloc(nl + 1, sizeof *elim);
@@ -1769,6 +1790,13 @@ autopsy_text(report *r)
 		else if (strcmp(s, "tied") == 0 || (strcmp(s, "survived") == 0 &&
 		    !(wid && strcmp(wid, jstr(l, "id")) == 0)))
 			tied[nt++] = l;
+	}
+	if (nl == 0) {
+		rt_buf_adds(&b, "No candidate fix was raced.\n");
+		if ((s = jstr(v, "command")))
+			rt_buf_printf(&b, "The command measured was %s.\n", (c = clean(s)));
+		if (s)
+			free(c);
 	}
 	if (nu || nr || ns) {
 		rt_buf_adds(&b, "Some candidates never raced:");
@@ -1815,7 +1843,8 @@ autopsy_text(report *r)
 		for (l = NULL, i = 0; i < nl && !l; i++)
 			if (strcmp(jstr(json_array_get(lanes, i), "id"), wid) == 0)
 				l = json_array_get(lanes, i);
-		rt_buf_printf(&b, "The fix that held is %s", wid);
+		rt_buf_printf(&b, "%s %s", strcmp(jstr(v, "verdict"), "FIXED") == 0 ?
+		    "The fix that held is" : "The best candidate is", wid);
 		if ((s = jstr(win, "cause_class")))
 			rt_buf_printf(&b, ", a %s fix", s);
 		if (l) {
@@ -1867,13 +1896,32 @@ autopsy_text(report *r)
 		rt_buf_adds(&b, ".\n");
 	}
 	if (v) {
-		if (wid)
-			rt_buf_printf(&b, "The verdict is %s: %s is the confirmed fix", jstr(v, "verdict"), wid);
+		s = jstr(v, "verdict");
+		if (strcmp(s, "FIXED") == 0 && wid)
+			rt_buf_printf(&b, "The verdict is FIXED: %s is the confirmed fix", wid);
+		else if (strcmp(s, "IMPROVED") == 0 && wid)
+			rt_buf_printf(&b, "The verdict is IMPROVED: %s made the test "
+			    "better on fresh trials, but did not prove it below the target", wid);
+		else if (strcmp(s, "QUARANTINE") == 0)
+			rt_buf_adds(&b, "The verdict is QUARANTINE: nothing survived the race "
+			    "or its confirmation, so the test should be quarantined");
+		else if (wid)
+			rt_buf_printf(&b, "The verdict is %s, with %s as the winner", s, wid);
 		else
-			rt_buf_printf(&b, "No fix was confirmed; the verdict is %s", jstr(v, "verdict"));
+			rt_buf_printf(&b, "No fix was confirmed; the verdict is %s, a verdict "
+			    "of the gate before any race", s);
 		if ((s = jstr(v, "finished_at")))
 			rt_buf_printf(&b, ", recorded at %s", s);
 		rt_buf_adds(&b, ".\n");
+		if ((s = jstr(v, "seed")))
+			rt_buf_printf(&b, "The run's seed was %s, so it can be repeated.\n", s);
+		s = jstr(v, "verdict");
+		for (i = 0; i < sizeof next_step / sizeof next_step[0]; i++)
+			if (strcmp(s, next_step[i][0]) == 0 &&
+			    (wid || (strcmp(s, "FIXED") && strcmp(s, "IMPROVED")))) {
+				rt_buf_printf(&b, "%s\n", next_step[i][1]);
+				break;
+			}
 	}
 	free(elim);
 	free(set_aside);
