@@ -24,6 +24,8 @@
 #define MAX_CODE     400   /* bytes of record text quoted in one place */
 #define TIMELINE_ROW 50    /* cells per row of the timeline */
 #define BAND_POINTS  500   /* at most this many points on the narrowing band */
+#define MAX_SENTENCES 64   /* sentences an autopsy may draft */
+#define MAX_SPOKEN   10    /* and tell */
 
 extern char **environ;
 
@@ -1738,6 +1740,55 @@ static const char *const next_step[][2] = {
 	{ "ERROR", "The run could not measure the test; its errors say why." },
 };
 
+/* Give the sentences written since the last call (one a line) priority
+ * p: 1 must be told, 5 is told only when there is room. */
+static void
+mark(rt_buf *b, int *prio, size_t *nmarked, int p)
+{
+	size_t i, lines = 0;
+	const char *s = rt_buf_str(b);
+
+	for (i = 0; s[i]; i++)
+		lines += s[i] == '\n';
+	while (*nmarked < lines && *nmarked < MAX_SENTENCES)
+		prio[(*nmarked)++] = p;
+}
+
+/* At most MAX_SPOKEN sentences: drop the least important, latest first. */
+static char *
+keep_sentences(const char *s, const int *prio, size_t n)
+{
+	char *keep = rt_xcalloc(n + 1, 1), *out;
+	size_t i, left = n, at;
+	int worst;
+	rt_buf o = {0};
+	const char *e;
+
+	memset(keep, 1, n);
+	while (left > MAX_SPOKEN) {
+		for (worst = 0, at = 0, i = 0; i < n; i++)
+			if (keep[i] && prio[i] >= worst) {
+				worst = prio[i];
+				at = i;
+			}
+		keep[at] = 0;
+		left--;
+	}
+	for (i = 0; *s; i++, s = e + 1) {
+		e = strchr(s, '\n');
+		if (!e)
+			e = s + strlen(s) - 1;
+		if (i >= n || keep[i])
+			rt_buf_add(&o, s, (size_t)(e - s) + 1);
+		if (!e[1])
+			break;
+	}
+	out = rt_xstrdup(rt_buf_str(&o));
+	rt_buf_free(&o);
+	free(keep);
+	return out;
+}
+
 static char *
 autopsy_text(report *r)
 {
@@ -1747,6 +1798,8 @@ autopsy_text(report *r)
 	rt_buf b = {0};
 	const char *s, *wid = NULL, *test;
 	char *c, *text, c1[16], p1[16];
+	int prio[MAX_SENTENCES];
+	size_t nmarked = 0;
 	double cf, d;
 	int have_conf;
 	long n;
@@ -1758,6 +1811,7 @@ autopsy_text(report *r)
 		rt_buf_printf(&b, "Before any fix, %s ", test ? test : "the test");
 		add_counts(&b, base, have_conf, cf, 1);
 		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, 1);
 		if ((s = jstr(base, "verdict")) && *s)
 			rt_buf_printf(&b, "The detect gate called the original %s", s);
 		else
@@ -1768,6 +1822,7 @@ autopsy_text(report *r)
 		if (have_conf)
 			rt_buf_printf(&b, " at %s confidence", conf_text(c1, sizeof c1, cf));
 		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, 2);
 	}
 	elim = rt_xcalloc(nl + 1, sizeof *elim);
 	set_aside = rt_xcalloc(nl + 1, sizeof *set_aside);
@@ -1793,8 +1848,10 @@ autopsy_text(report *r)
 	}
 	if (nl == 0) {
 		rt_buf_adds(&b, "No candidate fix was raced.\n");
+		mark(&b, prio, &nmarked, 2);
 		if ((s = jstr(v, "command")))
 			rt_buf_printf(&b, "The command measured was %s.\n", (c = clean(s)));
+		mark(&b, prio, &nmarked, 3);
 		if (s)
 			free(c);
 	}
@@ -1820,6 +1877,7 @@ autopsy_text(report *r)
 			rt_buf_adds(&b, " had no patch to race");
 		}
 		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, 3);
 	}
 	/* at most two eliminated lanes in full; the rest by name */
 	for (i = 0; i < ne && i < 2; i++) {
@@ -1829,15 +1887,18 @@ autopsy_text(report *r)
 			rt_buf_printf(&b, " within its budget of %ld trials", n);
 		rt_buf_adds(&b, ", which did not show it better than the original, so it "
 		    "was set aside, though not disproved.\n");
+		mark(&b, prio, &nmarked, i == 0 ? 2 : 4);
 	}
 	if (ne > 2) {
 		name_list(&b, elim + 2, ne - 2);
 		rt_buf_adds(&b, " were set aside the same way.\n");
+		mark(&b, prio, &nmarked, 5);
 	}
 	for (i = 0; i < nt && i < 2; i++) {
 		rt_buf_printf(&b, "%s may also have helped: it ", jstr(tied[i], "id"));
 		add_counts(&b, tied[i], have_conf, cf, 1);
 		rt_buf_adds(&b, ", but it was not the one confirmed.\n");
+		mark(&b, prio, &nmarked, i == 0 ? 3 : 5);
 	}
 	if (wid) {
 		for (l = NULL, i = 0; i < nl && !l; i++)
@@ -1852,8 +1913,10 @@ autopsy_text(report *r)
 			add_counts(&b, l, have_conf, cf, 1);
 		}
 		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, 1);
 		if ((s = jstr(win, "explanation")) && *(c = first_sentence(s, 200))) {
 			rt_buf_printf(&b, "Its explanation: %s.\n", c);
+			mark(&b, prio, &nmarked, 4);
 			free(c);
 		} else if (s) {
 			free(c);
@@ -1868,15 +1931,18 @@ autopsy_text(report *r)
 		    passed ? "held for" : "did not hold for", id);
 		add_counts(&b, x, 0, 0, 1);
 		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, passed ? 1 : 3);
 		if (i >= 2)
 			break;
 	}
 	if ((s = jstr(v, "rule")))
 		rt_buf_printf(&b, "The rule that decided it: %s.\n", (c = clean(s)));
+	mark(&b, prio, &nmarked, 2);
 	if (s)
 		free(c);
 	if (json_array_size(json_object_get(v, "allowed_rules")))
 		rt_buf_adds(&b, "Some guard rules were overruled by hand for this run.\n");
+	mark(&b, prio, &nmarked, 4);
 	if ((o = r->order) && (s = jstr(o, "victim"))) {
 		rt_buf_printf(&b, "Order matters here: %s fails after ", s);
 		if (json_array_size(json_object_get(o, "polluters"))) {
@@ -1894,6 +1960,7 @@ autopsy_text(report *r)
 		if (jlong(o, "trials", &n))
 			rt_buf_printf(&b, ", found in %ld trials", n);
 		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, 2);
 	}
 	if (v) {
 		s = jstr(v, "verdict");
@@ -1913,13 +1980,16 @@ autopsy_text(report *r)
 		if ((s = jstr(v, "finished_at")))
 			rt_buf_printf(&b, ", recorded at %s", s);
 		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, 1);
 		if ((s = jstr(v, "seed")))
 			rt_buf_printf(&b, "The run's seed was %s, so it can be repeated.\n", s);
+		mark(&b, prio, &nmarked, 5);
 		s = jstr(v, "verdict");
 		for (i = 0; i < sizeof next_step / sizeof next_step[0]; i++)
 			if (strcmp(s, next_step[i][0]) == 0 &&
 			    (wid || (strcmp(s, "FIXED") && strcmp(s, "IMPROVED")))) {
 				rt_buf_printf(&b, "%s\n", next_step[i][1]);
+				mark(&b, prio, &nmarked, 3);
 				break;
 			}
 	}
@@ -1928,7 +1998,7 @@ autopsy_text(report *r)
 	free(unapplied);
 	free(unraced);
 	free(tied);
-	text = rt_xstrdup(rt_buf_str(&b));
+	text = keep_sentences(rt_buf_str(&b), prio, nmarked);
 	rt_buf_free(&b);
 	return text;
 }
