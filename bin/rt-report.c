@@ -32,6 +32,7 @@ extern char **environ;
 static const char usage_text[] =
     "usage: rt-report [-o DIR] [--html] [-p FILE] [-a FILE] [--speak WAV] [file ...]\n"
     "       rt-report -t [-p FILE] [file ...]\n"
+    "       rt-report -a - [--speak WAV] [file ...]\n"
     "  -o, --output DIR   write summary.json and report.md into DIR (default .)\n"
     "      --html         also write report.html, one self-contained page\n"
     "  -p, --proof FILE   the measure record of the proof run after the fix\n"
