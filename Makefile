@@ -64,14 +64,17 @@ bin/%: bin/%.o lib/libretrial.a
 
 # `rt-x --list-options` prints "--name" or "--name=" a line; a tool without
 # it gets a completion of file names only.
-share/bash-completion/completions/%: bin/%
+share/bash-completion/completions/%: bin/% Makefile
 	@mkdir -p $(@D)
 	@f=_$$(echo '$*' | tr -c 'a-z0-9\n' _); \
 	opts=$$(./bin/$* --list-options 2>/dev/null | sed 's/=$$//' | tr '\n' ' '); \
 	{ echo "# bash completion for $*, made by make from '$* --list-options'"; \
 	  echo "$$f() {"; \
-	  echo '	local cur=$${COMP_WORDS[COMP_CWORD]}'; \
+	  echo '	local cur=$${COMP_WORDS[COMP_CWORD]} i'; \
 	  echo '	COMPREPLY=()'; \
+	  echo '	for ((i = 1; i < COMP_CWORD; i++)); do'; \
+	  echo '		[[ $${COMP_WORDS[i]} == -- ]] && return 0'; \
+	  echo '	done'; \
 	  echo '	case $$cur in'; \
 	  echo "	-*) COMPREPLY=(\$$(compgen -W '$$opts' -- \"\$$cur\")) ;;"; \
 	  echo '	esac'; \

@@ -69,3 +69,23 @@ complete_words() {
 	[ -f "$T/root/usr/share/bash-completion/completions/rt-retry" ]
 	grep -q -- "--max-trials" "$T/root/usr/share/bash-completion/completions/rt-verify"
 }
+
+@test "every option in a tool's table is in its man page (--jobs in rt-measure, rt-matrix, rt-verify)" {
+	for t in collect measure plan diff-facts matrix report diagnose verify genome retry; do
+		for o in $(rt-$t --list-options | sed 's/=$//; s/^--//'); do
+			grep -qE -- "Fl (-|Fl )$o( |$)" "$RT_TOP/man/man1/rt-$t.1" ||
+			    { echo "rt-$t.1 lacks --$o" >&2; return 1; }
+		done
+	done
+	for t in measure matrix verify; do
+		grep -q -- "Fl -jobs" "$RT_TOP/man/man1/rt-$t.1"
+	done
+}
+
+@test "after -- the words are the test command's: no tool options offered" {
+	run complete_words rt-measure -- ./test --
+	status_is 0
+	[ -z "$output" ]
+	run complete_words rt-measure --tr
+	[ "$output" = "--trials" ]
+}
