@@ -419,7 +419,7 @@ fixed_section() {
 }
 
 @test "--autopsy: every number in it is in the input records (the real run and every fixture verdict)" {
-	rt-report --autopsy "$T/a.txt" "$TV" "$TO" >/dev/null
+	rt-report -o "$T/out" --autopsy "$T/a.txt" "$TV" "$TO" >/dev/null
 	python3 "$NUMCHECK" "$T/a.txt" "$TV" "$TO"
 	n=0
 	for f in "$BATS_TEST_DIRNAME"/fixtures/pr/*.jsonl "$BATS_TEST_DIRNAME"/fixtures/verify/verdicts.jsonl; do
@@ -470,7 +470,8 @@ fixed_section() {
 @test "--speak WAV without espeak-ng: warns no audio, the run goes on, same exit" {
 	mkdir -p "$T/bin"
 	ln -s "$RT_TOP/bin/rt-report" "$T/bin/rt-report"
-	run env PATH="$T/bin" rt-report --autopsy "$T/a.txt" --speak "$T/a.wav" "$TV"
+	run env PATH="$T/bin" rt-report -o "$T/out" --autopsy "$T/a.txt" --speak "$T/a.wav" "$TV"
+	[ -s "$T/out/report.md" ]
 	status_is 0
 	has "no audio"
 	[ -s "$T/a.txt" ]
