@@ -9,6 +9,7 @@ INCDIR    = $(PREFIX)/include
 MANPREFIX = $(PREFIX)/share/man
 SHAREDIR  = $(PREFIX)/share/retrial
 PKGCONFIGDIR = $(LIBDIR)/pkgconfig
+COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 
 CC       ?= cc
 PKGS     = jansson libcurl sqlite3 libcrypto
@@ -27,6 +28,8 @@ LDLIBS   = $(PKG_LIBS) -lm
 TOOLS = rt-collect rt-measure rt-plan rt-diff-facts rt-matrix rt-report \
 	rt-diagnose rt-verify rt-genome rt-pr rt-retry rt-audit
 BINS  = $(TOOLS:%=bin/%)
+# bash completion, one file per tool, from the tool's own getopt_long table
+COMPLETIONS = $(TOOLS:%=share/bash-completion/completions/%)
 
 STATS_OBJ = lib/rt_stats.o
 LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt_cli.o lib/rt_fs.o \
@@ -35,7 +38,7 @@ LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt
 LIB_HDR   = $(LIB_OBJ:.o=.h)
 STATS_SO_VER = 0
 
-all: $(BINS) lib/libretrial-stats.a lib/libretrial-stats.so lib/retrial-stats.pc
+all: $(BINS) $(COMPLETIONS) lib/libretrial-stats.a lib/libretrial-stats.so lib/retrial-stats.pc
 
 lib/libretrial.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
@@ -58,6 +61,25 @@ bin/%.o: bin/%.c $(LIB_HDR)
 
 bin/%: bin/%.o lib/libretrial.a
 	$(CC) $(RT_LDFLAGS) -o $@ $< lib/libretrial.a $(LDLIBS)
+
+# `rt-x --list-options` prints "--name" or "--name=" a line; a tool without
+# it gets a completion of file names only.
+share/bash-completion/completions/%: bin/% Makefile
+	@mkdir -p $(@D)
+	@f=_$$(echo '$*' | tr -c 'a-z0-9\n' _); \
+	opts=$$(./bin/$* --list-options 2>/dev/null | sed 's/=$$//' | tr '\n' ' '); \
+	{ echo "# bash completion for $*, made by make from '$* --list-options'"; \
+	  echo "$$f() {"; \
+	  echo '	local cur=$${COMP_WORDS[COMP_CWORD]} i'; \
+	  echo '	COMPREPLY=()'; \
+	  echo '	for ((i = 1; i < COMP_CWORD; i++)); do'; \
+	  echo '		[[ $${COMP_WORDS[i]} == -- ]] && return 0'; \
+	  echo '	done'; \
+	  echo '	case $$cur in'; \
+	  echo "	-*) COMPREPLY=(\$$(compgen -W '$$opts' -- \"\$$cur\")) ;;"; \
+	  echo '	esac'; \
+	  echo '}'; \
+	  echo "complete -o default -F $$f $*"; } > $@.tmp && mv $@.tmp $@
 
 t/stats_test: t/stats_test.c lib/libretrial-stats.a lib/rt_stats.h
 	$(CC) $(RT_CFLAGS) -o $@ t/stats_test.c lib/libretrial-stats.a $(RT_LDFLAGS) -lm
@@ -105,7 +127,7 @@ bench: all
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man3 \
 	  $(DESTDIR)$(MANPREFIX)/man7 \
-	  $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	  $(DESTDIR)$(SHAREDIR) $(DESTDIR)$(COMPLETIONDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	cp -f $(BINS) $(DESTDIR)$(BINDIR)/
 	cp -f man/man1/*.1 $(DESTDIR)$(MANPREFIX)/man1/
 	cp -f man/man3/*.3 $(DESTDIR)$(MANPREFIX)/man3/
@@ -114,6 +136,7 @@ install: all
 	mkdir -p $(DESTDIR)$(SHAREDIR)/examples
 	cp -f examples/nightly-audit.sh $(DESTDIR)$(SHAREDIR)/examples/
 	chmod 755 $(DESTDIR)$(SHAREDIR)/examples/nightly-audit.sh
+	cp -f $(COMPLETIONS) $(DESTDIR)$(COMPLETIONDIR)/
 	cp -f lib/libretrial-stats.a $(DESTDIR)$(LIBDIR)/
 	cp -f lib/libretrial-stats.so $(DESTDIR)$(LIBDIR)/libretrial-stats.so.$(STATS_SO_VER)
 	ln -sf libretrial-stats.so.$(STATS_SO_VER) $(DESTDIR)$(LIBDIR)/libretrial-stats.so
@@ -122,7 +145,8 @@ install: all
 	    -e 's|@VERSION@|$(VERSION)|' lib/retrial-stats.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 uninstall:
-	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANPREFIX)/man1/$$t.1; done
+	for t in $(TOOLS); do rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANPREFIX)/man1/$$t.1 \
+	  $(DESTDIR)$(COMPLETIONDIR)/$$t; done
 	rm -f $(DESTDIR)$(MANPREFIX)/man7/retrial.7 $(DESTDIR)$(MANPREFIX)/man3/rt_stats.3
 	rm -f $(DESTDIR)$(SHAREDIR)/examples/nightly-audit.sh
 	rm -rf $(DESTDIR)$(SHAREDIR)
@@ -131,7 +155,7 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean:
-	rm -f $(BINS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test
+	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test
 
 .PHONY: all check lint deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)

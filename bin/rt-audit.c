@@ -9,6 +9,7 @@
 
 #include "rt_audit_store.h"
 #include "rt_hash.h"
+#include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
@@ -789,6 +790,7 @@ main(int argc, char *argv[])
 		{ "top", required_argument, NULL, 'n' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "window", required_argument, NULL, 'w' },
+		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *shortopts = "CgH:hn:r:Vw:";
@@ -818,6 +820,7 @@ main(int argc, char *argv[])
 		case OPT_JSON: G.json = optarg; break;
 		case OPT_MD: G.md = optarg; break;
 		case OPT_REVISION: G.revision = optarg; break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h':
 			usage(stdout);
 			rt_fshut(stdout, "stdout");

@@ -26,6 +26,7 @@ static const struct option longopts[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	RT_LIST_OPTIONS_LONGOPT,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -188,6 +189,7 @@ main(int argc, char *argv[])
 			shard_n = rt_num_long("--shard N", slash + 1, 1, 1000000);
 			shard_k = rt_num_long("--shard K", optarg, 1, shard_n);
 			break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h':
 			usage(stdout);
 			rt_trial_cli_free(&cli);

@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "rt_cli.h"
 #include "rt_hash.h"
 #include "rt_http.h"
 #include "rt_jsonl.h"
@@ -2167,6 +2168,7 @@ main(int argc, char *argv[])
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	char **srcargs = NULL, **models, *v[NSLOTS];
@@ -2202,6 +2204,7 @@ main(int argc, char *argv[])
 		case O_RULES: opt.rules = 1; break;
 		case O_TEMPLATE: opt.template_path = optarg; break;
 		case 'v': opt.verbose = 1; break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(lo);
 		case 'h': usage(); break;
 		case 'V': rt_print_version(); rt_fshut(stdout, "stdout"); return RT_EXIT_OK;
 		default: rt_bad_option(c, "C:hm:s:t:Vv", argv);

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_stats.h"
 #include "rt_text.h"
@@ -1660,6 +1661,7 @@ main(int argc, char *argv[])
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	ctx c;
@@ -1694,6 +1696,7 @@ main(int argc, char *argv[])
 		case 'n':
 			top = rt_num_long("--top", optarg, 0, 100000000);
 			break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_stats.h"
 #include "rt_store.h"
@@ -600,6 +601,7 @@ main(int argc, char *argv[])
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *gopt = NULL;
@@ -633,6 +635,7 @@ main(int argc, char *argv[])
 		case 'j':
 			G.json = 1;
 			break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h':
 			usage(stdout);
 			rt_fshut(stdout, "stdout");

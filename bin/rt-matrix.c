@@ -1144,6 +1144,7 @@ static const struct option longopts[] = {
 	{ "pin-seed", required_argument, NULL, O_PINSEED },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	RT_LIST_OPTIONS_LONGOPT,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -1274,6 +1275,7 @@ parse(int argc, char *argv[])
 		if (opt != RT_OPT_ENV && rt_trial_cli_opt(&M.cli, opt, optarg))
 			continue;
 		switch (opt) {
+		case RT_OPT_LIST_OPTIONS: exit(rt_cli_list_options(longopts));
 		case 'h':
 			usage(stdout);
 			rt_fshut(stdout, "stdout");

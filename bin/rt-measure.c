@@ -34,6 +34,7 @@ static const struct option longopts[] = {
 	{ "lenient", no_argument, NULL, OPT_LENIENT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	RT_LIST_OPTIONS_LONGOPT,
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -325,6 +326,7 @@ main(int argc, char *argv[])
 		case OPT_LENIENT:
 			jo.lenient = 1;
 			break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h':
 			usage(stdout);
 			rt_trial_cli_free(&cli);

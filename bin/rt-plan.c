@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
@@ -603,6 +604,7 @@ main(int argc, char *argv[])
 		{ "text", no_argument, NULL, 't' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "window", required_argument, NULL, 'w' },
+		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	measure m = {0};
@@ -633,6 +635,7 @@ main(int argc, char *argv[])
 			opt.have_choose = 1;
 			opt.choose = rt_num_double("--choose", optarg, 0, 1, 1, 1);
 			break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h':
 			usage(stdout);
 			rt_fshut(stdout, "stdout");

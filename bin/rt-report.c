@@ -7,8 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
@@ -19,14 +24,22 @@
 #define MAX_CODE     400   /* bytes of record text quoted in one place */
 #define TIMELINE_ROW 50    /* cells per row of the timeline */
 #define BAND_POINTS  500   /* at most this many points on the narrowing band */
+#define MAX_SENTENCES 64   /* sentences an autopsy may draft */
+#define MAX_SPOKEN   10    /* and tell */
+
+extern char **environ;
 
 static const char usage_text[] =
-    "usage: rt-report [-o DIR] [--html] [-p FILE] [file ...]\n"
+    "usage: rt-report [-o DIR] [--html] [-p FILE] [-a FILE] [--speak WAV] [file ...]\n"
     "       rt-report -t [-p FILE] [file ...]\n"
+    "       rt-report -a - [--speak WAV] [file ...]\n"
     "  -o, --output DIR   write summary.json and report.md into DIR (default .)\n"
     "      --html         also write report.html, one self-contained page\n"
     "  -p, --proof FILE   the measure record of the proof run after the fix\n"
     "  -t, --text         print report.md to stdout and write no files\n"
+    "  -a, --autopsy FILE also write a short autopsy of rt-verify's verdict to\n"
+    "                     FILE; with -, print only the autopsy to stdout\n"
+    "      --speak WAV    read the autopsy aloud into WAV with espeak-ng\n"
     "  -h, --help         print this help\n"
     "  -V, --version      print the version\n";
 
@@ -74,6 +87,10 @@ typedef struct {
 typedef struct {
 	/* counts of records by type, for the header */
 	long n_measure, n_plan, n_policy, n_diff, n_fact, n_exp, n_trial, n_other;
+	long n_verdict, n_lane, n_order;
+	json_t *verdict;             /* rt-verify's last verdict record */
+	json_t *lanes;               /* its lane records, an array, or NULL */
+	json_t *order;               /* rt-bisect's order record */
 	meas m;
 	/* diff */
 	int have_diff, have_ftrials;
@@ -450,6 +467,10 @@ on_trial(report *r, json_t *rec, const rt_where *w)
 		r->trial_command = rt_xstrdup(s);
 }
 
+static void on_verdict(report *r, json_t *rec, const rt_where *w);
+static void on_lane(report *r, json_t *rec, const rt_where *w);
+static void on_order(report *r, json_t *rec, const rt_where *w);
+
 static int
 on_record(json_t *rec, const rt_where *w, void *ctx)
 {
@@ -479,6 +500,15 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	} else if (strcmp(type, "trial") == 0) {
 		on_trial(r, rec, w);
 		r->n_trial++;
+	} else if (strcmp(type, "verdict") == 0) {
+		on_verdict(r, rec, w);
+		r->n_verdict++;
+	} else if (strcmp(type, "lane") == 0) {
+		on_lane(r, rec, w);
+		r->n_lane++;
+	} else if (strcmp(type, "order") == 0) {
+		on_order(r, rec, w);
+		r->n_order++;
 	} else {
 		r->n_other++;
 	}
@@ -655,6 +685,7 @@ add_list(rt_buf *b, const long *v, size_t n)
 
 typedef struct {
 	rt_buf head, how, facts, observe, fixed;
+	rt_buf tb, ta;               /* "What fixed it", before and after the patch */
 } sections;
 
 /* The measurement the report is about: the measure record, else a tally
@@ -690,7 +721,9 @@ sec_head(report *r, const meas *m, const proof *pf, rt_buf *b)
 		{ "measure", r->n_measure }, { "plan", r->n_plan },
 		{ "policy", r->n_policy }, { "diff", r->n_diff },
 		{ "fact", r->n_fact }, { "experiment", r->n_exp },
-		{ "trial", r->n_trial }, { "other", r->n_other },
+		{ "trial", r->n_trial }, { "lane", r->n_lane },
+		{ "verdict", r->n_verdict }, { "order", r->n_order },
+		{ "other", r->n_other },
 	};
 	size_t i;
 	int first = 1;
@@ -1193,6 +1226,785 @@ summary_json(report *r, const meas *m, const proof *pf)
 	return o;
 }
 
+/* ---- the tournament: rt-verify's lane and verdict records, rt-bisect's
+ * order record. Every number printed here is a field of those records,
+ * formatted, never recomputed. ---- */
+
+static const char *
+jstr(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* 1 when o.key is a number (a measured 0.0 is a number, null is not). */
+static int
+jnum(json_t *o, const char *key, double *v)
+{
+	json_t *x = json_object_get(o, key);
+
+	if (!json_is_number(x))
+		return 0;
+	*v = json_number_value(x);
+	return 1;
+}
+
+static int
+jlong(json_t *o, const char *key, long *v)
+{
+	long long x;
+
+	if (rt_json_whole(json_object_get(o, key), &x) < 0)
+		return 0;
+	*v = (long)x;
+	return 1;
+}
+
+/* A lane, a baseline or a confirmation round: counts that make sense. */
+static void
+check_counts(json_t *o, const char *what, const rt_where *w)
+{
+	long k, n;
+	double v;
+	static const char *fr[] = { "rate", "ci_low", "ci_high" };
+	size_t i;
+
+	if (!json_is_object(o))
+		rt_die_at(w, "%s: not an object", what);
+	if (!jlong(o, "trials", &n) || n < 0)
+		rt_die_at(w, "%s: \"trials\" missing or not a count", what);
+	if (!jlong(o, "failures", &k) || k < 0 || k > n)
+		rt_die_at(w, "%s: \"failures\" missing or not a count up to \"trials\"", what);
+	for (i = 0; i < sizeof fr / sizeof fr[0]; i++)
+		if (jnum(o, fr[i], &v) && !(v >= 0 && v <= 1))
+			rt_die_at(w, "%s: \"%s\" %g: must be between 0 and 1", what, fr[i], v);
+}
+
+static void
+check_lane(json_t *l, const rt_where *w)
+{
+	if (!json_is_object(l) || !jstr(l, "id") || !jstr(l, "status"))
+		rt_die_at(w, "lane: \"id\" or \"status\" missing");
+	check_counts(l, "lane", w);
+}
+
+static void
+on_lane(report *r, json_t *rec, const rt_where *w)
+{
+	check_lane(rec, w);
+	if (!r->lanes)
+		r->lanes = json_array();
+	json_array_append(r->lanes, rec);
+}
+
+static void
+on_verdict(report *r, json_t *rec, const rt_where *w)
+{
+	json_t *lanes = json_object_get(rec, "lanes"), *c = json_object_get(rec,
+	    "confirmations"), *x;
+	size_t i;
+	double v;
+
+	if (!jstr(rec, "verdict"))
+		rt_die_at(w, "verdict: \"verdict\" missing");
+	if (!json_is_array(lanes))
+		rt_die_at(w, "verdict: \"lanes\" missing");
+	json_array_foreach(lanes, i, x)
+		check_lane(x, w);
+	if (json_object_get(rec, "baseline"))
+		check_counts(json_object_get(rec, "baseline"), "verdict baseline", w);
+	if (c && !json_is_array(c))
+		rt_die_at(w, "verdict: \"confirmations\" not an array");
+	json_array_foreach(c, i, x)
+		check_counts(x, "confirmation", w);
+	if (jnum(rec, "confidence", &v) && !(v > 0 && v < 1))
+		rt_die_at(w, "verdict: \"confidence\" %g: must be between 0 and 1", v);
+	json_decref(r->verdict);        /* the last verdict tells the story */
+	r->verdict = json_incref(rec);
+}
+
+static void
+on_order(report *r, json_t *rec, const rt_where *w)
+{
+	if (!jstr(rec, "victim"))
+		rt_die_at(w, "order: \"victim\" missing");
+	json_decref(r->order);
+	r->order = json_incref(rec);
+}
+
+/* The lanes the story is told from: the verdict's (final statuses), else
+ * the lane records of a run that printed no verdict. */
+static json_t *
+story_lanes(report *r)
+{
+	json_t *l = r->verdict ? json_object_get(r->verdict, "lanes") : NULL;
+
+	return json_is_array(l) ? l : r->lanes;
+}
+
+static double
+story_conf(report *r, int *have)
+{
+	double c = 0;
+
+	*have = r->verdict && jnum(r->verdict, "confidence", &c);
+	return c;
+}
+
+/* "0/15 failed (at most 28.0% at 95% confidence, anytime)",
+ * "14/56 failed (25.0%, 95% anytime interval 9.9 to 46.0%)", "not run".
+ * spoken: words for the autopsy ("failed 0 of 15 trials"). */
+static void
+add_counts(rt_buf *b, json_t *o, int have_conf, double conf, int spoken)
+{
+	long k = 0, n = 0;
+	double rate, lo, hi;
+	int have_rate, have_iv;
+	const char *method = jstr(o, "interval");
+	char c1[16], p1[16], p2[16], p3[16];
+
+	jlong(o, "trials", &n);
+	jlong(o, "failures", &k);
+	if (n == 0) {
+		rt_buf_adds(b, spoken ? "was not run" : "not run");
+		return;
+	}
+	have_rate = jnum(o, "rate", &rate);
+	have_iv = jnum(o, "ci_low", &lo) && jnum(o, "ci_high", &hi);
+	if (!have_conf)
+		have_conf = jnum(o, "confidence", &conf);
+	if (have_conf)
+		conf_text(c1, sizeof c1, conf);
+	if (spoken)
+		rt_buf_printf(b, "failed %ld of %ld trials", k, n);
+	else
+		rt_buf_printf(b, "%ld/%ld failed", k, n);
+	if (!have_iv)
+		return;                 /* counts alone: no rate without its interval */
+	if (k == 0) {
+		/* a zero is a bound, never a rate */
+		rt_buf_printf(b, " (at most %s%%", pct(p3, sizeof p3, hi));
+		if (have_conf)
+			rt_buf_printf(b, " at %s confidence", c1);
+		if (method)
+			rt_buf_printf(b, ", %s", method);
+		rt_buf_adds(b, ")");
+		return;
+	}
+	rt_buf_adds(b, " (");
+	if (have_rate)
+		rt_buf_printf(b, "%s%%, ", pct(p1, sizeof p1, rate));
+	if (have_conf)
+		rt_buf_printf(b, "%s ", c1);
+	if (method)
+		rt_buf_printf(b, "%s ", method);
+	rt_buf_printf(b, "interval %s to %s%%)", pct(p2, sizeof p2, lo),
+	    pct(p3, sizeof p3, hi));
+}
+
+static void
+add_joined(rt_buf *b, json_t *arr, size_t max)
+{
+	size_t i, n = json_array_size(arr);
+	json_t *x;
+
+	json_array_foreach(arr, i, x) {
+		if (i == max)
+			break;
+		if (i)
+			rt_buf_adds(b, i + 1 == n ? " and " : ", ");
+		if (json_is_string(x))
+			md_code(b, json_string_value(x));
+		else
+			rt_buf_adds(b, "(unnamed)");
+	}
+	if (n > max)
+		rt_buf_adds(b, " and others");
+}
+
+static void
+lane_line(rt_buf *b, json_t *l, int have_conf, double conf)
+{
+	json_t *p = json_object_get(l, "pairs"), *cn = json_object_get(l, "canary"),
+	    *ov = json_object_get(l, "overruled"), *x;
+	const char *s;
+	long v, v2, v3, v4;
+	double lo, hi;
+	size_t i;
+	char p1[16], p2[16];
+	char *c;
+
+	rt_buf_adds(b, "- ");
+	md_code(b, jstr(l, "id"));
+	rt_buf_printf(b, " (%s): ", jstr(l, "status"));
+	add_counts(b, l, have_conf, conf, 0);
+	if ((s = jstr(l, "reason"))) {
+		c = clean(s);
+		rt_buf_printf(b, "; %s", c);
+		free(c);
+	}
+	if (json_is_object(p) && jlong(p, "pairs", &v) && jlong(p, "original_only", &v2) &&
+	    jlong(p, "lane_only", &v3) && jlong(p, "both", &v4)) {
+		rt_buf_printf(b, ". Paired with the original: %ld pairs, the original "
+		    "alone failed %ld, the lane alone %ld, both %ld", v, v2, v3, v4);
+		if (jnum(p, "share_low", &lo) && jnum(p, "share_high", &hi))
+			rt_buf_printf(b, "; the lane's share of the differing pairs %s to %s%%%s%s",
+			    pct(p1, sizeof p1, lo), pct(p2, sizeof p2, hi),
+			    jstr(p, "interval") ? " " : "", jstr(p, "interval") ? jstr(p, "interval") : "");
+	}
+	if (jlong(l, "budget", &v))
+		rt_buf_printf(b, ". Budget: %ld trials", v);
+	if (jlong(l, "more_trials", &v))
+		rt_buf_printf(b, "; about %ld more would likely decide", v);
+	if (json_is_object(cn)) {
+		if (json_is_true(json_object_get(cn, "placed"))) {
+			rt_buf_adds(b, ". Canary: placed");
+			if ((s = jstr(cn, "verdict")))
+				rt_buf_printf(b, ", %s", s);
+			if (jlong(cn, "trials", &v) && jlong(cn, "failures", &v2))
+				rt_buf_printf(b, " (%ld/%ld failed)", v2, v);
+		} else {
+			rt_buf_adds(b, ". Canary: not placed");
+			if ((s = jstr(cn, "reason"))) {
+				c = clean(s);
+				rt_buf_printf(b, " (%s)", c);
+				free(c);
+			}
+		}
+	}
+	json_array_foreach(ov, i, x) {
+		rt_buf_adds(b, i ? "; " : ". Overruled by --allow: ");
+		md_code(b, jstr(x, "rule") ? jstr(x, "rule") : "?");
+		if ((s = jstr(x, "reason"))) {
+			c = clean(s);
+			rt_buf_printf(b, " (%s)", c);
+			free(c);
+		}
+	}
+	rt_buf_adds(b, ".\n");
+}
+
+/* A fence one backtick longer than any run in the text. */
+static void
+fence(rt_buf *b, const char *text, const char *info)
+{
+	size_t run = 0, longest = 2, i;
+
+	for (i = 0; text[i]; i++) {
+		run = text[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	for (i = 0; i <= longest; i++)
+		rt_buf_addc(b, '`');
+	rt_buf_printf(b, "%s\n%s%s", info, text, *text && text[strlen(text) - 1] != '\n' ? "\n" : "");
+	for (i = 0; i <= longest; i++)
+		rt_buf_addc(b, '`');
+	rt_buf_adds(b, "\n");
+}
+
+static const char *
+winner_patch(report *r)
+{
+	json_t *w = r->verdict ? json_object_get(r->verdict, "winner") : NULL;
+
+	return json_is_object(w) ? jstr(w, "patch") : NULL;
+}
+
+/* "What fixed it": tb gets the text before the winner's patch, ta the
+ * text after it (the HTML puts the patch and the chart between). */
+static void
+sec_tournament(report *r, rt_buf *tb, rt_buf *ta)
+{
+	json_t *v = r->verdict, *lanes = story_lanes(r), *l, *base, *win, *conf, *x, *o;
+	const char *s;
+	char c1[16], p1[16], p2[16];
+	double d, lo, hi, cf;
+	long n = 0, k0 = 0;
+	size_t i;
+	int have_conf;
+	char *c;
+
+	if (!v && !lanes && !r->order)
+		return;
+	cf = story_conf(r, &have_conf);
+	rt_buf_adds(tb, "\n## What fixed it\n\n");
+	if (v) {
+		rt_buf_adds(tb, "Verdict: ");
+		md_code(tb, jstr(v, "verdict"));
+		if ((s = jstr(v, "summary"))) {
+			c = clean(s);
+			rt_buf_printf(tb, ". %s", c);
+			free(c);
+		}
+		rt_buf_adds(tb, ".\n\n");
+		if ((s = jstr(v, "test"))) {
+			rt_buf_adds(tb, "Test: ");
+			md_code(tb, s);
+			rt_buf_adds(tb, ". ");
+		}
+		if (have_conf)
+			rt_buf_printf(tb, "Confidence %s. ", conf_text(c1, sizeof c1, cf));
+		if (jnum(v, "target", &d))
+			rt_buf_printf(tb, "Target failure rate %s%%. ", pct(p1, sizeof p1, d));
+		if ((s = jstr(v, "finished_at")))
+			rt_buf_printf(tb, "Finished at %s.", s);
+		rt_buf_adds(tb, "\n\n");
+	} else if (lanes) {
+		rt_buf_adds(tb, "Lane records without a verdict: the race did not finish "
+		    "(interrupted, or its verdict was not given).\n\n");
+	}
+	if (lanes || v) {
+		rt_buf_adds(tb, "| lane | status | failed | rate | interval |\n|---|---|---|---|---|\n");
+		base = v ? json_object_get(v, "baseline") : NULL;
+		if (json_is_object(base)) {
+			rt_buf_adds(tb, "| original (baseline");
+			if ((s = jstr(base, "source")))
+				rt_buf_printf(tb, ", %s", s);
+			rt_buf_adds(tb, ") | baseline | ");
+			jlong(base, "trials", &n);
+			jlong(base, "failures", &k0);
+			rt_buf_printf(tb, "%ld/%ld | ", k0, n);
+			rt_buf_adds(tb, jnum(base, "rate", &d) ? pct(p1, sizeof p1, d) : "–");
+			rt_buf_adds(tb, jnum(base, "rate", &d) ? "% | " : " | ");
+			if (jnum(base, "ci_low", &lo) && jnum(base, "ci_high", &hi))
+				rt_buf_printf(tb, "%s to %s%% (%s) |\n", pct(p1, sizeof p1, lo),
+				    pct(p2, sizeof p2, hi), jstr(base, "interval") ?
+				    jstr(base, "interval") : "interval");
+			else
+				rt_buf_adds(tb, "– |\n");
+		}
+		json_array_foreach(lanes, i, l) {
+			long k = 0, t = 0;
+			rt_buf_adds(tb, "| ");
+			md_code(tb, jstr(l, "id"));
+			if ((s = jstr(l, "cause_class")))
+				rt_buf_printf(tb, " %s", s);
+			rt_buf_printf(tb, " | %s | ", jstr(l, "status"));
+			jlong(l, "trials", &t);
+			jlong(l, "failures", &k);
+			if (t == 0) {
+				rt_buf_adds(tb, "not run | – | – |\n");
+				continue;
+			}
+			rt_buf_printf(tb, "%ld/%ld | ", k, t);
+			if (k == 0 && jnum(l, "ci_high", &hi))
+				rt_buf_printf(tb, "≤%s%% | ", pct(p1, sizeof p1, hi));
+			else if (jnum(l, "rate", &d))
+				rt_buf_printf(tb, "%s%% | ", pct(p1, sizeof p1, d));
+			else
+				rt_buf_adds(tb, "– | ");
+			if (jnum(l, "ci_low", &lo) && jnum(l, "ci_high", &hi))
+				rt_buf_printf(tb, "%s to %s%% (%s) |\n", pct(p1, sizeof p1, lo),
+				    pct(p2, sizeof p2, hi), jstr(l, "interval") ?
+				    jstr(l, "interval") : "interval");
+			else
+				rt_buf_adds(tb, "– |\n");
+		}
+		rt_buf_adds(tb, "\nEach lane's fate:\n\n");
+		json_array_foreach(story_lanes(r), i, l)
+			lane_line(tb, l, have_conf, cf);
+	}
+	win = v ? json_object_get(v, "winner") : NULL;
+	if (json_is_object(win)) {
+		rt_buf_adds(tb, "\n### The winner's patch\n\n");
+		md_code(tb, jstr(win, "id") ? jstr(win, "id") : "?");
+		if ((s = jstr(win, "cause_class")))
+			rt_buf_printf(tb, " (%s", s);
+		if ((s = jstr(win, "source")))
+			rt_buf_printf(tb, "%s from %s", jstr(win, "cause_class") ? "," : " (", s);
+		if (jstr(win, "cause_class") || jstr(win, "source"))
+			rt_buf_adds(tb, ")");
+		if (json_array_size(json_object_get(win, "files"))) {
+			rt_buf_adds(tb, ", changing ");
+			add_joined(tb, json_object_get(win, "files"), 20);
+		}
+		rt_buf_adds(tb, ".");
+		if ((s = jstr(win, "explanation"))) {
+			c = clean(s);
+			rt_buf_printf(tb, " %s", c);
+			free(c);
+		}
+		rt_buf_adds(tb, "\n\n");
+	}
+	/* the patch goes between tb and ta */
+	conf = v ? json_object_get(v, "confirmations") : NULL;
+	if (json_array_size(conf)) {
+		rt_buf_adds(ta, "\n### The confirmation round\n\n");
+		json_array_foreach(conf, i, x) {
+			rt_buf_adds(ta, "- ");
+			if (jlong(x, "round", &n))
+				rt_buf_printf(ta, "Round %ld, ", n);
+			md_code(ta, jstr(x, "id") ? jstr(x, "id") : "?");
+			rt_buf_adds(ta, ": ");
+			add_counts(ta, x, 0, 0, 0);
+			if (jlong(x, "required_runs", &n))
+				rt_buf_printf(ta, "; %ld runs required", n);
+			if (jnum(x, "reference_rate", &d))
+				rt_buf_printf(ta, " against a reference rate of %s%%", pct(p1, sizeof p1, d));
+			rt_buf_printf(ta, "; %s", json_is_true(json_object_get(x, "passed")) ?
+			    "passed" : "did not pass");
+			o = json_object_get(x, "difference");
+			if (json_is_object(o) && jnum(o, "estimate", &d) &&
+			    jnum(o, "ci_low", &lo) && jnum(o, "ci_high", &hi))
+				rt_buf_printf(ta, "; %s the original by %s points (%s interval %s to %s)",
+				    json_is_true(json_object_get(x, "improved")) ? "better than" :
+				    "not shown better than", pct(p1, sizeof p1, d),
+				    jstr(o, "method") ? jstr(o, "method") : "", pct(c1, sizeof c1, lo),
+				    pct(p2, sizeof p2, hi));
+			rt_buf_adds(ta, ".\n");
+		}
+	}
+	if (v && (jstr(v, "rule") || json_array_size(json_object_get(v, "allowed_rules")))) {
+		rt_buf_adds(ta, "\n### The rule that decided it\n\n");
+		if ((s = jstr(v, "rule"))) {
+			md_code(ta, s);
+			rt_buf_adds(ta, "\n\n");
+		}
+		if (json_array_size(json_object_get(v, "allowed_rules"))) {
+			rt_buf_adds(ta, "Guard rules overruled with --allow: ");
+			add_joined(ta, json_object_get(v, "allowed_rules"), 20);
+			rt_buf_adds(ta, ".\n\n");
+		}
+	}
+	if ((o = r->order)) {
+		rt_buf_adds(ta, "\n### Order dependence (rt-bisect)\n\nVictim ");
+		md_code(ta, jstr(o, "victim"));
+		if ((s = jstr(o, "category")))
+			rt_buf_printf(ta, ", %s", s);
+		rt_buf_adds(ta, ".");
+		if (json_array_size(json_object_get(o, "polluters"))) {
+			rt_buf_adds(ta, " Polluters: ");
+			add_joined(ta, json_object_get(o, "polluters"), 10);
+			rt_buf_adds(ta, ".");
+		}
+		if (json_array_size(json_object_get(o, "setters"))) {
+			rt_buf_adds(ta, " State setters: ");
+			add_joined(ta, json_object_get(o, "setters"), 10);
+			rt_buf_adds(ta, ".");
+		}
+		if (json_array_size(json_object_get(o, "cleaners"))) {
+			rt_buf_adds(ta, " Cleaners: ");
+			add_joined(ta, json_object_get(o, "cleaners"), 10);
+			rt_buf_adds(ta, ".");
+		}
+		if (jlong(o, "probes", &n))
+			rt_buf_printf(ta, " Probes: %ld.", n);
+		if (jlong(o, "trials", &n))
+			rt_buf_printf(ta, " Trials: %ld.", n);
+		rt_buf_adds(ta, "\n");
+	}
+}
+
+/* ---- the autopsy: a short spoken-style account, a template over the
+ * records alone. Hesitant about what was eliminated, plain about what
+ * was confirmed; every rate with its count and interval; no number that
+ * is not a record's (so no counts of lanes: they are named instead). ---- */
+
+static void
+name_list(rt_buf *b, json_t **ls, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		rt_buf_printf(b, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
+		    jstr(ls[i], "id"));
+}
+
+/* The first sentence of s, at most max bytes, cut at a blank. */
+static char *
+first_sentence(const char *s, size_t max)
+{
+	char *c = clean(s), *e;
+	size_t n;
+
+	for (e = c; *e; e++)
+		if ((*e == '.' || *e == '!' || *e == '?') && (e[1] == ' ' || !e[1]))
+			break;
+	n = (size_t)(e - c);
+	if (n > max) {
+		n = max;
+		while (n > 0 && c[n] != ' ')
+			n--;
+	}
+	c[n] = '\0';
+	return c;
+}
+
+/* The verdict's plain consequence (rt-verify(1), VERDICTS). */
+static const char *const next_step[][2] = {
+	{ "FIXED", "The patch can be shipped with rt-pr, with this evidence beside it." },
+	{ "IMPROVED", "Ship it as an improvement only, and keep measuring the test." },
+	{ "QUARANTINE", "Quarantine the test with rt-pr, and keep measuring it." },
+	{ "REGRESSION", "The test fails every time: it is broken, not flaky." },
+	{ "ALREADY_STABLE", "There was no flake to fix." },
+	{ "INCONCLUSIVE_BASELINE", "Measure the original longer before racing fixes." },
+	{ "ERROR", "The run could not measure the test; its errors say why." },
+};
+
+/* Give the sentences written since the last call (one a line) priority
+ * p: 1 must be told, 5 is told only when there is room. */
+static void
+mark(rt_buf *b, int *prio, size_t *nmarked, int p)
+{
+	size_t i, lines = 0;
+	const char *s = rt_buf_str(b);
+
+	for (i = 0; s[i]; i++)
+		lines += s[i] == '\n';
+	while (*nmarked < lines && *nmarked < MAX_SENTENCES)
+		prio[(*nmarked)++] = p;
+}
+
+/* At most MAX_SPOKEN sentences: drop the least important, latest first. */
+static char *
+keep_sentences(const char *s, const int *prio, size_t n)
+{
+	char *keep = rt_xcalloc(n + 1, 1), *out;
+	size_t i, left = n, at;
+	int worst;
+	rt_buf o = {0};
+	const char *e;
+
+	memset(keep, 1, n);
+	while (left > MAX_SPOKEN) {
+		for (worst = 0, at = 0, i = 0; i < n; i++)
+			if (keep[i] && prio[i] >= worst) {
+				worst = prio[i];
+				at = i;
+			}
+		keep[at] = 0;
+		left--;
+	}
+	for (i = 0; *s; i++, s = e + 1) {
+		e = strchr(s, '\n');
+		if (!e)
+			e = s + strlen(s) - 1;
+		if (i >= n || keep[i])
+			rt_buf_add(&o, s, (size_t)(e - s) + 1);
+		if (!e[1])
+			break;
+	}
+	out = rt_xstrdup(rt_buf_str(&o));
+	rt_buf_free(&o);
+	free(keep);
+	return out;
+}
+
+static char *
+autopsy_text(report *r)
+{
+	json_t *v = r->verdict, *lanes = story_lanes(r), *l, *base, *win, *x, *o;
+	json_t **elim, **set_aside, **unapplied, **unraced, **tied;
+	size_t ne = 0, ns = 0, nu = 0, nr = 0, nt = 0, i, nl = json_array_size(lanes);
+	rt_buf b = {0};
+	const char *s, *wid = NULL, *test;
+	char *c, *text, c1[16], p1[16];
+	int prio[MAX_SENTENCES];
+	size_t nmarked = 0;
+	double cf, d;
+	int have_conf;
+	long n;
+
+	cf = story_conf(r, &have_conf);
+	test = jstr(v, "test") ? jstr(v, "test") : jstr(v, "command");
+	base = json_object_get(v, "baseline");
+	if (json_is_object(base)) {
+		rt_buf_printf(&b, "Before any fix, %s ", test ? test : "the test");
+		add_counts(&b, base, have_conf, cf, 1);
+		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, 1);
+		if ((s = jstr(base, "verdict")) && *s)
+			rt_buf_printf(&b, "The detect gate called the original %s", s);
+		else
+			rt_buf_adds(&b, "The original's gate verdict is not recorded");
+		if (jnum(v, "target", &d))
+			rt_buf_printf(&b, ", and a fix had to show a failure rate below %s%%",
+			    pct(p1, sizeof p1, d));
+		if (have_conf)
+			rt_buf_printf(&b, " at %s confidence", conf_text(c1, sizeof c1, cf));
+		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, 2);
+	}
+	elim = rt_xcalloc(nl + 1, sizeof *elim);
+	set_aside = rt_xcalloc(nl + 1, sizeof *set_aside);
+	unapplied = rt_xcalloc(nl + 1, sizeof *unapplied);
+	unraced = rt_xcalloc(nl + 1, sizeof *unraced);
+	tied = rt_xcalloc(nl + 1, sizeof *tied);
+	win = json_object_get(v, "winner");
+	if (json_is_object(win))
+		wid = jstr(win, "id");
+	json_array_foreach(lanes, i, l) {
+		s = jstr(l, "status");
+		if (strcmp(s, "eliminated") == 0)
+			elim[ne++] = l;
+		else if (strcmp(s, "neutered") == 0)
+			set_aside[ns++] = l;
+		else if (strcmp(s, "patch_failed") == 0)
+			unapplied[nu++] = l;
+		else if (strcmp(s, "not_raced") == 0)
+			unraced[nr++] = l;
+		else if (strcmp(s, "tied") == 0 || (strcmp(s, "survived") == 0 &&
+		    !(wid && strcmp(wid, jstr(l, "id")) == 0)))
+			tied[nt++] = l;
+	}
+	if (nl == 0) {
+		rt_buf_adds(&b, "No candidate fix was raced.\n");
+		mark(&b, prio, &nmarked, 2);
+		if ((s = jstr(v, "command")))
+			rt_buf_printf(&b, "The command measured was %s.\n", (c = clean(s)));
+		mark(&b, prio, &nmarked, 3);
+		if (s)
+			free(c);
+	}
+	if (nu || nr || ns) {
+		rt_buf_adds(&b, "Some candidates never raced:");
+		if (nu) {
+			rt_buf_adds(&b, " ");
+			name_list(&b, unapplied, nu);
+			rt_buf_printf(&b, " could not be applied");
+		}
+		if (ns) {
+			rt_buf_adds(&b, nu ? ";" : "");
+			rt_buf_adds(&b, " ");
+			name_list(&b, set_aside, ns);
+			rt_buf_adds(&b, " only hid the failure, so the guard set ");
+			rt_buf_adds(&b, ns == 1 ? "it" : "them");
+			rt_buf_adds(&b, " aside");
+		}
+		if (nr) {
+			rt_buf_adds(&b, nu || ns ? ";" : "");
+			rt_buf_adds(&b, " ");
+			name_list(&b, unraced, nr);
+			rt_buf_adds(&b, " had no patch to race");
+		}
+		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, 3);
+	}
+	/* at most two eliminated lanes in full; the rest by name */
+	for (i = 0; i < ne && i < 2; i++) {
+		rt_buf_printf(&b, "%s seems not to have been the fix: it ", jstr(elim[i], "id"));
+		add_counts(&b, elim[i], have_conf, cf, 1);
+		if (jlong(elim[i], "budget", &n))
+			rt_buf_printf(&b, " within its budget of %ld trials", n);
+		rt_buf_adds(&b, ", which did not show it better than the original, so it "
+		    "was set aside, though not disproved.\n");
+		mark(&b, prio, &nmarked, i == 0 ? 2 : 4);
+	}
+	if (ne > 2) {
+		name_list(&b, elim + 2, ne - 2);
+		rt_buf_adds(&b, " were set aside the same way.\n");
+		mark(&b, prio, &nmarked, 5);
+	}
+	for (i = 0; i < nt && i < 2; i++) {
+		rt_buf_printf(&b, "%s may also have helped: it ", jstr(tied[i], "id"));
+		add_counts(&b, tied[i], have_conf, cf, 1);
+		rt_buf_adds(&b, ", but it was not the one confirmed.\n");
+		mark(&b, prio, &nmarked, i == 0 ? 3 : 5);
+	}
+	if (wid) {
+		for (l = NULL, i = 0; i < nl && !l; i++)
+			if (strcmp(jstr(json_array_get(lanes, i), "id"), wid) == 0)
+				l = json_array_get(lanes, i);
+		rt_buf_printf(&b, "%s %s", strcmp(jstr(v, "verdict"), "FIXED") == 0 ?
+		    "The fix that held is" : "The best candidate is", wid);
+		if ((s = jstr(win, "cause_class")))
+			rt_buf_printf(&b, ", a %s fix", s);
+		if (l) {
+			rt_buf_adds(&b, "; in the race it ");
+			add_counts(&b, l, have_conf, cf, 1);
+		}
+		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, 1);
+		if ((s = jstr(win, "explanation")) && *(c = first_sentence(s, 200))) {
+			rt_buf_printf(&b, "Its explanation: %s.\n", c);
+			mark(&b, prio, &nmarked, 4);
+			free(c);
+		} else if (s) {
+			free(c);
+		}
+	}
+	json_array_foreach(json_object_get(v, "confirmations"), i, x) {
+		int passed = json_is_true(json_object_get(x, "passed"));
+		const char *id = jstr(x, "id") ? jstr(x, "id") : "the candidate";
+		if (!passed && wid && strcmp(id, wid) == 0)
+			continue;
+		rt_buf_printf(&b, "On fresh trials the confirmation %s %s, which ",
+		    passed ? "held for" : "did not hold for", id);
+		add_counts(&b, x, 0, 0, 1);
+		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, passed ? 1 : 3);
+		if (i >= 2)
+			break;
+	}
+	if ((s = jstr(v, "rule")))
+		rt_buf_printf(&b, "The rule that decided it: %s.\n", (c = clean(s)));
+	mark(&b, prio, &nmarked, 2);
+	if (s)
+		free(c);
+	if (json_array_size(json_object_get(v, "allowed_rules")))
+		rt_buf_adds(&b, "Some guard rules were overruled by hand for this run.\n");
+	mark(&b, prio, &nmarked, 4);
+	if ((o = r->order) && (s = jstr(o, "victim"))) {
+		rt_buf_printf(&b, "Order matters here: %s fails after ", s);
+		if (json_array_size(json_object_get(o, "polluters"))) {
+			json_array_foreach(json_object_get(o, "polluters"), i, x) {
+				if (i == 3)
+					break;
+				rt_buf_printf(&b, "%s%s", i ? " or " : "",
+				    json_is_string(x) ? json_string_value(x) : "another test");
+			}
+		} else {
+			rt_buf_adds(&b, "other tests");
+		}
+		if ((s = jstr(o, "category")))
+			rt_buf_printf(&b, " (%s)", s);
+		if (jlong(o, "trials", &n))
+			rt_buf_printf(&b, ", found in %ld trials", n);
+		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, 2);
+	}
+	if (v) {
+		s = jstr(v, "verdict");
+		if (strcmp(s, "FIXED") == 0 && wid)
+			rt_buf_printf(&b, "The verdict is FIXED: %s is the confirmed fix", wid);
+		else if (strcmp(s, "IMPROVED") == 0 && wid)
+			rt_buf_printf(&b, "The verdict is IMPROVED: %s made the test "
+			    "better on fresh trials, but did not prove it below the target", wid);
+		else if (strcmp(s, "QUARANTINE") == 0)
+			rt_buf_adds(&b, "The verdict is QUARANTINE: nothing survived the race "
+			    "or its confirmation, so the test should be quarantined");
+		else if (wid)
+			rt_buf_printf(&b, "The verdict is %s, with %s as the winner", s, wid);
+		else
+			rt_buf_printf(&b, "No fix was confirmed; the verdict is %s, a verdict "
+			    "of the gate before any race", s);
+		if ((s = jstr(v, "finished_at")))
+			rt_buf_printf(&b, ", recorded at %s", s);
+		rt_buf_adds(&b, ".\n");
+		mark(&b, prio, &nmarked, 1);
+		if ((s = jstr(v, "seed")))
+			rt_buf_printf(&b, "The run's seed was %s, so it can be repeated.\n", s);
+		mark(&b, prio, &nmarked, 5);
+		s = jstr(v, "verdict");
+		for (i = 0; i < sizeof next_step / sizeof next_step[0]; i++)
+			if (strcmp(s, next_step[i][0]) == 0 &&
+			    (wid || (strcmp(s, "FIXED") && strcmp(s, "IMPROVED")))) {
+				rt_buf_printf(&b, "%s\n", next_step[i][1]);
+				mark(&b, prio, &nmarked, 3);
+				break;
+			}
+	}
+	free(elim);
+	free(set_aside);
+	free(unapplied);
+	free(unraced);
+	free(tied);
+	text = keep_sentences(rt_buf_str(&b), prio, nmarked);
+	rt_buf_free(&b);
+	return text;
+}
+
+
 /* ---- HTML ---- */
 
 static void
@@ -1550,6 +2362,114 @@ svg_band(rt_buf *b, report *r, double conf)
 	free(pt);
 }
 
+/* One chart: every lane's interval (and the confirmation rounds')
+ * against the baseline's interval (a band) and the target (a line). */
+static void
+svg_tournament(rt_buf *b, report *r)
+{
+	json_t *v = r->verdict, *lanes = story_lanes(r), *base, *l, *rows[256];
+	const char *cls[256];
+	char *lbl[256];
+	size_t n = 0, i;
+	double y, h, x, lo, hi, d, blo, bhi;
+	long k, t;
+	rt_buf tt = {0};
+	char p1[16];
+	int have_conf;
+	double cf = story_conf(r, &have_conf);
+
+	base = v ? json_object_get(v, "baseline") : NULL;
+	if (json_is_object(base)) {
+		rows[n] = base;
+		cls[n] = "m";
+		lbl[n++] = rt_xstrdup("original (baseline)");
+	}
+	json_array_foreach(lanes, i, l) {
+		if (n >= 200)
+			break;
+		rows[n] = l;
+		cls[n] = strcmp(jstr(l, "status"), "winner") == 0 ? "f" : "x";
+		lbl[n++] = rt_xasprintf("%s (%s)", jstr(l, "id"), jstr(l, "status"));
+	}
+	json_array_foreach(v ? json_object_get(v, "confirmations") : NULL, i, l) {
+		if (n >= 250)
+			break;
+		rows[n] = l;
+		cls[n] = json_is_true(json_object_get(l, "passed")) ? "f" : "c";
+		lbl[n++] = rt_xasprintf("confirm %s", jstr(l, "id") ? jstr(l, "id") : "?");
+	}
+	if (n == 0)
+		return;
+	h = 56 + 24.0 * (double)n;
+	rt_buf_adds(b, "<figure>\n<figcaption>The race: each lane's interval against "
+	    "the original's (shaded) and the target (dashed)</figcaption>\n");
+	rt_buf_printf(b, "<svg class=\"chart tournament\" viewBox=\"0 0 700 %.0f\" "
+	    "width=\"700\" height=\"%.0f\" role=\"img\" aria-label=\"lane intervals "
+	    "against the baseline and the target\">\n", h, h);
+	for (i = 0; i <= 4; i++) {
+		x = RX0 + RW * (double)i / 4;
+		rt_buf_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" "
+		    "y2=\"%.0f\"/><text class=\"axis\" x=\"%.1f\" y=\"%.0f\" "
+		    "text-anchor=\"middle\">%zu%%</text>\n", x, x, h - 22, x, h - 6, i * 25);
+	}
+	if (json_is_object(base) && jnum(base, "ci_low", &blo) && jnum(base, "ci_high", &bhi))
+		rt_buf_printf(b, "<rect class=\"baseband\" x=\"%.1f\" y=\"10\" width=\"%.1f\" "
+		    "height=\"%.0f\"><title>the original's interval</title></rect>\n",
+		    RX0 + RW * blo, RW * (bhi - blo) < 1 ? 1 : RW * (bhi - blo), h - 32);
+	if (v && jnum(v, "target", &d) && d >= 0 && d <= 1)
+		rt_buf_printf(b, "<line class=\"target\" x1=\"%.1f\" y1=\"10\" x2=\"%.1f\" "
+		    "y2=\"%.0f\"/><text class=\"target-label\" x=\"%.1f\" y=\"%.0f\">target "
+		    "%s%%</text>\n", RX0 + RW * d, RX0 + RW * d, h - 22, RX0 + RW * d + 3,
+		    h - 26, pct(p1, sizeof p1, d));
+	for (i = 0; i < n; i++) {
+		y = 24 + 24.0 * (double)i;
+		t = k = 0;
+		jlong(rows[i], "trials", &t);
+		jlong(rows[i], "failures", &k);
+		rt_buf_printf(b, "<g class=\"%s\"><title>", cls[i]);
+		html_text(b, lbl[i]);
+		rt_buf_adds(b, ": ");
+		tt.len = 0;
+		add_counts(&tt, rows[i], have_conf && rows[i] != base, cf, 0);
+		html_text(b, rt_buf_str(&tt));
+		rt_buf_adds(b, "</title>");
+		rt_buf_printf(b, "<text class=\"label\" x=\"%.0f\" y=\"%.1f\" "
+		    "text-anchor=\"end\">", RX0 - 10, y + 4);
+		{
+			char *cl = clean(lbl[i]);
+			if (strlen(cl) > 30) {
+				size_t cut = 30;
+				while (cut > 0 && ((unsigned char)cl[cut] & 0xC0) == 0x80)
+					cut--;
+				memcpy(cl + cut, "\xE2\x80\xA6", 4);
+			}
+			html_esc(b, cl, strlen(cl));
+			free(cl);
+		}
+		rt_buf_adds(b, "</text>");
+		if (t > 0 && jnum(rows[i], "ci_low", &lo) && jnum(rows[i], "ci_high", &hi)) {
+			rt_buf_printf(b, "<line class=\"bar\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\"/>", RX0 + RW * lo, y, RX0 + RW * hi, y);
+			rt_buf_printf(b, "<line class=\"cap\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\"/><line class=\"cap\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\"/>", RX0 + RW * lo, y - 5, RX0 + RW * lo, y + 5,
+			    RX0 + RW * hi, y - 5, RX0 + RW * hi, y + 5);
+			if (jnum(rows[i], "rate", &d))
+				rt_buf_printf(b, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>",
+				    RX0 + RW * d, y);
+			rt_buf_printf(b, "<text class=\"count\" x=\"%.0f\" y=\"%.1f\">%ld/%ld</text>",
+			    RX0 + RW + 12, y + 4, k, t);
+		} else {
+			rt_buf_printf(b, "<text class=\"count\" x=\"%.0f\" y=\"%.1f\">not run</text>",
+			    RX0 + 4, y + 4);
+		}
+		rt_buf_adds(b, "</g>\n");
+		free(lbl[i]);
+	}
+	rt_buf_adds(b, "</svg>\n</figure>\n");
+	rt_buf_free(&tt);
+}
+
 static const char css[] =
     "body{font:15px/1.5 system-ui,sans-serif;color:#222;background:#fff;margin:0}"
     "main{max-width:760px;margin:0 auto;padding:1em 1.5em}"
@@ -1570,11 +2490,17 @@ static const char css[] =
     ".key.fail{background:#c62828}.key.timeout{background:#6a1b9a}"
     ".key.error{background:#9e9e9e}.key.ignored{background:#e0e0e0;color:#333}"
     ".band{fill:#1f4e9c;fill-opacity:.18;stroke:#1f4e9c;stroke-opacity:.4}"
-    ".est{fill:none;stroke:#1f4e9c;stroke-width:1.5}";
+    ".est{fill:none;stroke:#1f4e9c;stroke-width:1.5}"
+    ".baseband{fill:#1f4e9c;fill-opacity:.12}.target{stroke:#c62828;"
+    "stroke-dasharray:4 3;stroke-width:1.5}.target-label{fill:#c62828}"
+    "pre{font:12px ui-monospace,monospace;background:#f6f6f6;padding:.6em;"
+    "overflow-x:auto}";
 
 static void
 build_html(rt_buf *b, report *r, const meas *m, const proof *pf, sections *s)
 {
+	const char *patch;
+
 	rt_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	    "<meta charset=\"utf-8\">\n<title>retrial report</title>\n<style>");
 	rt_buf_adds(b, css);
@@ -1586,6 +2512,14 @@ build_html(rt_buf *b, report *r, const meas *m, const proof *pf, sections *s)
 	svg_band(b, r, m->have ? m->conf : 0.95);
 	md_to_html(b, rt_buf_str(&s->facts));
 	md_to_html(b, rt_buf_str(&s->observe));
+	md_to_html(b, rt_buf_str(&s->tb));
+	svg_tournament(b, r);
+	if ((patch = winner_patch(r))) {
+		rt_buf_adds(b, "<pre class=\"patch\">");
+		html_esc(b, patch, strlen(patch));
+		rt_buf_adds(b, "</pre>\n");
+	}
+	md_to_html(b, rt_buf_str(&s->ta));
 	md_to_html(b, rt_buf_str(&s->fixed));
 	rt_buf_adds(b, "</main>\n</body>\n</html>\n");
 }
@@ -1661,6 +2595,52 @@ report_free(report *r)
 	free(r->plan_basis);
 	free(r->rule);
 	free(r->trial_command);
+	json_decref(r->verdict);
+	json_decref(r->lanes);
+	json_decref(r->order);
+}
+
+/* --speak: the autopsy read aloud by espeak-ng into a WAV file, run
+ * without a shell; any failure is a warning ("no audio"), never an exit. */
+static void
+speak(const char *wav, const char *text)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *path = rt_xasprintf("%s/rt-report.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	char *argv[] = { "espeak-ng", "-w", (char *)wav, "-f", path, NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int fd, st = -1, rc;
+	size_t n = strlen(text);
+	ssize_t wr;
+
+	if ((fd = mkstemp(path)) < 0) {
+		rt_warn("--speak: cannot write the text for espeak-ng: no audio");
+		free(path);
+		return;
+	}
+	wr = write(fd, text, n);
+	close(fd);
+	if (wr < 0 || (size_t)wr != n) {
+		rt_warn("--speak: cannot write the text for espeak-ng: no audio");
+		unlink(path);
+		free(path);
+		return;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc == 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	unlink(path);
+	free(path);
+	if (rc != 0)
+		rt_warn("--speak: espeak-ng: %s: no audio", strerror(rc));
+	else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		rt_warn("--speak: espeak-ng failed: no audio");
 }
 
 int
@@ -1671,11 +2651,16 @@ main(int argc, char *argv[])
 		{ "html",    no_argument,       NULL, 'H' },
 		{ "proof",   required_argument, NULL, 'p' },
 		{ "text",    no_argument,       NULL, 't' },
+		{ "autopsy", required_argument, NULL, 'a' },
+		{ "speak",   required_argument, NULL, 'S' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "version", no_argument,       NULL, 'V' },
+		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *dir = NULL, *prooffile = NULL;
+	const char *dir = NULL, *prooffile = NULL, *autopsy = NULL, *wav = NULL;
+	char *story = NULL;
+	const char *patch;
 	int c, html = 0, text = 0, from_trials;
 	report r;
 	proof pf;
@@ -1688,12 +2673,15 @@ main(int argc, char *argv[])
 
 	rt_setprogname(argv[0]);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ho:p:tV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:ho:p:tV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': dir = optarg; break;
 		case 'H': html = 1; break;
 		case 'p': prooffile = optarg; break;
 		case 't': text = 1; break;
+		case 'a': autopsy = optarg; break;
+		case 'S': wav = optarg; break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h': fputs(usage_text, stdout); return rt_fshut(stdout, "stdout"), 0;
 		case 'V': rt_print_version(); return rt_fshut(stdout, "stdout"), 0;
 		case ':': rt_usage_die("%s: missing value", argv[optind - 1]);
@@ -1709,13 +2697,21 @@ main(int argc, char *argv[])
 		rt_usage_die("--text and %s are exclusive", dir ? "--output" : "--html");
 	if (dir && !*dir)
 		rt_usage_die("--output: empty directory name");
+	if (autopsy && strcmp(autopsy, "-") == 0 && (text || dir || html))
+		rt_usage_die("--autopsy - and %s are exclusive",
+		    text ? "--text" : dir ? "--output" : "--html");
+	if ((autopsy && !*autopsy) || (wav && !*wav))
+		rt_usage_die("%s: empty file name", autopsy && !*autopsy ? "--autopsy" : "--speak");
 
 	memset(&r, 0, sizeof r);
 	memset(&pf, 0, sizeof pf);
 	rt_jsonl_loop(argc - optind, argv + optind, NULL, on_record, &r);
 	if (r.n_measure + r.n_plan + r.n_policy + r.n_diff + r.n_fact + r.n_exp +
-	    r.n_trial == 0)
+	    r.n_trial + r.n_verdict + r.n_lane + r.n_order == 0)
 		rt_die("no retrial records in input");
+	if ((autopsy || wav) && !r.verdict)
+		rt_die("%s: no verdict record in input (rt-verify's last line)",
+		    autopsy ? "--autopsy" : "--speak");
 	if (prooffile) {
 		char *pfiles[1] = { (char *)prooffile };
 		rt_jsonl_loop(1, pfiles, NULL, on_proof, &pf);
@@ -1738,14 +2734,23 @@ main(int argc, char *argv[])
 	sec_how(&r, &m, from_trials, &tally, &s.how);
 	sec_facts(&r, &s.facts);
 	sec_observe(&r, &s.observe);
+	sec_tournament(&r, &s.tb, &s.ta);
 	sec_fixed(&r, &m, &pf, &s.fixed);
 	rt_buf_adds(&md, rt_buf_str(&s.head));
 	rt_buf_adds(&md, rt_buf_str(&s.how));
 	rt_buf_adds(&md, rt_buf_str(&s.facts));
 	rt_buf_adds(&md, rt_buf_str(&s.observe));
+	rt_buf_adds(&md, rt_buf_str(&s.tb));
+	if ((patch = winner_patch(&r)))
+		fence(&md, patch, "diff");
+	rt_buf_adds(&md, rt_buf_str(&s.ta));
 	rt_buf_adds(&md, rt_buf_str(&s.fixed));
+	if (autopsy || wav)
+		story = autopsy_text(&r);
 
-	if (text) {
+	if (autopsy && strcmp(autopsy, "-") == 0) {
+		fputs(story, stdout);
+	} else if (text) {
 		fwrite(md.data, 1, md.len, stdout);
 	} else {
 		if (dir)
@@ -1763,7 +2768,15 @@ main(int argc, char *argv[])
 			build_html(&out, &r, &m, &pf, &s);
 			write_out(dir, "report.html", &out);
 		}
+		if (autopsy) {
+			out.len = 0;
+			rt_buf_adds(&out, story);
+			write_out(NULL, autopsy, &out);
+		}
 	}
+	if (wav)
+		speak(wav, story);
+	free(story);
 	rt_buf_free(&md);
 	rt_buf_free(&out);
 	rt_buf_free(&s.head);
@@ -1771,6 +2784,8 @@ main(int argc, char *argv[])
 	rt_buf_free(&s.facts);
 	rt_buf_free(&s.observe);
 	rt_buf_free(&s.fixed);
+	rt_buf_free(&s.tb);
+	rt_buf_free(&s.ta);
 	report_free(&r);
 	meas_free(&pf.m);
 	rt_fshut(stdout, "stdout");

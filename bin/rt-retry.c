@@ -1,5 +1,6 @@
 /* rt-retry: run a group of test cases under an explicit retry policy, one
  * "attempt" record per attempt, then one "group" record by latest attempt. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -56,7 +57,11 @@ static struct {
 	const char *maxfail_text;
 	const char *suite;
 	rt_runner *runner;
+	rt_progress prog;            /* on a terminal: attempts run so far */
+	long done, attempts, failed;
 } G;
+
+static int is_failure(int o);
 
 static void
 usage(FILE *f)
@@ -300,15 +305,21 @@ read_cases(const char *path, int delim)
 }
 
 /* The quarantine list rt-pr writes: one test per line, '#' comments, the
- * name possibly followed by whitespace and a link; the first field counts. */
+ * name possibly followed by whitespace and a link; the first field counts.
+ * The default list, .retrial/quarantine, missing is an empty list: a
+ * project has none until its first quarantine. */
 static void
 read_quarantine(const char *path)
 {
 	char *text, *line, *save = NULL, *name;
 	long i;
 
-	if (!(text = rt_read_file(path, NULL)))
+	if (!(text = rt_read_file(path, NULL))) {
+		if (errno == ENOENT && (strcmp(path, ".retrial/quarantine") == 0 ||
+		    strcmp(path, "./.retrial/quarantine") == 0))
+			return;
 		rt_die("%s:", path);
+	}
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		name = line + strspn(line, " \t\r");
 		if (*name == '#' || *name == '\0')
@@ -539,6 +550,13 @@ run_case(tcase *c, long round)
 	rt_emit(stdout, j);
 	json_decref(j);
 	json_decref(t);
+	G.done++;
+	if (out == A_PASS || is_failure(out)) {
+		G.attempts++;
+		G.failed += is_failure(out);
+	}
+	snprintf(started, sizeof started, "round %ld", round);
+	rt_progress_update(&G.prog, G.done, G.failed, G.attempts, 0.95, started);
 	rt_trial_result_free(&res);
 	rt_free_vec(env);
 	rt_free_vec(argv);
@@ -793,7 +811,7 @@ static void
 write_junit(const char *path, double total_s)
 {
 	rt_buf b = {0};
-	long i, failures = 0, errors = 0, skipped = 0;
+	long i, failures = 0, errors = 0, skipped = 0, flakes = 0;
 	size_t k;
 	int first;
 	double t;
@@ -803,11 +821,13 @@ write_junit(const char *path, double total_s)
 		failures += strcmp(r, "failed") == 0;
 		errors += strcmp(r, "error") == 0;
 		skipped += strcmp(r, "cancelled") == 0 || strcmp(r, "quarantined") == 0;
+		flakes += strcmp(r, "flaky") == 0;
 	}
 	rt_buf_adds(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite");
 	xml_attr(&b, "name", G.suite);
 	rt_buf_printf(&b, " tests=\"%ld\" failures=\"%ld\" errors=\"%ld\" skipped=\"%ld\""
-	    " time=\"%.3f\">\n", G.n, failures, errors, skipped, total_s);
+	    " flakes=\"%ld\" time=\"%.3f\">\n", G.n, failures, errors, skipped, flakes,
+	    total_s);
 	for (i = 0; i < G.n; i++) {
 		const tcase *c = &G.c[i];
 		const attempt *a = latest(c), *primary = NULL;
@@ -822,6 +842,10 @@ write_junit(const char *path, double total_s)
 		xml_attr(&b, "name", c->name);
 		xml_attr(&b, "classname", G.suite);
 		rt_buf_printf(&b, " time=\"%.3f\">\n", t / 1000);
+		/* for readers that do not know <flakyFailure> (junitparser) */
+		if (flaky && strcmp(r, "flaky") == 0)
+			rt_buf_adds(&b, "    <properties><property name=\"retrial.flaky\" "
+			    "value=\"true\"/></properties>\n");
 		/* Every failed attempt stays as evidence: <flakyFailure> when
 		 * the case passed in the end, <failure> then <rerunFailure>
 		 * when it failed, <rerunFailure> beside a skip or an error. */
@@ -995,13 +1019,14 @@ main(int argc, char *argv[])
 		{ "env", required_argument, NULL, RT_OPT_ENV },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *cases = NULL, *quarantine = NULL, *junit = NULL, *rate = NULL,
 	    *measure = NULL, *retries = NULL, *policy = NULL, *stopped, *env;
 	const tcase *blocker = NULL;
 	double target = RT_RETRY_TARGET, t0;
-	long k, round0_failures = 0, ceiling, before, rounds, i;
+	long k, round0_failures = 0, ceiling, before, rounds, i, nsel;
 	int opt, upper = 0, needs_r = 0, tripped = 0, sig, code, delim = '\n';
 	json_t *basis = NULL, *g;
 	size_t len;
@@ -1044,6 +1069,7 @@ main(int argc, char *argv[])
 				G.maxfail_count = rt_num_long("--max-failures", optarg, 0, 1L << 40);
 			}
 			break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h':
 			usage(stdout);
 			rt_fshut(stdout, "stdout");
@@ -1107,6 +1133,7 @@ main(int argc, char *argv[])
 	rt_trial_signals_install();
 	G.runner = rt_runner_new();
 	t0 = rt_now_ms();
+	rt_progress_init(&G.prog, G.n);
 
 	for (i = 0; i < G.n; i++)
 		G.c[i].selected = 1;
@@ -1132,8 +1159,9 @@ main(int argc, char *argv[])
 		/* "No further round starts" after Ctrl-C, even between rounds. */
 		if (rt_trial_interrupted())
 			break;
-		if (plan(k, &stopped, &blocker) == 0)
+		if ((nsel = plan(k, &stopped, &blocker)) == 0)
 			break;
+		G.prog.total = G.done + nsel;
 		if (k > ceiling) {
 			stopped = "ceiling";
 			rt_warn("retry round %ld would pass the ceiling of %ld rounds "
@@ -1156,6 +1184,7 @@ main(int argc, char *argv[])
 		}
 	}
 settle:
+	rt_progress_clear(&G.prog);
 	rt_runner_free(G.runner);
 	sig = rt_trial_interrupted();
 	if (sig)

@@ -1396,6 +1396,7 @@ main(int argc, char *argv[])
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	int opt, exitcode, sig, rc;
@@ -1479,6 +1480,7 @@ main(int argc, char *argv[])
 			V.allow[V.nallow++] = optarg;
 			V.allow[V.nallow] = NULL;
 			break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h':
 			usage(stdout);
 			rt_fshut(stdout, "stdout");

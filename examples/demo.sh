@@ -1,7 +1,7 @@
 #!/bin/sh
 # examples/demo.sh (make demo): the whole pipeline, offline, on the bundled
 # timing-flaky test — measure, evidence, cached diagnosis, tournament,
-# verdict, dossier and mbox — with a short human summary.
+# verdict, dossier and mbox, the report and its autopsy — with a short human summary.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 PATH=$top/bin:$PATH
@@ -53,8 +53,12 @@ jq -r 'select(.type == "verdict") | "   verdict: \(.verdict)",
 
 step "6. Ship it (rt-pr): dossier and git-am mbox, offline"
 rt-pr -C "$proj" --body "$out/dossier.md" --mbox "$out/fix.mbox" "$out/verdict.jsonl"
-rt-report -o "$out/report" --html "$out/measure.json" "$out/plan.json" \
-	"$out/policy.json" "$out/diff.json" "$out/trials.jsonl" >/dev/null
+rt-report -o "$out/report" --html -a "$out/report/autopsy.txt" "$out/measure.json" \
+	"$out/plan.json" "$out/policy.json" "$out/diff.json" "$out/trials.jsonl" \
+	"$out/verdict.jsonl" >/dev/null
 echo "   dossier: $out/dossier.md"
 echo "   mbox:    $out/fix.mbox   (apply: git am $out/fix.mbox)"
-echo "   report:  $out/report/report.md, $out/report/report.html"
+echo "   report:  $out/report/report.md, $out/report/report.html (with \"What fixed it\")"
+
+step "7. The autopsy (rt-report --autopsy: a template over the records)"
+sed 's/^/   /' "$out/report/autopsy.txt"

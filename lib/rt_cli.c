@@ -246,3 +246,13 @@ rt_progress_clear(rt_progress *p)
 		fflush(stderr);
 	}
 }
+
+int
+rt_cli_list_options(const struct option *lo)
+{
+	for (; lo->name; lo++)
+		if (lo->val != RT_OPT_LIST_OPTIONS || lo->flag)
+			printf("--%s%s\n", lo->name, lo->has_arg == no_argument ? "" : "=");
+	rt_fshut(stdout, "stdout");
+	return 0;
+}

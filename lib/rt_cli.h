@@ -12,8 +12,20 @@
 enum {
 	RT_OPT_GAP = 1000, RT_OPT_TIMEOUT_SIG, RT_OPT_GRACE, RT_OPT_MAXOUT,
 	RT_OPT_SEED, RT_OPT_ERRCODES, RT_OPT_FAILIF, RT_OPT_IGNOREIF, RT_OPT_ENV,
-	RT_OPT_TOOL_BASE = 1100      /* tools number their own options from here */
+	RT_OPT_TOOL_BASE = 1100,     /* tools number their own options from here */
+	RT_OPT_LIST_OPTIONS = 999    /* the hidden --list-options */
 };
+
+/* The hidden --list-options, which make turns into shell completion: put
+ * RT_LIST_OPTIONS_LONGOPT in a tool's struct option array and
+ *	case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
+ * in its option switch. */
+#define RT_LIST_OPTIONS_LONGOPT \
+	{ "list-options", no_argument, NULL, RT_OPT_LIST_OPTIONS }
+/* Print "--name" (no_argument) or "--name=" (takes a value), one a line,
+ * for every entry of a getopt_long array but --list-options itself;
+ * flush stdout; return the exit status (0, or 2 when stdout fails). */
+int rt_cli_list_options(const struct option *lo);
 
 /* Put inside a tool's struct option array. */
 #define RT_TRIAL_LONGOPTS \

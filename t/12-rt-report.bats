@@ -284,3 +284,203 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	status_is 2
 	has "$T/empty.jsonl: no measure or trial record for the proof run"
 }
+
+# --- the tournament: rt-verify's lane and verdict records (issue 15) ------
+
+TV="$BATS_TEST_DIRNAME/fixtures/report/tournament.jsonl"   # a real rt-verify run
+TO="$BATS_TEST_DIRNAME/fixtures/report/order.jsonl"        # an rt-bisect order record
+NUMCHECK="$BATS_TEST_DIRNAME/fixtures/report/numbers-check.py"
+
+# the "What fixed it" section of report.md on stdin
+fixed_section() {
+	sed -n '/^## What fixed it/,/^## What it takes/p'
+}
+
+@test "What fixed it: the baseline and every lane with counts, intervals and fate" {
+	run rt-report -t "$TV"
+	status_is 0
+	has "## What fixed it"
+	has "Verdict: \`FIXED\`"
+	has "| original (baseline, measured) | baseline | 18/56 | 32.1% | 21.4 to 45.2% (wilson) |"
+	has "| \`h-fix\` concurrency | winner | 0/15 | ≤28.0% | 0.0 to 28.0% (anytime) |"
+	has "| \`h-decoy\` concurrency | eliminated | 14/56 | 25.0% | 9.9 to 46.0% (anytime) |"
+	has "| \`h-noapply\` concurrency | patch_failed | not run |"
+	has "- \`h-decoy\` (eliminated): 14/56 failed"
+	has "about 1290 more would likely decide"
+	has "Paired with the original: 15 pairs, the original alone failed 7"
+	has "Budget: 55 trials"
+	has "Canary: not placed"
+	has "Finished at 2026-12-01T15:22:16Z"
+	has "Records read: 5 lane, 1 verdict."
+	hasnt "other"
+}
+
+@test "What fixed it: the winner's patch, the confirmation round and the deciding rule" {
+	run rt-report -t "$TV"
+	status_is 0
+	has "### The winner's patch"
+	has "\`h-fix\` (concurrency, from cache), changing \`pool.sh\`."
+	has '```diff'
+	has "-	if [ \$(( \${last:-0} % 3 )) -eq 0 ]; then"
+	has "### The confirmation round"
+	has "Round 1, \`h-fix\`: 0/29 failed (at most 9.8% at 95% confidence, exact one-sided); 29 runs required against a reference rate of 10.0%; passed"
+	has "### The rule that decided it"
+	has "runs_to_claim(10.0%, 0.95) = 29 fresh trials"
+}
+
+@test "What fixed it: every number in the section is a record's" {
+	rt-report -t "$TV" "$TO" | fixed_section > "$T/sec.md"
+	[ -s "$T/sec.md" ]
+	run python3 "$NUMCHECK" "$T/sec.md" "$TV" "$TO"
+	status_is 0
+	# a number the records do not hold fails the check
+	sed 's/18\/56/18\/57/' "$T/sec.md" > "$T/bad.md"
+	run python3 "$NUMCHECK" "$T/bad.md" "$TV" "$TO"
+	status_is 1
+	has "57"
+}
+
+@test "What fixed it: rt-bisect's order record when present" {
+	run rt-report -t "$TV" "$TO"
+	status_is 0
+	has "### Order dependence (rt-bisect)"
+	has "Victim \`test_pool_reuse\`, polluter. Polluters: \`test_pool_fill\` and \`test_pool_drain\`."
+	has "Probes: 7. Trials: 42."
+	run rt-report -t "$TO"
+	status_is 0
+	has "### Order dependence"
+}
+
+@test "lane records without a verdict: an unfinished race, told as such" {
+	grep '"type":"lane"' "$TV" > "$T/lanes.jsonl"
+	run rt-report -t "$T/lanes.jsonl"
+	status_is 0
+	has "Lane records without a verdict"
+	has "| \`h-decoy\` concurrency | eliminated | 14/56 |"
+	hasnt "### The winner's patch"
+}
+
+@test "the HTML draws every lane's interval against the baseline and the target in one SVG" {
+	run rt-report -o "$T/out" --html "$TV"
+	status_is 0
+	h="$T/out/report.html"
+	[ "$(grep -c '<svg class="chart tournament"' "$h")" -eq 1 ]
+	# baseline band, target line at 10% (x = 190 + 420 * 0.1 = 232)
+	grep -q '<rect class="baseband"' "$h"
+	grep -q '<line class="target" x1="232.0"' "$h"
+	# one row per lane, and one per confirmation round
+	for id in h-fix h-decoy h-noapply h-outside h-nopatch; do
+		grep -q "<title>$id (" "$h" || { echo "no row for $id" >&2; return 1; }
+	done
+	grep -q '<title>confirm h-fix: 0/29 failed (at most 9.8% at 95% confidence' "$h"
+	grep -q '<pre class="patch">--- a/pool.sh' "$h"
+	# self-contained: nothing fetched
+	nogrep -E '(src|href)="(https?:)?//' "$h"
+	python3 -c 'import sys, xml.dom.minidom as M; s=open(sys.argv[1]).read(); a=s.index("<svg class=\"chart tournament\""); M.parseString(s[a:s.index("</svg>", a) + 6])' "$h"
+}
+
+@test "bad lane and verdict records name the file and line, exit 2" {
+	printf '{"type":"lane","id":"x","status":"eliminated","trials":3,"failures":4}\n' > "$T/l.jsonl"
+	run rt-report -t "$T/l.jsonl"
+	status_is 2
+	has "l.jsonl:1"
+	has "failures"
+	printf '{"type":"verdict","verdict":"FIXED"}\n' > "$T/v.jsonl"
+	run rt-report -t "$T/v.jsonl"
+	status_is 2
+	has "v.jsonl:1"
+	has "lanes"
+}
+
+# --- the autopsy --------------------------------------------------------
+
+@test "--autopsy FILE: 6 to 10 sentences, plain about the fix, hesitant about the eliminated" {
+	run rt-report -o "$T/out" --autopsy "$T/autopsy.txt" "$TV"
+	status_is 0
+	has "$T/autopsy.txt"
+	[ -f "$T/out/report.md" ]
+	n=$(grep -o '[.!?]\( \|$\)' "$T/autopsy.txt" | wc -l)
+	[ "$n" -ge 6 ] && [ "$n" -le 10 ]
+	grep -q "^Before any fix, ./test_pool.sh failed 18 of 56 trials (32.1%, 95% wilson interval 21.4 to 45.2%)." "$T/autopsy.txt"
+	grep -q "^h-decoy seems not to have been the fix: it failed 14 of 56 trials (25.0%, 95% anytime interval 9.9 to 46.0%)" "$T/autopsy.txt"
+	grep -q "though not disproved" "$T/autopsy.txt"
+	grep -q "^The verdict is FIXED: h-fix is the confirmed fix" "$T/autopsy.txt"
+	grep -q "h-noapply and h-outside could not be applied" "$T/autopsy.txt"
+}
+
+@test "--autopsy: a zero is a bound, never a rate (a measured 0.0 is not missing)" {
+	run rt-report --autopsy - "$TV"
+	status_is 0
+	has "failed 0 of 15 trials (at most 28.0% at 95% confidence, anytime)"
+	has "failed 0 of 29 trials (at most 9.8% at 95% confidence, exact one-sided)"
+	hasnt "100"
+	hasnt " 0.0%"
+	echo "$output" | nogrep -E "$bare_zero"
+}
+
+@test "--autopsy: every number in it is in the input records (the real run and every fixture verdict)" {
+	rt-report -o "$T/out" --autopsy "$T/a.txt" "$TV" "$TO" >/dev/null
+	python3 "$NUMCHECK" "$T/a.txt" "$TV" "$TO"
+	n=0
+	for f in "$BATS_TEST_DIRNAME"/fixtures/pr/*.jsonl "$BATS_TEST_DIRNAME"/fixtures/verify/verdicts.jsonl; do
+		i=0
+		while IFS= read -r line; do
+			i=$((i + 1))
+			case $line in *'"type":"verdict"'*) ;; *) continue ;; esac
+			printf '%s\n' "$line" > "$T/one.jsonl"
+			rt-report --autopsy - "$T/one.jsonl" > "$T/a.txt" ||
+			    { echo "$f:$i: rt-report failed" >&2; return 1; }
+			python3 "$NUMCHECK" "$T/a.txt" "$T/one.jsonl" ||
+			    { echo "$f:$i" >&2; cat "$T/a.txt" >&2; return 1; }
+			n=$((n + 1))
+		done < "$f"
+	done
+	[ "$n" -ge 10 ]
+}
+
+@test "--autopsy on a fresh rt-verify run: numbers from its records" {
+	cp -R "$RT_TOP/t/fixtures/verify/pool" "$T/pool"
+	rt-verify -C "$T/pool" -n 30 -j 2 --seed 42 --no-genome --cmd ./test_pool.sh \
+	    "$RT_TOP/t/fixtures/verify/pool.jsonl" > "$T/v.jsonl"
+	run rt-report --autopsy - "$T/v.jsonl"
+	status_is 0
+	has "The verdict is FIXED"
+	echo "$output" > "$T/a.txt"
+	python3 "$NUMCHECK" "$T/a.txt" "$T/v.jsonl"
+}
+
+@test "--autopsy: usage errors" {
+	run rt-report --autopsy - -o "$T/out" "$TV"
+	status_is 2
+	has "exclusive"
+	run rt-report --autopsy - "$F/measure.jsonl"
+	status_is 2
+	has "no verdict record"
+}
+
+@test "--speak WAV: espeak-ng writes a RIFF/WAVE file" {
+	command -v espeak-ng >/dev/null || skip "espeak-ng not installed"
+	run rt-report --autopsy - --speak "$T/a.wav" "$TV"
+	status_is 0
+	has "The verdict is FIXED"
+	[ "$(head -c 4 "$T/a.wav")" = "RIFF" ]
+	[ "$(dd if="$T/a.wav" bs=1 skip=8 count=4 2>/dev/null)" = "WAVE" ]
+}
+
+@test "--speak WAV without espeak-ng: warns no audio, the run goes on, same exit" {
+	mkdir -p "$T/bin"
+	ln -s "$RT_TOP/bin/rt-report" "$T/bin/rt-report"
+	run env PATH="$T/bin" rt-report -o "$T/out" --autopsy "$T/a.txt" --speak "$T/a.wav" "$TV"
+	[ -s "$T/out/report.md" ]
+	status_is 0
+	has "no audio"
+	[ -s "$T/a.txt" ]
+	[ ! -e "$T/a.wav" ]
+	# a voice that fails (exit 1) is the same
+	printf '#!/bin/sh\nexit 1\n' > "$T/bin/espeak-ng"
+	chmod +x "$T/bin/espeak-ng"
+	run env PATH="$T/bin" rt-report --autopsy - --speak "$T/b.wav" "$TV"
+	status_is 0
+	has "no audio"
+	has "The verdict is FIXED"
+}

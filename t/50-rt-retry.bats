@@ -637,3 +637,53 @@ EOF
 	status_is 0
 	echo "$output" | jqe '.totals.cases == 2 and .totals.flaky == 1'
 }
+
+# --- issue 15: default quarantine, flakes for junitparser, progress -------
+
+@test "-q .retrial/quarantine: a missing default list is an empty one; any other missing list is an error" {
+	cases pass-a flaky1-a
+	cd "$T"
+	retry -p failed-once -q .retrial/quarantine --cmd "$CMD"
+	status_is 0
+	kase flaky1-a '.result == "flaky" and .quarantined == false'
+	retry -p failed-once -q ./.retrial/quarantine --cmd "$CMD"
+	status_is 0
+	retry -p failed-once -q .retrial/quarantin --cmd "$CMD"
+	status_is 2
+	has ".retrial/quarantin"
+	mkdir -p .retrial && echo flaky1-a > .retrial/quarantine
+	retry -p failed-once -q .retrial/quarantine --cmd "$CMD"
+	status_is 0
+	kase flaky1-a '.quarantined == true'
+}
+
+@test "JUnit: flakes=N on the suite and retrial.flaky=true on each flaky case, seen by junitparser" {
+	/usr/bin/python3 -c 'import junitparser' 2>/dev/null || skip "python3-junitparser not installed"
+	cases pass-a flaky1-a flaky2-a broken
+	retry -p failed-twice --junit "$T/junit.xml" --cmd "$CMD"
+	status_is 1
+	python3 "$RT_TOP/t/fixtures/retry/surefire-check.py" "$T/junit.xml"
+	/usr/bin/python3 - "$T/junit.xml" <<'PY'
+import sys
+from junitparser import JUnitXml
+suite = JUnitXml.fromfile(sys.argv[1])
+assert suite._elem.get("flakes") == "2", suite._elem.attrib
+flaky = {}
+for case in suite:
+    props = case._elem.find("properties")
+    flaky[case.name] = props is not None and any(
+        p.get("name") == "retrial.flaky" and p.get("value") == "true" for p in props)
+assert flaky == {"pass-a": False, "flaky1-a": True, "flaky2-a": True, "broken": False}, flaky
+PY
+}
+
+@test "progress on a terminal: a line per attempt on stderr, none when stderr is not a terminal" {
+	command -v script >/dev/null || skip "script(1) not installed"
+	cases pass-a flaky1-a
+	RETRIAL_NO_TTY= script -qec "rt-retry -f '$T/cases' -p failed-once --cmd \"$CMD\" >'$T/out' 2>/dev/tty" "$T/typescript" >/dev/null
+	grep -q "rt-retry: 3/3 trials" "$T/typescript"
+	grep -q "round 1" "$T/typescript"
+	retry -p failed-once --cmd "$CMD"
+	status_is 0
+	hasnt "trials ·"
+}
