@@ -295,6 +295,14 @@ rt_write_failed(FILE *f, const char *name)
 }
 
 void
+rt_fpart(FILE *f, const char *name)
+{
+	if ((fflush(f) != 0 || ferror(f)) &&
+	    !(f == stdout && (errno == EPIPE || rt_stdout_gone())))
+		rt_die("%s: write error:", name);
+}
+
+void
 rt_fshut(FILE *f, const char *name)
 {
 	int bad = fflush(f) != 0 || ferror(f);

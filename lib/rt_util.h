@@ -65,6 +65,10 @@ int rt_parse_double(const char *s, double *out);
  * f is stdout and its reader went away (EPIPE, `| head -1`) it exits
  * RT_EXIT_PIPE (141, as if killed by SIGPIPE) without a message. */
 void rt_fshut(FILE *f, const char *name);
+/* Flush and check a stream mid-run. Like rt_fshut, except that a gone
+ * reader of stdout is let be, so the tool can complete the files named by
+ * its options; rt_fshut(stdout) at the end then exits RT_EXIT_PIPE. */
+void rt_fpart(FILE *f, const char *name);
 /* Is standard output a pipe or socket whose reader went away? */
 int rt_stdout_gone(void);
 /* After a failed write to f: exit RT_EXIT_PIPE when f is stdout and its
