@@ -140,7 +140,7 @@ on_trial(const rt_trial_result *res, void *ctx)
 	if (m->facts) {
 		rec = rt_trial_json(res, &m->cli->o, m->cli->command);
 		if (rt_emit_try(m->facts, rec) < 0)
-			rt_write_failed(m->facts, m->factsname);
+			rt_fpart(m->facts, m->factsname);
 		json_decref(rec);
 	}
 	rt_progress_update(&m->prog, m->done, m->tally.failures, m->tally.trials,

@@ -277,7 +277,7 @@ event(const char *name, json_t *fields)
 	json_object_set_new(e, "event", json_string(name));
 	json_object_set_new(e, "t", rt_json_real6(elapsed_s(V.t0)));
 	if (rt_emit_try(V.events, e) < 0)
-		rt_write_failed(V.events, V.events_path);
+		rt_fpart(V.events, V.events_path);
 	json_decref(e);
 }
 

@@ -109,7 +109,10 @@ rt_write_output(const char *path, const char *data, size_t len)
 	int fd, rc, e;
 
 	if (strcmp(path, "-") == 0) {
-		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+		/* a gone reader is left to rt_fshut(stdout) at the end (exit
+		 * 141), so the other named files are still written */
+		if ((fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) &&
+		    errno != EPIPE && !rt_stdout_gone())
 			return -1;
 		return 0;
 	}

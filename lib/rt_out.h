@@ -14,6 +14,8 @@
  *                           truncated or replaced (/dev/null stays a device);
  *   a regular file, or none replaced atomically: a temporary beside it,
  *                           fsync, rename; an existing file keeps its mode.
+ * A gone reader of stdout is not an error here: rt_fshut(stdout) at the
+ * end reports it (exit 141), after the other outputs are written.
  * Internal files (caches, scratch copies) use rt_write_file_atomic, which
  * never follows a symlink. 0, or -1 with errno set. */
 int rt_write_output(const char *path, const char *data, size_t len);

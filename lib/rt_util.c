@@ -287,8 +287,7 @@ rt_write_failed(FILE *f, const char *name)
 {
 	int e = errno;
 
-	if ((f == stdout || (f == NULL && strcmp(name, "stdout") == 0)) &&
-	    (e == EPIPE || rt_stdout_gone()))
+	if (f == stdout && (e == EPIPE || rt_stdout_gone()))
 		exit(RT_EXIT_PIPE);
 	errno = e;
 	rt_die("%s: write error:", name);
