@@ -11,6 +11,7 @@
 #include "rt_hash.h"
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_out.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
 #include "rt_util.h"
@@ -736,12 +737,7 @@ render(doc *d, json_t *a)
 static void
 write_out(const char *path, const char *data, size_t len)
 {
-	if (!strcmp(path, "-")) {
-		if (fwrite(data, 1, len, stdout) != len)
-			rt_die("stdout:");
-		return;
-	}
-	if (rt_write_file_atomic(path, data, len) < 0)
+	if (rt_write_output(path, data, len) < 0)
 		rt_die("%s:", path);
 }
 

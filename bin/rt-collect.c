@@ -11,6 +11,7 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_out.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
@@ -113,18 +114,31 @@ on_trial(const rt_trial_result *res, void *ctx)
  * line (a crash mid-write) is cut off with a warning. Trials of another
  * command are refused: they belong to a different experiment. */
 static void
-resume_scan(const char *path, const char *command, long n, unsigned char *have)
+resume_scan(int fd, const char *path, const char *command, long n,
+    unsigned char *have)
 {
 	size_t len, i, start, keep;
-	char *data = rt_read_file(path, &len);
+	rt_buf b = {0};
+	char *data, tmp[65536];
 	long line = 0, t;
+	ssize_t r;
+	off_t at = 0;
 	json_t *rec, *jt, *jc;
 
-	if (!data) {
-		if (errno == ENOENT)
-			return;
-		rt_die("%s:", path);
+	/* through the locked descriptor: closing any other one on this file
+	 * would drop the lock */
+	while ((r = pread(fd, tmp, sizeof tmp, at)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			rt_die("%s:", path);
+		rt_buf_add(&b, tmp, (size_t)r);
+		at += r;
 	}
+	if (!b.data)
+		return;
+	data = b.data;
+	len = b.len;
 	keep = 0;
 	for (start = 0, i = 0; i < len; i++) {
 		if (data[i] != '\n')
@@ -148,7 +162,7 @@ resume_scan(const char *path, const char *command, long n, unsigned char *have)
 	if (keep < len) {
 		rt_warn("%s:%ld: dropping a torn last line (%zu bytes)", path, line + 1,
 		    len - keep);
-		if (truncate(path, (off_t)keep) < 0)
+		if (ftruncate(fd, (off_t)keep) < 0)
 			rt_die("%s: cannot drop the torn line:", path);
 	}
 	free(data);
@@ -163,6 +177,7 @@ main(int argc, char *argv[])
 	unsigned char *have = NULL;
 	char msg[800];
 	const char *out = NULL;
+	FILE *outf = NULL;
 	int resume = 0, ch, sig;
 	char *slash;
 
@@ -204,28 +219,31 @@ main(int argc, char *argv[])
 		}
 	}
 	rt_trial_cli_finish(&cli, argc, argv, optind, 1);
-	if (resume && !out)
+	if (resume && (!out || strcmp(out, "-") == 0))
 		rt_usage_die("--resume needs --out FILE");
 
 	memset(&c, 0, sizeof c);
 	c.cli = &cli;
 	c.conf = 0.95;
-	c.outname = out ? out : "stdout";
+	c.outname = out && strcmp(out, "-") != 0 ? out : "stdout";
 	count = shard_k > n ? 0 : (n - shard_k) / shard_n + 1;
 	todo = count;
+	/* one writer per file: the lock comes before any truncation or scan */
+	if (out && !(outf = rt_output_open(out, RT_OUT_LOCK |
+	    (resume ? RT_OUT_APPEND : 0)))) {
+		if (errno == EAGAIN)
+			rt_die("%s: another rt-collect is writing it (locked); "
+			    "refusing to write it too", out);
+		rt_die("%s:", out);
+	}
+	c.fd = outf ? fileno(outf) : 1;
 	if (resume) {
 		have = rt_xcalloc((size_t)n / 8 + 1, 1);
-		resume_scan(out, cli.command, n, have);
+		if (c.fd != 1)
+			resume_scan(c.fd, out, cli.command, n, have);
 		for (t = shard_k; t <= n; t += shard_n)
 			if (have[t / 8] & (1u << (t % 8)))
 				todo--;
-	}
-	if (out) {
-		c.fd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC | (resume ? O_APPEND : O_TRUNC), 0644);
-		if (c.fd < 0)
-			rt_die("%s:", out);
-	} else {
-		c.fd = 1;
 	}
 	rt_trial_signals_install();
 	/* this shard's trials: shard_k, shard_k + shard_n, ... up to n,
@@ -234,12 +252,12 @@ main(int argc, char *argv[])
 	sig = rt_run_trials_except(&cli.o, shard_k, count, shard_n, have, on_trial, &c);
 	free(have);
 	rt_progress_clear(&c.prog);
-	if (out && close(c.fd) < 0)
+	if (outf && rt_output_close(outf) < 0)
 		rt_die("%s:", out);
 	if (rt_errors_warning(msg, sizeof msg, &c.tally, c.reason))
 		rt_warn("%s", msg);
 	rt_trial_cli_free(&cli);
 	if (sig)
-		return sig == SIGINT ? RT_EXIT_INT : RT_EXIT_TERM;
-	return RT_EXIT_OK;
+		return rt_signal_status(sig);
+	return c.broken ? RT_EXIT_PIPE : RT_EXIT_OK;
 }

@@ -127,7 +127,7 @@ static char *api_key;       /* never printed, never stored */
 static char *template_text;
 static char *user_cache;    /* NULL: no user cache */
 static char digest[65];     /* evidence_digest */
-static volatile sig_atomic_t got_sig;  /* SIGINT or SIGTERM, once caught */
+static volatile sig_atomic_t got_sig;  /* SIGINT, SIGTERM or SIGHUP, once caught */
 static char srckey[65];     /* the sources-only cache key */
 
 static void
@@ -2219,6 +2219,7 @@ main(int argc, char *argv[])
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
 		rt_http_stop_on(&got_sig);
 	}
 
@@ -2297,8 +2298,8 @@ main(int argc, char *argv[])
 	}
 	if (got_sig) {
 		rt_warn("interrupted by %s: the hypotheses finished so far follow",
-		    got_sig == SIGINT ? "SIGINT" : "SIGTERM");
-		rc = 128 + got_sig;
+		    got_sig == SIGINT ? "SIGINT" : got_sig == SIGHUP ? "SIGHUP" : "SIGTERM");
+		rc = rt_signal_status(got_sig);
 	} else if (json_array_size(out) == 0) {
 		char *shipped = rt_xasprintf("%s/cache", rt_sharedir());
 		rt_warn("--offline: no cached hypothesis for this evidence%s (looked in %s%s%s); "

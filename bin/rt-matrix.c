@@ -15,6 +15,7 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_out.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
 #include "rt_text.h"
@@ -1074,11 +1075,12 @@ emit(const cell *c)
 	judge(c, &j);
 	if (M.text) {
 		text_row(c, &j);
-		rt_fshut(stdout, "stdout");
+		rt_fpart(stdout, "stdout");
 		return;
 	}
 	r = experiment_json(c, &j);
-	rt_emit(stdout, r);
+	(void)rt_emit_try(stdout, r);
+	rt_fpart(stdout, "stdout");
 	json_decref(r);
 }
 
@@ -1086,19 +1088,19 @@ static _Noreturn void
 finish(int sig)
 {
 	if (M.text && sig)
-		printf("interrupted by %s\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+		printf("interrupted by %s\n", sig == SIGINT ? "SIGINT" :
+		    sig == SIGHUP ? "SIGHUP" : "SIGTERM");
 	else if (M.text)
 		printf("The control was measured once (gap %g ms, -j %d) and is shared "
 		    "by every row. Intervals: Wilson at %g%%; difference = perturbed - "
 		    "control, Newcombe.\n", M.cli.o.gap_ms, M.jobs, 100 * M.conf);
 	if (M.facts) {
-		rt_fshut(M.facts, M.facts_path);
-		if (fclose(M.facts) != 0)
-			rt_die("%s:", M.facts_path);
+		if (rt_output_close(M.facts) != 0)
+			rt_die("%s: write error:", M.facts_path);
 	}
 	rt_fshut(stdout, "stdout");
 	if (sig)
-		exit(sig == SIGINT ? RT_EXIT_INT : RT_EXIT_TERM);
+		exit(rt_signal_status(sig));
 	if (M.control.m.measured && M.control.m.t.trials == 0) {
 		rt_warn("control: no valid trial (%ld errors): nothing to compare",
 		    M.control.m.t.errors);
@@ -1368,7 +1370,7 @@ main(int argc, char *argv[])
 
 	rt_setprogname(argv[0]);
 	parse(argc, argv);
-	if (M.facts_path && !(M.facts = fopen(M.facts_path, "w")))
+	if (M.facts_path && !(M.facts = rt_output_open(M.facts_path, 0)))
 		rt_die("%s:", M.facts_path);
 	rt_trial_signals_install();
 

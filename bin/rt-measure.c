@@ -11,6 +11,7 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_out.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
@@ -140,7 +141,7 @@ on_trial(const rt_trial_result *res, void *ctx)
 	if (m->facts) {
 		rec = rt_trial_json(res, &m->cli->o, m->cli->command);
 		if (rt_emit_try(m->facts, rec) < 0)
-			rt_die("%s: write error:", m->factsname);
+			rt_fpart(m->facts, m->factsname);
 		json_decref(rec);
 	}
 	rt_progress_update(&m->prog, m->done, m->tally.failures, m->tally.trials,
@@ -348,7 +349,7 @@ main(int argc, char *argv[])
 
 	if (have_cmd) {
 		if (facts) {
-			if (!(m.facts = fopen(facts, "w")))
+			if (!(m.facts = rt_output_open(facts, 0)))
 				rt_die("%s:", facts);
 			m.factsname = facts;
 		}
@@ -356,7 +357,7 @@ main(int argc, char *argv[])
 		rt_progress_init(&m.prog, n);
 		sig = rt_run_trials(&cli.o, 1, n, 1, on_trial, &m);
 		rt_progress_clear(&m.prog);
-		if (m.facts && fclose(m.facts) != 0)
+		if (m.facts && rt_output_close(m.facts) != 0)
 			rt_die("%s: write error:", facts);
 		m.command = cli.command;
 	} else {
@@ -427,7 +428,7 @@ main(int argc, char *argv[])
 		s = rt_dumps(rec);
 		s = rt_xrealloc(s, strlen(s) + 2);
 		strcat(s, "\n");
-		if (rt_write_file_atomic(out, s, strlen(s)) < 0)
+		if (rt_write_output(out, s, strlen(s)) < 0)
 			rt_die("%s:", out);
 		free(s);
 	}
@@ -446,7 +447,9 @@ main(int argc, char *argv[])
 	if (!broken)
 		rt_fshut(stdout, "stdout");
 	if (sig)
-		return sig == SIGINT ? RT_EXIT_INT : RT_EXIT_TERM;
+		return rt_signal_status(sig);
+	if (broken)
+		return RT_EXIT_PIPE;
 	if (gate && v != RT_VERDICT_STABLE)
 		return RT_EXIT_NO;
 	return RT_EXIT_OK;

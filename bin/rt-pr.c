@@ -22,6 +22,7 @@
 #include "rt_hash.h"
 #include "rt_http.h"
 #include "rt_jsonl.h"
+#include "rt_out.h"
 #include "rt_patch.h"
 #include "rt_stats.h"
 #include "rt_util.h"
@@ -487,7 +488,7 @@ on_signal(int sig)
 		ssize_t w = write(2, pushed_note, strlen(pushed_note));
 		(void)w;
 	}
-	_exit(sig == SIGINT ? RT_EXIT_INT : RT_EXIT_TERM);
+	_exit(rt_signal_status(sig));
 }
 
 /* A temporary index holding HEAD's tree: the user's index and work tree
@@ -2051,11 +2052,12 @@ static void
 write_out(const char *path, const char *data, const char *what)
 {
 	if (strcmp(path, "-") == 0) {
-		if (fwrite(data, 1, strlen(data), stdout) != strlen(data))
-			rt_die("stdout: write error:");
+		/* a gone reader: the other file still gets written */
+		(void)fwrite(data, 1, strlen(data), stdout);
+		rt_fpart(stdout, "stdout");
 		return;
 	}
-	if (rt_write_file_atomic(path, data, strlen(data)) < 0)
+	if (rt_write_output(path, data, strlen(data)) < 0)
 		rt_die("%s: cannot write the %s:", path, what);
 }
 
@@ -2512,6 +2514,7 @@ main(int argc, char *argv[])
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	atexit(cleanup_tmp);
 

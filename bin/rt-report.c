@@ -15,6 +15,7 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_out.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
 #include "rt_util.h"
@@ -2555,7 +2556,7 @@ write_out(const char *dir, const char *name, rt_buf *data)
 {
 	char *path = dir ? rt_xasprintf("%s/%s", dir, name) : rt_xstrdup(name);
 
-	if (rt_write_file_atomic(path, rt_buf_str(data), data->len) < 0)
+	if (rt_write_output(path, rt_buf_str(data), data->len) < 0)
 		rt_die("%s: cannot write:", path);
 	printf("%s\n", path);
 	free(path);

@@ -10,6 +10,7 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_out.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
@@ -456,7 +457,8 @@ cancel(tcase *c, long rnd, const char *why, double elapsed_ms, const char *start
 	json_object_set_new(j, "elapsed_ms", json_real(round(elapsed_ms * 1000) / 1000));
 	json_object_set_new(j, "started_at", json_string(started));
 	json_object_set_new(j, "command", json_string(G.cli.command));
-	rt_emit(stdout, j);
+	(void)rt_emit_try(stdout, j);
+	rt_fpart(stdout, "stdout");
 	json_decref(j);
 }
 
@@ -547,7 +549,8 @@ run_case(tcase *c, long round)
 			json_object_set(j, k, v);
 	if (out == A_ERROR && !json_object_get(j, "error"))
 		json_object_set_new(j, "error", json_string(a->error));
-	rt_emit(stdout, j);
+	(void)rt_emit_try(stdout, j);
+	rt_fpart(stdout, "stdout");
 	json_decref(j);
 	json_decref(t);
 	G.done++;
@@ -891,7 +894,7 @@ write_junit(const char *path, double total_s)
 		rt_buf_adds(&b, "  </testcase>\n");
 	}
 	rt_buf_adds(&b, "</testsuite>\n");
-	if (rt_write_file_atomic(path, b.data, b.len) < 0)
+	if (rt_write_output(path, b.data, b.len) < 0)
 		rt_die("%s:", path);
 	rt_buf_free(&b);
 }
@@ -979,7 +982,7 @@ group_record(long rounds, const char *stopped, const tcase *blocker,
 	json_object_set_new(g, "circuit_breaker", cb);
 	json_object_set_new(g, "interrupted", json_boolean(sig != 0));
 	rt_buf_free(&sum);
-	*exit_code = sig == SIGTERM ? RT_EXIT_TERM : sig ? RT_EXIT_INT :
+	*exit_code = sig ? rt_signal_status(sig) :
 	    err ? RT_EXIT_ERR : bad ? RT_EXIT_NO : RT_EXIT_OK;
 	return g;
 }
@@ -1191,7 +1194,9 @@ settle:
 		stopped = "user-stop";
 	g = group_record(rounds, stopped, blocker, round0_failures, tripped, ceiling,
 	    basis, sig, &code);
-	rt_emit(stdout, g);
+	/* a gone reader (| head -1) still gets --junit written in full */
+	(void)rt_emit_try(stdout, g);
+	rt_fpart(stdout, "stdout");
 	json_decref(g);
 	if (junit)
 		write_junit(junit, (rt_now_ms() - t0) / 1000);

@@ -17,6 +17,7 @@
 #include "rt_cli.h"
 #include "rt_guard.h"
 #include "rt_jsonl.h"
+#include "rt_out.h"
 #include "rt_patch.h"
 #include "rt_platform.h"
 #include "rt_race.h"
@@ -276,7 +277,7 @@ event(const char *name, json_t *fields)
 	json_object_set_new(e, "event", json_string(name));
 	json_object_set_new(e, "t", rt_json_real6(elapsed_s(V.t0)));
 	if (rt_emit_try(V.events, e) < 0)
-		rt_die("%s: write error:", V.events_path);
+		rt_fpart(V.events, V.events_path);
 	json_decref(e);
 }
 
@@ -718,7 +719,8 @@ finish_lane(lane *l, const char *status, const char *fmt, ...)
 	vsnprintf(l->reason, sizeof l->reason, fmt, ap);
 	va_end(ap);
 	rec = lane_json(l, 1);
-	rt_emit(stdout, rec);
+	(void)rt_emit_try(stdout, rec);
+	rt_fpart(stdout, "stdout");
 	event(!strcmp(status, "survived") ? "lane_survived" :
 	    !strcmp(status, "eliminated") ? "lane_eliminated" :
 	    !strcmp(status, "neutered") ? "lane_neutered" :
@@ -1514,7 +1516,7 @@ main(int argc, char *argv[])
 
 	rt_jsonl_loop(V.ninfiles, V.infiles, NULL, on_record, NULL);
 
-	if (V.events_path && !(V.events = fopen(V.events_path, "w")))
+	if (V.events_path && !(V.events = rt_output_open(V.events_path, 0)))
 		rt_die("%s:", V.events_path);
 	V.t0 = rt_now_ms();
 	rt_trial_signals_install();
@@ -1776,7 +1778,8 @@ verdict:
 	V.phase = "the verdict";
 	board_draw(1);
 	board_reasons(sum);
-	rt_emit(stdout, v);
+	(void)rt_emit_try(stdout, v);   /* a gone reader: --events and the genome still complete */
+	rt_fpart(stdout, "stdout");
 	event("verdict", json_pack("{s:s,s:o}", "verdict", verdict, "winner",
 	    winner ? json_string(winner->id) : json_null()));
 	exitcode = !strcmp(verdict, "FIXED") || !strcmp(verdict, "IMPROVED") ? 0 :
@@ -1800,8 +1803,8 @@ verdict:
 		free(gpath);
 	}
 	json_decref(v);
-	if (V.events && fclose(V.events) != 0)
-		rt_die("%s:", V.events_path);
+	if (V.events && rt_output_close(V.events) != 0)
+		rt_die("%s: write error:", V.events_path);
 	V.events = NULL;
 	free(cand);
 	rt_fshut(stdout, "stdout");
@@ -1814,10 +1817,10 @@ interrupted:
 	sig = rt_trial_interrupted();
 	event("interrupted", json_pack("{s:i}", "signal", sig));
 	if (V.events)
-		fclose(V.events);
+		(void)rt_output_close(V.events);
 	V.events = NULL;
 	rt_warn("interrupted: no verdict");
 	cleanup();
 	fflush(stdout);
-	return sig == SIGTERM ? RT_EXIT_TERM : RT_EXIT_INT;
+	return rt_signal_status(sig ? sig : SIGINT);
 }

@@ -219,7 +219,7 @@ void
 rt_emit(FILE *out, json_t *rec)
 {
 	if (rt_emit_try(out, rec) < 0)
-		rt_die("write error:");
+		rt_write_failed(out, out == stdout ? "stdout" : "output");
 }
 
 json_t *

@@ -1,7 +1,7 @@
 /* rt_trial: the trial engine — run a command many times, each trial in its
  * own process group, stdout and stderr drained through pipes and kept head
  * and tail, timeouts with a diagnostic signal then SIGKILL, parallel slots,
- * and a clean stop on SIGINT/SIGTERM. Also the outcome tally and the
+ * and a clean stop on SIGINT/SIGTERM/SIGHUP. Also the outcome tally and the
  * measure record every tool prints the same way. */
 #ifndef RT_TRIAL_H
 #define RT_TRIAL_H
@@ -72,8 +72,10 @@ typedef struct {
 
 uint64_t rt_trial_seed(uint64_t seed, long trial);
 
-/* Signal handling: SIGINT/SIGTERM set a flag (and wake the runner);
- * SIGPIPE is ignored so a closed output is a write error. Call once. */
+/* Signal handling: SIGINT, SIGTERM and SIGHUP set a flag (and wake the
+ * runner); the tool then stops as for SIGTERM and exits
+ * rt_signal_status(sig) (130, 143, 129). SIGPIPE is ignored so a closed
+ * output is a write error. Call once. */
 void rt_trial_signals_install(void);
 int rt_trial_interrupted(void);   /* the signal caught, or 0 */
 
@@ -87,7 +89,7 @@ int rt_runner_start(rt_runner *r, const rt_trial_opts *o, long trial, void *tag)
 int rt_runner_running(const rt_runner *r);
 /* Wait for a trial to end, at most timeout_ms (< 0: no limit). Returns 1
  * with *res filled (free with rt_trial_result_free), 0 on timeout or when
- * nothing runs, -1 when interrupted by SIGINT/SIGTERM. */
+ * nothing runs, -1 when interrupted by SIGINT/SIGTERM/SIGHUP. */
 int rt_runner_wait(rt_runner *r, double timeout_ms, rt_trial_result *res, void **tag);
 /* Kill every running trial's group (SIGTERM, then SIGKILL after grace),
  * reap them, and drop their results. */
@@ -103,7 +105,7 @@ typedef int (*rt_trial_done_fn)(const rt_trial_result *res, void *ctx);
  * each slot resting o->gap_ms before each trial. fn sees each result as it
  * ends; RT_STOP stops starting new ones (running ones finish and are
  * reported), RT_STOP_KILL kills the rest. Returns 0, or the signal number
- * when SIGINT/SIGTERM stopped it (running trials killed, not reported). */
+ * when SIGINT/SIGTERM/SIGHUP stopped it (running trials killed, not reported). */
 int rt_run_trials(const rt_trial_opts *o, long first, long count, long stride,
     rt_trial_done_fn fn, void *ctx);
 

@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,8 +24,22 @@ void
 rt_setprogname(const char *argv0)
 {
 	const char *s = strrchr(argv0, '/');
+	struct sigaction sa;
+
 	rt_progname = s ? s + 1 : argv0;
 	rt_argv0 = argv0;
+	/* a closed pipe is a write error we handle (rt_fshut), not a death
+	 * that would leave --junit or -o half written */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, NULL);
+}
+
+int
+rt_signal_status(int sig)
+{
+	return 128 + sig;
 }
 
 void
@@ -255,12 +271,42 @@ rt_num_double(const char *what, const char *s, double min, double max,
 	return v;
 }
 
+int
+rt_stdout_gone(void)
+{
+	struct pollfd p = { .fd = 1, .events = POLLOUT };
+	struct stat st;
+
+	if (fstat(1, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return 0;
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+void
+rt_write_failed(FILE *f, const char *name)
+{
+	int e = errno;
+
+	if (f == stdout && (e == EPIPE || rt_stdout_gone()))
+		exit(RT_EXIT_PIPE);
+	errno = e;
+	rt_die("%s: write error:", name);
+}
+
+void
+rt_fpart(FILE *f, const char *name)
+{
+	if ((fflush(f) != 0 || ferror(f)) &&
+	    !(f == stdout && (errno == EPIPE || rt_stdout_gone())))
+		rt_die("%s: write error:", name);
+}
+
 void
 rt_fshut(FILE *f, const char *name)
 {
 	int bad = fflush(f) != 0 || ferror(f);
 	if (bad)
-		rt_die("%s: write error:", name);
+		rt_write_failed(f, name);
 }
 
 void

@@ -12,11 +12,18 @@ enum {
 	RT_EXIT_OK = 0,      /* success */
 	RT_EXIT_NO = 1,      /* a negative answer from a predicate or gate */
 	RT_EXIT_ERR = 2,     /* usage error or failure */
+	RT_EXIT_HUP = 129,   /* stopped by SIGHUP (terminal or session closed) */
 	RT_EXIT_INT = 130,   /* stopped by SIGINT */
+	RT_EXIT_PIPE = 141,  /* standard output's reader went away (SIGPIPE) */
 	RT_EXIT_TERM = 143   /* stopped by SIGTERM */
 };
+/* The exit status after a stopping signal: 128 + sig (129, 130, 143). */
+int rt_signal_status(int sig);
 
 extern const char *rt_progname;
+/* Also ignores SIGPIPE, so in every tool a closed output is a write error,
+ * files named by options are still completed, and rt_fshut(stdout) ends
+ * the tool with RT_EXIT_PIPE. */
 void rt_setprogname(const char *argv0);
 /* Where share/retrial is: $RETRIAL_SHAREDIR, else the installed
  * $(PREFIX)/share/retrial when it exists, else ../share/retrial next to
@@ -54,8 +61,19 @@ double rt_num_double(const char *what, const char *s, double min, double max,
 int rt_parse_long(const char *s, long min, long max, long *out);
 int rt_parse_double(const char *s, double *out);
 
-/* Flush and check a stream; a write error (full disk, closed pipe) dies. */
+/* Flush and check a stream; a write error (full disk) dies, exit 2. When
+ * f is stdout and its reader went away (EPIPE, `| head -1`) it exits
+ * RT_EXIT_PIPE (141, as if killed by SIGPIPE) without a message. */
 void rt_fshut(FILE *f, const char *name);
+/* Flush and check a stream mid-run. Like rt_fshut, except that a gone
+ * reader of stdout is let be, so the tool can complete the files named by
+ * its options; rt_fshut(stdout) at the end then exits RT_EXIT_PIPE. */
+void rt_fpart(FILE *f, const char *name);
+/* Is standard output a pipe or socket whose reader went away? */
+int rt_stdout_gone(void);
+/* After a failed write to f: exit RT_EXIT_PIPE when f is stdout and its
+ * reader went away, else die "name: write error: ...". */
+_Noreturn void rt_write_failed(FILE *f, const char *name);
 
 /* A growable byte buffer. */
 typedef struct {
