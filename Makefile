@@ -25,7 +25,7 @@ RT_LDFLAGS = -pthread $(SANFLAGS) $(LDFLAGS)
 LDLIBS   = $(PKG_LIBS) -lm
 
 TOOLS = rt-collect rt-measure rt-plan rt-diff-facts rt-matrix rt-report \
-	rt-diagnose rt-verify rt-genome rt-pr rt-retry
+	rt-diagnose rt-verify rt-genome rt-pr rt-retry rt-bisect
 BINS  = $(TOOLS:%=bin/%)
 
 STATS_OBJ = lib/rt_stats.o
