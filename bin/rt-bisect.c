@@ -672,13 +672,18 @@ union_json(json_t *flat, json_t *grouped, const sets *s)
 	}
 }
 
+/* "4/4 failed (anytime 95% interval 34.2-100%)": the interval the
+ * probe was judged by. */
 static const char *
 probe_counts(json_t *p, char *buf, size_t size)
 {
-	long k = (long)json_integer_value(json_object_get(p, "failures"));
-	long n = (long)json_integer_value(json_object_get(p, "trials"));
+	json_t *iv = json_object_get(p, "interval");
 
-	rt_rate_text(buf, size, k, n, B.conf);
+	snprintf(buf, size, "%lld/%lld failed (anytime %g%% interval %.1f\xe2\x80\x93%.1f%%)",
+	    (long long)json_integer_value(json_object_get(p, "failures")),
+	    (long long)json_integer_value(json_object_get(p, "trials")), B.conf * 100,
+	    json_number_value(json_array_get(iv, 0)) * 100,
+	    json_number_value(json_array_get(iv, 1)) * 100);
 	return buf;
 }
 
