@@ -218,3 +218,70 @@ claims_confirmed() {
 	has "polluter: t004 (then the victim: "
 	has "anytime 95% interval"
 }
+
+# --- real projects: pytest and unittest ---
+
+@test "rt-bisect: pytest, a 40-test class: the one polluter of the shared registry" {
+	cd "$F/registry"
+	run rt-bisect --threshold 0.3 --seed 1 -o "$T/rec" \
+	    -v tests/test_registry.py::TestRegistry::test_default_names \
+	    --collect "$PYTEST --collect-only" -- $PYTEST {}
+	status_is 0
+	p=tests/test_registry.py::TestRegistry::test_register_csv
+	jqe --arg p "$p" '.category == "victim" and .candidates == 39
+	    and .polluters == [$p] and .polluter_sets == [[$p]]
+	    and .setters == [] and .cleaners == {($p): []}' "$T/rec"
+	claims_confirmed "$T/rec"
+}
+
+@test "rt-bisect: pytest, a brittle test and the state-setter that fills its dict" {
+	cd "$F/settings"
+	run rt-bisect --threshold 0.3 --seed 1 -o "$T/rec" \
+	    -v tests/test_config.py::test_connection_url \
+	    --collect "$PYTEST --collect-only" -- $PYTEST {}
+	status_is 0
+	s=tests/test_config.py::test_load_settings
+	jqe --arg s "$s" '.category == "brittle" and .setters == [$s]
+	    and .setter_sets == [[$s]] and .polluters == [] and .cleaners == {}' "$T/rec"
+	claims_confirmed "$T/rec"
+}
+
+@test "rt-bisect: unittest, a polluter of a module cache and the test that cleans it" {
+	cd "$F/pricing"
+	run rt-bisect --threshold 0.3 --seed 1 -o "$T/rec" \
+	    -v tests.test_cache.PriceCacheTest.test_list_price -f tests.txt \
+	    -- /usr/bin/python3 -m unittest {}
+	status_is 0
+	t=tests.test_cache.PriceCacheTest
+	jqe --arg p "$t.test_discount_price" --arg c "$t.test_clear_empties" '
+	    .category == "victim" and .polluters == [$p] and .cleaners == {($p): [$c]}' "$T/rec"
+	claims_confirmed "$T/rec"
+}
+
+@test "rt-bisect: pytest, two polluters that must both run first: a minimal set of 2" {
+	cd "$F/flags"
+	run rt-bisect --threshold 0.3 --seed 1 --no-cleaners -o "$T/rec" \
+	    -v tests/test_flags.py::test_legacy_banner \
+	    --collect "$PYTEST --collect-only" -- $PYTEST {}
+	status_is 0
+	a=tests/test_flags.py::test_enable_beta
+	b=tests/test_flags.py::test_strict_mode
+	jqe --arg a "$a" --arg b "$b" '.category == "victim"
+	    and .polluter_sets == [[$a, $b]] and .polluters == [$a, $b]' "$T/rec"
+	claims_confirmed "$T/rec"
+	# neither alone pollutes: ddmin probed each without the other
+	jqe --arg a "$a" --arg b "$b" --arg v "$(jq -r .victim "$T/rec")" '
+	    any(.probes[]; .order == [$a, $v] and .decision == "pass")
+	    and any(.probes[]; .order == [$b, $v] and .decision == "pass")' "$T/rec"
+}
+
+@test "rt-bisect: pytest, a test flaky on its own is NOD and no polluter is claimed" {
+	cd "$F/nod"
+	run rt-bisect --threshold 0.3 --seed 1 -o "$T/rec" \
+	    -v tests/test_sample.py::test_sample_is_small \
+	    --collect "$PYTEST --collect-only" -- $PYTEST {}
+	status_is 0
+	jqe '.category == "nod" and .polluters == [] and .setters == [] and .cleaners == {}
+	    and .probes[0].decision == "mixed" and .probes[0].failures > 0
+	    and .probes[0].failures < .probes[0].trials' "$T/rec"
+}
