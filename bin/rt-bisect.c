@@ -911,8 +911,9 @@ main(int argc, char *argv[])
 		pf = json_array_get(B.probes, 1);
 		if (full == alone || full == D_MIXED || full == D_UNDECIDED) {
 			if (full == alone)
-				note("the full order of %d tests %s like the victim alone: no order "
-				    "dependence shown", B.nids, alone == D_PASS ? "passes" : "fails");
+				note("the full order of %d test%s %s like the victim alone: no order "
+				    "dependence shown", B.nids, B.nids == 1 ? "" : "s",
+				    alone == D_PASS ? "passes" : "fails");
 			else if (full != D_STOPPED)
 				note("the full order does not %s reliably, so it was not searched",
 				    alone == D_PASS ? "fail" : "pass");
