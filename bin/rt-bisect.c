@@ -312,7 +312,7 @@ judge(const rt_tally *t, int classify)
 	rt_cs_interval(t->failures, t->trials, B.conf, 0.5, 0.5, &cs);
 	if (classify) {
 		if (t->failures > 0 && t->passes > 0)
-			return D_MIXED;
+			return classify == 2 ? D_UNDECIDED : D_MIXED;
 		if (t->failures == 0 && cs.high < B.threshold)
 			return D_PASS;
 		if (t->passes == 0 && cs.low >= 1 - B.threshold)
@@ -424,6 +424,8 @@ probe(char *const *order, const char *role, int classify, int fresh)
 		rt_die("the command could not run: %s", B.reason);
 	if (p.d == D_UNDECIDED && !B.sig && B.used >= B.max_trials)
 		B.budget_out = 1;
+	if (p.d == D_UNDECIDED && classify && p.t.failures > 0 && p.t.passes > 0)
+		p.d = D_MIXED;
 	rt_cs_interval(p.t.failures, p.t.trials, B.conf, 0.5, 0.5, &cs);
 	rec = json_object();
 	json_object_set_new(rec, "order", strings(order));
@@ -621,6 +623,13 @@ search(const list *prefix, int *g, int n, decision target, const char *what,
 	free(found.v);
 }
 
+static void
+interval_of(json_t *p, rt_interval *iv)
+{
+	rt_cs_interval((long)json_integer_value(json_object_get(p, "failures")),
+	    (long)json_integer_value(json_object_get(p, "trials")), B.conf, 0.5, 0.5, iv);
+}
+
 /* --- the record --- */
 
 static json_t *
@@ -796,6 +805,8 @@ main(int argc, char *argv[])
 	int text = 0, before = 0, ch, i, nsrc, broken = 0, *all;
 	double t0;
 	decision alone, full;
+	rt_interval ia, ifu;
+	int searchable;
 	list empty = { 0 }, order = { 0 };
 	sets found = { 0 }, cleaners = { 0 };
 	json_t *rec, *pflat, *pset, *sflat, *sset, *clean, *incon, *pa, *pf;
@@ -907,26 +918,36 @@ main(int argc, char *argv[])
 		note("the victim alone neither passed nor failed reliably within %ld trials", B.cap);
 	} else if (alone == D_PASS || alone == D_FAIL) {
 		B.phase = "the full order";
-		full = probe(order.v, "full", 1, 1);
+		/* the full order is not cut short when mixed: a noisy order that
+		 * still separates from the victim alone can be searched */
+		full = probe(order.v, "full", 2, 1);
 		pf = json_array_get(B.probes, 1);
-		if (full == alone || full == D_MIXED || full == D_UNDECIDED) {
+		searchable = 0;
+		if (full != D_STOPPED) {
+			interval_of(pa, &ia);
+			interval_of(pf, &ifu);
 			if (full == alone)
 				note("the full order of %d test%s %s like the victim alone: no order "
 				    "dependence shown", B.nids, B.nids == 1 ? "" : "s",
 				    alone == D_PASS ? "passes" : "fails");
-			else if (full != D_STOPPED)
-				note("the full order does not %s reliably, so it was not searched",
+			else if (full == D_FAIL || full == D_PASS)
+				searchable = 1;
+			else if ((alone == D_PASS && ifu.low > ia.high) ||
+			    (alone == D_FAIL && ifu.high < ia.low)) {
+				long long k = (long long)json_integer_value(json_object_get(pf, "failures"));
+				long long n = (long long)json_integer_value(json_object_get(pf, "trials"));
+				searchable = 1;
+				note("the full order %s only %lld of %lld times: it is noisy, so "
+				    "probes take more trials and may stay undecided",
+				    alone == D_PASS ? "failed" : "passed", alone == D_PASS ? k : n - k, n);
+			} else
+				note("the full order does not %s reliably enough to tell it from the "
+				    "victim alone, so it was not searched",
 				    alone == D_PASS ? "fail" : "pass");
-		} else if (full != D_STOPPED) {
-			rt_interval ip = { 0 }, ifl = { 0 };
-			rt_cs_interval((long)json_integer_value(json_object_get(alone == D_PASS ? pa : pf, "failures")),
-			    (long)json_integer_value(json_object_get(alone == D_PASS ? pa : pf, "trials")),
-			    B.conf, 0.5, 0.5, &ip);
-			rt_cs_interval((long)json_integer_value(json_object_get(alone == D_PASS ? pf : pa, "failures")),
-			    (long)json_integer_value(json_object_get(alone == D_PASS ? pf : pa, "trials")),
-			    B.conf, 0.5, 0.5, &ifl);
-			B.pass_hi = ip.high;
-			B.fail_lo = ifl.low;
+		}
+		if (searchable) {
+			B.pass_hi = alone == D_PASS ? ia.high : ifu.high;
+			B.fail_lo = alone == D_PASS ? ifu.low : ia.low;
 			B.target = alone == D_PASS ? D_FAIL : D_PASS;
 			category = alone == D_PASS ? "victim" : "brittle";
 			B.phase = alone == D_PASS ? "polluters" : "state-setters";

@@ -120,6 +120,53 @@ claims_confirmed() {
 	claims_confirmed "$T/rec"
 }
 
+@test "rt-bisect: a noisy polluter: the full order fails often, probes are extended, p is found" {
+	# after p the victim fails on 7 seeds in 10
+	cat > "$T/runner" <<-'EOS'
+	#!/bin/sh
+	for id do
+		case $id in
+		p) dirty=1 ;;
+		v) [ -n "$dirty" ] && [ $((RETRIAL_SEED % 10)) -lt 7 ] && exit 1; exit 0 ;;
+		esac
+	done
+	EOS
+	chmod +x "$T/runner"
+	seq -f 't%02g' 1 20 | sed 's/^t07$/p/' > "$T/list"
+	run rt-bisect -v v -f "$T/list" --seed 3 --no-cleaners -- "$T/runner" {}
+	status_is 0
+	echo "$output" > "$T/rec"
+	jqe '.category == "victim" and .polluters == ["p"] and .probes[1].decision == "mixed"
+	    and any(.notes[]; test("noisy"))' "$T/rec"
+	claims_confirmed "$T/rec"
+	# some probe needed more trials than a clear one, and mixed outcomes
+	jqe 'any(.probes[2:][]; .failures > 0 and .failures < .trials)' "$T/rec"
+}
+
+@test "rt-bisect: a confirmation that contradicts the search is inconclusive, not a claim" {
+	# "p v" fails the first two times it runs, then never again
+	cat > "$T/runner" <<-EOS
+	#!/bin/sh
+	if [ "\$*" = "p v" ]; then
+		echo x >> "$T/pairs"
+		[ \$(wc -l < "$T/pairs") -le 2 ] && exit 1
+		exit 0
+	fi
+	for id do
+		case \$id in p) dirty=1 ;; v) exit \${dirty:-0} ;; esac
+	done
+	EOS
+	chmod +x "$T/runner"
+	printf '%s\n' a p b v > "$T/list"
+	run rt-bisect -v v -f "$T/list" --no-cleaners -- "$T/runner" {}
+	status_is 0
+	echo "$output" > "$T/rec"
+	jqe '.category == "victim" and .polluters == [] and .polluter_sets == []
+	    and .inconclusive[0].claim == "polluter" and .inconclusive[0].tests == ["p"]
+	    and .probes[.inconclusive[0].probe].role == "confirm"
+	    and .probes[.inconclusive[0].probe].decision == "pass"' "$T/rec"
+}
+
 @test "rt-bisect: --first stops at the first polluter; the default finds them all" {
 	cat > "$T/runner" <<-'EOS'
 	#!/bin/sh
