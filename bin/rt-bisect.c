@@ -630,6 +630,65 @@ interval_of(json_t *p, rt_interval *iv)
 	    (long)json_integer_value(json_object_get(p, "trials")), B.conf, 0.5, 0.5, iv);
 }
 
+/* Classify: the victim alone, then the full order. Returns the
+ * dependency to search for (D_FAIL: polluters, D_PASS: state-setters),
+ * with the two references set, or D_UNDECIDED when there is none. */
+static decision
+classify(char *const *full_order, const char **category)
+{
+	char *alone_order[2] = { (char *)B.victim, NULL };
+	decision alone, full;
+	rt_interval ia, ifu;
+	json_t *pa, *pf;
+	long long k, n;
+
+	B.phase = "the victim alone";
+	alone = probe(alone_order, "alone", 1, 1);
+	pa = json_array_get(B.probes, 0);
+	if (alone == D_MIXED) {
+		*category = "nod";
+		note("the victim alone both passed and failed: its flakiness does not need "
+		    "another test, so no polluter or setter is claimed");
+		return D_UNDECIDED;
+	}
+	if (alone == D_UNDECIDED)
+		note("the victim alone neither passed nor failed reliably within %ld trials", B.cap);
+	if (alone != D_PASS && alone != D_FAIL)
+		return D_UNDECIDED;
+	/* the full order is not cut short when mixed: a noisy order that
+	 * still stands apart from the victim alone can be searched */
+	B.phase = "the full order";
+	full = probe(full_order, "full", 2, 1);
+	pf = json_array_get(B.probes, 1);
+	if (full == D_STOPPED)
+		return D_UNDECIDED;
+	interval_of(pa, &ia);
+	interval_of(pf, &ifu);
+	if (full == alone) {
+		note("the full order of %d test%s %s like the victim alone: no order "
+		    "dependence shown", B.nids, B.nids == 1 ? "" : "s",
+		    alone == D_PASS ? "passes" : "fails");
+		return D_UNDECIDED;
+	}
+	if (full != D_FAIL && full != D_PASS) {
+		if ((alone == D_PASS && !(ifu.low > ia.high)) ||
+		    (alone == D_FAIL && !(ifu.high < ia.low))) {
+			note("the full order does not %s reliably enough to tell it from the "
+			    "victim alone, so it was not searched", alone == D_PASS ? "fail" : "pass");
+			return D_UNDECIDED;
+		}
+		k = (long long)json_integer_value(json_object_get(pf, "failures"));
+		n = (long long)json_integer_value(json_object_get(pf, "trials"));
+		note("the full order %s only %lld of %lld times: it is noisy, so "
+		    "probes take more trials and may stay undecided",
+		    alone == D_PASS ? "failed" : "passed", alone == D_PASS ? k : n - k, n);
+	}
+	B.pass_hi = alone == D_PASS ? ia.high : ifu.high;
+	B.fail_lo = alone == D_PASS ? ifu.low : ia.low;
+	*category = alone == D_PASS ? "victim" : "brittle";
+	return alone == D_PASS ? D_FAIL : D_PASS;
+}
+
 /* --- the record --- */
 
 static json_t *
@@ -761,6 +820,51 @@ print_text(FILE *f, json_t *rec)
 	    json_is_true(json_object_get(rec, "interrupted")) ? ", interrupted" : "");
 }
 
+/* Cleaners of the polluter set p: among the candidates in no polluter
+ * set, those that make "p, cleaner, victim" pass; into clean[key of p]. */
+static void
+cleaners_of(const set *p, const sets *found, json_t *clean, json_t *incon)
+{
+	list pre = { 0 };
+	sets cleaners = { 0 };
+	int *rest = rt_xmalloc((size_t)B.nids * sizeof(int)), nrest = 0, i, j, s, in;
+	json_t *cl = json_array(), *cs;
+	char *key = set_key(p), *ck;
+
+	for (j = 0; j < p->n; j++)
+		ladd(&pre, B.ids[p->idx[j]]);
+	for (j = 0; j < B.nids; j++) {
+		for (in = 0, s = 0; s < found->n; s++)
+			for (i = 0; i < found->v[s].n; i++)
+				in |= found->v[s].idx[i] == j;
+		if (!in)
+			rest[nrest++] = j;
+	}
+	B.phase = "cleaners";
+	if (nrest > 0 && shows(&pre, rest, nrest, D_PASS, "cleaners", 0))
+		search(&pre, rest, nrest, D_PASS, "cleaner", &cleaners, incon);
+	else if (nrest > 0 && !B.sig && !B.budget_out)
+		note("no cleaner of %s: the other %d tests, run between it and the "
+		    "victim, did not make the victim pass reliably", key, nrest);
+	for (s = 0; s < cleaners.n; s++) {
+		cs = set_json(&cleaners.v[s]);
+		if (cleaners.v[s].n == 1)
+			json_array_append(cl, json_array_get(cs, 0));
+		else {
+			ck = set_key(&cleaners.v[s]);
+			note("the cleaners %s of %s work only together", ck, key);
+			free(ck);
+		}
+		json_decref(cs);
+		free(cleaners.v[s].idx);
+	}
+	json_object_set_new(clean, key, cl);
+	free(cleaners.v);
+	free(key);
+	free(rest);
+	free(pre.v);
+}
+
 static void
 read_candidates(const char *file, const char *collect, const char *records, int before)
 {
@@ -804,12 +908,9 @@ main(int argc, char *argv[])
 	const char *category = "unknown";
 	int text = 0, before = 0, ch, i, nsrc, broken = 0, *all;
 	double t0;
-	decision alone, full;
-	rt_interval ia, ifu;
-	int searchable;
 	list empty = { 0 }, order = { 0 };
-	sets found = { 0 }, cleaners = { 0 };
-	json_t *rec, *pflat, *pset, *sflat, *sset, *clean, *incon, *pa, *pf;
+	sets found = { 0 };
+	json_t *rec, *pflat, *pset, *sflat, *sset, *clean, *incon;
 
 	rt_setprogname(argv[0]);
 	rt_trial_cli_init(&B.cli);
@@ -901,106 +1002,21 @@ main(int argc, char *argv[])
 	for (i = 0; i < B.nids; i++)
 		all[i] = i;
 
-	/* Classify: the victim alone, then the full order. */
-	B.phase = "the victim alone";
-	ladd(&order, (char *)B.victim);
-	alone = probe(order.v, "alone", 1, 1);
-	order.n = 0;
 	for (i = 0; i < B.nids; i++)
 		ladd(&order, B.ids[i]);
 	ladd(&order, (char *)B.victim);
-	pa = json_array_get(B.probes, 0);
-	if (alone == D_MIXED) {
-		category = "nod";
-		note("the victim alone both passed and failed: its flakiness does not need "
-		    "another test, so no polluter or setter is claimed");
-	} else if (alone == D_UNDECIDED) {
-		note("the victim alone neither passed nor failed reliably within %ld trials", B.cap);
-	} else if (alone == D_PASS || alone == D_FAIL) {
-		B.phase = "the full order";
-		/* the full order is not cut short when mixed: a noisy order that
-		 * still separates from the victim alone can be searched */
-		full = probe(order.v, "full", 2, 1);
-		pf = json_array_get(B.probes, 1);
-		searchable = 0;
-		if (full != D_STOPPED) {
-			interval_of(pa, &ia);
-			interval_of(pf, &ifu);
-			if (full == alone)
-				note("the full order of %d test%s %s like the victim alone: no order "
-				    "dependence shown", B.nids, B.nids == 1 ? "" : "s",
-				    alone == D_PASS ? "passes" : "fails");
-			else if (full == D_FAIL || full == D_PASS)
-				searchable = 1;
-			else if ((alone == D_PASS && ifu.low > ia.high) ||
-			    (alone == D_FAIL && ifu.high < ia.low)) {
-				long long k = (long long)json_integer_value(json_object_get(pf, "failures"));
-				long long n = (long long)json_integer_value(json_object_get(pf, "trials"));
-				searchable = 1;
-				note("the full order %s only %lld of %lld times: it is noisy, so "
-				    "probes take more trials and may stay undecided",
-				    alone == D_PASS ? "failed" : "passed", alone == D_PASS ? k : n - k, n);
-			} else
-				note("the full order does not %s reliably enough to tell it from the "
-				    "victim alone, so it was not searched",
-				    alone == D_PASS ? "fail" : "pass");
-		}
-		if (searchable) {
-			B.pass_hi = alone == D_PASS ? ia.high : ifu.high;
-			B.fail_lo = alone == D_PASS ? ifu.low : ia.low;
-			B.target = alone == D_PASS ? D_FAIL : D_PASS;
-			category = alone == D_PASS ? "victim" : "brittle";
-			B.phase = alone == D_PASS ? "polluters" : "state-setters";
-			search(&empty, all, B.nids, B.target, alone == D_PASS ? "polluter" : "setter",
-			    &found, incon);
-			union_json(alone == D_PASS ? pflat : sflat, alone == D_PASS ? pset : sset, &found);
-			if (found.n == 0 && !B.sig && !B.budget_out)
-				note("no %s was confirmed: the tests that made the full order %s act "
-				    "only in ways the probes did not reproduce (state across processes?)",
-				    alone == D_PASS ? "polluter" : "state-setter",
-				    alone == D_PASS ? "fail" : "pass");
-			/* Cleaners: after a polluter, before the victim, and it passes. */
-			for (i = 0; alone == D_PASS && !B.noclean && i < found.n; i++) {
-				list pre = { 0 };
-				int *rest = rt_xmalloc((size_t)B.nids * sizeof(int)), nrest = 0, j, s, in;
-				json_t *cl = json_array();
-				size_t k;
-				char *key = set_key(&found.v[i]);
-
-				for (j = 0; j < found.v[i].n; j++)
-					ladd(&pre, B.ids[found.v[i].idx[j]]);
-				for (j = 0; j < B.nids; j++) {
-					for (in = 0, s = 0; s < found.n; s++)
-						for (k = 0; k < (size_t)found.v[s].n; k++)
-							in |= found.v[s].idx[k] == j;
-					if (!in)
-						rest[nrest++] = j;
-				}
-				B.phase = "cleaners";
-				cleaners.n = 0;
-				if (nrest > 0 && shows(&pre, rest, nrest, D_PASS, "cleaners", 0))
-					search(&pre, rest, nrest, D_PASS, "cleaner", &cleaners, incon);
-				else if (nrest > 0 && !B.sig && !B.budget_out)
-					note("no cleaner of %s: the other %d tests run between it and the "
-					    "victim do not make the victim pass", key, nrest);
-				for (s = 0; s < cleaners.n; s++) {
-					json_t *cs = set_json(&cleaners.v[s]);
-					if (cleaners.v[s].n == 1)
-						json_array_append(cl, json_array_get(cs, 0));
-					else {
-						char *ck = set_key(&cleaners.v[s]);
-						note("the cleaners %s of %s work only together", ck, key);
-						free(ck);
-					}
-					json_decref(cs);
-					free(cleaners.v[s].idx);
-				}
-				json_object_set_new(clean, key, cl);
-				free(key);
-				free(rest);
-				free(pre.v);
-			}
-		}
+	B.target = classify(order.v, &category);
+	if (B.target != D_UNDECIDED) {
+		int pol = B.target == D_FAIL;
+		B.phase = pol ? "polluters" : "state-setters";
+		search(&empty, all, B.nids, B.target, pol ? "polluter" : "setter", &found, incon);
+		union_json(pol ? pflat : sflat, pol ? pset : sset, &found);
+		if (found.n == 0 && !B.sig && !B.budget_out)
+			note("no %s was confirmed: the tests that made the full order %s act "
+			    "only in ways the probes did not reproduce (state across processes?)",
+			    pol ? "polluter" : "state-setter", pol ? "fail" : "pass");
+		for (i = 0; pol && !B.noclean && i < found.n; i++)
+			cleaners_of(&found.v[i], &found, clean, incon);
 	}
 	if (B.budget_out)
 		note("the budget of %ld trials ran out before the search finished: "
@@ -1047,7 +1063,6 @@ main(int argc, char *argv[])
 	for (i = 0; i < found.n; i++)
 		free(found.v[i].idx);
 	free(found.v);
-	free(cleaners.v);
 	free(all);
 	free(order.v);
 	for (i = 0; i < B.nids; i++)

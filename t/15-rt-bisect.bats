@@ -120,6 +120,24 @@ claims_confirmed() {
 	claims_confirmed "$T/rec"
 }
 
+@test "rt-bisect: a brittle test: the state-setter, confirmed, and no cleaner search" {
+	cat > "$T/runner" <<-'EOS'
+	#!/bin/sh
+	for id do
+		case $id in s) set=1 ;; v) [ -n "$set" ] && exit 0; exit 1 ;; esac
+	done
+	EOS
+	chmod +x "$T/runner"
+	seq -f 't%02g' 1 30 | sed 's/^t22$/s/' > "$T/list"
+	run rt-bisect -v v -f "$T/list" -- "$T/runner" {}
+	status_is 0
+	echo "$output" > "$T/rec"
+	jqe '.category == "brittle" and .setters == ["s"] and .setter_sets == [["s"]]
+	    and .polluters == [] and .cleaners == {} and .probes[0].decision == "fail"
+	    and .probes[1].decision == "pass"' "$T/rec"
+	claims_confirmed "$T/rec"
+}
+
 @test "rt-bisect: a noisy polluter: the full order fails often, probes are extended, p is found" {
 	# after p the victim fails on 7 seeds in 10
 	cat > "$T/runner" <<-'EOS'
