@@ -1,0 +1,1083 @@
+/* rt-bisect: find the tests an order-dependent test depends on — polluters
+ * that make it fail, state-setters that make it pass, cleaners that undo a
+ * polluter — by group testing over ordered runs judged by interval probes. */
+#include <errno.h>
+#include <stdarg.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_cli.h"
+#include "rt_jsonl.h"
+#include "rt_out.h"
+#include "rt_platform.h"
+#include "rt_stats.h"
+#include "rt_trial.h"
+#include "rt_util.h"
+
+enum {
+	OPT_COLLECT = RT_OPT_TOOL_BASE, OPT_RECORDS, OPT_CONF, OPT_THRESH,
+	OPT_MAXTRIALS, OPT_FIRST, OPT_NOCLEAN, OPT_BEFORE, OPT_LINEAR, OPT_TEXT
+};
+
+static const struct option longopts[] = {
+	RT_TRIAL_LONGOPTS,
+	{ "victim", required_argument, NULL, 'v' },
+	{ "tests", required_argument, NULL, 'f' },
+	{ "collect", required_argument, NULL, OPT_COLLECT },
+	{ "records", required_argument, NULL, OPT_RECORDS },
+	{ "before", no_argument, NULL, OPT_BEFORE },
+	{ "trials", required_argument, NULL, 'n' },
+	{ "max-trials", required_argument, NULL, OPT_MAXTRIALS },
+	{ "confidence", required_argument, NULL, OPT_CONF },
+	{ "threshold", required_argument, NULL, OPT_THRESH },
+	{ "first", no_argument, NULL, OPT_FIRST },
+	{ "no-cleaners", no_argument, NULL, OPT_NOCLEAN },
+	{ "linear", no_argument, NULL, OPT_LINEAR },
+	{ "text", no_argument, NULL, OPT_TEXT },
+	{ "out", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	RT_LIST_OPTIONS_LONGOPT,
+	{ NULL, 0, NULL, 0 }
+};
+#define SHORTOPTS RT_TRIAL_SHORTOPTS "v:f:n:o:hV"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: rt-bisect -v ID (-f FILE | --collect CMD | --records FILE) [--before]\n"
+"                 [-n N] [--max-trials N] [--confidence C] [--threshold T]\n"
+"                 [--first] [--no-cleaners] [--linear] [--text] [-o FILE]\n"
+"                 [trial options] (--cmd \"CMD\" | -- ARGV... [{}] [ARGV...])\n"
+"Find the polluters, state-setters and cleaners of an order-dependent test.\n"
+"  -v, --victim ID        the test that fails (or passes) depending on order\n"
+"  -f, --tests FILE       the candidate tests, one ID per line\n"
+"      --collect CMD      the candidates from a collect command's output\n"
+"      --records FILE     the candidates from per-case trial records: the cases\n"
+"                         before the victim in a run where it failed\n"
+"      --before           keep only the candidates listed before the victim\n"
+"  -n, --trials N         most trials in one probe (default 60)\n"
+"      --max-trials N     most trials in all (default 2000)\n"
+"      --confidence C     confidence of every interval (default 0.95)\n"
+"      --threshold T      \"reliably\" passing: upper bound below T; failing:\n"
+"                         lower bound at or above 1 - T (default 0.10)\n"
+"      --first            stop at the first minimal set (default: all singles)\n"
+"      --no-cleaners      do not look for cleaners\n"
+"      --linear           probe every candidate in its own pair (for comparison)\n"
+"      --text             print a summary instead of the JSON record\n"
+"  -o, --out FILE         also write the record to FILE (atomically)\n"
+"  The IDs go to the command as separate words: in place of {} in ARGV (or at\n"
+"  its end), or as the positional parameters of --cmd (\"$@\").\n");
+	rt_trial_cli_usage(f);
+	fprintf(f,
+"  -h, --help             this text\n"
+"  -V, --version          the version\n");
+}
+
+typedef enum { D_PASS, D_FAIL, D_UNDECIDED, D_MIXED, D_STOPPED } decision;
+static const char *const dname[] = { "pass", "fail", "undecided", "mixed", "stopped" };
+
+typedef struct {
+	char **v;
+	int n, cap;
+} list;
+
+typedef struct {
+	uint64_t key;
+	decision d;
+} memo;
+
+static struct {
+	rt_trial_cli cli;
+	const char *victim;
+	char **ids;                  /* candidates, in order */
+	int nids;
+	double conf, threshold;
+	long cap, max_trials, used, trialno;
+	int first, noclean, linear, sig, budget_out, stop;
+	double pass_hi, fail_lo;     /* the two reference intervals' inner bounds */
+	decision target;             /* what a dependency does: D_FAIL or D_PASS */
+	json_t *probes, *notes;
+	memo *memo;
+	size_t nmemo, capmemo;
+	rt_progress prog;
+	const char *phase;
+	char reason[400];
+} B;
+
+static void
+ladd(list *l, char *s)
+{
+	if (l->n + 2 > l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->v = rt_xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = s;
+	l->v[l->n] = NULL;
+}
+
+static void
+note(const char *fmt, ...)
+{
+	va_list ap;
+	char buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	json_array_append_new(B.notes, json_string(buf));
+}
+
+/* --- candidates --- */
+
+static int
+is_id_line(const char *s)
+{
+	/* pytest --collect-only -q ends with "40 tests collected in 0.01s" */
+	if (!*s || *s == ' ' || *s == '\t' || *s == '=' || *s == '-' || *s == '#')
+		return 0;
+	if (*s >= '0' && *s <= '9' && strchr(s, ' '))
+		return 0;
+	if (strncmp(s, "no tests ran", 12) == 0)
+		return 0;
+	return 1;
+}
+
+static void
+add_lines(list *l, char *text)
+{
+	char *line, *save = NULL;
+	size_t n;
+
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		n = strlen(line);
+		while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
+			line[--n] = '\0';
+		if (is_id_line(line))
+			ladd(l, rt_xstrdup(line));
+	}
+}
+
+static int
+collect_done(const rt_trial_result *res, void *ctx)
+{
+	char **out = ctx;
+
+	if (res->outcome != RT_PASS) {
+		char why[400];
+		if (res->outcome == RT_ERROR)
+			rt_error_reason(why, sizeof why, 1, res->error, res->err.data);
+		else
+			snprintf(why, sizeof why, "exit %d", res->exit_code);
+		rt_die("--collect: the command failed (%s)", why);
+	}
+	*out = rt_xstrdup(res->out.data ? res->out.data : "");
+	return RT_GO_ON;
+}
+
+static void
+from_collect(list *l, const char *cmd)
+{
+	rt_trial_opts o = B.cli.o;
+	char *text = NULL;
+
+	o.shell_cmd = cmd;
+	o.shell_args = NULL;
+	o.argv = NULL;
+	o.jobs = 1;
+	o.gap_ms = 0;
+	o.fail_if = o.ignore_if = NULL;
+	o.max_output = (size_t)256 << 20;
+	if (rt_run_trials(&o, 0, 1, 1, collect_done, &text) != 0 || !text)
+		exit(RT_EXIT_INT);
+	add_lines(l, text);
+	free(text);
+}
+
+typedef struct {
+	char *run, *name;
+	long long pos;
+	int failed;
+} casrec;
+
+typedef struct {
+	casrec *v;
+	size_t n, cap;
+} cases;
+
+static int
+on_case(json_t *rec, const rt_where *w, void *ctx)
+{
+	cases *c = ctx;
+	const char *type = json_string_value(json_object_get(rec, "type"));
+	const char *name, *oc;
+	json_t *run;
+	long long pos;
+	rt_outcome o;
+
+	if (strcmp(type, "trial") != 0 || !json_object_get(rec, "case"))
+		return 0;
+	name = rt_rec_str(rec, "case", w);
+	oc = rt_rec_str(rec, "outcome", w);
+	if (rt_outcome_parse(oc, &o) < 0)
+		rt_die_at(w, "\"outcome\": unknown value \"%s\"", oc);
+	pos = rt_rec_int(rec, "position", 0, (long long)1 << 40, w);
+	run = json_object_get(rec, "run");
+	if (!run)
+		run = json_object_get(rec, "trial");
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 64;
+		c->v = rt_xrealloc(c->v, c->cap * sizeof *c->v);
+	}
+	c->v[c->n].run = run ? json_dumps(run, JSON_ENCODE_ANY | JSON_COMPACT) : rt_xstrdup("");
+	c->v[c->n].name = rt_xstrdup(name);
+	c->v[c->n].pos = pos;
+	c->v[c->n].failed = o == RT_FAIL || o == RT_TIMEOUT;
+	c->n++;
+	return 0;
+}
+
+static int
+by_pos(const void *a, const void *b)
+{
+	const casrec *x = a, *y = b;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The order of a run where the victim failed (else of the first run with
+ * the victim): the cases before it. */
+static void
+from_records(list *l, const char *file)
+{
+	cases c = { 0 };
+	rt_jsonl_opts jo = { 0 };
+	char *files[1];
+	const char *run = NULL;
+	long long vpos = 0;
+	size_t i;
+	int failed = 0;
+	casrec *sel;
+	size_t nsel = 0;
+
+	files[0] = (char *)file;
+	rt_jsonl_loop(1, files, &jo, on_case, &c);
+	for (i = 0; i < c.n; i++)
+		if (strcmp(c.v[i].name, B.victim) == 0 && (!run || (c.v[i].failed && !failed))) {
+			run = c.v[i].run;
+			vpos = c.v[i].pos;
+			failed = c.v[i].failed;
+		}
+	if (!run)
+		rt_die("%s: no case record for the victim %s", file, B.victim);
+	if (!failed)
+		note("%s: the victim failed in no recorded run; its first run's order is used", file);
+	sel = rt_xcalloc(c.n ? c.n : 1, sizeof *sel);
+	for (i = 0; i < c.n; i++)
+		if (strcmp(c.v[i].run, run) == 0 && c.v[i].pos < vpos)
+			sel[nsel++] = c.v[i];
+	qsort(sel, nsel, sizeof *sel, by_pos);
+	for (i = 0; i < nsel; i++)
+		ladd(l, rt_xstrdup(sel[i].name));
+	free(sel);
+	for (i = 0; i < c.n; i++) {
+		free(c.v[i].run);
+		free(c.v[i].name);
+	}
+	free(c.v);
+}
+
+/* --- probes --- */
+
+typedef struct {
+	rt_tally t;
+	int classify;
+	decision d;
+} probe_ctx;
+
+/* The classify rule is rt-measure's --until verdict: both outcomes seen is
+ * "mixed"; none failed with the anytime upper bound below T is "pass"; none
+ * passed with the lower bound at or above 1 - T is "fail". A search probe
+ * is judged against the two references: "fail" once its anytime interval
+ * lies above the passing reference's upper bound, "pass" once it lies below
+ * the failing reference's lower bound. */
+static decision
+judge(const rt_tally *t, int classify)
+{
+	rt_interval cs;
+
+	if (t->trials == 0)
+		return D_UNDECIDED;
+	rt_cs_interval(t->failures, t->trials, B.conf, 0.5, 0.5, &cs);
+	if (classify) {
+		if (t->failures > 0 && t->passes > 0)
+			return classify == 2 ? D_UNDECIDED : D_MIXED;
+		if (t->failures == 0 && cs.high < B.threshold)
+			return D_PASS;
+		if (t->passes == 0 && cs.low >= 1 - B.threshold)
+			return D_FAIL;
+		return D_UNDECIDED;
+	}
+	if (cs.low > B.pass_hi)
+		return D_FAIL;
+	if (cs.high < B.fail_lo)
+		return D_PASS;
+	return D_UNDECIDED;
+}
+
+static int
+on_trial(const rt_trial_result *res, void *ctx)
+{
+	probe_ctx *p = ctx;
+	char extra[160];
+
+	rt_tally_add(&p->t, res->outcome);
+	B.used++;
+	if (res->outcome == RT_ERROR && !B.reason[0])
+		rt_error_reason(B.reason, sizeof B.reason, res->trial, res->error, res->err.data);
+	snprintf(extra, sizeof extra, "probe %zu \xc2\xb7 %s", json_array_size(B.probes) + 1,
+	    B.phase);
+	rt_progress_update(&B.prog, B.used, p->t.failures, p->t.trials, B.conf, extra);
+	p->d = judge(&p->t, p->classify);
+	if (p->d != D_UNDECIDED)
+		return RT_STOP;
+	return RT_GO_ON;
+}
+
+static uint64_t
+order_key(char *const *order)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const unsigned char *s;
+
+	for (; *order; order++) {
+		for (s = (const unsigned char *)*order; *s; s++)
+			h = (h ^ *s) * 1099511628211ULL;
+		h = (h ^ 0xff) * 1099511628211ULL;
+	}
+	return rt_mix64(h);
+}
+
+static json_t *
+strings(char *const *v)
+{
+	json_t *a = json_array();
+
+	for (; v && *v; v++)
+		json_array_append_new(a, json_string(*v));
+	return a;
+}
+
+/* Run the ordered list (its last element the victim) until the rule
+ * decides or the probe's cap; record it in "probes". */
+static decision
+probe(char *const *order, const char *role, int classify, int fresh)
+{
+	rt_trial_opts o = B.cli.o;
+	list argv = { 0 };
+	probe_ctx p;
+	rt_interval cs;
+	json_t *rec, *iv;
+	long count, before;
+	uint64_t key = order_key(order);
+	size_t i;
+	int k;
+
+	if (B.sig || B.budget_out)
+		return D_STOPPED;
+	if (!classify && !fresh)
+		for (i = 0; i < B.nmemo; i++)
+			if (B.memo[i].key == key)
+				return B.memo[i].d;
+	if (B.used >= B.max_trials) {
+		B.budget_out = 1;
+		return D_STOPPED;
+	}
+	if (B.cli.cmd) {
+		o.shell_args = order;
+	} else {
+		int braces = 0;
+		for (k = 0; B.cli.argv[k]; k++)
+			if (strcmp(B.cli.argv[k], "{}") == 0) {
+				for (i = 0; order[i]; i++)
+					ladd(&argv, order[i]);
+				braces = 1;
+			} else
+				ladd(&argv, B.cli.argv[k]);
+		if (!braces)
+			for (i = 0; order[i]; i++)
+				ladd(&argv, order[i]);
+		o.argv = argv.v;
+	}
+	memset(&p, 0, sizeof p);
+	p.classify = classify;
+	p.d = D_UNDECIDED;
+	count = B.cap;
+	if (count > B.max_trials - B.used)
+		count = B.max_trials - B.used;
+	before = B.used;
+	B.sig = rt_run_trials(&o, B.trialno + 1, count, 1, on_trial, &p);
+	B.trialno += B.used - before;
+	free(argv.v);
+	if (p.t.trials == 0 && p.t.errors > 0)
+		rt_die("the command could not run: %s", B.reason);
+	if (p.d == D_UNDECIDED && !B.sig && B.used >= B.max_trials)
+		B.budget_out = 1;
+	if (p.d == D_UNDECIDED && classify && p.t.failures > 0 && p.t.passes > 0)
+		p.d = D_MIXED;
+	rt_cs_interval(p.t.failures, p.t.trials, B.conf, 0.5, 0.5, &cs);
+	rec = json_object();
+	json_object_set_new(rec, "order", strings(order));
+	json_object_set_new(rec, "role", json_string(role));
+	json_object_set_new(rec, "trials", json_integer(p.t.trials));
+	json_object_set_new(rec, "failures", json_integer(p.t.failures));
+	if (p.t.errors || p.t.ignored) {
+		json_object_set_new(rec, "errors", json_integer(p.t.errors));
+		json_object_set_new(rec, "ignored", json_integer(p.t.ignored));
+	}
+	iv = json_array();
+	json_array_append_new(iv, rt_json_real6(cs.low));
+	json_array_append_new(iv, rt_json_real6(cs.high));
+	json_object_set_new(rec, "interval", iv);
+	if (B.sig)
+		p.d = D_STOPPED;
+	json_object_set_new(rec, "decision", json_string(dname[p.d]));
+	json_array_append_new(B.probes, rec);
+	if (!classify && p.d != D_STOPPED) {
+		if (B.nmemo == B.capmemo) {
+			B.capmemo = B.capmemo ? B.capmemo * 2 : 64;
+			B.memo = rt_xrealloc(B.memo, B.capmemo * sizeof *B.memo);
+		}
+		B.memo[B.nmemo].key = key;
+		B.memo[B.nmemo++].d = p.d;
+	}
+	return p.d;
+}
+
+/* A probe of prefix + the candidates idx[0..n) + the victim: does it show
+ * the dependency (target)? */
+static int
+shows(const list *prefix, const int *idx, int n, decision target, const char *role,
+    int fresh)
+{
+	list order = { 0 };
+	int i;
+	decision d;
+
+	for (i = 0; i < prefix->n; i++)
+		ladd(&order, prefix->v[i]);
+	for (i = 0; i < n; i++)
+		ladd(&order, B.ids[idx[i]]);
+	ladd(&order, (char *)B.victim);
+	d = probe(order.v, role, 0, fresh);
+	free(order.v);
+	return d == target;
+}
+
+typedef struct {
+	int *idx;
+	int n;
+} set;
+
+typedef struct {
+	set *v;
+	int n, cap;
+} sets;
+
+static void
+sets_add(sets *s, const int *idx, int n)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		s->v = rt_xrealloc(s->v, (size_t)s->cap * sizeof *s->v);
+	}
+	s->v[s->n].idx = rt_xmalloc((size_t)(n ? n : 1) * sizeof(int));
+	memcpy(s->v[s->n].idx, idx, (size_t)n * sizeof(int));
+	s->v[s->n++].n = n;
+}
+
+/* ddmin (Zeller and Hildebrandt): a 1-minimal subset of g[0..n), which is
+ * known to show the dependency. Returns its size, g rewritten in place. */
+static int
+ddmin(const list *prefix, int *g, int n, decision target)
+{
+	int parts = 2, i, j, lo, hi, m, *sub = rt_xmalloc((size_t)n * sizeof(int));
+	int reduced;
+
+	while (n >= 2 && !B.sig && !B.budget_out) {
+		reduced = 0;
+		for (i = 0; i < parts && !reduced; i++) {
+			lo = (int)((long)n * i / parts);
+			hi = (int)((long)n * (i + 1) / parts);
+			if (shows(prefix, g + lo, hi - lo, target, "ddmin", 0)) {
+				memmove(g, g + lo, (size_t)(hi - lo) * sizeof(int));
+				n = hi - lo;
+				parts = 2;
+				reduced = 1;
+			}
+		}
+		for (i = 0; i < parts && !reduced && parts > 2; i++) {
+			lo = (int)((long)n * i / parts);
+			hi = (int)((long)n * (i + 1) / parts);
+			for (m = 0, j = 0; j < n; j++)
+				if (j < lo || j >= hi)
+					sub[m++] = g[j];
+			if (shows(prefix, sub, m, target, "ddmin", 0)) {
+				memcpy(g, sub, (size_t)m * sizeof(int));
+				n = m;
+				parts = parts - 1 > 2 ? parts - 1 : 2;
+				reduced = 1;
+			}
+		}
+		if (!reduced) {
+			if (parts >= n)
+				break;
+			parts = parts * 2 < n ? parts * 2 : n;
+		}
+	}
+	free(sub);
+	return n;
+}
+
+/* Group testing: g[0..n) is known to show the dependency. Split it in
+ * halves and probe each; a half that shows it is split again down to one
+ * test. When neither half does, the dependency needs tests from both:
+ * ddmin finds a minimal set. */
+static void
+find(const list *prefix, int *g, int n, decision target, sets *out)
+{
+	int h = n / 2, a, b = 0;
+
+	if (B.sig || B.budget_out || B.stop)
+		return;
+	if (n == 1) {
+		sets_add(out, g, 1);
+		if (B.first)
+			B.stop = 1;
+		return;
+	}
+	a = shows(prefix, g, h, target, "search", 0);
+	if (a)
+		find(prefix, g, h, target, out);
+	if (B.stop || B.sig || B.budget_out)
+		return;
+	b = shows(prefix, g + h, n - h, target, "search", 0);
+	if (b)
+		find(prefix, g + h, n - h, target, out);
+	if (!a && !b && !B.sig && !B.budget_out) {
+		int *c = rt_xmalloc((size_t)n * sizeof(int)), m;
+		memcpy(c, g, (size_t)n * sizeof(int));
+		m = ddmin(prefix, c, n, target);
+		if (!B.sig && !B.budget_out) {
+			sets_add(out, c, m);
+			if (B.first)
+				B.stop = 1;
+		}
+		free(c);
+	}
+}
+
+/* What iDFlakies does: every candidate in its own pair with the victim. */
+static void
+scan(const list *prefix, int *g, int n, decision target, sets *out)
+{
+	int i;
+
+	for (i = 0; i < n && !B.sig && !B.budget_out && !B.stop; i++)
+		if (shows(prefix, g + i, 1, target, "search", 0)) {
+			sets_add(out, g + i, 1);
+			if (B.first)
+				B.stop = 1;
+		}
+}
+
+/* Search g for what shows target after prefix; confirm each set found by
+ * a fresh probe. Confirmed sets go to *ok; contradicted ones are noted. */
+static void
+search(const list *prefix, int *g, int n, decision target, const char *what,
+    sets *ok, json_t *inconclusive)
+{
+	sets found = { 0 };
+	int i, j;
+
+	B.stop = 0;
+	if (B.linear)
+		scan(prefix, g, n, target, &found);
+	else
+		find(prefix, g, n, target, &found);
+	for (i = 0; i < found.n; i++) {
+		if (shows(prefix, found.v[i].idx, found.v[i].n, target, "confirm", 1))
+			sets_add(ok, found.v[i].idx, found.v[i].n);
+		else if (!B.sig && !B.budget_out) {
+			json_t *c = json_object(), *t = json_array();
+			for (j = 0; j < found.v[i].n; j++)
+				json_array_append_new(t, json_string(B.ids[found.v[i].idx[j]]));
+			json_object_set_new(c, "claim", json_string(what));
+			json_object_set_new(c, "tests", t);
+			json_object_set_new(c, "probe", json_integer((json_int_t)json_array_size(B.probes) - 1));
+			json_array_append_new(inconclusive, c);
+		}
+		free(found.v[i].idx);
+	}
+	free(found.v);
+}
+
+static void
+interval_of(json_t *p, rt_interval *iv)
+{
+	rt_cs_interval((long)json_integer_value(json_object_get(p, "failures")),
+	    (long)json_integer_value(json_object_get(p, "trials")), B.conf, 0.5, 0.5, iv);
+}
+
+/* Classify: the victim alone, then the full order. Returns the
+ * dependency to search for (D_FAIL: polluters, D_PASS: state-setters),
+ * with the two references set, or D_UNDECIDED when there is none. */
+static decision
+classify(char *const *full_order, const char **category)
+{
+	char *alone_order[2] = { (char *)B.victim, NULL };
+	decision alone, full;
+	rt_interval ia, ifu;
+	json_t *pa, *pf;
+	long long k, n;
+
+	B.phase = "the victim alone";
+	alone = probe(alone_order, "alone", 1, 1);
+	pa = json_array_get(B.probes, 0);
+	if (alone == D_MIXED) {
+		*category = "nod";
+		note("the victim alone both passed and failed: its flakiness does not need "
+		    "another test, so no polluter or setter is claimed");
+		return D_UNDECIDED;
+	}
+	if (alone == D_UNDECIDED)
+		note("the victim alone neither passed nor failed reliably within %ld trials", B.cap);
+	if (alone != D_PASS && alone != D_FAIL)
+		return D_UNDECIDED;
+	/* the full order is not cut short when mixed: a noisy order that
+	 * still stands apart from the victim alone can be searched */
+	B.phase = "the full order";
+	full = probe(full_order, "full", 2, 1);
+	pf = json_array_get(B.probes, 1);
+	if (full == D_STOPPED)
+		return D_UNDECIDED;
+	interval_of(pa, &ia);
+	interval_of(pf, &ifu);
+	if (full == alone) {
+		note("the full order of %d test%s %s like the victim alone: no order "
+		    "dependence shown", B.nids, B.nids == 1 ? "" : "s",
+		    alone == D_PASS ? "passes" : "fails");
+		return D_UNDECIDED;
+	}
+	if (full != D_FAIL && full != D_PASS) {
+		if ((alone == D_PASS && !(ifu.low > ia.high)) ||
+		    (alone == D_FAIL && !(ifu.high < ia.low))) {
+			note("the full order does not %s reliably enough to tell it from the "
+			    "victim alone, so it was not searched", alone == D_PASS ? "fail" : "pass");
+			return D_UNDECIDED;
+		}
+		k = (long long)json_integer_value(json_object_get(pf, "failures"));
+		n = (long long)json_integer_value(json_object_get(pf, "trials"));
+		note("the full order %s only %lld of %lld times: it is noisy, so "
+		    "probes take more trials and may stay undecided",
+		    alone == D_PASS ? "failed" : "passed", alone == D_PASS ? k : n - k, n);
+	}
+	B.pass_hi = alone == D_PASS ? ia.high : ifu.high;
+	B.fail_lo = alone == D_PASS ? ifu.low : ia.low;
+	*category = alone == D_PASS ? "victim" : "brittle";
+	return alone == D_PASS ? D_FAIL : D_PASS;
+}
+
+/* --- the record --- */
+
+static json_t *
+set_json(const set *s)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		json_array_append_new(a, json_string(B.ids[s->idx[i]]));
+	return a;
+}
+
+static char *
+set_key(const set *s)
+{
+	rt_buf b = { 0 };
+	char *r;
+	int i;
+
+	for (i = 0; i < s->n; i++) {
+		if (i)
+			rt_buf_adds(&b, " + ");
+		rt_buf_adds(&b, B.ids[s->idx[i]]);
+	}
+	r = rt_xstrdup(rt_buf_str(&b));
+	rt_buf_free(&b);
+	return r;
+}
+
+static void
+union_json(json_t *flat, json_t *grouped, const sets *s)
+{
+	int i, j;
+	size_t k;
+	json_t *x;
+
+	for (i = 0; i < s->n; i++) {
+		json_array_append_new(grouped, set_json(&s->v[i]));
+		for (j = 0; j < s->v[i].n; j++) {
+			const char *id = B.ids[s->v[i].idx[j]];
+			int dup = 0;
+			json_array_foreach(flat, k, x)
+				if (strcmp(json_string_value(x), id) == 0)
+					dup = 1;
+			if (!dup)
+				json_array_append_new(flat, json_string(id));
+		}
+	}
+}
+
+/* "4/4 failed (anytime 95% interval 34.2-100%)": the interval the
+ * probe was judged by. */
+static const char *
+probe_counts(json_t *p, char *buf, size_t size)
+{
+	json_t *iv = json_object_get(p, "interval");
+
+	snprintf(buf, size, "%lld/%lld failed (anytime %g%% interval %.1f\xe2\x80\x93%.1f%%)",
+	    (long long)json_integer_value(json_object_get(p, "failures")),
+	    (long long)json_integer_value(json_object_get(p, "trials")), B.conf * 100,
+	    json_number_value(json_array_get(iv, 0)) * 100,
+	    json_number_value(json_array_get(iv, 1)) * 100);
+	return buf;
+}
+
+/* The confirming probe of an order: the last one with that order. */
+static json_t *
+probe_of(json_t *order)
+{
+	size_t i = json_array_size(B.probes);
+	json_t *p;
+
+	while (i-- > 0) {
+		p = json_array_get(B.probes, i);
+		if (json_equal(json_object_get(p, "order"), order))
+			return p;
+	}
+	return NULL;
+}
+
+static void
+print_claims(FILE *f, json_t *rec, const char *key, const char *label)
+{
+	json_t *sets_ = json_object_get(rec, key), *s, *order, *p;
+	size_t i, j;
+	char buf[200];
+
+	json_array_foreach(sets_, i, s) {
+		order = json_deep_copy(s);
+		json_array_append_new(order, json_string(B.victim));
+		p = probe_of(order);
+		fprintf(f, "%s:", label);
+		for (j = 0; j < json_array_size(s); j++)
+			fprintf(f, " %s", json_string_value(json_array_get(s, j)));
+		if (p)
+			fprintf(f, " (then the victim: %s)", probe_counts(p, buf, sizeof buf));
+		fputc('\n', f);
+		json_decref(order);
+	}
+}
+
+static void
+print_text(FILE *f, json_t *rec)
+{
+	const char *cat = json_string_value(json_object_get(rec, "category"));
+	json_t *p = json_array_get(B.probes, 0), *x, *cl;
+	const char *key;
+	size_t i;
+	char buf[200];
+
+	fprintf(f, "%s: %s", B.victim, cat);
+	if (p)
+		fprintf(f, " (alone: %s)", probe_counts(p, buf, sizeof buf));
+	fputc('\n', f);
+	print_claims(f, rec, "polluter_sets", "polluter");
+	print_claims(f, rec, "setter_sets", "state-setter");
+	json_object_foreach(json_object_get(rec, "cleaners"), key, cl)
+		json_array_foreach(cl, i, x)
+			fprintf(f, "cleaner of %s: %s\n", key, json_string_value(x));
+	json_array_foreach(json_object_get(rec, "inconclusive"), i, x)
+		fprintf(f, "inconclusive: a %s found by search was contradicted by its confirmation\n",
+		    json_string_value(json_object_get(x, "claim")));
+	json_array_foreach(B.notes, i, x)
+		fprintf(f, "note: %s\n", json_string_value(x));
+	fprintf(f, "%zu probes, %ld trials, %.1f s%s\n", json_array_size(B.probes),
+	    (long)json_integer_value(json_object_get(rec, "trials")),
+	    json_real_value(json_object_get(rec, "elapsed_s")),
+	    json_is_true(json_object_get(rec, "interrupted")) ? ", interrupted" : "");
+}
+
+/* Cleaners of the polluter set p: among the candidates in no polluter
+ * set, those that make "p, cleaner, victim" pass; into clean[key of p]. */
+static void
+cleaners_of(const set *p, const sets *found, json_t *clean, json_t *incon)
+{
+	list pre = { 0 };
+	sets cleaners = { 0 };
+	int *rest = rt_xmalloc((size_t)B.nids * sizeof(int)), nrest = 0, i, j, s, in;
+	json_t *cl = json_array(), *cs;
+	char *key = set_key(p), *ck;
+
+	for (j = 0; j < p->n; j++)
+		ladd(&pre, B.ids[p->idx[j]]);
+	for (j = 0; j < B.nids; j++) {
+		for (in = 0, s = 0; s < found->n; s++)
+			for (i = 0; i < found->v[s].n; i++)
+				in |= found->v[s].idx[i] == j;
+		if (!in)
+			rest[nrest++] = j;
+	}
+	B.phase = "cleaners";
+	if (nrest > 0 && shows(&pre, rest, nrest, D_PASS, "cleaners", 0))
+		search(&pre, rest, nrest, D_PASS, "cleaner", &cleaners, incon);
+	else if (nrest > 0 && !B.sig && !B.budget_out)
+		note("no cleaner of %s: the other %d tests, run between it and the "
+		    "victim, did not make the victim pass reliably", key, nrest);
+	for (s = 0; s < cleaners.n; s++) {
+		cs = set_json(&cleaners.v[s]);
+		if (cleaners.v[s].n == 1)
+			json_array_append(cl, json_array_get(cs, 0));
+		else {
+			ck = set_key(&cleaners.v[s]);
+			note("the cleaners %s of %s work only together", ck, key);
+			free(ck);
+		}
+		json_decref(cs);
+		free(cleaners.v[s].idx);
+	}
+	json_object_set_new(clean, key, cl);
+	free(cleaners.v);
+	free(key);
+	free(rest);
+	free(pre.v);
+}
+
+static void
+read_candidates(const char *file, const char *collect, const char *records, int before)
+{
+	list l = { 0 };
+	int i, seen = 0;
+	char *text;
+
+	if (file) {
+		if (!(text = rt_read_file(file, NULL)))
+			rt_die("%s:", file);
+		add_lines(&l, text);
+		free(text);
+	} else if (collect)
+		from_collect(&l, collect);
+	else
+		from_records(&l, records);
+	B.ids = rt_xcalloc((size_t)l.n + 1, sizeof *B.ids);
+	for (i = 0; i < l.n; i++) {
+		if (strcmp(l.v[i], B.victim) == 0) {
+			seen = 1;
+			free(l.v[i]);
+			continue;
+		}
+		if (before && seen) {
+			free(l.v[i]);
+			continue;
+		}
+		B.ids[B.nids++] = l.v[i];
+	}
+	free(l.v);
+	if (before && !seen)
+		rt_die("--before: the victim %s is not among the candidates", B.victim);
+	if (B.nids == 0)
+		rt_die("no candidate tests besides the victim");
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char *file = NULL, *collect = NULL, *records = NULL, *out = NULL;
+	const char *category = "unknown";
+	int text = 0, before = 0, ch, i, nsrc, broken = 0, *all;
+	double t0;
+	list empty = { 0 }, order = { 0 };
+	sets found = { 0 };
+	json_t *rec, *pflat, *pset, *sflat, *sset, *clean, *incon;
+
+	rt_setprogname(argv[0]);
+	rt_trial_cli_init(&B.cli);
+	B.conf = 0.95;
+	B.threshold = 0.10;
+	B.cap = 60;
+	B.max_trials = 2000;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
+		if (rt_trial_cli_opt(&B.cli, ch, optarg))
+			continue;
+		switch (ch) {
+		case 'v':
+			B.victim = optarg;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case OPT_COLLECT:
+			collect = optarg;
+			break;
+		case OPT_RECORDS:
+			records = optarg;
+			break;
+		case OPT_BEFORE:
+			before = 1;
+			break;
+		case 'n':
+			B.cap = rt_num_long("-n", optarg, 1, 100000000);
+			break;
+		case OPT_MAXTRIALS:
+			B.max_trials = rt_num_long("--max-trials", optarg, 1, 1000000000);
+			break;
+		case OPT_CONF:
+			B.conf = rt_num_double("--confidence", optarg, 0, 1, 1, 1);
+			break;
+		case OPT_THRESH:
+			B.threshold = rt_num_double("--threshold", optarg, 0, 0.5, 1, 1);
+			break;
+		case OPT_FIRST:
+			B.first = 1;
+			break;
+		case OPT_NOCLEAN:
+			B.noclean = 1;
+			break;
+		case OPT_LINEAR:
+			B.linear = 1;
+			break;
+		case OPT_TEXT:
+			text = 1;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
+		case 'h':
+			usage(stdout);
+			rt_trial_cli_free(&B.cli);
+			rt_fshut(stdout, "stdout");
+			return 0;
+		case 'V':
+			rt_trial_cli_free(&B.cli);
+			rt_print_version();
+			return 0;
+		default:
+			rt_bad_option(ch, SHORTOPTS, argv);
+		}
+	}
+	if (!B.victim)
+		rt_usage_die("no victim: give -v ID");
+	if (!*B.victim)
+		rt_usage_die("-v: empty test ID");
+	nsrc = (file != NULL) + (collect != NULL) + (records != NULL);
+	if (nsrc != 1)
+		rt_usage_die(nsrc ? "-f, --collect and --records are exclusive" :
+		    "no candidates: give -f FILE, --collect CMD or --records FILE");
+	if (records && before)
+		rt_usage_die("--records already keeps the cases before the victim; --before is for -f and --collect");
+	rt_trial_cli_finish(&B.cli, argc, argv, optind, 1);
+	B.probes = json_array();
+	B.notes = json_array();
+	t0 = rt_now_ms();
+	rt_trial_signals_install();
+	read_candidates(file, collect, records, before);
+	rt_progress_init(&B.prog, B.max_trials);
+
+	pflat = json_array(), pset = json_array(), sflat = json_array(), sset = json_array();
+	clean = json_object(), incon = json_array();
+	all = rt_xmalloc((size_t)B.nids * sizeof(int));
+	for (i = 0; i < B.nids; i++)
+		all[i] = i;
+
+	for (i = 0; i < B.nids; i++)
+		ladd(&order, B.ids[i]);
+	ladd(&order, (char *)B.victim);
+	B.target = classify(order.v, &category);
+	if (B.target != D_UNDECIDED) {
+		int pol = B.target == D_FAIL;
+		B.phase = pol ? "polluters" : "state-setters";
+		search(&empty, all, B.nids, B.target, pol ? "polluter" : "setter", &found, incon);
+		union_json(pol ? pflat : sflat, pol ? pset : sset, &found);
+		if (found.n == 0 && !B.sig && !B.budget_out)
+			note("no %s was confirmed: the tests that made the full order %s act "
+			    "only in ways the probes did not reproduce (state across processes?)",
+			    pol ? "polluter" : "state-setter", pol ? "fail" : "pass");
+		for (i = 0; pol && !B.noclean && i < found.n; i++)
+			cleaners_of(&found.v[i], &found, clean, incon);
+	}
+	if (B.budget_out)
+		note("the budget of %ld trials ran out before the search finished: "
+		    "what is claimed is confirmed, but more may exist", B.max_trials);
+	if (B.stop && B.first)
+		note("--first: the search stopped at the first minimal set");
+
+	rt_progress_clear(&B.prog);
+	rec = json_object();
+	json_object_set_new(rec, "type", json_string("order"));
+	json_object_set_new(rec, "victim", json_string(B.victim));
+	json_object_set_new(rec, "command", json_string(B.cli.command));
+	json_object_set_new(rec, "category", json_string(category));
+	json_object_set_new(rec, "candidates", json_integer(B.nids));
+	json_object_set_new(rec, "polluters", pflat);
+	json_object_set_new(rec, "polluter_sets", pset);
+	json_object_set_new(rec, "setters", sflat);
+	json_object_set_new(rec, "setter_sets", sset);
+	json_object_set_new(rec, "cleaners", clean);
+	json_object_set_new(rec, "inconclusive", incon);
+	json_object_set_new(rec, "notes", B.notes);
+	json_object_set_new(rec, "probes", B.probes);
+	json_object_set_new(rec, "trials", json_integer(B.used));
+	json_object_set_new(rec, "confidence", rt_json_real6(B.conf));
+	json_object_set_new(rec, "threshold", rt_json_real6(B.threshold));
+	json_object_set_new(rec, "budget_exhausted", json_boolean(B.budget_out));
+	json_object_set_new(rec, "elapsed_s", rt_json_real6((rt_now_ms() - t0) / 1000));
+	json_object_set_new(rec, "interrupted", json_boolean(B.sig != 0));
+	if (out) {
+		char *s = rt_dumps(rec);
+		s = rt_xrealloc(s, strlen(s) + 2);
+		strcat(s, "\n");
+		if (rt_write_output(out, s, strlen(s)) < 0)
+			rt_die("%s:", out);
+		free(s);
+	}
+	if (text)
+		print_text(stdout, rec);
+	else if (rt_emit_try(stdout, rec) < 0) {
+		if (errno != EPIPE)
+			rt_die("stdout: write error:");
+		broken = 1;
+	}
+	for (i = 0; i < found.n; i++)
+		free(found.v[i].idx);
+	free(found.v);
+	free(all);
+	free(order.v);
+	for (i = 0; i < B.nids; i++)
+		free(B.ids[i]);
+	free(B.ids);
+	free(B.memo);
+	json_decref(rec);
+	rt_trial_cli_free(&B.cli);
+	if (B.sig)
+		return rt_signal_status(B.sig);
+	if (broken)
+		return RT_EXIT_PIPE;
+	rt_fshut(stdout, "stdout");
+	return RT_EXIT_OK;
+}

@@ -1,0 +1,352 @@
+#!/usr/bin/env bats
+# rt-bisect: polluters, state-setters and cleaners of order-dependent tests.
+load helper
+
+F="$RT_TOP/t/fixtures/bisect"
+STUB="$F/stub.sh"
+PYTEST="/usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order"
+export PYTHONDONTWRITEBYTECODE=1
+
+# Every claim in the record $1 is backed by a "confirm" probe of its own
+# order with the right decision, and the victim alone by the "alone" probe.
+claims_confirmed() {
+	jqe '
+	  . as $r | ($r.victim) as $v
+	  | [ $r.probes[] | select(.role == "confirm") ] as $c
+	  | def has($o; $d): any($c[]; .order == $o and .decision == $d);
+	  ($r.probes[0].role == "alone")
+	  and ([ $r.polluter_sets[] | has(. + [$v]; "fail") ] | all)
+	  and ([ $r.setter_sets[] | has(. + [$v]; "pass") ] | all)
+	  and ([ $r.cleaners | to_entries[] | (.key | split(" + ")) as $p
+	         | .value[] | has($p + [.] + [$v]; "pass") ] | all)
+	  and (if ($r.polluters | length) > 0 then $r.probes[0].decision == "pass" else true end)
+	  and (if ($r.setters | length) > 0 then $r.probes[0].decision == "fail" else true end)
+	  and ($r.trials == ([ $r.probes[].trials + (.errors // 0) + (.ignored // 0) ] | add))' "$1"
+}
+
+# --- usage and exit codes ---
+
+@test "rt-bisect: --help prints the synopsis and exits 0" {
+	run rt-bisect --help
+	status_is 0
+	has "usage: rt-bisect -v ID"
+	has "--max-trials"
+	has "{}"
+}
+
+@test "rt-bisect: --version" {
+	run rt-bisect --version
+	status_is 0
+	has "rt-bisect (retrial)"
+}
+
+@test "rt-bisect: the victim, the candidates and the command are required" {
+	seq -f 't%02g' 1 5 > "$T/list"
+	run rt-bisect -f "$T/list" -- "$STUB" t01 t05 {}
+	status_is 2
+	has "no victim"
+	run rt-bisect -v t05 -- "$STUB" t01 t05 {}
+	status_is 2
+	has "no candidates"
+	run rt-bisect -v t05 -f "$T/list" --collect 'cat list' -- "$STUB" t01 t05 {}
+	status_is 2
+	has "exclusive"
+	run rt-bisect -v t05 -f "$T/list"
+	status_is 2
+	has "no command"
+	run rt-bisect -v t05 -f "$T/list" --threshold 0.7 -- "$STUB" t01 t05 {}
+	status_is 2
+	has "--threshold 0.7"
+	echo t05 > "$T/only"
+	run rt-bisect -v t05 -f "$T/only" -- "$STUB" t01 t05 {}
+	status_is 2
+	has "no candidate tests besides the victim"
+}
+
+# --- the engine, on a stand-in runner ---
+
+@test "rt-bisect: one polluter among 100, found in few probes and confirmed by its pair" {
+	seq -f 't%03g' 1 100 > "$T/list"
+	run rt-bisect -v t050 -f "$T/list" -o "$T/rec" -- "$STUB" t037 t050 {}
+	status_is 0
+	jqe '.type == "order" and .category == "victim" and .polluters == ["t037"]
+	    and .polluter_sets == [["t037"]] and .setters == [] and .cleaners == {"t037": []}
+	    and .candidates == 99 and .interrupted == false' "$T/rec"
+	claims_confirmed "$T/rec"
+	# the full order fails, the victim alone passes, each reliably
+	jqe '.probes[1].role == "full" and .probes[1].decision == "fail"
+	    and .probes[1].failures == .probes[1].trials' "$T/rec"
+	# deterministic probes decide in a few trials; the search in few probes
+	jqe '[.probes[] | select(.role == "search") | .trials] | max <= 3' "$T/rec"
+	jqe '[.probes[] | select(.role == "search")] | length < 20' "$T/rec"
+}
+
+@test "rt-bisect: --linear probes every pair and finds the same polluter with more probes" {
+	seq -f 't%03g' 1 100 > "$T/list"
+	rt-bisect -v t050 -f "$T/list" -- "$STUB" t037 t050 {} > "$T/bin"
+	rt-bisect --linear -v t050 -f "$T/list" -- "$STUB" t037 t050 {} > "$T/lin"
+	jqe '.polluters == ["t037"]' "$T/lin"
+	claims_confirmed "$T/lin"
+	b=$(jq '.probes | length' "$T/bin")
+	l=$(jq '.probes | length' "$T/lin")
+	[ "$l" -gt $((b * 3)) ]
+}
+
+@test "rt-bisect: --cmd gets the IDs as positional parameters, never as shell text" {
+	printf '%s\n' 't1' '$(touch pwned)' 't3;touch pwned2' 'victim' > "$T/list"
+	cd "$T"
+	run rt-bisect -v victim -f "$T/list" --cmd "$STUB 't3;touch pwned2' victim \"\$@\""
+	status_is 0
+	[ ! -e pwned ] && [ ! -e pwned2 ]
+	echo "$output" > rec
+	jqe '.polluters == ["t3;touch pwned2"] and .category == "victim"' rec
+	claims_confirmed rec
+}
+
+@test "rt-bisect: a cleaner between the polluter and the victim is found and confirmed" {
+	# fails iff p ran before v with no c between them
+	cat > "$T/runner" <<-'EOS'
+	#!/bin/sh
+	for id do
+		case $id in p) dirty=1 ;; c) dirty= ;; v) exit ${dirty:-0} ;; esac
+	done
+	EOS
+	chmod +x "$T/runner"
+	printf '%s\n' c a p b d v > "$T/list"
+	run rt-bisect -v v -f "$T/list" -- "$T/runner" {}
+	status_is 0
+	echo "$output" > "$T/rec"
+	jqe '.category == "victim" and .polluters == ["p"] and .cleaners == {"p": ["c"]}' "$T/rec"
+	claims_confirmed "$T/rec"
+}
+
+@test "rt-bisect: a brittle test: the state-setter, confirmed, and no cleaner search" {
+	cat > "$T/runner" <<-'EOS'
+	#!/bin/sh
+	for id do
+		case $id in s) set=1 ;; v) [ -n "$set" ] && exit 0; exit 1 ;; esac
+	done
+	EOS
+	chmod +x "$T/runner"
+	seq -f 't%02g' 1 30 | sed 's/^t22$/s/' > "$T/list"
+	run rt-bisect -v v -f "$T/list" -- "$T/runner" {}
+	status_is 0
+	echo "$output" > "$T/rec"
+	jqe '.category == "brittle" and .setters == ["s"] and .setter_sets == [["s"]]
+	    and .polluters == [] and .cleaners == {} and .probes[0].decision == "fail"
+	    and .probes[1].decision == "pass"' "$T/rec"
+	claims_confirmed "$T/rec"
+}
+
+@test "rt-bisect: a noisy polluter: the full order fails often, probes are extended, p is found" {
+	# after p the victim fails on 7 seeds in 10
+	cat > "$T/runner" <<-'EOS'
+	#!/bin/sh
+	for id do
+		case $id in
+		p) dirty=1 ;;
+		v) [ -n "$dirty" ] && [ $((RETRIAL_SEED % 10)) -lt 7 ] && exit 1; exit 0 ;;
+		esac
+	done
+	EOS
+	chmod +x "$T/runner"
+	seq -f 't%02g' 1 20 | sed 's/^t07$/p/' > "$T/list"
+	run rt-bisect -v v -f "$T/list" --seed 3 --no-cleaners -- "$T/runner" {}
+	status_is 0
+	echo "$output" > "$T/rec"
+	jqe '.category == "victim" and .polluters == ["p"] and .probes[1].decision == "mixed"
+	    and any(.notes[]; test("noisy"))' "$T/rec"
+	claims_confirmed "$T/rec"
+	# some probe needed more trials than a clear one, and mixed outcomes
+	jqe 'any(.probes[2:][]; .failures > 0 and .failures < .trials)' "$T/rec"
+}
+
+@test "rt-bisect: a confirmation that contradicts the search is inconclusive, not a claim" {
+	# "p v" fails the first two times it runs, then never again
+	cat > "$T/runner" <<-EOS
+	#!/bin/sh
+	if [ "\$*" = "p v" ]; then
+		echo x >> "$T/pairs"
+		[ \$(wc -l < "$T/pairs") -le 2 ] && exit 1
+		exit 0
+	fi
+	for id do
+		case \$id in p) dirty=1 ;; v) exit \${dirty:-0} ;; esac
+	done
+	EOS
+	chmod +x "$T/runner"
+	printf '%s\n' a p b v > "$T/list"
+	run rt-bisect -v v -f "$T/list" --no-cleaners -- "$T/runner" {}
+	status_is 0
+	echo "$output" > "$T/rec"
+	jqe '.category == "victim" and .polluters == [] and .polluter_sets == []
+	    and .inconclusive[0].claim == "polluter" and .inconclusive[0].tests == ["p"]
+	    and .probes[.inconclusive[0].probe].role == "confirm"
+	    and .probes[.inconclusive[0].probe].decision == "pass"' "$T/rec"
+}
+
+@test "rt-bisect: --first stops at the first polluter; the default finds them all" {
+	cat > "$T/runner" <<-'EOS'
+	#!/bin/sh
+	for id do
+		case $id in p1|p2) dirty=1 ;; v) exit ${dirty:-0} ;; esac
+	done
+	EOS
+	chmod +x "$T/runner"
+	seq -f 't%02g' 1 20 | sed 's/^t05$/p1/; s/^t15$/p2/' > "$T/list"
+	rt-bisect -v v -f "$T/list" --no-cleaners -- "$T/runner" {} > "$T/all"
+	jqe '.polluters == ["p1", "p2"] and .cleaners == {}' "$T/all"
+	claims_confirmed "$T/all"
+	rt-bisect -v v -f "$T/list" --first --no-cleaners -- "$T/runner" {} > "$T/first"
+	jqe '(.polluters | length) == 1 and any(.notes[]; test("--first"))' "$T/first"
+}
+
+@test "rt-bisect: the budget bounds the search and nothing unconfirmed is claimed" {
+	seq -f 't%03g' 1 100 > "$T/list"
+	run rt-bisect -v t050 -f "$T/list" --max-trials 40 -- "$STUB" t037 t050 {}
+	status_is 0
+	echo "$output" > "$T/rec"
+	jqe '.budget_exhausted == true and .trials <= 40 and .polluters == []
+	    and any(.notes[]; test("budget of 40 trials"))' "$T/rec"
+}
+
+@test "rt-bisect: no order dependence is said, and nothing is claimed" {
+	seq -f 't%02g' 1 10 > "$T/list"
+	run rt-bisect -v t05 -f "$T/list" -- "$STUB" nobody t05 {}
+	status_is 0
+	echo "$output" > "$T/rec"
+	jqe '.category == "unknown" and .polluters == [] and .setters == []
+	    and any(.notes[]; test("no order dependence shown"))
+	    and ([.probes[].role] == ["alone", "full"])' "$T/rec"
+}
+
+@test "rt-bisect: --collect reads one ID a line and skips the summary" {
+	printf '%s\n' a b p v > "$T/ids"
+	cat > "$T/collect" <<-EOS
+	#!/bin/sh
+	cat "$T/ids"
+	echo
+	echo "4 tests collected in 0.01s"
+	EOS
+	chmod +x "$T/collect"
+	run rt-bisect -v v --collect "$T/collect" -- "$STUB" p v {}
+	status_is 0
+	echo "$output" > "$T/rec"
+	jqe '.candidates == 3 and .polluters == ["p"]' "$T/rec"
+	run rt-bisect -v v --collect false -- "$STUB" p v {}
+	status_is 2
+	has "--collect: the command failed"
+}
+
+@test "rt-bisect: --records takes the cases before the victim in a failing run" {
+	{
+	for c in a p v b; do
+		echo '{"type":"trial","trial":1,"run":1,"case":"'$c'","outcome":"pass","position":'$(echo "a p v b" | tr ' ' '\n' | grep -n "^$c\$" | cut -d: -f1)'}'
+	done
+	for c in p b a v; do
+		o=pass; [ $c = v ] && o=fail
+		echo '{"type":"trial","trial":2,"run":2,"case":"'$c'","outcome":"'$o'","position":'$(echo "p b a v" | tr ' ' '\n' | grep -n "^$c\$" | cut -d: -f1)'}'
+	done
+	} > "$T/cases.jsonl"
+	run rt-bisect -v v --records "$T/cases.jsonl" -- "$STUB" p v {}
+	status_is 0
+	echo "$output" > "$T/rec"
+	jqe '.candidates == 3 and .probes[1].order == ["p", "b", "a", "v"] and .polluters == ["p"]' "$T/rec"
+	run rt-bisect -v nobody --records "$T/cases.jsonl" -- "$STUB" p v {}
+	status_is 2
+	has "no case record for the victim nobody"
+}
+
+@test "rt-bisect: SIGINT stops it with exit 130 and a partial record" {
+	printf '%s\n' a b v > "$T/list"
+	cat > "$T/slow" <<-EOS
+	#!/bin/sh
+	touch "$T/started"
+	exec sleep 30
+	EOS
+	chmod +x "$T/slow"
+	rt-bisect -v v -f "$T/list" -- "$T/slow" {} > "$T/rec" &
+	pid=$!
+	while [ ! -e "$T/started" ]; do sleep 0.1; done
+	kill -INT "$pid"
+	st=0
+	wait "$pid" || st=$?
+	[ "$st" -eq 130 ]
+	jqe '.interrupted == true and .category == "unknown" and .probes[0].decision == "stopped"' "$T/rec"
+}
+
+@test "rt-bisect: --text names the polluter with its probe's counts and interval" {
+	seq -f 't%03g' 1 20 > "$T/list"
+	run rt-bisect --text -v t010 -f "$T/list" -- "$STUB" t004 t010 {}
+	status_is 0
+	has "t010: victim (alone: 0/"
+	has "polluter: t004 (then the victim: "
+	has "anytime 95% interval"
+}
+
+# --- real projects: pytest and unittest ---
+
+@test "rt-bisect: pytest, a 40-test class: the one polluter of the shared registry" {
+	cd "$F/registry"
+	run rt-bisect --threshold 0.3 --seed 1 -o "$T/rec" \
+	    -v tests/test_registry.py::TestRegistry::test_default_names \
+	    --collect "$PYTEST --collect-only" -- $PYTEST {}
+	status_is 0
+	p=tests/test_registry.py::TestRegistry::test_register_csv
+	jqe --arg p "$p" '.category == "victim" and .candidates == 39
+	    and .polluters == [$p] and .polluter_sets == [[$p]]
+	    and .setters == [] and .cleaners == {($p): []}' "$T/rec"
+	claims_confirmed "$T/rec"
+}
+
+@test "rt-bisect: pytest, a brittle test and the state-setter that fills its dict" {
+	cd "$F/settings"
+	run rt-bisect --threshold 0.3 --seed 1 -o "$T/rec" \
+	    -v tests/test_config.py::test_connection_url \
+	    --collect "$PYTEST --collect-only" -- $PYTEST {}
+	status_is 0
+	s=tests/test_config.py::test_load_settings
+	jqe --arg s "$s" '.category == "brittle" and .setters == [$s]
+	    and .setter_sets == [[$s]] and .polluters == [] and .cleaners == {}' "$T/rec"
+	claims_confirmed "$T/rec"
+}
+
+@test "rt-bisect: unittest, a polluter of a module cache and the test that cleans it" {
+	cd "$F/pricing"
+	run rt-bisect --threshold 0.3 --seed 1 -o "$T/rec" \
+	    -v tests.test_cache.PriceCacheTest.test_list_price -f tests.txt \
+	    -- /usr/bin/python3 -m unittest {}
+	status_is 0
+	t=tests.test_cache.PriceCacheTest
+	jqe --arg p "$t.test_discount_price" --arg c "$t.test_clear_empties" '
+	    .category == "victim" and .polluters == [$p] and .cleaners == {($p): [$c]}' "$T/rec"
+	claims_confirmed "$T/rec"
+}
+
+@test "rt-bisect: pytest, two polluters that must both run first: a minimal set of 2" {
+	cd "$F/flags"
+	run rt-bisect --threshold 0.3 --seed 1 --no-cleaners -o "$T/rec" \
+	    -v tests/test_flags.py::test_legacy_banner \
+	    --collect "$PYTEST --collect-only" -- $PYTEST {}
+	status_is 0
+	a=tests/test_flags.py::test_enable_beta
+	b=tests/test_flags.py::test_strict_mode
+	jqe --arg a "$a" --arg b "$b" '.category == "victim"
+	    and .polluter_sets == [[$a, $b]] and .polluters == [$a, $b]' "$T/rec"
+	claims_confirmed "$T/rec"
+	# neither alone pollutes: ddmin probed each without the other
+	jqe --arg a "$a" --arg b "$b" --arg v "$(jq -r .victim "$T/rec")" '
+	    any(.probes[]; .order == [$a, $v] and .decision == "pass")
+	    and any(.probes[]; .order == [$b, $v] and .decision == "pass")' "$T/rec"
+}
+
+@test "rt-bisect: pytest, a test flaky on its own is NOD and no polluter is claimed" {
+	cd "$F/nod"
+	run rt-bisect --threshold 0.3 --seed 1 -o "$T/rec" \
+	    -v tests/test_sample.py::test_sample_is_small \
+	    --collect "$PYTEST --collect-only" -- $PYTEST {}
+	status_is 0
+	jqe '.category == "nod" and .polluters == [] and .setters == [] and .cleaners == {}
+	    and .probes[0].decision == "mixed" and .probes[0].failures > 0
+	    and .probes[0].failures < .probes[0].trials' "$T/rec"
+}
