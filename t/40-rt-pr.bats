@@ -188,10 +188,13 @@ remote_branches() {
 	has "**timing**, hypothesis h1 (cache)"
 	has "| h2 | model:llama-3.1-8b | timing | 7/20 | 35.0% (18.1–56.7%) | eliminated — 7/20 failed"
 	has "| h3 | model:qwen-2.5 | assertion | — | — | disqualified by the neutering guard, rule \`early-exit\`"
-	has "| h4 | rules | environment | — | — | patch failed — hunk #1 FAILED at 40 |"
+	has "| h4 | rules | environment | — | — | patch failed — hunk #​1 FAILED at 40 |"
 	has "Wilson score intervals at 95% confidence"
 	has "Rule: 0 failures in n = runs_to_claim(baseline ci_low, 0.95) trials."
-	has "rt-verify -C . --cmd 'python3 test_cache.py' hypotheses.jsonl > verdict.jsonl"
+	# the record's own command, with its operands replaced by the committed evidence
+	has "rt-verify -C . --cmd 'python3 test_cache.py' .retrial/evidence/test_cache/measure.json .retrial/evidence/test_cache/hypotheses.jsonl > verdict.jsonl"
+	hasnt "/home/dev"
+	hasnt "< hypotheses.jsonl"
 }
 
 @test "intervals are recomputed from the counts, not copied from the record" {
@@ -287,7 +290,9 @@ winner {{id}}: {{confirmation}}
 no commands
 {{/has_reproduce}}
 EOF
-	run rt-pr --template "$T/t.tmpl" --body - "$FX/zero.jsonl"
+	# without a command there is nothing to rerun
+	jq -c 'del(.command)' "$FX/zero.jsonl" >"$T/nocmd.jsonl"
+	run rt-pr --template "$T/t.tmpl" --body - "$T/nocmd.jsonl"
 	status_is 0
 	[ "${lines[0]}" = 'FIXED `test_cache`: 8/40 failed (20.0%, 95% CI 10.5–34.8%)' ]
 	[ "${lines[1]}" = "winner h1: 0/14 failed (≤21.5% at 95% confidence) on fresh trials, 14 required" ]
@@ -316,8 +321,10 @@ EOF
 	git clone -q "$T/repo" "$T/clone"
 	git -C "$T/clone" am -q "$T/fix.mbox"
 	run git -C "$T/clone" log -1 --format='%an <%ae>|%ad|%s' --date=iso-strict
-	[ "$output" = "retrial <retrial@localhost>|2026-11-29T23:59:59+00:00|Fix flaky test_cache: 12/40 failed before, 0/30 (≤11.4% at 95% confidence) after" ]
+	[ "$output" = "retrial <retrial@localhost>|2026-11-29T23:59:59+00:00|Fix flaky test_cache (12/40 → 0/30 failures)" ]
 	run git -C "$T/clone" log -1 --format=%b
+	# the whole sentence opens the body
+	[ "${lines[0]}" = "Fix flaky test_cache: 12/40 failed before, 0/30 (≤11.4% at 95%" ]
 	has "Before: 12/40 failed (30.0%, 95% CI 18.1–45.4%)."
 	has "Confirmation: 0/30 failed (≤11.4% at 95% confidence) on fresh trials"
 	hasnt "| h2 |"
@@ -379,7 +386,7 @@ EOF
 	# what CI reads: the first field
 	[ "$(grep -v '^#' "$T/clone/.retrial/quarantine" | cut -f1)" = "test_cache" ]
 	run git -C "$T/clone" log -1 --format=%s
-	[ "$output" = "Quarantine flaky test_cache: 12/40 failed (30.0%, 95% CI 18.1–45.4%), no fix survived" ]
+	[ "$output" = "Quarantine flaky test_cache (12/40 failures, no fix survived)" ]
 }
 
 @test "QUARANTINE end to end: rt-verify's record, git am in a fresh clone, rt-retry -q reads the list" {
@@ -432,8 +439,9 @@ EOF
 	printf 'test_cache\t# dossier: elsewhere\n' >"$T/repo/.retrial/quarantine"
 	git -C "$T/repo" add . && git -C "$T/repo" commit -qm "listed"
 	rt-pr -C "$T/repo" --mbox "$T/q.mbox" "$FX/quarantine.jsonl"
-	run grep -c '^diff --git' "$T/q.mbox"
-	[ "$output" = 1 ]
+	# the dossier and the evidence, but not the list
+	! grep -q '^+++ b/.retrial/quarantine$' "$T/q.mbox"
+	[ "$(grep -c '^diff --git a/.retrial/evidence/test_cache/' "$T/q.mbox")" -eq 3 ]
 	grep -q '^+++ b/.retrial/dossiers/test_cache.md$' "$T/q.mbox"
 	# with the dossier there too, there is nothing left to ship
 	git clone -q "$T/repo" "$T/clone"
@@ -454,16 +462,17 @@ EOF
 	[ -f "$T/clone/.retrial/dossiers/tests-test_cache-py-test_cache_is_fresh.md" ]
 }
 
-@test "without git, the change is checked with patch --dry-run in the directory" {
+@test "without git, --mbox is refused by name (it is git format-patch of a commit); --body works" {
 	mkdir -p "$T/plain"
 	cp "$EX/timing/test_cache.py" "$T/plain/"
-	rt-pr -C "$T/plain" --mbox "$T/fix.mbox" "$FX/fixed.jsonl"
-	grep -q '^+++ b/test_cache.py$' "$T/fix.mbox"
-	cmp "$EX/timing/test_cache.py" "$T/plain/test_cache.py"
-	echo "# changed" >"$T/plain/test_cache.py"
-	run rt-pr -C "$T/plain" --mbox "$T/no.mbox" "$FX/fixed.jsonl"
+	run rt-pr -C "$T/plain" --mbox "$T/fix.mbox" "$FX/fixed.jsonl"
 	status_is 2
-	has "does not apply"
+	has "not in a git work tree: --mbox and --github ship a commit"
+	has "write the dossier alone with --body"
+	[ ! -e "$T/fix.mbox" ]
+	cmp "$EX/timing/test_cache.py" "$T/plain/test_cache.py"
+	rt-pr -C "$T/plain" --body "$T/d.md" "$FX/fixed.jsonl"
+	diff -u "$FX/fixed.md" "$T/d.md"
 }
 
 # ---- GitHub, against a bare repository and a fake API on loopback ----
@@ -483,11 +492,11 @@ EOF
 	[ "$(git --git-dir "$T/origin.git" rev-parse "$br^")" = "$before" ]
 	git --git-dir "$T/origin.git" show "$br:test_cache.py" | grep -q "worker.join()  # wait for the warm-up"
 	run git --git-dir "$T/origin.git" log -1 --format='%an|%cn|%s' "$br"
-	[ "$output" = "retrial|retrial|Fix flaky test_cache: 12/40 failed before, 0/30 (≤11.4% at 95% confidence) after" ]
+	[ "$output" = "retrial|retrial|Fix flaky test_cache (12/40 → 0/30 failures)" ]
 	# the pull request: title, head, base, the dossier as body
 	jqe -s 'map(select(.method == "POST"))[0] | .status == 201 and .body.base == "main"
 	    and (.body.head | startswith("retrial/fix-test_cache-"))
-	    and (.body.title | startswith("Fix flaky test_cache: 12/40"))' "$T/gh.log"
+	    and .body.title == "Fix flaky test_cache (12/40 → 0/30 failures)"' "$T/gh.log"
 	jq -js 'map(select(.method == "POST"))[0].body.body' "$T/gh.log" >"$T/body.md"
 	diff -u "$FX/fixed.md" "$T/body.md"
 	# nothing of the user's changed: HEAD, branches, index, work tree
