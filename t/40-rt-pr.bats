@@ -720,3 +720,94 @@ EOF
 	status_is 0
 	hasnt "overruled by the user"
 }
+
+# ---- the subject, the evidence, and the dossier a reviewer can rerun ----
+
+@test "the subject stays within 72 columns; the whole sentence opens the body" {
+	mkrepo "$T/repo"
+	rt-pr -C "$T/repo" --mbox "$T/a.mbox" "$FX/methods.jsonl"
+	git clone -q "$T/repo" "$T/clone"
+	git -C "$T/clone" am -q "$T/a.mbox"
+	run git -C "$T/clone" log -1 --format=%s
+	[ "$output" = "Fix flaky test_cache (65/200 → 0/29 failures)" ]
+	run git -C "$T/clone" log -1 --format=%b
+	has "Fix flaky test_cache: 65/200 failed before, 0/29 (≤9.8% at 95%"
+	# a long name is shortened with an ellipsis, never past 72 columns
+	name="tests/integration/test_cache_warmup.py::TestCacheWarmup::test_reads_fresh_value_after_warmup"
+	rt-pr -C "$T/repo" --test "$name" --mbox "$T/b.mbox" "$FX/fixed.jsonl"
+	git clone -q "$T/repo" "$T/clone2"
+	git -C "$T/clone2" am -q "$T/b.mbox"
+	s=$(git -C "$T/clone2" log -1 --format=%s)
+	[ "$(printf '%s' "$s" | wc -m)" -le 72 ]
+	[[ "$s" == "Fix flaky tests/integration/test_cache_"*"… (12/40 → 0/30 failures)" ]]
+	git -C "$T/clone2" log -1 --format=%b | grep -qF "test_reads_fresh_value_after_warmup"
+}
+
+@test "#N in record text cannot link an issue, like @mentions" {
+	jq -c 'if .type == "verdict" then .winner.explanation = "Same race as #12 and GH #3; see @alice." else . end' \
+	    "$FX/fixed.jsonl" >"$T/n.jsonl"
+	run rt-pr --body - "$T/n.jsonl"
+	status_is 0
+	has $'#\u200b12 and GH #\u200b3; see @\u200balice.'
+	! grep -E '#[0-9]' <<<"$output"
+	# a heading's '#' and words like C# are left alone
+	has "## The cause"
+}
+
+@test "the evidence is committed: measure, hypotheses raced, verdict, dossier" {
+	mkrepo "$T/repo"
+	rt-pr -C "$T/repo" --mbox "$T/fix.mbox" --body "$T/d.md" "$FX/fixed.jsonl"
+	git clone -q "$T/repo" "$T/clone"
+	git -C "$T/clone" am -q "$T/fix.mbox"
+	ev="$T/clone/.retrial/evidence/test_cache"
+	# the measure: the verdict's baseline, as rt-verify reads it
+	jqe -s 'length == 1 and .[0].type == "measure" and .[0].trials == 40 and .[0].failures == 12
+	    and .[0].command == "python3 test_cache.py"' "$ev/measure.json"
+	# the hypotheses: every lane; only the winner's patch is in the record
+	jqe -s 'map(.id) == ["h1", "h2", "h3", "h4"] and all(.type == "hypothesis")' "$ev/hypotheses.jsonl"
+	jq -r 'select(.id == "h1") | .patch' "$ev/hypotheses.jsonl" >"$T/p1"
+	jq -r 'select(.type == "verdict") | .winner.patch' "$FX/fixed.jsonl" | cmp - "$T/p1"
+	jqe -s 'map(select(.id != "h1")) | all(.patch == null and (.note | test("does not carry")))' \
+	    "$ev/hypotheses.jsonl"
+	# the verdict, the record itself; the dossier as shipped, and it says what is missing
+	jq -cS 'select(.type == "verdict")' "$FX/fixed.jsonl" | cmp - <(jq -cS . "$ev/verdict.jsonl")
+	diff -u "$T/d.md" "$ev/dossier.md"
+	grep -q "the 3 other hypotheses are recorded without theirs" "$ev/dossier.md"
+	# paths in the dossier are relative to the repository's top
+	! grep -q "$T" "$ev/dossier.md"
+	# and in a subdirectory project, under that directory
+	mkdir -p "$T/r2/sub/proj" && cp "$EX/timing/test_cache.py" "$T/r2/sub/proj/"
+	git -C "$T/r2" init -q && git -C "$T/r2" add . && git -C "$T/r2" commit -qm x
+	rt-pr -C "$T/r2/sub/proj" --mbox "$T/sub.mbox" --body "$T/sub.md" "$FX/fixed.jsonl"
+	grep -q '^+++ b/sub/proj/.retrial/evidence/test_cache/measure.json$' "$T/sub.mbox"
+	grep -qx "git checkout HEAD^ -- sub/proj/test_cache.py" "$T/sub.md"
+	grep -q "^rt-verify -C sub/proj .* sub/proj/.retrial/evidence/test_cache/measure.json" "$T/sub.md"
+}
+
+@test "the Reproduce block runs from a clean clone of the pull request's branch" {
+	# a real project, a real race: rt-verify on the pool fixture, in a
+	# repository whose origin is a local bare one
+	git init -q --bare "$T/origin.git"
+	git clone -q "$T/origin.git" "$T/work" 2>/dev/null
+	cp -p "$RT_TOP"/t/fixtures/verify/pool/* "$T/work/"
+	git -C "$T/work" add . && git -C "$T/work" commit -qm "the pool" && git -C "$T/work" push -q origin main
+	(cd "$T/work" && rt-verify -C . -n 30 -N 40 -j 2 --seed 42 --test test_pool \
+	    --cmd ./test_pool.sh "$RT_TOP/t/fixtures/verify/pool.jsonl") >"$T/v.jsonl" 2>/dev/null
+	jqe 'select(.type == "verdict") | .verdict == "FIXED" and .winner.id == "h-fix"' "$T/v.jsonl"
+	start_gh ok
+	GITHUB_TOKEN="$TOKEN" rt-pr -C "$T/work" --github acme/pool "$T/v.jsonl"
+	br=$(remote_branches)
+	[ -n "$br" ]
+	# a reviewer's clone of the branch: nothing else on disk
+	git clone -q -b "${br#refs/heads/}" "$T/origin.git" "$T/review"
+	jq -js 'map(select(.method == "POST"))[0].body.body' "$T/gh.log" >"$T/body.md"
+	sed -n '/^```sh$/,/^```$/p' "$T/body.md" | sed '1d;$d' >"$T/reproduce.sh"
+	[ -s "$T/reproduce.sh" ]
+	! grep -q "$T\|/home/\|< hypotheses.jsonl" "$T/reproduce.sh"
+	(cd "$T/review" && sh -e "$T/reproduce.sh") >"$T/repro.out" 2>"$T/repro.err"
+	# the rerun reaches the same verdict with the same winner
+	jqe 'select(.type == "verdict") | .verdict == "FIXED" and .winner.id == "h-fix"
+	    and .baseline.trials == 40' "$T/review/verdict.jsonl"
+	# and leaves the fix in place
+	[ -z "$(git -C "$T/review" status --porcelain --untracked-files=no)" ]
+}
