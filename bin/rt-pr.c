@@ -1156,187 +1156,25 @@ commit_message(const verdict_t *v, const ship_t *S)
 	return b.data;
 }
 
-/* ---- diffs ---- */
-
-typedef struct {
-	const char *s;
-	size_t len;          /* with its '\n', if it has one */
-} line_t;
-
-static line_t *
-split_lines(const char *s, size_t *n)
-{
-	line_t *l = NULL;
-	size_t cap = 0;
-	const char *nl;
-
-	*n = 0;
-	while (s && *s) {
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 32;
-			l = rt_xrealloc(l, cap * sizeof *l);
-		}
-		nl = strchr(s, '\n');
-		l[*n].s = s;
-		l[*n].len = nl ? (size_t)(nl - s) + 1 : strlen(s);
-		s += l[*n].len;
-		(*n)++;
-	}
-	return l;
-}
-
-static void
-diff_line(rt_buf *b, char mark, const line_t *l)
-{
-	rt_buf_addc(b, mark);
-	rt_buf_add(b, l->s, l->len);
-	if (l->len == 0 || l->s[l->len - 1] != '\n')
-		rt_buf_adds(b, "\n\\ No newline at end of file\n");
-}
-
-static int
-same_line(const line_t *a, const line_t *b)
-{
-	return a->len == b->len && memcmp(a->s, b->s, a->len) == 0;
-}
-
-/* A git-style diff turning old (NULL: the file is new) into new_text:
- * one hunk between the common head and tail, with 3 lines of context. */
-static void
-file_diff(rt_buf *b, const char *path, const char *old, const char *new_text)
-{
-	line_t *o, *n;
-	size_t no, nn, pre = 0, suf = 0, cs, ce_o, ce_n, i;
-
-	if (old && strcmp(old, new_text) == 0)
-		return;
-	o = split_lines(old, &no);
-	n = split_lines(new_text, &nn);
-	rt_buf_printf(b, "diff --git a/%s b/%s\n", path, path);
-	if (!old) {
-		rt_buf_printf(b, "new file mode 100644\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%zu @@\n",
-		    path, nn);
-		for (i = 0; i < nn; i++)
-			diff_line(b, '+', &n[i]);
-		free(n);
-		return;
-	}
-	while (pre < no && pre < nn && same_line(&o[pre], &n[pre]))
-		pre++;
-	while (suf < no - pre && suf < nn - pre && same_line(&o[no - 1 - suf], &n[nn - 1 - suf]))
-		suf++;
-	cs = pre > 3 ? pre - 3 : 0;
-	ce_o = no - suf + (suf > 3 ? 3 : suf);
-	ce_n = nn - suf + (suf > 3 ? 3 : suf);
-	rt_buf_printf(b, "--- a/%s\n+++ b/%s\n@@ -%zu,%zu +%zu,%zu @@\n", path, path,
-	    ce_o - cs ? cs + 1 : cs, ce_o - cs, ce_n - cs ? cs + 1 : cs, ce_n - cs);
-	for (i = cs; i < pre; i++)
-		diff_line(b, ' ', &o[i]);
-	for (i = pre; i < no - suf; i++)
-		diff_line(b, '-', &o[i]);
-	for (i = pre; i < nn - suf; i++)
-		diff_line(b, '+', &n[i]);
-	for (i = no - suf; i < ce_o; i++)
-		diff_line(b, ' ', &o[i]);
-	free(o);
-	free(n);
-}
-
-/* The patch with prefix put before every path: the project may be a
- * subdirectory of its repository. Hunk bodies are copied untouched. */
-static char *
-prefix_patch(const char *diff, const char *prefix)
-{
-	rt_buf b = {0};
-	line_t *l;
-	size_t n, i;
-	long old_left = 0, new_left = 0;
-
-	if (!*prefix)
-		return rt_xstrdup(diff);
-	l = split_lines(diff, &n);
-	for (i = 0; i < n; i++) {
-		const char *s = l[i].s;
-		size_t len = l[i].len;
-		if (old_left > 0 || new_left > 0) {
-			if (*s == ' ') {
-				old_left--;
-				new_left--;
-			} else if (*s == '-') {
-				old_left--;
-			} else if (*s == '+') {
-				new_left--;
-			}
-			rt_buf_add(&b, s, len);
-			continue;
-		}
-		if (strncmp(s, "@@ -", 4) == 0) {
-			long a = 0, bb = 1, c = 0, d = 1;
-			char *e;
-			a = strtol(s + 4, &e, 10);
-			if (*e == ',')
-				bb = strtol(e + 1, &e, 10);
-			if (strncmp(e, " +", 2) == 0) {
-				c = strtol(e + 2, &e, 10);
-				if (*e == ',')
-					d = strtol(e + 1, &e, 10);
-			}
-			(void)a;
-			(void)c;
-			old_left = bb;
-			new_left = d;
-			rt_buf_add(&b, s, len);
-		} else if (strncmp(s, "--- a/", 6) == 0 || strncmp(s, "+++ b/", 6) == 0) {
-			rt_buf_add(&b, s, 6);
-			rt_buf_adds(&b, prefix);
-			rt_buf_add(&b, s + 6, len - 6);
-		} else if (strncmp(s, "diff --git a/", 13) == 0) {
-			const char *bp = strstr(s + 13, " b/");
-			if (bp && bp < s + len) {
-				rt_buf_adds(&b, "diff --git a/");
-				rt_buf_adds(&b, prefix);
-				rt_buf_add(&b, s + 13, (size_t)(bp + 3 - (s + 13)));
-				rt_buf_adds(&b, prefix);
-				rt_buf_add(&b, bp + 3, len - (size_t)(bp + 3 - s));
-			} else {
-				rt_buf_add(&b, s, len);
-			}
-		} else if (strncmp(s, "rename from ", 12) == 0 || strncmp(s, "copy from ", 10) == 0 ||
-		    strncmp(s, "rename to ", 10) == 0 || strncmp(s, "copy to ", 8) == 0) {
-			const char *sp = strchr(strchr(s, ' ') + 1, ' ') + 1;
-			rt_buf_add(&b, s, (size_t)(sp - s));
-			rt_buf_adds(&b, prefix);
-			rt_buf_add(&b, sp, len - (size_t)(sp - s));
-		} else {
-			rt_buf_add(&b, s, len);
-		}
-	}
-	free(l);
-	if (!b.data)
-		rt_buf_adds(&b, "");
-	return b.data;
-}
+/* ---- the change ---- */
 
 /* The quarantine list's test name on a line: its first field (as
  * rt-retry(1) reads it); blank and '#' lines name none. */
 static int
 listed(const char *list, const char *name)
 {
-	line_t *l;
-	size_t n, i, k, nl = strlen(name);
-	int hit = 0;
+	size_t k, nl = strlen(name);
+	const char *s;
 
-	l = split_lines(list, &n);
-	for (i = 0; i < n && !hit; i++) {
-		const char *s = l[i].s;
-		if (l[i].len == 0 || *s == '#')
+	for (s = list; s && *s; s = strchr(s, '\n'), s = s ? s + 1 : NULL) {
+		if (*s == '#' || *s == '\n')
 			continue;
-		for (k = 0; k < l[i].len && !strchr(" \t\r\n", s[k]); k++)
+		for (k = 0; s[k] && !strchr(" \t\r\n", s[k]); k++)
 			;
-		hit = k == nl && memcmp(s, name, nl) == 0;
+		if (k == nl && memcmp(s, name, nl) == 0)
+			return 1;
 	}
-	free(l);
-	return hit;
+	return 0;
 }
 
 static const char quarantine_header[] =
@@ -1345,33 +1183,55 @@ static const char quarantine_header[] =
     "# with '#' are ignored. Written by rt-pr(1); rt-pr(1), QUARANTINE, shows\n"
     "# how CI reads it.\n";
 
+/* What rt-pr commits: the winner's patch (paths relative to DIR) and
+ * whole files (paths relative to the top) that differ from HEAD's. */
+typedef struct {
+	char *diff;
+	rt_git_file *files;
+	size_t nfiles;
+} change_t;
+
+/* Add path (relative to DIR) with text, unless HEAD has it so already;
+ * both are the change's (or freed) after. */
+static void
+add_file(rt_repo *r, change_t *C, char *path, char *text)
+{
+	char *top = rt_xasprintf("%s%s", r->prefix, path), *old = rt_git_head_file(r, top);
+
+	free(path);
+	if (old && strcmp(old, text) == 0) {
+		free(top);
+		free(text);
+	} else {
+		C->files = rt_xrealloc(C->files, (C->nfiles + 1) * sizeof *C->files);
+		C->files[C->nfiles].path = top;
+		C->files[C->nfiles++].text = text;
+	}
+	free(old);
+}
+
 /* The quarantine change: the list extended, the dossier added. */
 static void
-quarantine_diff(rt_repo *r, const ship_t *S, const char *dossier, rt_buf *b)
+add_quarantine(rt_repo *r, const ship_t *S, const char *dossier, change_t *C)
 {
 	char *qpath = rt_xasprintf("%s%s", r->prefix, S->qfile);
-	char *dpath = rt_xasprintf("%s%s", r->prefix, S->dossier_path);
-	char *old_q = rt_git_head_file(r, qpath), *old_d = rt_git_head_file(r, dpath), *new_q;
+	char *old_q = rt_git_head_file(r, qpath);
 	rt_buf q = {0};
 
-	if (old_q) {
-		rt_buf_adds(&q, old_q);
-		if (q.len && q.data[q.len - 1] != '\n')
-			rt_buf_addc(&q, '\n');
-	} else {
-		rt_buf_adds(&q, quarantine_header);
-	}
-	if (!old_q || !listed(old_q, S->name))
+	if (!old_q || !listed(old_q, S->name)) {
+		if (old_q) {
+			rt_buf_adds(&q, old_q);
+			if (q.len && q.data[q.len - 1] != '\n')
+				rt_buf_addc(&q, '\n');
+		} else {
+			rt_buf_adds(&q, quarantine_header);
+		}
 		rt_buf_printf(&q, "%s\t# dossier: %s\n", S->name, S->dossier_path);
-	new_q = q.data;
-	if (!old_q || !listed(old_q, S->name))
-		file_diff(b, qpath, old_q, new_q);
-	file_diff(b, dpath, old_d, dossier);
+		add_file(r, C, rt_xstrdup(S->qfile), q.data);
+	}
+	add_file(r, C, rt_xstrdup(S->dossier_path), rt_xstrdup(dossier));
 	free(qpath);
-	free(dpath);
 	free(old_q);
-	free(old_d);
-	free(new_q);
 }
 
 /* ---- the evidence: what a reviewer reruns from a clean clone ---- */
@@ -1650,29 +1510,21 @@ evidence_hypotheses(const verdict_t *v, size_t *missing)
 	return b.data;       /* NULL: no lane */
 }
 
-/* The evidence files added to the change: measure, hypotheses, verdict,
- * and for a fix its dossier. */
+/* The evidence added to the change: measure, hypotheses, verdict, and
+ * for a fix its dossier. */
 static void
-evidence_diff(rt_repo *r, const verdict_t *v, const ship_t *S, const char *dossier, rt_buf *out)
+add_evidence(rt_repo *r, const verdict_t *v, const ship_t *S, const char *dossier, change_t *C)
 {
-	size_t missing, i;
-	char *rec = json_dumps(v->rec, JSON_COMPACT);
-	char *text[4], *name[4] = { "measure.json", "hypotheses.jsonl", "verdict.jsonl", "dossier.md" };
+	size_t missing;
+	char *rec = json_dumps(v->rec, JSON_COMPACT), *h = evidence_hypotheses(v, &missing);
+	char *dir = S->evdir + strlen(S->prefix);   /* relative to DIR */
 
-	text[0] = evidence_measure(v);
-	text[1] = evidence_hypotheses(v, &missing);
-	text[2] = rt_xasprintf("%s\n", rec);
-	text[3] = S->quarantine ? NULL : rt_xstrdup(dossier);
-	for (i = 0; i < 4; i++) {
-		char *path = rt_xasprintf("%s/%s", S->evdir, name[i]), *old;
-		if (text[i]) {
-			old = rt_git_head_file(r, path);
-			file_diff(out, path, old, text[i]);
-			free(old);
-		}
-		free(path);
-		free(text[i]);
-	}
+	add_file(r, C, rt_xasprintf("%s/measure.json", dir), evidence_measure(v));
+	if (h)
+		add_file(r, C, rt_xasprintf("%s/hypotheses.jsonl", dir), h);
+	add_file(r, C, rt_xasprintf("%s/verdict.jsonl", dir), rt_xasprintf("%s\n", rec));
+	if (!S->quarantine)
+		add_file(r, C, rt_xasprintf("%s/dossier.md", dir), rt_xstrdup(dossier));
 	free(rec);
 }
 
@@ -2094,36 +1946,31 @@ plan_evidence(const verdict_t *v, ship_t *S)
 	plan_reproduce(v, S, n > 0);
 }
 
-/* The whole change, paths relative to the top: the winner's patch or the
- * quarantine, then the evidence. NULL: nothing differs from HEAD. */
-static char *
-change_diff(rt_repo *r, const verdict_t *v, const ship_t *S, const char *dossier)
+/* The whole change: the winner's patch or the quarantine, then the
+ * evidence. Nothing to commit leaves C empty. */
+static void
+build_change(rt_repo *r, const verdict_t *v, const ship_t *S, const char *dossier, change_t *C)
 {
-	rt_buf b = {0};
 	char *why;
 
+	memset(C, 0, sizeof *C);
 	if (S->quarantine) {
-		quarantine_diff(r, S, dossier, &b);
+		add_quarantine(r, S, dossier, C);
 	} else {
 		/* ship what rt-verify applied: the checked sections only,
 		 * never a git header (mode, rename) it did not see */
-		char cerr[256], *canon = rt_patch_canonical(v->w_patch, cerr, sizeof cerr), *d;
+		char cerr[256], *canon = rt_patch_canonical(v->w_patch, cerr, sizeof cerr);
 		if (!canon)
 			rt_die("the winning patch is refused: %s", cerr);
-		d = prefix_patch(canon, r->prefix);
-		rt_buf_adds(&b, d);
-		if (b.len && b.data[b.len - 1] != '\n')
-			rt_buf_addc(&b, '\n');
+		C->diff = *canon && canon[strlen(canon) - 1] != '\n' ?
+		    rt_xasprintf("%s\n", canon) : rt_xstrdup(canon);
 		free(canon);
-		free(d);
+		if (rt_git_apply_check(r, C->diff, &why) < 0) {
+			rt_warn("the winning patch does not apply to HEAD of %s: %s", opt_dir, why);
+			exit(RT_EXIT_ERR);
+		}
 	}
-	if (b.data && rt_git_apply_check(r, b.data, &why) < 0) {
-		rt_warn("the %s does not apply to HEAD of %s: %s", S->quarantine ?
-		    "quarantine change" : "winning patch", opt_dir, why);
-		exit(RT_EXIT_ERR);
-	}
-	evidence_diff(r, v, S, dossier, &b);
-	return b.data;
+	add_evidence(r, v, S, dossier, C);
 }
 
 static void
@@ -2207,7 +2054,8 @@ main(int argc, char *argv[])
 	verdict_t v;
 	ship_t S;
 	rt_repo R;
-	char *dossier, *msg, *diff = NULL, *commit = NULL, *aname, *aemail, *author;
+	char *dossier, *msg, *commit = NULL, *aname, *aemail, *author;
+	change_t C = {0};
 	struct sigaction sa;
 	size_t i;
 	int c;
@@ -2288,17 +2136,21 @@ main(int argc, char *argv[])
 	plan_evidence(&v, &S);
 	dossier = render_dossier(&v, &S);
 	msg = commit_message(&v, &S);
-	if (R.git && !(diff = change_diff(&R, &v, &S, dossier))) {
-		rt_warn("%s is already on %s with this dossier and evidence; nothing to ship",
-		    S.name, S.qfile);
-		opt_mbox = opt_github = NULL;
+	if (R.git) {
+		build_change(&R, &v, &S, dossier, &C);
+		if (!C.diff && !C.nfiles) {
+			rt_warn("%s is already on %s with this dossier and evidence; nothing to ship",
+			    S.name, S.qfile);
+			opt_mbox = opt_github = NULL;
+		}
 	}
 	if (opt_github)
 		gh_open();
 	if (opt_body)
 		write_out(opt_body, dossier, "dossier");
 	if (opt_mbox || opt_github)
-		commit = rt_git_commit(&R, diff, msg, aname, aemail, change_epoch(&v));
+		commit = rt_git_commit(&R, C.diff, C.files, C.nfiles, msg, aname, aemail,
+		    change_epoch(&v));
 	if (opt_mbox) {
 		char *mbox = rt_git_format_patch(&R, commit);
 		write_out(opt_mbox, mbox, "mbox");
@@ -2335,6 +2187,11 @@ main(int argc, char *argv[])
 	free(gh_base_url);
 	free(dossier);
 	free(msg);
-	free(diff);
+	for (i = 0; i < C.nfiles; i++) {
+		free(C.files[i].path);
+		free(C.files[i].text);
+	}
+	free(C.files);
+	free(C.diff);
 	return 0;
 }

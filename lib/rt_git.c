@@ -326,14 +326,29 @@ rt_git_head_file(rt_repo *r, const char *path)
 	return out;
 }
 
+/* git apply --cached [--directory=PREFIX] EXTRA -, on the temporary index. */
+static int
+apply(rt_repo *r, const char *diff, const char *extra, rt_proc *p)
+{
+	char *dir = rt_xasprintf("--directory=%s", r->prefix ? r->prefix : "");
+	int rc;
+
+	if (r->prefix && *r->prefix)
+		rc = rt_git(r, rt_git_index_env(r), diff, p, "apply", "--cached", dir, extra,
+		    "--whitespace=nowarn", "-", (char *)NULL);
+	else
+		rc = rt_git(r, rt_git_index_env(r), diff, p, "apply", "--cached", extra,
+		    "--whitespace=nowarn", "-", (char *)NULL);
+	free(dir);
+	return rc;
+}
+
 int
 rt_git_apply_check(rt_repo *r, const char *diff, char **why)
 {
 	rt_proc p;
-	int rc;
+	int rc = apply(r, diff, "--check", &p);
 
-	rc = rt_git(r, rt_git_index_env(r), diff, &p, "apply", "--cached", "--check",
-	    "--whitespace=nowarn", "-", (char *)NULL);
 	if (rc < 0)
 		*why = rt_proc_complaint(p.err.data);
 	rt_proc_free(&p);
@@ -341,18 +356,32 @@ rt_git_apply_check(rt_repo *r, const char *diff, char **why)
 }
 
 char *
-rt_git_commit(rt_repo *r, const char *diff, const char *msg, const char *aname,
-    const char *aemail, long long epoch)
+rt_git_commit(rt_repo *r, const char *diff, const rt_git_file *files, size_t nfiles,
+    const char *msg, const char *aname, const char *aemail, long long epoch)
 {
 	const char *const *ienv = rt_git_index_env(r);
 	char *tree, *commit, *date = rt_xasprintf("%lld +0000", epoch);
 	char *e[8];
 	rt_proc p;
+	size_t k;
 	int i;
 
-	if (rt_git(r, ienv, diff, &p, "apply", "--cached", "--whitespace=nowarn", "-", (char *)NULL) < 0)
+	if (diff && apply(r, diff, "--whitespace=nowarn", &p) < 0)
 		rt_die("git apply --cached: %s", rt_proc_complaint(p.err.data));
-	rt_proc_free(&p);
+	if (diff)
+		rt_proc_free(&p);
+	for (k = 0; k < nfiles; k++) {
+		char *info;
+		if (rt_git(r, NULL, files[k].text, &p, "hash-object", "-w", "--stdin", (char *)NULL) < 0)
+			rt_die("git hash-object: %s", rt_proc_complaint(p.err.data));
+		info = rt_xasprintf("100644,%s,%s", chomp(p.out.data), files[k].path);
+		rt_proc_free(&p);
+		if (rt_git(r, ienv, NULL, &p, "update-index", "--add", "--cacheinfo", info,
+		    (char *)NULL) < 0)
+			rt_die("git update-index %s: %s", files[k].path, rt_proc_complaint(p.err.data));
+		rt_proc_free(&p);
+		free(info);
+	}
 	if (rt_git(r, ienv, NULL, &p, "write-tree", (char *)NULL) < 0)
 		rt_die("git write-tree: %s", rt_proc_complaint(p.err.data));
 	tree = rt_xstrdup(chomp(p.out.data));

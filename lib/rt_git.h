@@ -54,15 +54,23 @@ const char *const *rt_git_index_env(rt_repo *r);
 /* The file at HEAD:path (relative to top), or NULL when there is none. */
 char *rt_git_head_file(rt_repo *r, const char *path);
 
-/* 0 when diff (paths relative to top) applies to HEAD; else -1 and *why
- * (malloc'd) says why. */
+/* 0 when diff (a -p1 diff, paths relative to dir: git apply --directory
+ * adds the prefix) applies to HEAD; else -1 and *why (malloc'd) says why. */
 int rt_git_apply_check(rt_repo *r, const char *diff, char **why);
 
-/* The commit (its hex name, malloc'd) of diff on HEAD with message msg,
- * authored and committed by name <email> at epoch (UTC): a commit object
- * only, on the temporary index; no ref moves. Dies when git fails. */
-char *rt_git_commit(rt_repo *r, const char *diff, const char *msg, const char *name,
-    const char *email, long long epoch);
+/* A whole file a commit writes: path relative to top, mode 100644. */
+typedef struct {
+	char *path;
+	char *text;
+} rt_git_file;
+
+/* The commit (its hex name, malloc'd) on HEAD of diff (as for
+ * rt_git_apply_check; may be NULL) and the nfiles files (stored as blobs
+ * with git hash-object), with message msg, authored and committed by
+ * name <email> at epoch (UTC): a commit object only, made on the
+ * temporary index; no ref moves. Dies when git fails. */
+char *rt_git_commit(rt_repo *r, const char *diff, const rt_git_file *files, size_t nfiles,
+    const char *msg, const char *name, const char *email, long long epoch);
 
 /* git format-patch of that one commit, as an mbox for git am (malloc'd):
  * the user's format.* and diff.* settings that would change its shape
