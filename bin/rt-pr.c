@@ -1,19 +1,14 @@
 /* rt-pr: ship rt-verify's verdict — the evidence dossier (Markdown), a
- * git-am-able mbox, a GitHub pull request, or a quarantine change. */
+ * git-am-able mbox, a GitHub pull request, or a quarantine change, with
+ * the evidence a reviewer reruns committed beside the fix. */
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,7 +23,6 @@
 #include "rt_tmpl.h"
 #include "rt_util.h"
 
-extern char **environ;
 
 #define DEFAULT_QFILE  ".retrial/quarantine"
 #define DOSSIER_DIR    ".retrial/dossiers"
@@ -1984,6 +1978,59 @@ gh_open(void)
 		gh_base_url[strlen(gh_base_url) - 1] = '\0';
 }
 
+static void
+read_verdict(int argc, char *argv[], verdict_t *v)
+{
+	memset(v, 0, sizeof *v);
+	rt_jsonl_loop(argc, argv, NULL, on_record, v);
+	if (!v->rec)
+		rt_die("%s: no verdict record (type \"verdict\") in the input",
+		    argc ? argv[0] : "<stdin>");
+	parse_verdict(v);
+	g_conf = v->conf;
+}
+
+static void
+verdict_free(verdict_t *v)
+{
+	free(v->lanes);
+	free(v->confs);
+	free(v->repro);
+	json_decref(v->rec);
+}
+
+static void
+ship_free(ship_t *S)
+{
+	size_t i;
+
+	rt_patch_paths_free(S->files, S->nfiles);
+	for (i = 0; i < S->nrepro; i++)
+		free(S->repro[i]);
+	free(S->repro);
+	free(S->slug);
+	free(S->title);
+	free(S->headline);
+	free(S->branch);
+	free(S->qfile);
+	free(S->dossier_path);
+	free(S->after);
+	free(S->evdir);
+}
+
+static void
+change_free(change_t *C)
+{
+	size_t i;
+
+	for (i = 0; i < C->nfiles; i++) {
+		free(C->files[i].path);
+		free(C->files[i].text);
+	}
+	free(C->files);
+	free(C->diff);
+}
+
 /* ---- main ---- */
 
 /* git config retrial.author in DIR, if set. */
@@ -2057,7 +2104,6 @@ main(int argc, char *argv[])
 	char *dossier, *msg, *commit = NULL, *aname, *aemail, *author;
 	change_t C = {0};
 	struct sigaction sa;
-	size_t i;
 	int c;
 
 	rt_setprogname(argv[0]);
@@ -2114,15 +2160,8 @@ main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	atexit(rt_git_cleanup);
 
-	/* the record */
-	memset(&v, 0, sizeof v);
 	memset(&R, 0, sizeof R);
-	rt_jsonl_loop(argc, argv, NULL, on_record, &v);
-	if (!v.rec)
-		rt_die("%s: no verdict record (type \"verdict\") in the input",
-		    argc ? argv[0] : "<stdin>");
-	parse_verdict(&v);
-	g_conf = v.conf;
+	read_verdict(argc, argv, &v);
 	refuse(&v);
 	plan(&v, &S);
 	if (opt_mbox || opt_github) {
@@ -2163,22 +2202,9 @@ main(int argc, char *argv[])
 	}
 	rt_fshut(stdout, "stdout");
 	rt_repo_close(&R);
-	free(v.lanes);
-	free(v.confs);
-	free(v.repro);
-	json_decref(v.rec);
-	rt_patch_paths_free(S.files, S.nfiles);
-	free(S.slug);
-	free(S.title);
-	free(S.headline);
-	free(S.branch);
-	free(S.qfile);
-	free(S.dossier_path);
-	free(S.after);
-	free(S.evdir);
-	for (i = 0; i < S.nrepro; i++)
-		free(S.repro[i]);
-	free(S.repro);
+	verdict_free(&v);
+	ship_free(&S);
+	change_free(&C);
 	free(commit);
 	free(author);
 	free(aname);
@@ -2187,11 +2213,5 @@ main(int argc, char *argv[])
 	free(gh_base_url);
 	free(dossier);
 	free(msg);
-	for (i = 0; i < C.nfiles; i++) {
-		free(C.files[i].path);
-		free(C.files[i].text);
-	}
-	free(C.files);
-	free(C.diff);
 	return 0;
 }
