@@ -66,15 +66,6 @@ usage(void)
 
 /* ---- small text helpers ---- */
 
-static char *
-chomp(char *s)
-{
-	size_t n = strlen(s);
-	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
-		s[--n] = '\0';
-	return s;
-}
-
 /* Replace every occurrence of the token with "***" (in place is not
  * possible in general, so a new string). */
 static char *
@@ -2033,23 +2024,6 @@ change_free(change_t *C)
 
 /* ---- main ---- */
 
-/* git config retrial.author in DIR, if set. */
-static char *
-config_author(void)
-{
-	rt_repo r;
-	rt_proc p;
-	char *a = NULL;
-
-	memset(&r, 0, sizeof r);
-	r.dir = opt_dir;
-	if (rt_git(&r, NULL, NULL, &p, "config", "--get", "retrial.author", (char *)NULL) == 0 &&
-	    *chomp(p.out.data))
-		a = rt_xstrdup(p.out.data);
-	rt_proc_free(&p);
-	return a;
-}
-
 static void
 refuse(const verdict_t *v)
 {
@@ -2149,7 +2123,7 @@ main(int argc, char *argv[])
 	if (opt_mbox && opt_body && strcmp(opt_mbox, "-") == 0 && strcmp(opt_body, "-") == 0)
 		rt_usage_die("--mbox and --body cannot both write to stdout");
 	rt_run_verbose = opt_verbose;
-	author = opt_author ? rt_xstrdup(opt_author) : config_author();
+	author = opt_author ? rt_xstrdup(opt_author) : rt_git_config(opt_dir, "retrial.author");
 	parse_author(author ? author : DEFAULT_AUTHOR, &aname, &aemail);
 
 	memset(&sa, 0, sizeof sa);

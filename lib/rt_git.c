@@ -249,6 +249,22 @@ rt_repo_open(rt_repo *r, const char *dir)
 	rt_proc_free(&p);
 }
 
+char *
+rt_git_config(const char *dir, const char *key)
+{
+	rt_repo r;
+	rt_proc p;
+	char *v = NULL;
+
+	memset(&r, 0, sizeof r);
+	r.dir = dir;
+	if (rt_git(&r, NULL, NULL, &p, "config", "--get", key, (char *)NULL) == 0 &&
+	    *chomp(p.out.data))
+		v = rt_xstrdup(p.out.data);
+	rt_proc_free(&p);
+	return v;
+}
+
 void
 rt_repo_close(rt_repo *r)
 {

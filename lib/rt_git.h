@@ -47,6 +47,10 @@ void rt_repo_close(rt_repo *r);
  * with envset added to the environment and in on stdin; as rt_run. */
 int rt_git(const rt_repo *r, const char *const *envset, const char *in, rt_proc *p, ...);
 
+/* git config --get key, asked in dir (no repository needed): the value,
+ * or NULL when it is unset or empty. */
+char *rt_git_config(const char *dir, const char *key);
+
 /* The environment naming the temporary index (GIT_INDEX_FILE), made and
  * filled with HEAD's tree on first use. */
 const char *const *rt_git_index_env(rt_repo *r);
