@@ -1761,7 +1761,7 @@ ship_github(rt_repo *r, const ship_t *S, const char *commit, const char *dossier
 		free(refspec);
 		created = 1;
 	}
-	/* 5. the pull request */
+	/* 4. the pull request */
 	body = json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "title", S->title, "head", S->branch,
 	    "base", base, "body", dossier, "maintainer_can_modify", 1, "draft", opt_draft);
 	{
