@@ -1376,6 +1376,33 @@ verify_options_from_fields(const verdict_t *v)
 	return b.data;
 }
 
+/* The record's rt-plan line, its words quoted again; NULL for anything
+ * else: the block is meant to be run, so nothing else of the record's
+ * text goes into it. */
+static char *
+plan_command(const char *line)
+{
+	rt_buf b = {0};
+	const char *p = line;
+	char *w, *q;
+	int op;
+
+	if (strncmp(line, "rt-plan ", 8) != 0)
+		return NULL;
+	while ((w = sh_word(&p, &op))) {
+		if (op) {
+			free(w);
+			rt_buf_free(&b);
+			return NULL;
+		}
+		q = sh_quote(w);
+		rt_buf_printf(&b, "%s%s", b.len ? " " : "", q);
+		free(q);
+		free(w);
+	}
+	return b.data;
+}
+
 static void
 add_step(ship_t *S, char *cmd)
 {
@@ -1390,7 +1417,7 @@ static void
 plan_reproduce(const verdict_t *v, ship_t *S, int have_hyps)
 {
 	int argv_form;
-	char *opts = verify_options(v, &argv_form), *dir, *files = NULL, *ev, *m, *h;
+	char *opts = verify_options(v, &argv_form), *dir, *files = NULL, *ev, *m, *h, *m2;
 	rt_buf fb = {0};
 	size_t i;
 
@@ -1423,9 +1450,8 @@ plan_reproduce(const verdict_t *v, ship_t *S, int have_hyps)
 	if (files)
 		add_step(S, rt_xasprintf("git checkout HEAD --%s", files));
 	for (i = 0; i < v->nrepro; i++)
-		if (strncmp(v->repro[i], "rt-verify ", 10) != 0 && strncmp(v->repro[i], "rt-measure ", 11) != 0 &&
-		    strncmp(v->repro[i], "rt-pr ", 6) != 0)
-			add_step(S, rt_xstrdup(v->repro[i]));
+		if ((m2 = plan_command(v->repro[i])))
+			add_step(S, m2);
 	free(opts);
 	free(files);
 	free(dir);

@@ -811,3 +811,21 @@ EOF
 	# and leaves the fix in place
 	[ -z "$(git -C "$T/review" status --porcelain --untracked-files=no)" ]
 }
+
+@test "the Reproduce block keeps rt-verify's options, drops its paths, and runs nothing else of the record's" {
+	jq -c --arg r "rt-verify -C '/home/dev/my proj' --seed 7 -n 30 --cmd 'python3 -c '\\''print(1)'\\''' < hypotheses.jsonl" \
+	    'select(.type == "verdict") | .reproduce = [$r, "rt-plan -r 0.1 -c 0.95", "rm -rf ~", "rt-plan -r 0.1; touch x"]' \
+	    "$FX/methods.jsonl" >"$T/r1.jsonl"
+	run rt-pr --body - "$T/r1.jsonl"
+	status_is 0
+	has "rt-verify -C . --seed 7 -n 30 --cmd 'python3 -c '\\''print(1)'\\''' .retrial/evidence/test_cache/measure.json .retrial/evidence/test_cache/hypotheses.jsonl > verdict.jsonl"
+	has $'\nrt-plan -r 0.1 -c 0.95\n'
+	hasnt "/home/dev"
+	hasnt "rm -rf"
+	hasnt "touch x"
+	# the -- ARGV form reads its records on standard input
+	jq -c --arg r "rt-verify -C /home/dev/x --seed 7 -- ./t.sh 'a b' < hypotheses.jsonl" \
+	    'select(.type == "verdict") | .reproduce = [$r]' "$FX/methods.jsonl" >"$T/r2.jsonl"
+	run rt-pr --body - "$T/r2.jsonl"
+	has "cat .retrial/evidence/test_cache/measure.json .retrial/evidence/test_cache/hypotheses.jsonl | rt-verify -C . --seed 7 -- ./t.sh 'a b' > verdict.jsonl"
+}
