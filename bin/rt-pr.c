@@ -1,40 +1,37 @@
 /* rt-pr: ship rt-verify's verdict — the evidence dossier (Markdown), a
- * git-am-able mbox, a GitHub pull request, or a quarantine change. */
+ * git-am-able mbox, a GitHub pull request, or a quarantine change, with
+ * the evidence a reviewer reruns committed beside the fix. */
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "rt_git.h"
 #include "rt_hash.h"
 #include "rt_http.h"
+#include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
 #include "rt_patch.h"
 #include "rt_stats.h"
+#include "rt_tmpl.h"
 #include "rt_util.h"
 
-extern char **environ;
 
 #define DEFAULT_QFILE  ".retrial/quarantine"
 #define DOSSIER_DIR    ".retrial/dossiers"
+#define EVIDENCE_DIR   ".retrial/evidence"
 #define DEFAULT_AUTHOR "retrial <retrial@localhost>"
 #define GH_API         "https://api.github.com"
 #define TOKEN_ENV      "RETRIAL_GITHUB_TOKEN"
-#define MAX_DEPTH      32
 
 static const char *opt_dir = ".", *opt_mbox, *opt_body, *opt_github;
 static const char *opt_remote = "origin", *opt_base, *opt_tmpl, *opt_author;
@@ -43,8 +40,7 @@ static int opt_verbose, opt_draft;
 
 static char *gh_token;              /* scrubbed from every message we print */
 
-/* What a temporary index and an interrupted push leave to clean up. */
-static char tmp_dir[PATH_MAX], tmp_index[PATH_MAX + 16];
+/* What an interrupted push leaves behind, said on the way out. */
 static char pushed_note[1024];
 
 static void
@@ -72,15 +68,6 @@ usage(void)
 
 /* ---- small text helpers ---- */
 
-static char *
-chomp(char *s)
-{
-	size_t n = strlen(s);
-	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
-		s[--n] = '\0';
-	return s;
-}
-
 /* Replace every occurrence of the token with "***" (in place is not
  * possible in general, so a new string). */
 static char *
@@ -107,22 +94,10 @@ scrub(const char *s)
 static char *
 complaint(const char *err)
 {
-	rt_buf b = {0};
-	char *s = scrub(err), *line, *save = NULL;
-	int n = 0;
+	char *s = scrub(err), *c = rt_proc_complaint(s);
 
-	for (line = strtok_r(s, "\n", &save); line && n < 3; line = strtok_r(NULL, "\n", &save)) {
-		chomp(line);
-		if (!*line)
-			continue;
-		if (n++)
-			rt_buf_adds(&b, "; ");
-		rt_buf_adds(&b, line);
-	}
 	free(s);
-	if (!b.data)
-		rt_buf_adds(&b, "no message");
-	return b.data;
+	return c;
 }
 
 static int
@@ -143,8 +118,8 @@ plain(const char *s)
 }
 
 /* Inline Markdown from untrusted text: one line, punctuation that could
- * format or inject HTML escaped, @mentions defused with a zero-width
- * space. */
+ * format or inject HTML escaped, @mentions and #N issue references
+ * defused with a zero-width space. */
 static char *
 md(const char *s)
 {
@@ -155,13 +130,14 @@ md(const char *s)
 		unsigned char c = *p;
 		if (is_blank_or_ctl(c)) {
 			rt_buf_addc(&b, ' ');
+		} else if ((c == '@' && isalnum(p[1])) || (c == '#' && isdigit(p[1]))) {
+			rt_buf_addc(&b, (char)c);
+			rt_buf_adds(&b, "\xE2\x80\x8B");
 		} else if (strchr("\\`*[]<>|~", c) || (c == '#' && p == (const unsigned char *)s)) {
 			rt_buf_addc(&b, '\\');
 			rt_buf_addc(&b, (char)c);
 		} else if (c == '_' && !(p > (const unsigned char *)s && isalnum(p[-1]) && isalnum(p[1]))) {
 			rt_buf_adds(&b, "\\_");
-		} else if (c == '@' && isalnum(p[1])) {
-			rt_buf_adds(&b, "@\xE2\x80\x8B");
 		} else {
 			rt_buf_addc(&b, (char)c);
 		}
@@ -254,317 +230,15 @@ safe_relpath(const char *p)
 	return 1;
 }
 
-/* ---- running programs (posix_spawnp, argv only) ---- */
-
-typedef struct {
-	rt_buf out, err;
-	int status;          /* exit status; 128+N after signal N; -1: not started */
-} proc_t;
-
-/* environ with "NAME=value" entries of set replacing their namesakes. */
-static char **
-make_env(const char *const *set)
-{
-	size_t n, k = 0, i, j, m = 0;
-	char **env;
-
-	for (n = 0; environ[n]; n++)
-		;
-	while (set && set[k])
-		k++;
-	env = rt_xcalloc(n + k + 1, sizeof *env);
-	for (i = 0; i < n; i++) {
-		const char *eq = strchr(environ[i], '=');
-		size_t nl = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
-		int replaced = 0;
-		for (j = 0; j < k; j++)
-			if (strncmp(set[j], environ[i], nl) == 0 && set[j][nl] == '=')
-				replaced = 1;
-		if (!replaced)
-			env[m++] = environ[i];
-	}
-	for (j = 0; j < k; j++)
-		env[m++] = (char *)set[j];
-	env[m] = NULL;
-	return env;
-}
-
-static void
-cloexec(int fd)
-{
-	int fl = fcntl(fd, F_GETFD);
-	if (fl < 0 || fcntl(fd, F_SETFD, fl | FD_CLOEXEC) < 0)
-		rt_die("fcntl:");
-}
-
-/* Run argv with in on its stdin; collect stdout and stderr. 0 when it
- * exited 0, else -1. */
-static int
-run(char *const argv[], const char *const *envset, const char *in, size_t inlen, proc_t *p)
-{
-	int pin[2], pout[2], perr[2], rc, st, i;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t def;
-	pid_t pid;
-	char **env;
-	size_t off = 0;
-	char buf[8192];
-
-	memset(p, 0, sizeof *p);
-	if (opt_verbose) {
-		fprintf(stderr, "%s: +", rt_progname);
-		for (i = 0; argv[i]; i++)
-			fprintf(stderr, " %s", argv[i]);
-		fputc('\n', stderr);
-	}
-	if (pipe(pin) < 0 || pipe(pout) < 0 || pipe(perr) < 0)
-		rt_die("pipe:");
-	cloexec(pin[1]);
-	cloexec(pout[0]);
-	cloexec(perr[0]);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pin[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, pout[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, perr[1], 2);
-	posix_spawn_file_actions_addclose(&fa, pin[0]);
-	posix_spawn_file_actions_addclose(&fa, pout[1]);
-	posix_spawn_file_actions_addclose(&fa, perr[1]);
-	/* we ignore SIGPIPE; the child must not inherit that */
-	posix_spawnattr_init(&at);
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
-	posix_spawnattr_setsigdefault(&at, &def);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
-	env = make_env(envset);
-	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	free(env);
-	close(pin[0]);
-	close(pout[1]);
-	close(perr[1]);
-	if (rc != 0) {
-		close(pin[1]);
-		close(pout[0]);
-		close(perr[0]);
-		p->status = -1;
-		rt_buf_printf(&p->err, "%s: %s", argv[0], strerror(rc));
-		return -1;
-	}
-	if (!in || inlen == 0) {
-		close(pin[1]);
-		pin[1] = -1;
-	} else if (fcntl(pin[1], F_SETFL, O_NONBLOCK) < 0) {
-		rt_die("fcntl:");
-	}
-	while (pout[0] >= 0 || perr[0] >= 0 || pin[1] >= 0) {
-		struct pollfd fds[3] = {
-			{ pout[0], POLLIN, 0 }, { perr[0], POLLIN, 0 }, { pin[1], POLLOUT, 0 }
-		};
-		if (poll(fds, 3, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			rt_die("poll:");
-		}
-		for (i = 0; i < 2; i++) {
-			int *fd = i == 0 ? &pout[0] : &perr[0];
-			ssize_t n;
-			if (*fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			n = read(*fd, buf, sizeof buf);
-			if (n > 0)
-				rt_buf_add(i == 0 ? &p->out : &p->err, buf, (size_t)n);
-			else if (n == 0 || errno != EINTR) {
-				close(*fd);
-				*fd = -1;
-			}
-		}
-		if (pin[1] >= 0 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
-			ssize_t w = write(pin[1], in + off, inlen - off);
-			if (w > 0)
-				off += (size_t)w;
-			if ((w < 0 && errno != EAGAIN && errno != EINTR) || off == inlen) {
-				close(pin[1]);
-				pin[1] = -1;
-			}
-		}
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			rt_die("waitpid:");
-	p->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	rt_buf_str(&p->out);
-	rt_buf_str(&p->err);
-	return p->status == 0 ? 0 : -1;
-}
-
-static void
-proc_free(proc_t *p)
-{
-	rt_buf_free(&p->out);
-	rt_buf_free(&p->err);
-}
-
-/* ---- the repository ---- */
-
-typedef struct {
-	int git;             /* DIR is inside a git work tree */
-	char *top;           /* its top directory */
-	char *prefix;        /* DIR relative to top: "" or "sub/dir/" */
-	char *head;          /* the commit HEAD names */
-	int indexed;         /* tmp_index holds HEAD's tree */
-} repo_t;
-
-/* git -C <top or DIR> args..., with envset added to the environment. */
-static int
-git(repo_t *r, const char *const *envset, const char *in, proc_t *p, ...)
-{
-	const char *argv[64];
-	const char *a;
-	va_list ap;
-	int n = 0, rc;
-
-	argv[n++] = "git";
-	argv[n++] = "-C";
-	argv[n++] = r->top ? r->top : opt_dir;
-	va_start(ap, p);
-	while ((a = va_arg(ap, const char *)) && n < 62)
-		argv[n++] = a;
-	va_end(ap);
-	argv[n] = NULL;
-	rc = run((char *const *)argv, envset, in, in ? strlen(in) : 0, p);
-	return rc;
-}
-
-static void
-repo_open(repo_t *r)
-{
-	proc_t p;
-	struct stat st;
-
-	memset(r, 0, sizeof *r);
-	if (stat(opt_dir, &st) < 0)
-		rt_die("%s:", opt_dir);
-	if (!S_ISDIR(st.st_mode))
-		rt_die("%s: not a directory", opt_dir);
-	/* asked of DIR itself: the prefix, then the top */
-	if (git(r, NULL, NULL, &p, "rev-parse", "--show-prefix", (char *)NULL) < 0) {
-		proc_free(&p);
-		return;
-	}
-	r->git = 1;
-	r->prefix = rt_xstrdup(chomp(p.out.data));
-	proc_free(&p);
-	if (git(r, NULL, NULL, &p, "rev-parse", "--show-toplevel", (char *)NULL) < 0)
-		rt_die("%s: git rev-parse --show-toplevel: %s", opt_dir, complaint(p.err.data));
-	r->top = rt_xstrdup(chomp(p.out.data));
-	proc_free(&p);
-	if (git(r, NULL, NULL, &p, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", (char *)NULL) < 0)
-		rt_die("%s: the repository has no commit to build on (HEAD)", opt_dir);
-	r->head = rt_xstrdup(chomp(p.out.data));
-	proc_free(&p);
-}
-
-static void
-cleanup_tmp(void)
-{
-	char lock[PATH_MAX + 32];
-
-	if (tmp_index[0]) {
-		unlink(tmp_index);
-		snprintf(lock, sizeof lock, "%s.lock", tmp_index);
-		unlink(lock);
-	}
-	if (tmp_dir[0])
-		rmdir(tmp_dir);
-}
-
 static void
 on_signal(int sig)
 {
-	cleanup_tmp();
+	rt_git_cleanup();
 	if (pushed_note[0]) {
 		ssize_t w = write(2, pushed_note, strlen(pushed_note));
 		(void)w;
 	}
 	_exit(rt_signal_status(sig));
-}
-
-/* A temporary index holding HEAD's tree: the user's index and work tree
- * are never touched. */
-static const char *const *
-index_env(repo_t *r)
-{
-	static char var[PATH_MAX + 64];
-	static const char *env[2];
-	proc_t p;
-	const char *tmp = getenv("TMPDIR");
-
-	if (!r->indexed) {
-		snprintf(tmp_dir, sizeof tmp_dir, "%s/rt-pr.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(tmp_dir)) {
-			tmp_dir[0] = '\0';
-			rt_die("mkdtemp:");
-		}
-		snprintf(tmp_index, sizeof tmp_index, "%s/index", tmp_dir);
-		snprintf(var, sizeof var, "GIT_INDEX_FILE=%s", tmp_index);
-		env[0] = var;
-		env[1] = NULL;
-		if (git(r, env, NULL, &p, "read-tree", r->head, (char *)NULL) < 0)
-			rt_die("git read-tree %s: %s", r->head, complaint(p.err.data));
-		proc_free(&p);
-		r->indexed = 1;
-	}
-	return env;
-}
-
-/* The file at HEAD:path, or NULL when there is none. */
-static char *
-head_file(repo_t *r, const char *path)
-{
-	proc_t p;
-	char *spec, *out;
-
-	if (git(r, NULL, NULL, &p, "ls-tree", r->head, "--", path, (char *)NULL) < 0)
-		rt_die("git ls-tree: %s", complaint(p.err.data));
-	if (p.out.len == 0) {
-		proc_free(&p);
-		return NULL;
-	}
-	if (strncmp(p.out.data, "100", 3) != 0)
-		rt_die("%s: not a regular file in HEAD", path);
-	proc_free(&p);
-	spec = rt_xasprintf("%s:%s", r->head, path);
-	if (git(r, NULL, NULL, &p, "cat-file", "blob", spec, (char *)NULL) < 0)
-		rt_die("git cat-file %s: %s", spec, complaint(p.err.data));
-	free(spec);
-	out = p.out.data;
-	rt_buf_free(&p.err);
-	return out;
-}
-
-/* Check that diff applies to HEAD (git) or to DIR (patch --dry-run). */
-static int
-apply_check(repo_t *r, const char *diff, char **why)
-{
-	proc_t p;
-	int rc;
-
-	if (r->git) {
-		rc = git(r, index_env(r), diff, &p, "apply", "--cached", "--check",
-		    "--whitespace=nowarn", "-", (char *)NULL);
-	} else {
-		char *argv[] = { "patch", "-d", (char *)opt_dir, "-p1", "--fuzz=0", "--dry-run", "--batch",
-		    "--forward", "--silent", NULL };
-		rc = run(argv, NULL, diff, strlen(diff), &p);
-		if (rc < 0 && p.out.len)
-			rt_buf_adds(&p.err, p.out.data);
-	}
-	if (rc < 0)
-		*why = complaint(p.err.data);
-	proc_free(&p);
-	return rc;
 }
 
 /* ---- the verdict record ---- */
@@ -944,20 +618,7 @@ fmt_interval(const lane_t *l)
 
 /* ---- the template: a small Mustache subset ---- */
 
-enum { T_TEXT, T_VAR, T_SEC, T_INV, T_END, T_COMMENT };
-
-typedef struct {
-	int kind;
-	const char *s;       /* text, or the name */
-	size_t len;
-	size_t match;        /* T_SEC/T_INV: the index of its T_END */
-} tok_t;
-
-typedef struct {
-	tok_t *t;
-	size_t n, cap;
-	char *src;
-} tmpl_t;
+/* ---- the template's names ---- */
 
 /* Every name a template may use (rt-pr(1), TEMPLATE). */
 static const char *const known_names[] = {
@@ -969,249 +630,26 @@ static const char *const known_names[] = {
 	"required", "outcome", "rule", "confirmation_rule", "neutered", "quarantine",
 	"file", "dossier", "entry", "reproduce", "has_reproduce", "fence", "timings",
 	"branch", "has_anytime", "has_exact", "exact_note", "overrides", "has_overrides",
-	NULL
+	"evidence", "evidence_note", NULL
 };
-
-static int
-known_name(const char *s, size_t len)
-{
-	size_t i, k;
-	const char *seg = s, *dot;
-
-	if (len == 1 && *s == '.')
-		return 1;
-	while (seg < s + len) {
-		dot = memchr(seg, '.', (size_t)(s + len - seg));
-		k = dot ? (size_t)(dot - seg) : (size_t)(s + len - seg);
-		for (i = 0; known_names[i]; i++)
-			if (strlen(known_names[i]) == k && memcmp(known_names[i], seg, k) == 0)
-				break;
-		if (!known_names[i])
-			return 0;
-		seg += k + 1;
-	}
-	return 1;
-}
-
-static void
-tok_add(tmpl_t *T, int kind, const char *s, size_t len)
-{
-	if (kind == T_TEXT && len == 0)
-		return;
-	if (T->n == T->cap) {
-		T->cap = T->cap ? 2 * T->cap : 64;
-		T->t = rt_xrealloc(T->t, T->cap * sizeof *T->t);
-	}
-	T->t[T->n].kind = kind;
-	T->t[T->n].s = s;
-	T->t[T->n].len = len;
-	T->t[T->n].match = 0;
-	T->n++;
-}
-
-static long
-line_of(const char *src, const char *p)
-{
-	long n = 1;
-	for (; src < p; src++)
-		n += *src == '\n';
-	return n;
-}
-
-static void
-tmpl_parse(tmpl_t *T, char *src, const char *file)
-{
-	const char *p = src, *o, *c, *name, *end, *ls, *q;
-	size_t stack[MAX_DEPTH];
-	int depth = 0, kind, standalone;
-
-	T->src = src;
-	while (*p) {
-		if (!(o = strstr(p, "{{"))) {
-			tok_add(T, T_TEXT, p, strlen(p));
-			break;
-		}
-		if (!(c = strstr(o + 2, "}}")))
-			rt_die("%s:%ld: \"{{\" without \"}}\"", file, line_of(src, o));
-		switch (o[2]) {
-		case '#': kind = T_SEC; break;
-		case '^': kind = T_INV; break;
-		case '/': kind = T_END; break;
-		case '!': kind = T_COMMENT; break;
-		default: kind = T_VAR; break;
-		}
-		name = o + 2 + (kind != T_VAR);
-		while (name < c && (*name == ' ' || *name == '\t'))
-			name++;
-		end = c;
-		while (end > name && (end[-1] == ' ' || end[-1] == '\t'))
-			end--;
-		if (kind != T_COMMENT) {
-			const char *x;
-			if (end == name)
-				rt_die("%s:%ld: empty placeholder", file, line_of(src, o));
-			for (x = name; x < end; x++)
-				if (!isalnum((unsigned char)*x) && *x != '_' && *x != '.')
-					rt_die("%s:%ld: bad placeholder \"%.*s\"", file, line_of(src, o),
-					    (int)(c + 2 - o), o);
-			if (!known_name(name, (size_t)(end - name)))
-				rt_die("%s:%ld: unknown placeholder {{%.*s}} (see rt-pr(1), TEMPLATE)",
-				    file, line_of(src, o), (int)(end - name), name);
-		}
-		/* a section, end or comment tag alone on its line takes the line with it */
-		standalone = 0;
-		ls = o;
-		if (kind != T_VAR) {
-			standalone = 1;
-			while (ls > src && ls[-1] != '\n') {
-				if (ls[-1] != ' ' && ls[-1] != '\t')
-					standalone = 0;
-				ls--;
-			}
-			q = c + 2;
-			while (*q == ' ' || *q == '\t' || *q == '\r')
-				q++;
-			if (*q != '\n' && *q != '\0')
-				standalone = 0;
-		}
-		if (standalone) {
-			tok_add(T, T_TEXT, p, (size_t)(ls - p));
-			p = *q ? q + 1 : q;
-		} else {
-			tok_add(T, T_TEXT, p, (size_t)(o - p));
-			p = c + 2;
-		}
-		tok_add(T, kind, name, (size_t)(end - name));
-		if (kind == T_SEC || kind == T_INV) {
-			if (depth == MAX_DEPTH)
-				rt_die("%s:%ld: sections nested too deeply", file, line_of(src, o));
-			stack[depth++] = T->n - 1;
-		} else if (kind == T_END) {
-			tok_t *open;
-			if (!depth)
-				rt_die("%s:%ld: {{/%.*s}} closes nothing", file, line_of(src, o),
-				    (int)(end - name), name);
-			open = &T->t[stack[--depth]];
-			if (open->len != (size_t)(end - name) || memcmp(open->s, name, open->len) != 0)
-				rt_die("%s:%ld: {{/%.*s}} closes {{#%.*s}}", file, line_of(src, o),
-				    (int)(end - name), name, (int)open->len, open->s);
-			open->match = T->n - 1;
-		}
-	}
-	if (depth)
-		rt_die("%s: {{#%.*s}} is never closed", file, (int)T->t[stack[depth - 1]].len,
-		    T->t[stack[depth - 1]].s);
-}
-
-static json_t *
-lookup(json_t **stack, int depth, const char *name, size_t len)
-{
-	char seg[128];
-	const char *s = name, *dot;
-	json_t *v = NULL;
-	size_t k;
-	int i, first = 1;
-
-	if (len == 1 && *name == '.')
-		return stack[depth - 1];
-	while (s < name + len) {
-		dot = memchr(s, '.', (size_t)(name + len - s));
-		k = dot ? (size_t)(dot - s) : (size_t)(name + len - s);
-		if (k >= sizeof seg)
-			return NULL;
-		memcpy(seg, s, k);
-		seg[k] = '\0';
-		if (first) {
-			for (i = depth - 1; i >= 0; i--)
-				if (json_is_object(stack[i]) && (v = json_object_get(stack[i], seg)))
-					break;
-			first = 0;
-		} else {
-			v = json_is_object(v) ? json_object_get(v, seg) : NULL;
-		}
-		if (!v)
-			return NULL;
-		s += k + 1;
-	}
-	return v;
-}
-
-static int
-truthy(json_t *v)
-{
-	if (!v || json_is_null(v) || json_is_false(v))
-		return 0;
-	if (json_is_array(v))
-		return json_array_size(v) > 0;
-	if (json_is_string(v))
-		return json_string_length(v) > 0;
-	return 1;
-}
-
-static void
-render(const tmpl_t *T, size_t from, size_t to, json_t **stack, int depth, rt_buf *out)
-{
-	size_t i, j;
-	json_t *v;
-
-	for (i = from; i < to; i++) {
-		const tok_t *t = &T->t[i];
-		switch (t->kind) {
-		case T_TEXT:
-			rt_buf_add(out, t->s, t->len);
-			break;
-		case T_VAR:
-			v = lookup(stack, depth, t->s, t->len);
-			if (json_is_string(v))
-				rt_buf_add(out, json_string_value(v), json_string_length(v));
-			else if (json_is_integer(v))
-				rt_buf_printf(out, "%lld", (long long)json_integer_value(v));
-			else if (json_is_real(v))
-				rt_buf_printf(out, "%g", json_real_value(v));
-			else if (json_is_boolean(v))
-				rt_buf_adds(out, json_is_true(v) ? "true" : "false");
-			break;
-		case T_SEC:
-			v = lookup(stack, depth, t->s, t->len);
-			if (json_is_array(v) || json_is_object(v)) {
-				if (depth >= MAX_DEPTH)
-					rt_die("template: sections nested too deeply");
-			}
-			if (json_is_array(v)) {
-				for (j = 0; j < json_array_size(v); j++) {
-					stack[depth] = json_array_get(v, j);
-					render(T, i + 1, t->match, stack, depth + 1, out);
-				}
-			} else if (json_is_object(v)) {
-				stack[depth] = v;
-				render(T, i + 1, t->match, stack, depth + 1, out);
-			} else if (truthy(v)) {
-				render(T, i + 1, t->match, stack, depth, out);
-			}
-			i = t->match;
-			break;
-		case T_INV:
-			v = lookup(stack, depth, t->s, t->len);
-			if (!truthy(v))
-				render(T, i + 1, t->match, stack, depth, out);
-			i = t->match;
-			break;
-		default:
-			break;
-		}
-	}
-}
 
 /* ---- the dossier ---- */
 
 typedef struct {
 	const char *name;        /* the test's name (plain) */
-	char *slug, *title, *branch;
+	char *slug, *branch;
+	char *title;             /* the subject: at most 72 columns */
+	char *headline;          /* the whole sentence: dossier heading, message body */
 	char *qfile, *dossier_path, *entry;   /* QUARANTINE, relative to DIR */
 	char *after;             /* the decisive "after" figure */
 	char **files;            /* the winner's patch touches these */
 	size_t nfiles;
 	int fixed, improved, quarantine;
+	const char *prefix;      /* DIR relative to the repository's top: "" or "sub/" */
+	char *evdir;             /* the evidence, relative to the top */
+	char **repro;            /* the Reproduce commands, run from the top */
+	size_t nrepro;
+	size_t unpatched;        /* hypotheses the evidence holds without a patch */
 } ship_t;
 
 static void
@@ -1338,6 +776,21 @@ exact_note(const verdict_t *v)
 	    "what the rule tests", c->trials, 100 * c->conf, 100 * ex.high, 100 * wi.high);
 }
 
+/* What the committed hypotheses lack, said in the dossier. */
+static char *
+evidence_note(const verdict_t *v, size_t n)
+{
+	char *who = n == 1 ? rt_xstrdup(v->has_winner ? "the other hypothesis is" : "the hypothesis is") :
+	    rt_xasprintf("the %zu %shypotheses are", n, v->has_winner ? "other " : "");
+	char *s = rt_xasprintf("The verdict record keeps %s: %s recorded without %s, so a rerun %s",
+	    v->has_winner ? "only the winner's patch" : "no hypothesis's patch", who,
+	    n == 1 ? "its patch" : "theirs", v->has_winner ? "races the winner alone" :
+	    "races nothing and only rechecks the baseline");
+
+	free(who);
+	return s;
+}
+
 static json_t *
 build_view(const verdict_t *v, const ship_t *S)
 {
@@ -1351,14 +804,14 @@ build_view(const verdict_t *v, const ship_t *S)
 	/* the title, with the test's name as code */
 	s = code(S->name);
 	{
-		char *pn = plain(S->name), *at = strstr(S->title, pn), *rest;
+		char *pn = plain(S->name), *at = strstr(S->headline, pn), *rest;
 		rt_buf tb = {0};
 		if (at) {
-			rt_buf_add(&tb, S->title, (size_t)(at - S->title));
+			rt_buf_add(&tb, S->headline, (size_t)(at - S->headline));
 			rt_buf_adds(&tb, s);
 			rest = md(at + strlen(pn));
 		} else {
-			rest = md(S->title);
+			rest = md(S->headline);
 		}
 		rt_buf_adds(&tb, rest);
 		free(rest);
@@ -1501,15 +954,18 @@ build_view(const verdict_t *v, const ship_t *S)
 	}
 
 	a = json_array();
-	for (k = 0, i = 0; i < v->nrepro; i++) {
+	for (k = 0, i = 0; i < S->nrepro; i++) {
 		e = json_object();
-		jset(e, "command", plain(v->repro[i]));
+		jset(e, "command", plain(S->repro[i]));
 		json_array_append_new(a, e);
-		if (longest_backtick_run(v->repro[i]) > k)
-			k = longest_backtick_run(v->repro[i]);
+		if (longest_backtick_run(S->repro[i]) > k)
+			k = longest_backtick_run(S->repro[i]);
 	}
 	json_object_set_new(o, "reproduce", a);
-	json_object_set_new(o, "has_reproduce", json_boolean(v->nrepro > 0));
+	json_object_set_new(o, "has_reproduce", json_boolean(S->nrepro > 0));
+	jset(o, "evidence", code(S->evdir));
+	if (S->unpatched)
+		jset(o, "evidence_note", evidence_note(v, S->unpatched));
 	for (i = 0; i < (k < 3 ? 3 : k + 1); i++)
 		rt_buf_addc(&b, '`');
 	jset(o, "fence", b.data);
@@ -1542,26 +998,18 @@ render_dossier(const verdict_t *v, const ship_t *S)
 {
 	char *path = opt_tmpl ? rt_xstrdup(opt_tmpl) :
 	    rt_xasprintf("%s/dossier.md.tmpl", rt_sharedir());
-	char *src = rt_read_file(path, NULL);
-	tmpl_t T = {0};
-	json_t *view, *stack[MAX_DEPTH + 1];
-	rt_buf out = {0};
+	json_t *view = build_view(v, S);
+	char *out = rt_tmpl_render_file(path, known_names, "rt-pr(1), TEMPLATE", view);
+	size_t n = strlen(out);
 
-	if (!src)
-		rt_die("%s:", path);
-	tmpl_parse(&T, src, path);
-	view = build_view(v, S);
-	stack[0] = view;
-	render(&T, 0, T.n, stack, 1, &out);
 	json_decref(view);
-	free(T.t);
-	free(src);
 	free(path);
-	if (!out.data)
-		rt_buf_adds(&out, "");
-	if (out.len && out.data[out.len - 1] != '\n')
-		rt_buf_addc(&out, '\n');
-	return out.data;
+	if (n && out[n - 1] != '\n') {
+		char *t = rt_xasprintf("%s\n", out);
+		free(out);
+		out = t;
+	}
+	return out;
 }
 
 /* ---- the commit message ---- */
@@ -1600,6 +1048,30 @@ wrap(rt_buf *b, const char *label, const char *text)
 	free(t);
 }
 
+/* The subject: "Fix flaky NAME (12/40 → 0/30 failures)", the name
+ * shortened with "…" so that the line stays within 72 columns. */
+static char *
+subject(const char *verb, const char *name, const char *counts)
+{
+	char *pn = plain(name), *t;
+	size_t fixed = columns(verb, strlen(verb)) + columns(counts, strlen(counts)) + 4, n;
+
+	n = strlen(pn);
+	if (fixed + columns(pn, n) > 72) {
+		size_t room = fixed + 1 < 72 ? 72 - fixed - 1 : 8;
+		for (n = 0; pn[n] && columns(pn, n + 1) <= room; n++)
+			;
+		while (n && ((unsigned char)pn[n] & 0xC0) == 0x80)
+			n--;
+		pn[n] = '\0';
+		t = rt_xasprintf("%s %s… (%s)", verb, pn, counts);
+	} else {
+		t = rt_xasprintf("%s %s (%s)", verb, pn, counts);
+	}
+	free(pn);
+	return t;
+}
+
 static char *
 commit_message(const verdict_t *v, const ship_t *S)
 {
@@ -1609,6 +1081,8 @@ commit_message(const verdict_t *v, const ship_t *S)
 	const conf_t *wc = winner_conf(v);
 
 	rt_buf_printf(&b, "%s\n\n", S->title);
+	wrap(&b, "", S->headline);
+	rt_buf_addc(&b, '\n');
 	s = pct_conf();
 	if (v->has_target)
 		t = rt_xasprintf("%s (rt-verify at %s confidence, target residual rate %.1f%%).",
@@ -1657,11 +1131,11 @@ commit_message(const verdict_t *v, const ship_t *S)
 		wrap(&b, "Quarantine:", t);
 		free(t);
 	}
-	if (v->nrepro) {
+	if (S->nrepro) {
 		size_t i;
-		rt_buf_adds(&b, "\nReproduce:\n");
-		for (i = 0; i < v->nrepro; i++) {
-			s = plain(v->repro[i]);
+		rt_buf_printf(&b, "\nEvidence: %s/\nReproduce (from the top of the repository):\n", S->evdir);
+		for (i = 0; i < S->nrepro; i++) {
+			s = plain(S->repro[i]);
 			rt_buf_printf(&b, "  %s\n", s);
 			free(s);
 		}
@@ -1669,187 +1143,25 @@ commit_message(const verdict_t *v, const ship_t *S)
 	return b.data;
 }
 
-/* ---- diffs ---- */
-
-typedef struct {
-	const char *s;
-	size_t len;          /* with its '\n', if it has one */
-} line_t;
-
-static line_t *
-split_lines(const char *s, size_t *n)
-{
-	line_t *l = NULL;
-	size_t cap = 0;
-	const char *nl;
-
-	*n = 0;
-	while (s && *s) {
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 32;
-			l = rt_xrealloc(l, cap * sizeof *l);
-		}
-		nl = strchr(s, '\n');
-		l[*n].s = s;
-		l[*n].len = nl ? (size_t)(nl - s) + 1 : strlen(s);
-		s += l[*n].len;
-		(*n)++;
-	}
-	return l;
-}
-
-static void
-diff_line(rt_buf *b, char mark, const line_t *l)
-{
-	rt_buf_addc(b, mark);
-	rt_buf_add(b, l->s, l->len);
-	if (l->len == 0 || l->s[l->len - 1] != '\n')
-		rt_buf_adds(b, "\n\\ No newline at end of file\n");
-}
-
-static int
-same_line(const line_t *a, const line_t *b)
-{
-	return a->len == b->len && memcmp(a->s, b->s, a->len) == 0;
-}
-
-/* A git-style diff turning old (NULL: the file is new) into new_text:
- * one hunk between the common head and tail, with 3 lines of context. */
-static void
-file_diff(rt_buf *b, const char *path, const char *old, const char *new_text)
-{
-	line_t *o, *n;
-	size_t no, nn, pre = 0, suf = 0, cs, ce_o, ce_n, i;
-
-	if (old && strcmp(old, new_text) == 0)
-		return;
-	o = split_lines(old, &no);
-	n = split_lines(new_text, &nn);
-	rt_buf_printf(b, "diff --git a/%s b/%s\n", path, path);
-	if (!old) {
-		rt_buf_printf(b, "new file mode 100644\n--- /dev/null\n+++ b/%s\n@@ -0,0 +1,%zu @@\n",
-		    path, nn);
-		for (i = 0; i < nn; i++)
-			diff_line(b, '+', &n[i]);
-		free(n);
-		return;
-	}
-	while (pre < no && pre < nn && same_line(&o[pre], &n[pre]))
-		pre++;
-	while (suf < no - pre && suf < nn - pre && same_line(&o[no - 1 - suf], &n[nn - 1 - suf]))
-		suf++;
-	cs = pre > 3 ? pre - 3 : 0;
-	ce_o = no - suf + (suf > 3 ? 3 : suf);
-	ce_n = nn - suf + (suf > 3 ? 3 : suf);
-	rt_buf_printf(b, "--- a/%s\n+++ b/%s\n@@ -%zu,%zu +%zu,%zu @@\n", path, path,
-	    ce_o - cs ? cs + 1 : cs, ce_o - cs, ce_n - cs ? cs + 1 : cs, ce_n - cs);
-	for (i = cs; i < pre; i++)
-		diff_line(b, ' ', &o[i]);
-	for (i = pre; i < no - suf; i++)
-		diff_line(b, '-', &o[i]);
-	for (i = pre; i < nn - suf; i++)
-		diff_line(b, '+', &n[i]);
-	for (i = no - suf; i < ce_o; i++)
-		diff_line(b, ' ', &o[i]);
-	free(o);
-	free(n);
-}
-
-/* The patch with prefix put before every path: the project may be a
- * subdirectory of its repository. Hunk bodies are copied untouched. */
-static char *
-prefix_patch(const char *diff, const char *prefix)
-{
-	rt_buf b = {0};
-	line_t *l;
-	size_t n, i;
-	long old_left = 0, new_left = 0;
-
-	if (!*prefix)
-		return rt_xstrdup(diff);
-	l = split_lines(diff, &n);
-	for (i = 0; i < n; i++) {
-		const char *s = l[i].s;
-		size_t len = l[i].len;
-		if (old_left > 0 || new_left > 0) {
-			if (*s == ' ') {
-				old_left--;
-				new_left--;
-			} else if (*s == '-') {
-				old_left--;
-			} else if (*s == '+') {
-				new_left--;
-			}
-			rt_buf_add(&b, s, len);
-			continue;
-		}
-		if (strncmp(s, "@@ -", 4) == 0) {
-			long a = 0, bb = 1, c = 0, d = 1;
-			char *e;
-			a = strtol(s + 4, &e, 10);
-			if (*e == ',')
-				bb = strtol(e + 1, &e, 10);
-			if (strncmp(e, " +", 2) == 0) {
-				c = strtol(e + 2, &e, 10);
-				if (*e == ',')
-					d = strtol(e + 1, &e, 10);
-			}
-			(void)a;
-			(void)c;
-			old_left = bb;
-			new_left = d;
-			rt_buf_add(&b, s, len);
-		} else if (strncmp(s, "--- a/", 6) == 0 || strncmp(s, "+++ b/", 6) == 0) {
-			rt_buf_add(&b, s, 6);
-			rt_buf_adds(&b, prefix);
-			rt_buf_add(&b, s + 6, len - 6);
-		} else if (strncmp(s, "diff --git a/", 13) == 0) {
-			const char *bp = strstr(s + 13, " b/");
-			if (bp && bp < s + len) {
-				rt_buf_adds(&b, "diff --git a/");
-				rt_buf_adds(&b, prefix);
-				rt_buf_add(&b, s + 13, (size_t)(bp + 3 - (s + 13)));
-				rt_buf_adds(&b, prefix);
-				rt_buf_add(&b, bp + 3, len - (size_t)(bp + 3 - s));
-			} else {
-				rt_buf_add(&b, s, len);
-			}
-		} else if (strncmp(s, "rename from ", 12) == 0 || strncmp(s, "copy from ", 10) == 0 ||
-		    strncmp(s, "rename to ", 10) == 0 || strncmp(s, "copy to ", 8) == 0) {
-			const char *sp = strchr(strchr(s, ' ') + 1, ' ') + 1;
-			rt_buf_add(&b, s, (size_t)(sp - s));
-			rt_buf_adds(&b, prefix);
-			rt_buf_add(&b, sp, len - (size_t)(sp - s));
-		} else {
-			rt_buf_add(&b, s, len);
-		}
-	}
-	free(l);
-	if (!b.data)
-		rt_buf_adds(&b, "");
-	return b.data;
-}
+/* ---- the change ---- */
 
 /* The quarantine list's test name on a line: its first field (as
  * rt-retry(1) reads it); blank and '#' lines name none. */
 static int
 listed(const char *list, const char *name)
 {
-	line_t *l;
-	size_t n, i, k, nl = strlen(name);
-	int hit = 0;
+	size_t k, nl = strlen(name);
+	const char *s;
 
-	l = split_lines(list, &n);
-	for (i = 0; i < n && !hit; i++) {
-		const char *s = l[i].s;
-		if (l[i].len == 0 || *s == '#')
+	for (s = list; s && *s; s = strchr(s, '\n'), s = s ? s + 1 : NULL) {
+		if (*s == '#' || *s == '\n')
 			continue;
-		for (k = 0; k < l[i].len && !strchr(" \t\r\n", s[k]); k++)
+		for (k = 0; s[k] && !strchr(" \t\r\n", s[k]); k++)
 			;
-		hit = k == nl && memcmp(s, name, nl) == 0;
+		if (k == nl && memcmp(s, name, nl) == 0)
+			return 1;
 	}
-	free(l);
-	return hit;
+	return 0;
 }
 
 static const char quarantine_header[] =
@@ -1858,50 +1170,378 @@ static const char quarantine_header[] =
     "# with '#' are ignored. Written by rt-pr(1); rt-pr(1), QUARANTINE, shows\n"
     "# how CI reads it.\n";
 
-/* The quarantine change: the list extended, the dossier added. */
-static char *
-quarantine_diff(repo_t *r, const ship_t *S, const char *dossier)
-{
-	char *qpath = rt_xasprintf("%s%s", r->git ? r->prefix : "", S->qfile);
-	char *dpath = rt_xasprintf("%s%s", r->git ? r->prefix : "", S->dossier_path);
-	char *old_q, *old_d, *new_q;
-	rt_buf b = {0}, q = {0};
+/* What rt-pr commits: the winner's patch (paths relative to DIR) and
+ * whole files (paths relative to the top) that differ from HEAD's. */
+typedef struct {
+	char *diff;
+	rt_git_file *files;
+	size_t nfiles;
+} change_t;
 
-	if (r->git) {
-		old_q = head_file(r, qpath);
-		old_d = head_file(r, dpath);
+/* Add path (relative to DIR) with text, unless HEAD has it so already;
+ * both are the change's (or freed) after. */
+static void
+add_file(rt_repo *r, change_t *C, char *path, char *text)
+{
+	char *top = rt_xasprintf("%s%s", r->prefix, path), *old = rt_git_head_file(r, top);
+
+	free(path);
+	if (old && strcmp(old, text) == 0) {
+		free(top);
+		free(text);
 	} else {
-		char *p = rt_xasprintf("%s/%s", opt_dir, S->qfile);
-		if (!(old_q = rt_read_file(p, NULL)) && errno != ENOENT)
-			rt_die("%s:", p);
-		free(p);
-		p = rt_xasprintf("%s/%s", opt_dir, S->dossier_path);
-		if (!(old_d = rt_read_file(p, NULL)) && errno != ENOENT)
-			rt_die("%s:", p);
-		free(p);
+		C->files = rt_xrealloc(C->files, (C->nfiles + 1) * sizeof *C->files);
+		C->files[C->nfiles].path = top;
+		C->files[C->nfiles++].text = text;
 	}
-	if (old_q) {
-		rt_buf_adds(&q, old_q);
-		if (q.len && q.data[q.len - 1] != '\n')
-			rt_buf_addc(&q, '\n');
-	} else {
-		rt_buf_adds(&q, quarantine_header);
-	}
-	if (!old_q || !listed(old_q, S->name))
-		rt_buf_printf(&q, "%s\t# dossier: %s\n", S->name, S->dossier_path);
-	new_q = q.data;
-	if (!old_q || !listed(old_q, S->name))
-		file_diff(&b, qpath, old_q, new_q);
-	file_diff(&b, dpath, old_d, dossier);
-	free(qpath);
-	free(dpath);
-	free(old_q);
-	free(old_d);
-	free(new_q);
-	return b.data;       /* NULL: nothing to change */
+	free(old);
 }
 
-/* ---- dates and the mbox ---- */
+/* The quarantine change: the list extended, the dossier added. */
+static void
+add_quarantine(rt_repo *r, const ship_t *S, const char *dossier, change_t *C)
+{
+	char *qpath = rt_xasprintf("%s%s", r->prefix, S->qfile);
+	char *old_q = rt_git_head_file(r, qpath);
+	rt_buf q = {0};
+
+	if (!old_q || !listed(old_q, S->name)) {
+		if (old_q) {
+			rt_buf_adds(&q, old_q);
+			if (q.len && q.data[q.len - 1] != '\n')
+				rt_buf_addc(&q, '\n');
+		} else {
+			rt_buf_adds(&q, quarantine_header);
+		}
+		rt_buf_printf(&q, "%s\t# dossier: %s\n", S->name, S->dossier_path);
+		add_file(r, C, rt_xstrdup(S->qfile), q.data);
+	}
+	add_file(r, C, rt_xstrdup(S->dossier_path), rt_xstrdup(dossier));
+	free(qpath);
+	free(old_q);
+}
+
+/* ---- the evidence: what a reviewer reruns from a clean clone ---- */
+
+/* s as one shell word: bare when plainly safe, else in single quotes. */
+static char *
+sh_quote(const char *s)
+{
+	rt_buf b = {0};
+	const char *p;
+	int bare = *s != '\0';
+
+	for (p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_./=:,+-@%", *p))
+			bare = 0;
+	if (bare)
+		return rt_xstrdup(s);
+	rt_buf_addc(&b, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			rt_buf_adds(&b, "'\\''");
+		else
+			rt_buf_addc(&b, *p);
+	}
+	rt_buf_addc(&b, '\'');
+	return b.data;
+}
+
+/* The next word of *sp as sh reads it (quotes, backslashes), NULL at the
+ * end; an unquoted <, >, |, ; or & is returned as "" with *op set. */
+static char *
+sh_word(const char **sp, int *op)
+{
+	const char *p = *sp;
+	rt_buf b = {0};
+
+	*op = 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p) {
+		*sp = p;
+		return NULL;
+	}
+	if (strchr("<>|;&", *p)) {
+		*op = 1;
+		*sp = p + 1;
+		return rt_xstrdup("");
+	}
+	while (*p && *p != ' ' && *p != '\t' && !strchr("<>|;&", *p)) {
+		if (*p == '\'') {
+			for (p++; *p && *p != '\''; p++)
+				rt_buf_addc(&b, *p);
+			if (*p)
+				p++;
+		} else if (*p == '"') {
+			for (p++; *p && *p != '"'; p++) {
+				if (*p == '\\' && p[1] && strchr("\"\\$`", p[1]))
+					p++;
+				rt_buf_addc(&b, *p);
+			}
+			if (*p)
+				p++;
+		} else if (*p == '\\' && p[1]) {
+			rt_buf_addc(&b, p[1]);
+			p += 2;
+		} else {
+			rt_buf_addc(&b, *p++);
+		}
+	}
+	*sp = p;
+	if (!b.data)
+		rt_buf_adds(&b, "");
+	return b.data;
+}
+
+/* rt-verify's options from the record's own command line, without its
+ * -C (a path on the author's machine), its operands and redirections;
+ * *argv_form when the test command follows "--". NULL: no such line. */
+static char *
+verify_options(const verdict_t *v, int *argv_form)
+{
+	rt_buf b = {0};
+	const char *p;
+	char *w;
+	size_t i;
+	int op, skip = 0, stop = 0, tail = 0;
+
+	*argv_form = 0;
+	for (i = 0; i < v->nrepro; i++)
+		if (strncmp(v->repro[i], "rt-verify ", 10) == 0)
+			break;
+	if (i == v->nrepro)
+		return NULL;
+	p = v->repro[i] + 10;
+	while (!stop && (w = sh_word(&p, &op))) {
+		char *q;
+		if (op) {
+			free(w);
+			break;
+		}
+		if (skip) {
+			skip = 0;
+		} else if (!tail && (strcmp(w, "-C") == 0 || strcmp(w, "--directory") == 0)) {
+			skip = 1;
+		} else if (!tail && (strncmp(w, "-C", 2) == 0 || strncmp(w, "--directory=", 12) == 0)) {
+			;
+		} else {
+			q = sh_quote(w);
+			rt_buf_printf(&b, " %s", q);
+			free(q);
+			if (tail)
+				;
+			else if (strcmp(w, "--") == 0)
+				tail = *argv_form = 1;
+			else if (strncmp(w, "--cmd=", 6) == 0)
+				stop = 1;
+			else if (strcmp(w, "--cmd") == 0 && (free(w), w = sh_word(&p, &op)) && !op) {
+				q = sh_quote(w);
+				rt_buf_printf(&b, " %s", q);
+				free(q);
+				stop = 1;
+			}
+		}
+		free(w);
+	}
+	if (!b.data)
+		rt_buf_adds(&b, "");
+	return b.data;
+}
+
+/* The options when the record carries no rt-verify line: from its fields. */
+static char *
+verify_options_from_fields(const verdict_t *v)
+{
+	rt_buf b = {0};
+	json_t *seed = json_object_get(v->rec, "seed");
+	char *q;
+
+	if (!v->command)
+		return NULL;
+	if (json_is_string(seed))
+		rt_buf_printf(&b, " --seed %s", (q = sh_quote(json_string_value(seed))));
+	else if (json_is_integer(seed))
+		rt_buf_printf(&b, " --seed %s", (q = rt_xasprintf("%lld", (long long)json_integer_value(seed))));
+	else
+		q = NULL;
+	free(q);
+	if (v->test) {
+		rt_buf_printf(&b, " --test %s", (q = sh_quote(v->test)));
+		free(q);
+	}
+	rt_buf_printf(&b, " --confidence %g", v->conf);
+	if (v->has_target)
+		rt_buf_printf(&b, " --target %g", v->target);
+	rt_buf_printf(&b, " --cmd %s", (q = sh_quote(v->command)));
+	free(q);
+	return b.data;
+}
+
+/* The record's rt-plan line, its words quoted again; NULL for anything
+ * else: the block is meant to be run, so nothing else of the record's
+ * text goes into it. */
+static char *
+plan_command(const char *line)
+{
+	rt_buf b = {0};
+	const char *p = line;
+	char *w, *q;
+	int op;
+
+	if (strncmp(line, "rt-plan ", 8) != 0)
+		return NULL;
+	while ((w = sh_word(&p, &op))) {
+		if (op) {
+			free(w);
+			rt_buf_free(&b);
+			return NULL;
+		}
+		q = sh_quote(w);
+		rt_buf_printf(&b, "%s%s", b.len ? " " : "", q);
+		free(q);
+		free(w);
+	}
+	return b.data;
+}
+
+static void
+add_step(ship_t *S, char *cmd)
+{
+	S->repro = rt_xrealloc(S->repro, (S->nrepro + 1) * sizeof *S->repro);
+	S->repro[S->nrepro++] = cmd;
+}
+
+/* The Reproduce block, every path relative to the top of the repository:
+ * the tested files as they were before the fix, rt-verify on the committed
+ * evidence, the fix back; then the record's other checks (rt-plan). */
+static void
+plan_reproduce(const verdict_t *v, ship_t *S, int have_hyps)
+{
+	int argv_form;
+	char *opts = verify_options(v, &argv_form), *dir, *files = NULL, *ev, *m, *h, *m2;
+	rt_buf fb = {0};
+	size_t i;
+
+	if (!opts && !(opts = verify_options_from_fields(v)))
+		return;
+	for (i = 0; i < S->nfiles; i++) {
+		char *f = rt_xasprintf("%s%s", S->prefix, S->files[i]), *q = sh_quote(f);
+		rt_buf_printf(&fb, " %s", q);
+		free(q);
+		free(f);
+	}
+	files = fb.data;
+	if (*S->prefix) {
+		char *d = rt_xstrdup(S->prefix);
+		d[strlen(d) - 1] = '\0';
+		dir = sh_quote(d);
+		free(d);
+	} else {
+		dir = rt_xstrdup(".");
+	}
+	ev = sh_quote(S->evdir);
+	m = rt_xasprintf("%s/measure.json", ev);
+	h = have_hyps ? rt_xasprintf(" %s/hypotheses.jsonl", ev) : rt_xstrdup("");
+	if (files)
+		add_step(S, rt_xasprintf("git checkout HEAD^ --%s", files));
+	if (argv_form)
+		add_step(S, rt_xasprintf("cat %s%s | rt-verify -C %s%s > verdict.jsonl", m, h, dir, opts));
+	else
+		add_step(S, rt_xasprintf("rt-verify -C %s%s %s%s > verdict.jsonl", dir, opts, m, h));
+	if (files)
+		add_step(S, rt_xasprintf("git checkout HEAD --%s", files));
+	for (i = 0; i < v->nrepro; i++)
+		if ((m2 = plan_command(v->repro[i])))
+			add_step(S, m2);
+	free(opts);
+	free(files);
+	free(dir);
+	free(ev);
+	free(m);
+	free(h);
+}
+
+/* The verdict's baseline as the measure record rt-verify reads. */
+static char *
+evidence_measure(const verdict_t *v)
+{
+	json_t *m = json_object(), *b = json_object_get(v->rec, "baseline");
+	char *s, *t;
+
+	json_object_set_new(m, "type", json_string("measure"));
+	if (v->command)
+		json_object_set_new(m, "command", json_string(v->command));
+	if (v->test)
+		json_object_set_new(m, "test", json_string(v->test));
+	json_object_update(m, b);
+	json_object_set_new(m, "type", json_string("measure"));
+	s = json_dumps(m, JSON_COMPACT);
+	json_decref(m);
+	t = rt_xasprintf("%s\n", s);
+	free(s);
+	return t;
+}
+
+/* The hypotheses raced, rebuilt from the verdict's lanes and winner. The
+ * record keeps only the winner's patch; the others go with "patch": null,
+ * so a rerun races the winner alone. *missing counts them. */
+static char *
+evidence_hypotheses(const verdict_t *v, size_t *missing)
+{
+	json_t *lanes = json_object_get(v->rec, "lanes"), *win = json_object_get(v->rec, "winner");
+	json_t *l, *h;
+	rt_buf b = {0};
+	size_t i;
+	static const char *const keys[] = { "id", "source", "model", "cause_class", NULL };
+	static const char *const wkeys[] = { "explanation", "patch", "files", NULL };
+
+	*missing = 0;
+	json_array_foreach(lanes, i, l) {
+		const char *id = json_string_value(json_object_get(l, "id"));
+		int k, is_w = v->has_winner && id && strcmp(id, v->w_id) == 0;
+		char *s;
+		h = json_object();
+		json_object_set_new(h, "type", json_string("hypothesis"));
+		for (k = 0; keys[k]; k++)
+			json_object_set(h, keys[k], json_object_get(l, keys[k]) ?
+			    json_object_get(l, keys[k]) : json_null());
+		for (k = 0; is_w && wkeys[k]; k++)
+			if (json_object_get(win, wkeys[k]))
+				json_object_set(h, wkeys[k], json_object_get(win, wkeys[k]));
+		if (!is_w) {
+			json_object_set_new(h, "patch", json_null());
+			json_object_set_new(h, "note", json_string("the verdict record does not "
+			    "carry this hypothesis's patch"));
+			(*missing)++;
+		}
+		s = json_dumps(h, JSON_COMPACT);
+		rt_buf_printf(&b, "%s\n", s);
+		free(s);
+		json_decref(h);
+	}
+	return b.data;       /* NULL: no lane */
+}
+
+/* The evidence added to the change: measure, hypotheses, verdict, and
+ * for a fix its dossier. */
+static void
+add_evidence(rt_repo *r, const verdict_t *v, const ship_t *S, const char *dossier, change_t *C)
+{
+	size_t missing;
+	char *rec = json_dumps(v->rec, JSON_COMPACT), *h = evidence_hypotheses(v, &missing);
+	char *dir = S->evdir + strlen(S->prefix);   /* relative to DIR */
+
+	add_file(r, C, rt_xasprintf("%s/measure.json", dir), evidence_measure(v));
+	if (h)
+		add_file(r, C, rt_xasprintf("%s/hypotheses.jsonl", dir), h);
+	add_file(r, C, rt_xasprintf("%s/verdict.jsonl", dir), rt_xasprintf("%s\n", rec));
+	if (!S->quarantine)
+		add_file(r, C, rt_xasprintf("%s/dossier.md", dir), rt_xstrdup(dossier));
+	free(rec);
+}
+
+/* ---- the author and the date ---- */
 
 static long long
 change_epoch(const verdict_t *v)
@@ -1914,78 +1554,6 @@ change_epoch(const verdict_t *v)
 	if (e && rt_parse_long(e, 0, LONG_MAX, &n) == 0)
 		return n;
 	return (long long)time(NULL);
-}
-
-static void
-rfc2822_date(long long epoch, char *buf, size_t size)
-{
-	time_t t = (time_t)epoch;
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(buf, size, "%a, %d %b %Y %H:%M:%S +0000", &tm);
-}
-
-/* "Subject: [PATCH] title", RFC 2047 Q-encoded and folded when the title
- * is not plain ASCII (as git format-patch writes it). */
-static void
-add_subject(rt_buf *b, const char *title)
-{
-	const unsigned char *p;
-	size_t wl = 0, k, e, i;
-	int ascii = 1;
-
-	for (p = (const unsigned char *)title; *p; p++)
-		if (*p >= 0x80 || is_blank_or_ctl(*p))
-			ascii = 0;
-	if (ascii) {
-		rt_buf_printf(b, "Subject: [PATCH] %s\n", title);
-		return;
-	}
-	rt_buf_adds(b, "Subject: [PATCH] =?UTF-8?q?");
-	wl = 17 + 10;
-	for (p = (const unsigned char *)title; *p; p += k) {
-		k = 1;
-		if (*p >= 0xC0)
-			while (k < 4 && (p[k] & 0xC0) == 0x80)
-				k++;
-		for (e = 0, i = 0; i < k; i++)
-			e += isalnum(p[i]) || strchr("!*+-/", p[i]) ? 1 : 3;
-		if (wl + e + 2 > 75) {
-			rt_buf_adds(b, "?=\n =?UTF-8?q?");
-			wl = 1 + 10;
-		}
-		for (i = 0; i < k; i++) {
-			if (p[i] && (isalnum(p[i]) || strchr("!*+-/", p[i])))
-				rt_buf_addc(b, (char)p[i]);
-			else
-				rt_buf_printf(b, "=%02X", is_blank_or_ctl(p[i]) ? 0x20 : p[i]);
-		}
-		wl += e;
-	}
-	rt_buf_adds(b, "?=\n");
-}
-
-/* Notes between "---" and the diff are ignored by git am; keep any line
- * that could look like a patch or a new message from reading as one. */
-static void
-add_notes(rt_buf *b, const char *text)
-{
-	line_t *l;
-	size_t n, i;
-	static const char *const risky[] = { "diff ", "--- ", "---\n", "+++ ", "Index: ", "From ", "@@", NULL };
-
-	l = split_lines(text, &n);
-	for (i = 0; i < n; i++) {
-		size_t j;
-		for (j = 0; risky[j]; j++)
-			if (l[i].len >= strlen(risky[j]) && strncmp(l[i].s, risky[j], strlen(risky[j])) == 0)
-				break;
-		if (risky[j])
-			rt_buf_addc(b, ' ');
-		rt_buf_add(b, l[i].s, l[i].len);
-	}
-	free(l);
 }
 
 static void
@@ -2011,41 +1579,6 @@ parse_author(const char *a, char **name, char **email)
 	*email = rt_xmalloc((size_t)(gt - lt));
 	memcpy(*email, lt + 1, (size_t)(gt - lt - 1));
 	(*email)[gt - lt - 1] = '\0';
-}
-
-static char *
-make_mbox(const char *author, long long epoch, const char *title, const char *msg,
-    const char *notes, const char *diff)
-{
-	rt_buf b = {0};
-	char hex[65], date[64];
-	const char *body = strchr(msg, '\n');
-
-	rt_sha256_hex(diff, strlen(diff), hex);
-	hex[40] = '\0';
-	rfc2822_date(epoch, date, sizeof date);
-	rt_buf_printf(&b, "From %s Mon Sep 17 00:00:00 2001\n", hex);
-	rt_buf_printf(&b, "From: %s\n", author);
-	rt_buf_printf(&b, "Date: %s\n", date);
-	add_subject(&b, title);
-	rt_buf_adds(&b, "MIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n"
-	    "Content-Transfer-Encoding: 8bit\n\n");
-	/* the message's body: everything after the subject line and its blank */
-	body = body ? body + 1 : "";
-	while (*body == '\n')
-		body++;
-	rt_buf_adds(&b, body);
-	rt_buf_adds(&b, "---\n");
-	if (notes) {
-		rt_buf_adds(&b, "\n");
-		add_notes(&b, notes);
-		rt_buf_adds(&b, "\n");
-	}
-	rt_buf_adds(&b, diff);
-	if (b.data[b.len - 1] != '\n')
-		rt_buf_addc(&b, '\n');
-	rt_buf_adds(&b, "-- \nrt-pr (retrial)\n\n");
-	return b.data;
 }
 
 static void
@@ -2176,71 +1709,33 @@ report_existing(json_t *pr, const char *branch)
 
 /* The SHA a remote branch points at, or NULL when it does not exist. */
 static char *
-remote_branch(repo_t *r, const char *const *env, const char *helper, const char *branch)
+remote_branch(rt_repo *r, const char *const *env, const char *helper, const char *branch)
 {
-	proc_t p;
+	rt_proc p;
 	char *ref = rt_xasprintf("refs/heads/%s", branch), *sha = NULL, *tab;
 
-	if (git(r, env, NULL, &p, "-c", "credential.helper=", "-c", helper, "ls-remote",
+	if (rt_git(r, env, NULL, &p, "-c", "credential.helper=", "-c", helper, "ls-remote",
 	    opt_remote, ref, (char *)NULL) < 0)
 		rt_die("git ls-remote %s: %s; nothing was pushed", opt_remote, complaint(p.err.data));
 	if (p.out.len && (tab = strchr(p.out.data, '\t'))) {
 		*tab = '\0';
 		sha = rt_xstrdup(p.out.data);
 	}
-	proc_free(&p);
+	rt_proc_free(&p);
 	free(ref);
 	return sha;
 }
 
-/* Build the change as a commit object on HEAD with plumbing and a
- * temporary index; no ref, index or file of the user's changes. */
-static char *
-build_commit(repo_t *r, const char *diff, const char *msg, const char *aname,
-    const char *aemail, long long epoch)
-{
-	const char *const *ienv = index_env(r);
-	char *tree, *commit, *date = rt_xasprintf("%lld +0000", epoch);
-	char *e[8];
-	proc_t p;
-	int i;
-
-	if (git(r, ienv, diff, &p, "apply", "--cached", "--whitespace=nowarn", "-", (char *)NULL) < 0)
-		rt_die("git apply --cached: %s", complaint(p.err.data));
-	proc_free(&p);
-	if (git(r, ienv, NULL, &p, "write-tree", (char *)NULL) < 0)
-		rt_die("git write-tree: %s", complaint(p.err.data));
-	tree = rt_xstrdup(chomp(p.out.data));
-	proc_free(&p);
-	e[0] = rt_xasprintf("GIT_AUTHOR_NAME=%s", aname);
-	e[1] = rt_xasprintf("GIT_AUTHOR_EMAIL=%s", aemail);
-	e[2] = rt_xasprintf("GIT_AUTHOR_DATE=%s", date);
-	e[3] = rt_xasprintf("GIT_COMMITTER_NAME=%s", aname);
-	e[4] = rt_xasprintf("GIT_COMMITTER_EMAIL=%s", aemail);
-	e[5] = rt_xasprintf("GIT_COMMITTER_DATE=%s", date);
-	e[6] = NULL;
-	if (git(r, (const char *const *)e, msg, &p, "commit-tree", tree, "-p", r->head, (char *)NULL) < 0)
-		rt_die("git commit-tree: %s", complaint(p.err.data));
-	commit = rt_xstrdup(chomp(p.out.data));
-	proc_free(&p);
-	for (i = 0; e[i]; i++)
-		free(e[i]);
-	free(tree);
-	free(date);
-	return commit;
-}
-
 static void
-ship_github(repo_t *r, const verdict_t *v, const ship_t *S, const char *diff,
-    const char *msg, const char *dossier, const char *aname, const char *aemail)
+ship_github(rt_repo *r, const ship_t *S, const char *commit, const char *dossier)
 {
-	char owner[256], repo[256], *slash, *base, *m, *commit, *existing, *pmsg, *refspec;
+	char owner[256], repo[256], *slash, *base, *m, *existing, *pmsg, *refspec;
 	char *envs[3];
 	const char *helper = "credential.helper=!f() { test \"$1\" = get || exit 0; "
 	    "echo username=x-access-token; printf 'password=%s\\n' \"$" TOKEN_ENV "\"; }; f";
 	json_t *pr, *j, *body;
 	long st;
-	proc_t p;
+	rt_proc p;
 	int created = 0;
 
 	slash = strchr(opt_github, '/');
@@ -2250,9 +1745,9 @@ ship_github(repo_t *r, const verdict_t *v, const ship_t *S, const char *diff,
 	envs[1] = "GIT_TERMINAL_PROMPT=0";
 	envs[2] = NULL;
 
-	if (git(r, NULL, NULL, &p, "remote", "get-url", opt_remote, (char *)NULL) < 0)
+	if (rt_git(r, NULL, NULL, &p, "remote", "get-url", opt_remote, (char *)NULL) < 0)
 		rt_die("%s: no git remote named %s (use --remote)", opt_dir, opt_remote);
-	proc_free(&p);
+	rt_proc_free(&p);
 
 	/* 1. the same verdict shipped before? */
 	if ((pr = gh_find_pr(owner, repo, S->branch, 1))) {
@@ -2275,8 +1770,7 @@ ship_github(repo_t *r, const verdict_t *v, const ship_t *S, const char *diff,
 		free(m);
 		free(path);
 	}
-	/* 3. the commit, 4. the branch */
-	commit = build_commit(r, diff, msg, aname, aemail, change_epoch(v));
+	/* 3. the branch */
 	existing = remote_branch(r, (const char *const *)envs, helper, S->branch);
 	if (existing && strcmp(existing, commit) != 0)
 		rt_die("branch %s already exists on %s at %.12s, which is not this change, and no "
@@ -2287,16 +1781,16 @@ ship_github(repo_t *r, const verdict_t *v, const ship_t *S, const char *diff,
 		snprintf(pushed_note, sizeof pushed_note,
 		    "%s: interrupted: branch %s was pushed to %s and is left there\n",
 		    rt_progname, S->branch, opt_remote);
-		if (git(r, (const char *const *)envs, NULL, &p, "-c", "credential.helper=", "-c", helper,
+		if (rt_git(r, (const char *const *)envs, NULL, &p, "-c", "credential.helper=", "-c", helper,
 		    "push", "--quiet", opt_remote, refspec, (char *)NULL) < 0) {
 			pushed_note[0] = '\0';
 			rt_die("git push %s: %s; nothing was pushed", opt_remote, complaint(p.err.data));
 		}
-		proc_free(&p);
+		rt_proc_free(&p);
 		free(refspec);
 		created = 1;
 	}
-	/* 5. the pull request */
+	/* 4. the pull request */
 	body = json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "title", S->title, "head", S->branch,
 	    "base", base, "body", dossier, "maintainer_can_modify", 1, "draft", opt_draft);
 	{
@@ -2335,7 +1829,7 @@ ship_github(repo_t *r, const verdict_t *v, const ship_t *S, const char *diff,
 		if (!created) {
 			rt_warn("branch %s was on %s before this run (at %.12s) and is left as it was; "
 			    "no pull request was opened", S->branch, opt_remote, commit);
-		} else if (git(r, (const char *const *)envs, NULL, &p, "-c", "credential.helper=", "-c",
+		} else if (rt_git(r, (const char *const *)envs, NULL, &p, "-c", "credential.helper=", "-c",
 		    helper, "push", "--quiet", opt_remote, del, (char *)NULL) == 0) {
 			rt_warn("removed branch %s from %s again; nothing is left behind", S->branch,
 			    opt_remote);
@@ -2352,7 +1846,6 @@ ship_github(repo_t *r, const verdict_t *v, const ship_t *S, const char *diff,
 		json_decref(j);
 		free(pmsg);
 		free(base);
-		free(commit);
 		free(existing);
 		free(envs[0]);
 		exit(RT_EXIT_ERR);
@@ -2361,7 +1854,6 @@ done:
 	json_decref(j);
 	free(pmsg);
 	free(base);
-	free(commit);
 	free(existing);
 	free(envs[0]);
 }
@@ -2389,23 +1881,177 @@ read_token(void)
 	return t;
 }
 
-/* ---- main ---- */
-
-/* git config retrial.author in DIR, if set. */
-static char *
-config_author(void)
+/* What is shipped and under which name: the subject, the headline, the
+ * branch; the winner's files, or the quarantine's list and dossier. */
+static void
+plan(verdict_t *v, ship_t *S)
 {
-	repo_t r;
-	proc_t p;
-	char *a = NULL;
+	char hex[65], *s;
 
-	memset(&r, 0, sizeof r);
-	if (git(&r, NULL, NULL, &p, "config", "--get", "retrial.author", (char *)NULL) == 0 &&
-	    *chomp(p.out.data))
-		a = rt_xstrdup(p.out.data);
-	proc_free(&p);
-	return a;
+	memset(S, 0, sizeof *S);
+	S->fixed = strcmp(v->verdict, "FIXED") == 0;
+	S->improved = strcmp(v->verdict, "IMPROVED") == 0;
+	S->quarantine = strcmp(v->verdict, "QUARANTINE") == 0;
+	if (!S->fixed && !S->improved && !S->quarantine)
+		rt_die_at(&v->where, "\"verdict\": unknown verdict %s", v->verdict);
+	S->name = opt_test ? opt_test : v->test ? v->test : v->command;
+	if (!S->name || !*S->name)
+		rt_die_at(&v->where, "the record names no test (\"test\" missing); use --test NAME");
+	S->slug = slugify(S->name);
+	S->prefix = "";
+	if (S->fixed || S->improved) {
+		char err[256];
+		const conf_t *wc;
+		const lane_t *l;
+		if (!v->has_winner || !v->w_patch || !*v->w_patch)
+			rt_die_at(&v->where, "verdict %s without a winner's patch", v->verdict);
+		if (rt_patch_paths(v->w_patch, &S->files, &S->nfiles, err, sizeof err) < 0)
+			rt_die("the winning patch is refused: %s", err);
+		rt_sha256_hex(v->w_patch, strlen(v->w_patch), hex);
+		S->branch = rt_xasprintf("retrial/fix-%s-%.8s", S->slug, hex);
+		wc = winner_conf(v);
+		l = find_lane(v, v->w_id);
+		S->after = wc ? fmt_conf(wc, "") : l ? fmt_lane(l, "") : rt_xstrdup("not measured");
+		s = plain(S->name);
+		S->headline = rt_xasprintf("%s %s: %ld/%ld failed before, %s after",
+		    S->fixed ? "Fix flaky" : "Reduce flakiness of", s, v->b_failures, v->b_trials, S->after);
+		free(s);
+		s = wc ? rt_xasprintf("%ld/%ld → %ld/%ld failures", v->b_failures, v->b_trials,
+		    wc->failures, wc->trials) : l ? rt_xasprintf("%ld/%ld → %ld/%ld failures",
+		    v->b_failures, v->b_trials, l->failures, l->trials) :
+		    rt_xasprintf("%ld/%ld failures before", v->b_failures, v->b_trials);
+		S->title = subject(S->fixed ? "Fix flaky" : "Reduce flakiness of", S->name, s);
+		free(s);
+	} else {
+		const char *x;
+		for (x = S->name; *x; x++)
+			if (is_blank_or_ctl((unsigned char)*x) || *x == ' ')
+				rt_die("test name \"%s\" has blanks or control characters and cannot go on "
+				    "a quarantine list; name the test with --test NAME", S->name);
+		if (*S->name == '#')
+			rt_die("a test name starting with '#' cannot go on a quarantine list");
+		S->qfile = rt_xstrdup(opt_qfile);
+		S->dossier_path = rt_xasprintf(DOSSIER_DIR "/%s.md", S->slug);
+		{
+			char *rec = json_dumps(v->rec, JSON_COMPACT | JSON_SORT_KEYS);
+			rt_sha256_hex(rec, strlen(rec), hex);
+			free(rec);
+		}
+		S->branch = rt_xasprintf("retrial/quarantine-%s-%.8s", S->slug, hex);
+		s = plain(S->name);
+		S->after = fmt_rate(v->b_failures, v->b_trials, "failed");
+		S->headline = rt_xasprintf("Quarantine flaky %s: %s, no fix survived", s, S->after);
+		free(s);
+		s = rt_xasprintf("%ld/%ld failures, no fix survived", v->b_failures, v->b_trials);
+		S->title = subject("Quarantine flaky", S->name, s);
+		free(s);
+	}
 }
+
+/* Where the evidence goes and how it is rerun. */
+static void
+plan_evidence(const verdict_t *v, ship_t *S)
+{
+	json_t *lanes = json_object_get(v->rec, "lanes");
+	size_t n = json_array_size(lanes);
+
+	S->evdir = rt_xasprintf("%s" EVIDENCE_DIR "/%s", S->prefix, S->slug);
+	S->unpatched = n - (v->has_winner && find_lane(v, v->w_id) ? 1 : 0);
+	plan_reproduce(v, S, n > 0);
+}
+
+/* The whole change: the winner's patch or the quarantine, then the
+ * evidence. Nothing to commit leaves C empty. */
+static void
+build_change(rt_repo *r, const verdict_t *v, const ship_t *S, const char *dossier, change_t *C)
+{
+	char *why;
+
+	memset(C, 0, sizeof *C);
+	if (S->quarantine) {
+		add_quarantine(r, S, dossier, C);
+	} else {
+		/* ship what rt-verify applied: the checked sections only,
+		 * never a git header (mode, rename) it did not see */
+		char cerr[256], *canon = rt_patch_canonical(v->w_patch, cerr, sizeof cerr);
+		if (!canon)
+			rt_die("the winning patch is refused: %s", cerr);
+		C->diff = *canon && canon[strlen(canon) - 1] != '\n' ?
+		    rt_xasprintf("%s\n", canon) : rt_xstrdup(canon);
+		free(canon);
+		if (rt_git_apply_check(r, C->diff, &why) < 0) {
+			rt_warn("the winning patch does not apply to HEAD of %s: %s", opt_dir, why);
+			exit(RT_EXIT_ERR);
+		}
+	}
+	add_evidence(r, v, S, dossier, C);
+}
+
+static void
+gh_open(void)
+{
+	const char *e = getenv("GITHUB_API_URL");
+
+	gh_token = read_token();
+	gh_base_url = rt_xstrdup(e && *e ? e : GH_API);
+	while (*gh_base_url && gh_base_url[strlen(gh_base_url) - 1] == '/')
+		gh_base_url[strlen(gh_base_url) - 1] = '\0';
+}
+
+static void
+read_verdict(int argc, char *argv[], verdict_t *v)
+{
+	memset(v, 0, sizeof *v);
+	rt_jsonl_loop(argc, argv, NULL, on_record, v);
+	if (!v->rec)
+		rt_die("%s: no verdict record (type \"verdict\") in the input",
+		    argc ? argv[0] : "<stdin>");
+	parse_verdict(v);
+	g_conf = v->conf;
+}
+
+static void
+verdict_free(verdict_t *v)
+{
+	free(v->lanes);
+	free(v->confs);
+	free(v->repro);
+	json_decref(v->rec);
+}
+
+static void
+ship_free(ship_t *S)
+{
+	size_t i;
+
+	rt_patch_paths_free(S->files, S->nfiles);
+	for (i = 0; i < S->nrepro; i++)
+		free(S->repro[i]);
+	free(S->repro);
+	free(S->slug);
+	free(S->title);
+	free(S->headline);
+	free(S->branch);
+	free(S->qfile);
+	free(S->dossier_path);
+	free(S->after);
+	free(S->evdir);
+}
+
+static void
+change_free(change_t *C)
+{
+	size_t i;
+
+	for (i = 0; i < C->nfiles; i++) {
+		free(C->files[i].path);
+		free(C->files[i].text);
+	}
+	free(C->files);
+	free(C->diff);
+}
+
+/* ---- main ---- */
 
 static void
 refuse(const verdict_t *v)
@@ -2453,15 +2099,15 @@ main(int argc, char *argv[])
 		{ "token-file", required_argument, NULL, 'K' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
+		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
 	verdict_t v;
 	ship_t S;
-	repo_t R;
-	char *dossier = NULL, *msg, *diff = NULL, *aname, *aemail, *why, *s, hex[65];
-	char *author;
+	rt_repo R;
+	char *dossier, *msg, *commit = NULL, *aname, *aemail, *author;
+	change_t C = {0};
 	struct sigaction sa;
-	const char *e;
 	int c;
 
 	rt_setprogname(argv[0]);
@@ -2474,6 +2120,7 @@ main(int argc, char *argv[])
 		case 'C': opt_dir = optarg; break;
 		case 'D': opt_draft = 1; break;
 		case 'g': opt_github = optarg; break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h': usage(); rt_fshut(stdout, "stdout"); return 0;
 		case 'K': opt_token_file = optarg; break;
 		case 'm': opt_mbox = optarg; break;
@@ -2506,7 +2153,8 @@ main(int argc, char *argv[])
 		rt_usage_die("--quarantine-file %s: must be a relative path inside the project", opt_qfile);
 	if (opt_mbox && opt_body && strcmp(opt_mbox, "-") == 0 && strcmp(opt_body, "-") == 0)
 		rt_usage_die("--mbox and --body cannot both write to stdout");
-	author = opt_author ? rt_xstrdup(opt_author) : config_author();
+	rt_run_verbose = opt_verbose;
+	author = opt_author ? rt_xstrdup(opt_author) : rt_git_config(opt_dir, "retrial.author");
 	parse_author(author ? author : DEFAULT_AUTHOR, &aname, &aemail);
 
 	memset(&sa, 0, sizeof sa);
@@ -2516,138 +2164,54 @@ main(int argc, char *argv[])
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	atexit(cleanup_tmp);
+	atexit(rt_git_cleanup);
 
-	/* the record */
-	memset(&v, 0, sizeof v);
 	memset(&R, 0, sizeof R);
-	rt_jsonl_loop(argc, argv, NULL, on_record, &v);
-	if (!v.rec)
-		rt_die("%s: no verdict record (type \"verdict\") in the input",
-		    argc ? argv[0] : "<stdin>");
-	parse_verdict(&v);
-	g_conf = v.conf;
+	read_verdict(argc, argv, &v);
 	refuse(&v);
-	memset(&S, 0, sizeof S);
-	S.fixed = strcmp(v.verdict, "FIXED") == 0;
-	S.improved = strcmp(v.verdict, "IMPROVED") == 0;
-	S.quarantine = strcmp(v.verdict, "QUARANTINE") == 0;
-	if (!S.fixed && !S.improved && !S.quarantine)
-		rt_die_at(&v.where, "\"verdict\": unknown verdict %s", v.verdict);
-	S.name = opt_test ? opt_test : v.test ? v.test : v.command;
-	if (!S.name || !*S.name)
-		rt_die_at(&v.where, "the record names no test (\"test\" missing); use --test NAME");
-	S.slug = slugify(S.name);
-
-	/* the change: the winner's patch, or the quarantine */
-	if (S.fixed || S.improved) {
-		char err[256];
-		const conf_t *wc;
-		const lane_t *l;
-		if (!v.has_winner || !v.w_patch || !*v.w_patch)
-			rt_die_at(&v.where, "verdict %s without a winner's patch", v.verdict);
-		if (rt_patch_paths(v.w_patch, &S.files, &S.nfiles, err, sizeof err) < 0)
-			rt_die("the winning patch is refused: %s", err);
-		rt_sha256_hex(v.w_patch, strlen(v.w_patch), hex);
-		S.branch = rt_xasprintf("retrial/fix-%s-%.8s", S.slug, hex);
-		wc = winner_conf(&v);
-		l = find_lane(&v, v.w_id);
-		S.after = wc ? fmt_conf(wc, "") : l ? fmt_lane(l, "") : rt_xstrdup("not measured");
-		s = plain(S.name);
-		S.title = rt_xasprintf("%s %s: %ld/%ld failed before, %s after",
-		    S.fixed ? "Fix flaky" : "Reduce flakiness of", s, v.b_failures, v.b_trials, S.after);
-		free(s);
-	} else {
-		const char *x;
-		for (x = S.name; *x; x++)
-			if (is_blank_or_ctl((unsigned char)*x) || *x == ' ')
-				rt_die("test name \"%s\" has blanks or control characters and cannot go on "
-				    "a quarantine list; name the test with --test NAME", S.name);
-		if (*S.name == '#')
-			rt_die("a test name starting with '#' cannot go on a quarantine list");
-		S.qfile = rt_xstrdup(opt_qfile);
-		S.dossier_path = rt_xasprintf(DOSSIER_DIR "/%s.md", S.slug);
-		{
-			char *rec = json_dumps(v.rec, JSON_COMPACT | JSON_SORT_KEYS);
-			rt_sha256_hex(rec, strlen(rec), hex);
-			free(rec);
-		}
-		S.branch = rt_xasprintf("retrial/quarantine-%s-%.8s", S.slug, hex);
-		s = plain(S.name);
-		S.after = fmt_rate(v.b_failures, v.b_trials, "failed");
-		S.title = rt_xasprintf("Quarantine flaky %s: %s, no fix survived", s, S.after);
-		free(s);
+	plan(&v, &S);
+	if (opt_mbox || opt_github) {
+		rt_repo_open(&R, opt_dir);
+		if (!R.git)
+			rt_die("%s: not in a git work tree: --mbox and --github ship a commit "
+			    "(git format-patch of it for --mbox); run git init and commit the project "
+			    "first, or write the dossier alone with --body", opt_dir);
+		S.prefix = R.prefix;
 	}
+	plan_evidence(&v, &S);
 	dossier = render_dossier(&v, &S);
 	msg = commit_message(&v, &S);
-
-	if (opt_mbox || opt_github) {
-		repo_open(&R);
-		if (opt_github && !R.git)
-			rt_die("%s: --github needs a git work tree", opt_dir);
-		if (S.quarantine) {
-			if (!(diff = quarantine_diff(&R, &S, dossier))) {
-				rt_warn("%s is already on %s with this dossier; nothing to ship", S.name, S.qfile);
-				opt_mbox = opt_github = NULL;
-			}
-		} else {
-			/* ship what rt-verify applied: the checked sections only,
-			 * never a git header (mode, rename) it did not see */
-			char cerr[256], *canon = rt_patch_canonical(v.w_patch, cerr, sizeof cerr);
-			if (!canon)
-				rt_die("the winning patch is refused: %s", cerr);
-			diff = prefix_patch(canon, R.git ? R.prefix : "");
-			free(canon);
-			if (!*diff || diff[strlen(diff) - 1] != '\n') {
-				s = rt_xasprintf("%s\n", diff);
-				free(diff);
-				diff = s;
-			}
-		}
-		if (diff && apply_check(&R, diff, &why) < 0) {
-			rt_warn("the %s does not apply to %s of %s: %s", S.quarantine ?
-			    "quarantine change" : "winning patch", R.git ? "HEAD" : "the files",
-			    opt_dir, why);
-			exit(RT_EXIT_ERR);
+	if (R.git) {
+		build_change(&R, &v, &S, dossier, &C);
+		if (!C.diff && !C.nfiles) {
+			rt_warn("%s is already on %s with this dossier and evidence; nothing to ship",
+			    S.name, S.qfile);
+			opt_mbox = opt_github = NULL;
 		}
 	}
-	if (opt_github) {
-		gh_token = read_token();
-		e = getenv("GITHUB_API_URL");
-		gh_base_url = rt_xstrdup(e && *e ? e : GH_API);
-		while (*gh_base_url && gh_base_url[strlen(gh_base_url) - 1] == '/')
-			gh_base_url[strlen(gh_base_url) - 1] = '\0';
-	}
+	if (opt_github)
+		gh_open();
 	if (opt_body)
 		write_out(opt_body, dossier, "dossier");
+	if (opt_mbox || opt_github)
+		commit = rt_git_commit(&R, C.diff, C.files, C.nfiles, msg, aname, aemail,
+		    change_epoch(&v));
 	if (opt_mbox) {
-		char *mbox = make_mbox(author ? author : DEFAULT_AUTHOR, change_epoch(&v), S.title,
-		    msg, S.quarantine ? NULL : dossier, diff);
+		char *mbox = rt_git_format_patch(&R, commit);
 		write_out(opt_mbox, mbox, "mbox");
 		free(mbox);
 	}
 	if (opt_github) {
 		rt_http_init();
-		ship_github(&R, &v, &S, diff, msg, dossier, aname, aemail);
+		ship_github(&R, &S, commit, dossier);
 		rt_http_cleanup();
 	}
 	rt_fshut(stdout, "stdout");
-	if (R.git) {
-		free(R.top);
-		free(R.prefix);
-		free(R.head);
-	}
-	free(v.lanes);
-	free(v.confs);
-	free(v.repro);
-	json_decref(v.rec);
-	rt_patch_paths_free(S.files, S.nfiles);
-	free(S.slug);
-	free(S.title);
-	free(S.branch);
-	free(S.qfile);
-	free(S.dossier_path);
-	free(S.after);
+	rt_repo_close(&R);
+	verdict_free(&v);
+	ship_free(&S);
+	change_free(&C);
+	free(commit);
 	free(author);
 	free(aname);
 	free(aemail);
@@ -2655,6 +2219,5 @@ main(int argc, char *argv[])
 	free(gh_base_url);
 	free(dossier);
 	free(msg);
-	free(diff);
 	return 0;
 }

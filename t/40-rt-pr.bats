@@ -188,10 +188,13 @@ remote_branches() {
 	has "**timing**, hypothesis h1 (cache)"
 	has "| h2 | model:llama-3.1-8b | timing | 7/20 | 35.0% (18.1–56.7%) | eliminated — 7/20 failed"
 	has "| h3 | model:qwen-2.5 | assertion | — | — | disqualified by the neutering guard, rule \`early-exit\`"
-	has "| h4 | rules | environment | — | — | patch failed — hunk #1 FAILED at 40 |"
+	has "| h4 | rules | environment | — | — | patch failed — hunk #​1 FAILED at 40 |"
 	has "Wilson score intervals at 95% confidence"
 	has "Rule: 0 failures in n = runs_to_claim(baseline ci_low, 0.95) trials."
-	has "rt-verify -C . --cmd 'python3 test_cache.py' hypotheses.jsonl > verdict.jsonl"
+	# the record's own command, with its operands replaced by the committed evidence
+	has "rt-verify -C . --cmd 'python3 test_cache.py' .retrial/evidence/test_cache/measure.json .retrial/evidence/test_cache/hypotheses.jsonl > verdict.jsonl"
+	hasnt "/home/dev"
+	hasnt "< hypotheses.jsonl"
 }
 
 @test "intervals are recomputed from the counts, not copied from the record" {
@@ -287,7 +290,9 @@ winner {{id}}: {{confirmation}}
 no commands
 {{/has_reproduce}}
 EOF
-	run rt-pr --template "$T/t.tmpl" --body - "$FX/zero.jsonl"
+	# without a command there is nothing to rerun
+	jq -c 'del(.command)' "$FX/zero.jsonl" >"$T/nocmd.jsonl"
+	run rt-pr --template "$T/t.tmpl" --body - "$T/nocmd.jsonl"
 	status_is 0
 	[ "${lines[0]}" = 'FIXED `test_cache`: 8/40 failed (20.0%, 95% CI 10.5–34.8%)' ]
 	[ "${lines[1]}" = "winner h1: 0/14 failed (≤21.5% at 95% confidence) on fresh trials, 14 required" ]
@@ -316,8 +321,10 @@ EOF
 	git clone -q "$T/repo" "$T/clone"
 	git -C "$T/clone" am -q "$T/fix.mbox"
 	run git -C "$T/clone" log -1 --format='%an <%ae>|%ad|%s' --date=iso-strict
-	[ "$output" = "retrial <retrial@localhost>|2026-11-29T23:59:59+00:00|Fix flaky test_cache: 12/40 failed before, 0/30 (≤11.4% at 95% confidence) after" ]
+	[ "$output" = "retrial <retrial@localhost>|2026-11-29T23:59:59+00:00|Fix flaky test_cache (12/40 → 0/30 failures)" ]
 	run git -C "$T/clone" log -1 --format=%b
+	# the whole sentence opens the body
+	[ "${lines[0]}" = "Fix flaky test_cache: 12/40 failed before, 0/30 (≤11.4% at 95%" ]
 	has "Before: 12/40 failed (30.0%, 95% CI 18.1–45.4%)."
 	has "Confirmation: 0/30 failed (≤11.4% at 95% confidence) on fresh trials"
 	hasnt "| h2 |"
@@ -379,7 +386,7 @@ EOF
 	# what CI reads: the first field
 	[ "$(grep -v '^#' "$T/clone/.retrial/quarantine" | cut -f1)" = "test_cache" ]
 	run git -C "$T/clone" log -1 --format=%s
-	[ "$output" = "Quarantine flaky test_cache: 12/40 failed (30.0%, 95% CI 18.1–45.4%), no fix survived" ]
+	[ "$output" = "Quarantine flaky test_cache (12/40 failures, no fix survived)" ]
 }
 
 @test "QUARANTINE end to end: rt-verify's record, git am in a fresh clone, rt-retry -q reads the list" {
@@ -432,8 +439,9 @@ EOF
 	printf 'test_cache\t# dossier: elsewhere\n' >"$T/repo/.retrial/quarantine"
 	git -C "$T/repo" add . && git -C "$T/repo" commit -qm "listed"
 	rt-pr -C "$T/repo" --mbox "$T/q.mbox" "$FX/quarantine.jsonl"
-	run grep -c '^diff --git' "$T/q.mbox"
-	[ "$output" = 1 ]
+	# the dossier and the evidence, but not the list
+	! grep -q '^+++ b/.retrial/quarantine$' "$T/q.mbox"
+	[ "$(grep -c '^diff --git a/.retrial/evidence/test_cache/' "$T/q.mbox")" -eq 3 ]
 	grep -q '^+++ b/.retrial/dossiers/test_cache.md$' "$T/q.mbox"
 	# with the dossier there too, there is nothing left to ship
 	git clone -q "$T/repo" "$T/clone"
@@ -454,16 +462,17 @@ EOF
 	[ -f "$T/clone/.retrial/dossiers/tests-test_cache-py-test_cache_is_fresh.md" ]
 }
 
-@test "without git, the change is checked with patch --dry-run in the directory" {
+@test "without git, --mbox is refused by name (it is git format-patch of a commit); --body works" {
 	mkdir -p "$T/plain"
 	cp "$EX/timing/test_cache.py" "$T/plain/"
-	rt-pr -C "$T/plain" --mbox "$T/fix.mbox" "$FX/fixed.jsonl"
-	grep -q '^+++ b/test_cache.py$' "$T/fix.mbox"
-	cmp "$EX/timing/test_cache.py" "$T/plain/test_cache.py"
-	echo "# changed" >"$T/plain/test_cache.py"
-	run rt-pr -C "$T/plain" --mbox "$T/no.mbox" "$FX/fixed.jsonl"
+	run rt-pr -C "$T/plain" --mbox "$T/fix.mbox" "$FX/fixed.jsonl"
 	status_is 2
-	has "does not apply"
+	has "not in a git work tree: --mbox and --github ship a commit"
+	has "write the dossier alone with --body"
+	[ ! -e "$T/fix.mbox" ]
+	cmp "$EX/timing/test_cache.py" "$T/plain/test_cache.py"
+	rt-pr -C "$T/plain" --body "$T/d.md" "$FX/fixed.jsonl"
+	diff -u "$FX/fixed.md" "$T/d.md"
 }
 
 # ---- GitHub, against a bare repository and a fake API on loopback ----
@@ -483,11 +492,11 @@ EOF
 	[ "$(git --git-dir "$T/origin.git" rev-parse "$br^")" = "$before" ]
 	git --git-dir "$T/origin.git" show "$br:test_cache.py" | grep -q "worker.join()  # wait for the warm-up"
 	run git --git-dir "$T/origin.git" log -1 --format='%an|%cn|%s' "$br"
-	[ "$output" = "retrial|retrial|Fix flaky test_cache: 12/40 failed before, 0/30 (≤11.4% at 95% confidence) after" ]
+	[ "$output" = "retrial|retrial|Fix flaky test_cache (12/40 → 0/30 failures)" ]
 	# the pull request: title, head, base, the dossier as body
 	jqe -s 'map(select(.method == "POST"))[0] | .status == 201 and .body.base == "main"
 	    and (.body.head | startswith("retrial/fix-test_cache-"))
-	    and (.body.title | startswith("Fix flaky test_cache: 12/40"))' "$T/gh.log"
+	    and .body.title == "Fix flaky test_cache (12/40 → 0/30 failures)"' "$T/gh.log"
 	jq -js 'map(select(.method == "POST"))[0].body.body' "$T/gh.log" >"$T/body.md"
 	diff -u "$FX/fixed.md" "$T/body.md"
 	# nothing of the user's changed: HEAD, branches, index, work tree
@@ -710,4 +719,113 @@ EOF
 	run rt-pr --body - "$FX/fixed.jsonl"
 	status_is 0
 	hasnt "overruled by the user"
+}
+
+# ---- the subject, the evidence, and the dossier a reviewer can rerun ----
+
+@test "the subject stays within 72 columns; the whole sentence opens the body" {
+	mkrepo "$T/repo"
+	rt-pr -C "$T/repo" --mbox "$T/a.mbox" "$FX/methods.jsonl"
+	git clone -q "$T/repo" "$T/clone"
+	git -C "$T/clone" am -q "$T/a.mbox"
+	run git -C "$T/clone" log -1 --format=%s
+	[ "$output" = "Fix flaky test_cache (65/200 → 0/29 failures)" ]
+	run git -C "$T/clone" log -1 --format=%b
+	has "Fix flaky test_cache: 65/200 failed before, 0/29 (≤9.8% at 95%"
+	# a long name is shortened with an ellipsis, never past 72 columns
+	name="tests/integration/test_cache_warmup.py::TestCacheWarmup::test_reads_fresh_value_after_warmup"
+	rt-pr -C "$T/repo" --test "$name" --mbox "$T/b.mbox" "$FX/fixed.jsonl"
+	git clone -q "$T/repo" "$T/clone2"
+	git -C "$T/clone2" am -q "$T/b.mbox"
+	s=$(git -C "$T/clone2" log -1 --format=%s)
+	[ "$(printf '%s' "$s" | wc -m)" -le 72 ]
+	[[ "$s" == "Fix flaky tests/integration/test_cache_"*"… (12/40 → 0/30 failures)" ]]
+	git -C "$T/clone2" log -1 --format=%b | grep -qF "test_reads_fresh_value_after_warmup"
+}
+
+@test "#N in record text cannot link an issue, like @mentions" {
+	jq -c 'if .type == "verdict" then .winner.explanation = "Same race as #12 and GH #3; see @alice." else . end' \
+	    "$FX/fixed.jsonl" >"$T/n.jsonl"
+	run rt-pr --body - "$T/n.jsonl"
+	status_is 0
+	has $'#\u200b12 and GH #\u200b3; see @\u200balice.'
+	! grep -E '#[0-9]' <<<"$output"
+	# a heading's '#' and words like C# are left alone
+	has "## The cause"
+}
+
+@test "the evidence is committed: measure, hypotheses raced, verdict, dossier" {
+	mkrepo "$T/repo"
+	rt-pr -C "$T/repo" --mbox "$T/fix.mbox" --body "$T/d.md" "$FX/fixed.jsonl"
+	git clone -q "$T/repo" "$T/clone"
+	git -C "$T/clone" am -q "$T/fix.mbox"
+	ev="$T/clone/.retrial/evidence/test_cache"
+	# the measure: the verdict's baseline, as rt-verify reads it
+	jqe -s 'length == 1 and .[0].type == "measure" and .[0].trials == 40 and .[0].failures == 12
+	    and .[0].command == "python3 test_cache.py"' "$ev/measure.json"
+	# the hypotheses: every lane; only the winner's patch is in the record
+	jqe -s 'map(.id) == ["h1", "h2", "h3", "h4"] and all(.type == "hypothesis")' "$ev/hypotheses.jsonl"
+	jq -r 'select(.id == "h1") | .patch' "$ev/hypotheses.jsonl" >"$T/p1"
+	jq -r 'select(.type == "verdict") | .winner.patch' "$FX/fixed.jsonl" | cmp - "$T/p1"
+	jqe -s 'map(select(.id != "h1")) | all(.patch == null and (.note | test("does not carry")))' \
+	    "$ev/hypotheses.jsonl"
+	# the verdict, the record itself; the dossier as shipped, and it says what is missing
+	jq -cS 'select(.type == "verdict")' "$FX/fixed.jsonl" | cmp - <(jq -cS . "$ev/verdict.jsonl")
+	diff -u "$T/d.md" "$ev/dossier.md"
+	grep -q "the 3 other hypotheses are recorded without theirs" "$ev/dossier.md"
+	# paths in the dossier are relative to the repository's top
+	! grep -q "$T" "$ev/dossier.md"
+	# and in a subdirectory project, under that directory
+	mkdir -p "$T/r2/sub/proj" && cp "$EX/timing/test_cache.py" "$T/r2/sub/proj/"
+	git -C "$T/r2" init -q && git -C "$T/r2" add . && git -C "$T/r2" commit -qm x
+	rt-pr -C "$T/r2/sub/proj" --mbox "$T/sub.mbox" --body "$T/sub.md" "$FX/fixed.jsonl"
+	grep -q '^+++ b/sub/proj/.retrial/evidence/test_cache/measure.json$' "$T/sub.mbox"
+	grep -qx "git checkout HEAD^ -- sub/proj/test_cache.py" "$T/sub.md"
+	grep -q "^rt-verify -C sub/proj .* sub/proj/.retrial/evidence/test_cache/measure.json" "$T/sub.md"
+}
+
+@test "the Reproduce block runs from a clean clone of the pull request's branch" {
+	# a real project, a real race: rt-verify on the pool fixture, in a
+	# repository whose origin is a local bare one
+	git init -q --bare "$T/origin.git"
+	git clone -q "$T/origin.git" "$T/work" 2>/dev/null
+	cp -p "$RT_TOP"/t/fixtures/verify/pool/* "$T/work/"
+	git -C "$T/work" add . && git -C "$T/work" commit -qm "the pool" && git -C "$T/work" push -q origin main
+	(cd "$T/work" && rt-verify -C . -n 30 -N 40 -j 2 --seed 42 --test test_pool \
+	    --cmd ./test_pool.sh "$RT_TOP/t/fixtures/verify/pool.jsonl") >"$T/v.jsonl" 2>/dev/null
+	jqe 'select(.type == "verdict") | .verdict == "FIXED" and .winner.id == "h-fix"' "$T/v.jsonl"
+	start_gh ok
+	GITHUB_TOKEN="$TOKEN" rt-pr -C "$T/work" --github acme/pool "$T/v.jsonl"
+	br=$(remote_branches)
+	[ -n "$br" ]
+	# a reviewer's clone of the branch: nothing else on disk
+	git clone -q -b "${br#refs/heads/}" "$T/origin.git" "$T/review"
+	jq -js 'map(select(.method == "POST"))[0].body.body' "$T/gh.log" >"$T/body.md"
+	sed -n '/^```sh$/,/^```$/p' "$T/body.md" | sed '1d;$d' >"$T/reproduce.sh"
+	[ -s "$T/reproduce.sh" ]
+	! grep -q "$T\|/home/\|< hypotheses.jsonl" "$T/reproduce.sh"
+	(cd "$T/review" && sh -e "$T/reproduce.sh") >"$T/repro.out" 2>"$T/repro.err"
+	# the rerun reaches the same verdict with the same winner
+	jqe 'select(.type == "verdict") | .verdict == "FIXED" and .winner.id == "h-fix"
+	    and .baseline.trials == 40' "$T/review/verdict.jsonl"
+	# and leaves the fix in place
+	[ -z "$(git -C "$T/review" status --porcelain --untracked-files=no)" ]
+}
+
+@test "the Reproduce block keeps rt-verify's options, drops its paths, and runs nothing else of the record's" {
+	jq -c --arg r "rt-verify -C '/home/dev/my proj' --seed 7 -n 30 --cmd 'python3 -c '\\''print(1)'\\''' < hypotheses.jsonl" \
+	    'select(.type == "verdict") | .reproduce = [$r, "rt-plan -r 0.1 -c 0.95", "rm -rf ~", "rt-plan -r 0.1; touch x"]' \
+	    "$FX/methods.jsonl" >"$T/r1.jsonl"
+	run rt-pr --body - "$T/r1.jsonl"
+	status_is 0
+	has "rt-verify -C . --seed 7 -n 30 --cmd 'python3 -c '\\''print(1)'\\''' .retrial/evidence/test_cache/measure.json .retrial/evidence/test_cache/hypotheses.jsonl > verdict.jsonl"
+	has $'\nrt-plan -r 0.1 -c 0.95\n'
+	hasnt "/home/dev"
+	hasnt "rm -rf"
+	hasnt "touch x"
+	# the -- ARGV form reads its records on standard input
+	jq -c --arg r "rt-verify -C /home/dev/x --seed 7 -- ./t.sh 'a b' < hypotheses.jsonl" \
+	    'select(.type == "verdict") | .reproduce = [$r]' "$FX/methods.jsonl" >"$T/r2.jsonl"
+	run rt-pr --body - "$T/r2.jsonl"
+	has "cat .retrial/evidence/test_cache/measure.json .retrial/evidence/test_cache/hypotheses.jsonl | rt-verify -C . --seed 7 -- ./t.sh 'a b' > verdict.jsonl"
 }

@@ -38,8 +38,8 @@ complete_words() {
 	[ "$n" -ge 10 ]
 }
 
-@test "every tool but rt-pr answers --list-options" {
-	for t in collect measure plan diff-facts matrix report diagnose verify genome retry; do
+@test "every tool answers --list-options" {
+	for t in collect measure plan diff-facts matrix report diagnose verify genome retry pr audit bisect; do
 		run rt-$t --list-options
 		status_is 0
 		has "--help"
