@@ -104,7 +104,7 @@ pr_verdict() {
 	run rt-pr -C "$T/repo" --mbox "$T/m" "$T/v.jsonl"
 	status_is 0
 	# git format-patch writes its own index lines; the attacker's never reach the mbox
-	run grep -c 'new mode\|old mode\|^index 1111111\.\.2222222' "$T/m"
+	run grep -c '^new mode\|^old mode\|^index 1111111\.\.2222222' "$T/m"
 	[ "$output" = 0 ]
 	grep -qx -- '+++ b/test_cache.py' "$T/m"
 	git clone -q "$T/repo" "$T/clone"
