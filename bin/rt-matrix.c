@@ -1366,7 +1366,7 @@ main(int argc, char *argv[])
 
 	rt_setprogname(argv[0]);
 	parse(argc, argv);
-	if (M.facts_path && !(M.facts = fopen(M.facts_path, "w")))
+	if (M.facts_path && !(M.facts = fopen(M.facts_path, "we")))
 		rt_die("%s:", M.facts_path);
 	rt_trial_signals_install();
 

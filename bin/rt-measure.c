@@ -346,7 +346,7 @@ main(int argc, char *argv[])
 
 	if (have_cmd) {
 		if (facts) {
-			if (!(m.facts = fopen(facts, "w")))
+			if (!(m.facts = fopen(facts, "we")))
 				rt_die("%s:", facts);
 			m.factsname = facts;
 		}

@@ -265,7 +265,7 @@ read_cases(const char *path, int delim)
 	ssize_t len;
 	long i, lineno = 0;
 
-	if (path && strcmp(path, "-") != 0 && !(f = fopen(path, "r")))
+	if (path && strcmp(path, "-") != 0 && !(f = fopen(path, "re")))
 		rt_die("%s:", path);
 	if (!path)
 		path = "<stdin>";

@@ -1512,7 +1512,7 @@ main(int argc, char *argv[])
 
 	rt_jsonl_loop(V.ninfiles, V.infiles, NULL, on_record, NULL);
 
-	if (V.events_path && !(V.events = fopen(V.events_path, "w")))
+	if (V.events_path && !(V.events = fopen(V.events_path, "we")))
 		rt_die("%s:", V.events_path);
 	V.t0 = rt_now_ms();
 	rt_trial_signals_install();
