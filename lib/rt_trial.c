@@ -619,6 +619,21 @@ owns(const rt_runner *r, const job *j, const rt_procinfo *p, pid_t me)
 	return 1;
 }
 
+/* Could job j have left anything? Not when its group is empty and we
+ * have no child at all (the other trials' main processes are children
+ * too, so with -j N this asks the process table): the common case,
+ * answered without reading it. WNOWAIT: nothing is reaped here. */
+static int
+maybe_left(const job *j)
+{
+	siginfo_t si;
+
+	if (kill(-j->pid, 0) == 0)
+		return 1;
+	memset(&si, 0, sizeof si);
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
 /* What job j left running after its main process exited: count it, and
  * send it sig unless sig is 0. */
 static int
@@ -629,6 +644,8 @@ sweep(rt_runner *r, job *j, int sig)
 	pid_t me = getpid();
 	int found = 0;
 
+	if (!maybe_left(j))
+		return 0;
 	if (!(v = rt_proc_list(&n))) {
 		/* no process table: the group is all we can see */
 		if (kill(-j->pid, 0) == 0) {
@@ -847,8 +864,10 @@ rt_runner_kill_all(rt_runner *r)
 	job *j;
 
 	for (i = 0; i < r->nrun; i++)
-		if (!r->run[i]->exited)
+		if (!r->run[i]->exited) {
 			kill(-r->run[i]->pid, SIGTERM);
+			r->run[i]->killed = 1;
+		}
 	until = rt_now_ms() + 1000;
 	for (i = 0; i < r->nrun; i++) {
 		j = r->run[i];
@@ -873,8 +892,9 @@ rt_runner_kill_all(rt_runner *r)
 		if (!r->run[i]->o->keep_background)
 			sweep(r, r->run[i], SIGKILL);
 	for (i = 0; i < r->nrun; i++)
-		kill(-r->run[i]->pid, SIGKILL);
-	while (r->nrun > 0 && waitpid(-1, &st, WNOHANG) > 0)
+		if (!r->run[i]->o->keep_background || r->run[i]->killed)
+			kill(-r->run[i]->pid, SIGKILL);
+	while (waitpid(-1, &st, WNOHANG) > 0)
 		;
 	for (i = 0; i < r->nrun; i++) {
 		j = r->run[i];
