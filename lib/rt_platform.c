@@ -202,6 +202,7 @@ rt_proc_list(size_t *n)
 	size_t cap = 0;
 	char path[64], buf[1024], *rp, *end, st;
 	long pid, ppid, pgid;
+	unsigned long flags;
 	ssize_t len;
 	int fd;
 
@@ -222,7 +223,8 @@ rt_proc_list(size_t *n)
 		buf[len] = '\0';
 		/* "pid (comm) S ppid pgrp ...": comm may hold anything, even ") " */
 		if (!(rp = strrchr(buf, ')')) ||
-		    sscanf(rp + 1, " %c %ld %ld", &st, &ppid, &pgid) != 3)
+		    sscanf(rp + 1, " %c %ld %ld %*d %*d %*d %lu", &st, &ppid, &pgid,
+		    &flags) != 4)
 			continue;
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 256;
@@ -236,7 +238,8 @@ rt_proc_list(size_t *n)
 		p.pid = (pid_t)pid;
 		p.ppid = (pid_t)ppid;
 		p.pgid = (pid_t)pgid;
-		p.zombie = st == 'Z' || st == 'X';
+		/* PF_EXITING (0x4): dying, its environment already unreadable */
+		p.zombie = st == 'Z' || st == 'X' || (flags & 0x4);
 		v[(*n)++] = p;
 	}
 	closedir(d);

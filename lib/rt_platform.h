@@ -40,7 +40,7 @@ int rt_subreaper(void);
 /* A process as the system shows it. */
 typedef struct {
 	pid_t pid, ppid, pgid;
-	int zombie;
+	int zombie;                  /* a zombie, or already exiting */
 } rt_procinfo;
 /* Every process the system shows (Linux: /proc), malloc'd, the count in
  * *n; NULL where the system does not say. */

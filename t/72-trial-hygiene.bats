@@ -80,11 +80,19 @@ trial_env() {
 	has "MY_PASSWORD=pw1"
 }
 
-@test "hygiene: rt-measure and rt-matrix trials are scrubbed too" {
-	run sh -c 'rt-measure -n 1 --facts "$1/f" --cmd "env" >/dev/null && jq -r .stdout "$1/f"' sh "$T"
-	status_is 0
-	has "RETRIAL_SEED="
-	hasnt "secret"
+@test "hygiene: rt-measure, rt-matrix and rt-retry trials are scrubbed too" {
+	rt-measure -n 1 --facts "$T/f1" --cmd env >/dev/null
+	rt-matrix -n 1 --tz UTC --facts "$T/f2" --cmd env >/dev/null
+	echo case1 | rt-retry --cmd env >"$T/f3"
+	for f in f1 f2 f3; do
+		run jq -r 'select(.stdout) | .stdout' "$T/$f"
+		has "RETRIAL_SEED="
+		hasnt "secret"
+	done
+	# and --keep-env reaches them all the same way
+	rt-matrix -n 1 --tz UTC --keep-env GITHUB_TOKEN --facts "$T/f4" --cmd env >/dev/null
+	run jq -r .stdout "$T/f4"
+	has "GITHUB_TOKEN=gh-secret"
 }
 
 @test "hygiene: a patched lane of rt-verify does not see the credentials either" {
@@ -147,6 +155,13 @@ trial_env() {
 	rt-collect -n 1 -o "$T/rec" --cmd "sleep 1000 & echo \$! >'$T/pid1'; exit 0"
 	jqe '.outcome == "pass" and .leftovers == 1' "$T/rec"
 	gone "$(cat "$T/pid1")"
+}
+
+@test "hygiene: a leftover that ignores SIGTERM gets SIGKILL after --grace" {
+	rt-collect -n 1 -o "$T/rec" --grace 0.3 \
+		--cmd "(trap '' TERM; exec sleep 1000) & echo \$! >'$T/pid7'; exit 0"
+	jqe '.leftovers == 1' "$T/rec"
+	gone "$(cat "$T/pid7")"
 }
 
 @test "hygiene: a trial that leaves nothing running says leftovers 0" {
