@@ -1,5 +1,6 @@
-/* rt_trial: the trial engine — posix_spawn into a new process group, both
- * streams drained through poll(), timeouts, parallel slots, clean stops. */
+/* rt_trial: the trial engine — posix_spawn into a new process group with a
+ * scrubbed environment and no descriptor but 0-2, both streams drained
+ * through poll(), timeouts, leftovers killed, parallel slots, clean stops. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

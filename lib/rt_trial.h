@@ -104,8 +104,10 @@ int rt_runner_running(const rt_runner *r);
  * with *res filled (free with rt_trial_result_free), 0 on timeout or when
  * nothing runs, -1 when interrupted by SIGINT/SIGTERM. */
 int rt_runner_wait(rt_runner *r, double timeout_ms, rt_trial_result *res, void **tag);
-/* Kill every running trial's group (SIGTERM, then SIGKILL after grace),
- * reap them, and drop their results. */
+/* Kill every running trial's group (SIGTERM, then SIGKILL after grace)
+ * and the orphans they left (unless keep_background), reap them, and drop
+ * their results. While trials run, the runner reaps every child of the
+ * process (waitpid(-1)): start no child of your own to wait for later. */
 void rt_runner_kill_all(rt_runner *r);
 void rt_runner_free(rt_runner *r);
 void rt_trial_result_free(rt_trial_result *res);
