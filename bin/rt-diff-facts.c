@@ -1074,7 +1074,7 @@ run_all(ctx *c, int nfiles, char *const files[])
 			run_input(c, stdin, "<stdin>", pv, bufs, th);
 			continue;
 		}
-		if (!(f = fopen(files[i], "r")))
+		if (!(f = fopen(files[i], "re")))
 			rt_die("%s:", files[i]);
 		run_input(c, f, files[i], pv, bufs, th);
 		fclose(f);

@@ -136,6 +136,10 @@ usage(FILE *f)
 "      --error-codes L    exit codes that mean infrastructure error (126,127)\n"
 "      --fail-if RE       count a failure only if its output matches RE\n"
 "      --ignore-if RE     set aside failures whose output matches RE\n"
+"      --unset-env NAME   remove a variable from every trial (repeatable;\n"
+"                         retrial's credentials and $RETRIAL_SCRUB always are)\n"
+"      --keep-env NAME    pass a variable removed by default (repeatable)\n"
+"      --keep-background  leave running what a trial left running\n"
 "  -h, --help             this text\n"
 "  -V, --version          the version\n", f);
 }

@@ -103,6 +103,10 @@ usage(FILE *f)
 "      --seed S           base of each attempt's RETRIAL_SEED (default random)\n"
 "      --error-codes L    exit codes that mean infrastructure error (126,127)\n"
 "      --env VAR=VALUE    set a variable in every attempt (repeatable)\n"
+"      --unset-env NAME   remove a variable from every attempt (repeatable;\n"
+"                         retrial's credentials and $RETRIAL_SCRUB always are)\n"
+"      --keep-env NAME    pass a variable removed by default (repeatable)\n"
+"      --keep-background  leave running what an attempt left running\n"
 "  -h, --help             this help\n"
 "  -V, --version          print the version\n", f);
 }
@@ -271,7 +275,7 @@ read_cases(const char *path, int delim)
 	ssize_t len;
 	long i, lineno = 0;
 
-	if (path && strcmp(path, "-") != 0 && !(f = fopen(path, "r")))
+	if (path && strcmp(path, "-") != 0 && !(f = fopen(path, "re")))
 		rt_die("%s:", path);
 	if (!path)
 		path = "<stdin>";
@@ -1020,6 +1024,9 @@ main(int argc, char *argv[])
 		{ "seed", required_argument, NULL, RT_OPT_SEED },
 		{ "error-codes", required_argument, NULL, RT_OPT_ERRCODES },
 		{ "env", required_argument, NULL, RT_OPT_ENV },
+		{ "unset-env", required_argument, NULL, RT_OPT_UNSET_ENV },
+		{ "keep-env", required_argument, NULL, RT_OPT_KEEP_ENV },
+		{ "keep-background", no_argument, NULL, RT_OPT_KEEP_BG },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		RT_LIST_OPTIONS_LONGOPT,

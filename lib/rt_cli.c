@@ -40,6 +40,23 @@ rt_trial_cli_init(rt_trial_cli *c)
 	memset(c, 0, sizeof *c);
 	rt_trial_opts_init(&c->o);
 	c->env = rt_xcalloc(1, sizeof *c->env);
+	c->unset = rt_xcalloc(1, sizeof *c->unset);
+	c->keep = rt_xcalloc(1, sizeof *c->keep);
+	c->o.env_unset = c->unset;
+	c->o.env_keep = c->keep;
+}
+
+static const char varchars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
+
+/* Append a variable name to a NULL-terminated list. */
+static void
+add_name(char ***v, size_t *n, const char *what, const char *arg)
+{
+	if (!*arg || arg[strspn(arg, varchars)])
+		rt_usage_die("%s %s: want a variable name", what, arg);
+	*v = rt_xrealloc(*v, (*n + 2) * sizeof **v);
+	(*v)[(*n)++] = rt_xstrdup(arg);
+	(*v)[*n] = NULL;
 }
 
 static void
@@ -110,13 +127,23 @@ rt_trial_cli_opt(rt_trial_cli *c, int opt, const char *arg)
 		return 1;
 	case RT_OPT_ENV:
 		eq = strchr(arg, '=');
-		if (!eq || eq == arg || strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		    "abcdefghijklmnopqrstuvwxyz0123456789_") != (size_t)(eq - arg))
+		if (!eq || eq == arg || strspn(arg, varchars) != (size_t)(eq - arg))
 			rt_usage_die("--env %s: want VAR=value", arg);
 		c->env = rt_xrealloc(c->env, (c->nenv + 2) * sizeof *c->env);
 		c->env[c->nenv++] = rt_xstrdup(arg);
 		c->env[c->nenv] = NULL;
 		c->o.env_extra = c->env;
+		return 1;
+	case RT_OPT_UNSET_ENV:
+		add_name(&c->unset, &c->nunset, "--unset-env", arg);
+		c->o.env_unset = c->unset;
+		return 1;
+	case RT_OPT_KEEP_ENV:
+		add_name(&c->keep, &c->nkeep, "--keep-env", arg);
+		c->o.env_keep = c->keep;
+		return 1;
+	case RT_OPT_KEEP_BG:
+		c->o.keep_background = 1;
 		return 1;
 	}
 	return 0;
@@ -158,6 +185,8 @@ rt_trial_cli_free(rt_trial_cli *c)
 	for (i = 0; i < c->nenv; i++)
 		free(c->env[i]);
 	free(c->env);
+	rt_free_vec(c->unset);
+	rt_free_vec(c->keep);
 	if (c->has_fail_re)
 		regfree(&c->fail_re);
 	if (c->has_ignore_re)
@@ -180,7 +209,12 @@ rt_trial_cli_usage(FILE *f)
 "      --error-codes L    exit codes that mean infrastructure error (126,127)\n"
 "      --fail-if RE       count a failure only if its output matches RE\n"
 "      --ignore-if RE     set aside failures whose output matches RE\n"
-"      --env VAR=VALUE    set a variable in every trial (repeatable)\n", f);
+"      --env VAR=VALUE    set a variable in every trial (repeatable)\n"
+"      --unset-env NAME   remove a variable from every trial (repeatable;\n"
+"                         RETRIAL_API_KEY, FIREWORKS_API_KEY, GITHUB_TOKEN and\n"
+"                         the names in $RETRIAL_SCRUB always are)\n"
+"      --keep-env NAME    pass a variable removed by default (repeatable)\n"
+"      --keep-background  leave running what a trial left running\n", f);
 }
 
 void

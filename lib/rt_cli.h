@@ -12,6 +12,7 @@
 enum {
 	RT_OPT_GAP = 1000, RT_OPT_TIMEOUT_SIG, RT_OPT_GRACE, RT_OPT_MAXOUT,
 	RT_OPT_SEED, RT_OPT_ERRCODES, RT_OPT_FAILIF, RT_OPT_IGNOREIF, RT_OPT_ENV,
+	RT_OPT_UNSET_ENV, RT_OPT_KEEP_ENV, RT_OPT_KEEP_BG,
 	RT_OPT_TOOL_BASE = 1100,     /* tools number their own options from here */
 	RT_OPT_LIST_OPTIONS = 999    /* the hidden --list-options */
 };
@@ -40,7 +41,10 @@ int rt_cli_list_options(const struct option *lo);
 	{ "error-codes", required_argument, NULL, RT_OPT_ERRCODES }, \
 	{ "fail-if", required_argument, NULL, RT_OPT_FAILIF }, \
 	{ "ignore-if", required_argument, NULL, RT_OPT_IGNOREIF }, \
-	{ "env", required_argument, NULL, RT_OPT_ENV }
+	{ "env", required_argument, NULL, RT_OPT_ENV }, \
+	{ "unset-env", required_argument, NULL, RT_OPT_UNSET_ENV }, \
+	{ "keep-env", required_argument, NULL, RT_OPT_KEEP_ENV }, \
+	{ "keep-background", no_argument, NULL, RT_OPT_KEEP_BG }
 /* Their short letters, for the getopt string. */
 #define RT_TRIAL_SHORTOPTS "c:j:t:"
 
@@ -50,6 +54,8 @@ typedef struct {
 	char **argv;                 /* -- ARGV */
 	char **env;                  /* --env VAR=value, NULL-terminated */
 	size_t nenv;
+	char **unset, **keep;        /* --unset-env, --keep-env NAME, NULL-terminated */
+	size_t nunset, nkeep;
 	regex_t fail_re, ignore_re;
 	int has_fail_re, has_ignore_re, seed_given;
 	char *command;               /* the command as text, for records */

@@ -97,7 +97,7 @@ rt_jsonl_loop(int nfiles, char *const files[], rt_jsonl_opts *opts,
 			rc = loop_stream(stdin, "<stdin>", opts, fn, ctx);
 			continue;
 		}
-		if (!(f = fopen(files[i], "r")))
+		if (!(f = fopen(files[i], "re")))
 			rt_die("%s:", files[i]);
 		rc = loop_stream(f, files[i], opts, fn, ctx);
 		fclose(f);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "rt_patch.h"
+#include "rt_platform.h"
 #include "rt_util.h"
 
 extern char **environ;
@@ -473,7 +474,7 @@ run(char *const argv[], int in_fd, int out_fd)
 	pid_t pid;
 	int st, rc, devnull = -1;
 
-	if (out_fd < 0 && (out_fd = devnull = open("/dev/null", O_WRONLY)) < 0) {
+	if (out_fd < 0 && (out_fd = devnull = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0) {
 		free(env);
 		return -1;
 	}
@@ -484,6 +485,7 @@ run(char *const argv[], int in_fd, int out_fd)
 		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
 	posix_spawn_file_actions_adddup2(&fa, out_fd, 2);
+	rt_spawn_closefrom(&fa, 3);
 	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);
@@ -527,7 +529,7 @@ write_all(int fd, const char *s, size_t n)
 static int
 write_file(const char *path, const char *s)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600), rc;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600), rc;
 
 	if (fd < 0)
 		return -1;
@@ -568,6 +570,8 @@ rt_patch_from_texts(const char *relpath, const char *old_text,
 	if (write_file(oldf, old_text ? old_text : "") < 0 ||
 	    write_file(newf, new_text ? new_text : "") < 0 || pipe(pfd) < 0)
 		goto done;
+	fcntl(pfd[0], F_SETFD, FD_CLOEXEC);
+	fcntl(pfd[1], F_SETFD, FD_CLOEXEC);
 	argv[0] = "diff"; argv[1] = "-u"; argv[2] = "-L"; argv[3] = la;
 	argv[4] = "-L"; argv[5] = lb; argv[6] = oldf; argv[7] = newf; argv[8] = NULL;
 	env = child_env();
@@ -575,6 +579,7 @@ rt_patch_from_texts(const char *relpath, const char *old_text,
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	posix_spawn_file_actions_addclose(&fa, pfd[0]);
+	rt_spawn_closefrom(&fa, 3);
 	st = posix_spawnp(&pid, "diff", &fa, NULL, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	free(env);
@@ -766,8 +771,8 @@ rt_patch_apply(const char *dir, const char *diff, char *err, size_t errsize)
 	inf = rt_xasprintf("%s/diff", tdir);
 	outf = rt_xasprintf("%s/out", tdir);
 	if (write_file(inf, canon_buf) < 0 ||
-	    (in_fd = open(inf, O_RDONLY)) < 0 ||
-	    (out_fd = open(outf, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0) {
+	    (in_fd = open(inf, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (out_fd = open(outf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
 		snprintf(err, errsize, "%s: %s", tdir, strerror(errno));
 		goto done;
 	}

@@ -3,8 +3,11 @@
 #if defined(__linux__)
 #define _GNU_SOURCE 1
 #include <sched.h>
+#include <sys/prctl.h>
 #endif
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,4 +145,150 @@ rt_mix64(uint64_t x)
 	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
 	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
 	return x ^ (x >> 31);
+}
+
+void
+rt_spawn_closefrom(posix_spawn_file_actions_t *fa, int lowfd)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+	/* close_range(2) in the child: one call whatever the limit */
+	if (posix_spawn_file_actions_addclosefrom_np(fa, lowfd) == 0)
+		return;
+#endif
+	{
+		DIR *d;
+		struct dirent *de;
+		long fd, max, self;
+
+		/* the descriptors open now: a child opens none of its own before exec */
+		if ((d = opendir("/proc/self/fd")) || (d = opendir("/dev/fd"))) {
+			self = dirfd(d);
+			while ((de = readdir(d))) {
+				char *end;
+				fd = strtol(de->d_name, &end, 10);
+				if (*end || end == de->d_name || fd < lowfd || fd == self)
+					continue;
+				posix_spawn_file_actions_addclose(fa, (int)fd);
+			}
+			closedir(d);
+			return;
+		}
+		max = sysconf(_SC_OPEN_MAX);
+		if (max < 0 || max > 65536)
+			max = 65536;
+		for (fd = lowfd; fd < max; fd++)
+			if (fcntl((int)fd, F_GETFD) >= 0)
+				posix_spawn_file_actions_addclose(fa, (int)fd);
+	}
+}
+
+int
+rt_subreaper(void)
+{
+#if defined(__linux__) && defined(PR_SET_CHILD_SUBREAPER)
+	return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 ? 0 : -1;
+#else
+	return -1;
+#endif
+}
+
+rt_procinfo *
+rt_proc_list(size_t *n)
+{
+#if defined(__linux__)
+	DIR *d;
+	struct dirent *de;
+	rt_procinfo *v = NULL, *nv, p;
+	size_t cap = 0;
+	char path[64], buf[1024], *rp, *end, st;
+	long pid, ppid, pgid;
+	unsigned long flags;
+	ssize_t len;
+	int fd;
+
+	*n = 0;
+	if (!(d = opendir("/proc")))
+		return NULL;
+	while ((de = readdir(d))) {
+		pid = strtol(de->d_name, &end, 10);
+		if (pid <= 0 || *end)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (len <= 0)
+			continue;
+		buf[len] = '\0';
+		/* "pid (comm) S ppid pgrp ...": comm may hold anything, even ") " */
+		if (!(rp = strrchr(buf, ')')) ||
+		    sscanf(rp + 1, " %c %ld %ld %*d %*d %*d %lu", &st, &ppid, &pgid,
+		    &flags) != 4)
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 256;
+			if (!(nv = realloc(v, cap * sizeof *v))) {
+				free(v);
+				closedir(d);
+				return NULL;
+			}
+			v = nv;
+		}
+		p.pid = (pid_t)pid;
+		p.ppid = (pid_t)ppid;
+		p.pgid = (pid_t)pgid;
+		/* PF_EXITING (0x4): dying, its environment already unreadable */
+		p.zombie = st == 'Z' || st == 'X' || (flags & 0x4);
+		v[(*n)++] = p;
+	}
+	closedir(d);
+	if (!v)
+		v = malloc(sizeof *v);
+	return v;
+#else
+	*n = 0;
+	return NULL;
+#endif
+}
+
+char *
+rt_proc_getenv(pid_t pid, const char *name)
+{
+#if defined(__linux__)
+	char path[64], *buf = NULL, *p, *val = NULL;
+	size_t len = 0, cap = 0, nl = strlen(name);
+	ssize_t k;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%ld/environ", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	for (;;) {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 8192;
+			if (cap > (1u << 22) || !(p = realloc(buf, cap + 1)))
+				break;
+			buf = p;
+		}
+		if ((k = read(fd, buf + len, cap - len)) <= 0)
+			break;
+		len += (size_t)k;
+	}
+	close(fd);
+	if (!buf)
+		return NULL;
+	buf[len] = '\0';
+	for (p = buf; p < buf + len; p += strlen(p) + 1)
+		if (strncmp(p, name, nl) == 0 && p[nl] == '=') {
+			val = strdup(p + nl + 1);
+			break;
+		}
+	free(buf);
+	return val;
+#else
+	(void)pid;
+	(void)name;
+	return NULL;
+#endif
 }

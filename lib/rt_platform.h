@@ -3,7 +3,9 @@
 #ifndef RT_PLATFORM_H
 #define RT_PLATFORM_H
 
+#include <spawn.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Online CPUs, at least 1. */
 int rt_ncpu(void);
@@ -26,6 +28,26 @@ int rt_term_cols(int fd);
 /* The running program's absolute path (malloc'd), or NULL when the
  * system does not say. */
 char *rt_self_exe(void);
+/* Add to fa a close of every descriptor from lowfd up, run in the child
+ * before exec (closefrom or close_range where the system has it, else one
+ * close per descriptor open now). */
+void rt_spawn_closefrom(posix_spawn_file_actions_t *fa, int lowfd);
+/* Make this process the reaper of its orphaned descendants (Linux
+ * PR_SET_CHILD_SUBREAPER), so a daemon that left its trial's process group
+ * and session is re-parented to us, not to init. 0, or -1 where the system
+ * has none. */
+int rt_subreaper(void);
+/* A process as the system shows it. */
+typedef struct {
+	pid_t pid, ppid, pgid;
+	int zombie;                  /* a zombie, or already exiting */
+} rt_procinfo;
+/* Every process the system shows (Linux: /proc), malloc'd, the count in
+ * *n; NULL where the system does not say. */
+rt_procinfo *rt_proc_list(size_t *n);
+/* The value of name in process pid's environment as it was exec'd
+ * (malloc'd), or NULL when absent or unreadable. */
+char *rt_proc_getenv(pid_t pid, const char *name);
 /* splitmix64: a seed mixer so trial seeds differ in every bit. */
 uint64_t rt_mix64(uint64_t x);
 

@@ -1,5 +1,6 @@
-/* rt_trial: the trial engine — posix_spawn into a new process group, both
- * streams drained through poll(), timeouts, parallel slots, clean stops. */
+/* rt_trial: the trial engine — posix_spawn into a new process group with a
+ * scrubbed environment and no descriptor but 0-2, both streams drained
+ * through poll(), timeouts, leftovers killed, parallel slots, clean stops. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -248,7 +249,9 @@ typedef struct job {
 	int fd[2];                   /* stdout, stderr read ends; -1 when closed */
 	capture cap[2];
 	double t_start, deadline, kill_at, drain_until;
-	int exited, status, timed_out, killed;
+	double bg_kill_at, bg_check_at;  /* leftovers: SIGKILL, next look */
+	int exited, status, timed_out, killed, bg_pending;
+	char id[48];                 /* RETRIAL_TRIAL_ID */
 	rt_trial_result res;
 } job;
 
@@ -260,11 +263,14 @@ struct rt_runner {
 	double t0;
 };
 
+static unsigned long serial;     /* numbers every trial of this process */
+
 rt_runner *
 rt_runner_new(void)
 {
 	rt_runner *r = rt_xcalloc(1, sizeof *r);
 	wake_init();
+	(void)rt_subreaper();
 	r->t0 = rt_now_ms();
 	return r;
 }
@@ -285,10 +291,49 @@ push(job ***v, int *n, int *cap, job *j)
 	(*v)[(*n)++] = j;
 }
 
-/* The environment of one trial: ours, with RETRIAL_TRIAL, RETRIAL_SEED and
- * the extra variables replacing any of the same name. */
+/* The variable that names a trial's processes, so that one which left its
+ * process group (setsid) and was re-parented to us is still known as its. */
+#define ID_VAR "RETRIAL_TRIAL_ID"
+
+static int
+name_is(const char *entry, size_t len, const char *name)
+{
+	return strlen(name) == len && strncmp(entry, name, len) == 0;
+}
+
+static int
+name_in(const char *entry, size_t len, char *const *names)
+{
+	for (; names && *names; names++)
+		if (name_is(entry, len, *names))
+			return 1;
+	return 0;
+}
+
+/* Is the variable scrubbed: a credential of ours, in $RETRIAL_SCRUB
+ * (comma or space separated) or in env_unset, and not kept by name? */
+static int
+scrubbed(const rt_trial_opts *o, const char *entry, size_t len)
+{
+	static char *const dflt[] = { RT_TRIAL_SCRUB_DEFAULT, NULL };
+	const char *l = getenv("RETRIAL_SCRUB"), *w;
+	size_t n;
+	int hit = name_in(entry, len, dflt) || name_in(entry, len, o->env_unset);
+
+	while (!hit && l && *l) {
+		l += strspn(l, ", \t\n");
+		w = l;
+		l += (n = strcspn(l, ", \t\n"));
+		hit = n == len && n > 0 && strncmp(w, entry, n) == 0;
+	}
+	return hit && !name_in(entry, len, o->env_keep);
+}
+
+/* The environment of one trial: ours without the scrubbed variables, with
+ * RETRIAL_TRIAL, RETRIAL_SEED, RETRIAL_TRIAL_ID and the extra variables
+ * replacing any of the same name. */
 static char **
-trial_env(const rt_trial_opts *o, long trial, uint64_t seed)
+trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 {
 	size_t n = 0, m = 0, i, k, len;
 	char **env;
@@ -299,13 +344,15 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed)
 		n++;
 	for (x = o->env_extra; x && *x; x++)
 		m++;
-	env = rt_xcalloc(n + m + 3, sizeof *env);
+	env = rt_xcalloc(n + m + 4, sizeof *env);
 	k = 0;
 	for (i = 0; i < n; i++) {
 		const char *eq = strchr(environ[i], '=');
 		len = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
-		skip = (len == 13 && !strncmp(environ[i], "RETRIAL_TRIAL", 13)) ||
-		    (len == 12 && !strncmp(environ[i], "RETRIAL_SEED", 12));
+		skip = name_is(environ[i], len, "RETRIAL_TRIAL") ||
+		    name_is(environ[i], len, "RETRIAL_SEED") ||
+		    name_is(environ[i], len, ID_VAR) ||
+		    scrubbed(o, environ[i], len);
 		for (x = o->env_extra; !skip && x && *x; x++)
 			if (!strncmp(*x, environ[i], len) && (*x)[len] == '=')
 				skip = 1;
@@ -316,10 +363,10 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed)
 		env[k++] = rt_xstrdup(*x);
 	env[k++] = rt_xasprintf("RETRIAL_TRIAL=%ld", trial);
 	env[k++] = rt_xasprintf("RETRIAL_SEED=%llu", (unsigned long long)seed);
+	env[k++] = rt_xasprintf(ID_VAR "=%s", id);
 	env[k] = NULL;
 	return env;
 }
-
 
 static int
 do_spawn(job *j, long trial, char *err, size_t errsize)
@@ -349,6 +396,8 @@ do_spawn(job *j, long trial, char *err, size_t errsize)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
+	/* the caller's strays and our own evidence files stay out of reach */
+	rt_spawn_closefrom(&fa, 3);
 	posix_spawnattr_init(&at);
 	sigemptyset(&none);
 	sigemptyset(&dflt);
@@ -364,7 +413,7 @@ do_spawn(job *j, long trial, char *err, size_t errsize)
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP |
 	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-	env = trial_env(o, trial, j->res.seed);
+	env = trial_env(o, trial, j->res.seed, j->id);
 	if (o->shell_cmd) {
 		for (x = o->shell_args; x && *x; x++)
 			na++;
@@ -432,6 +481,7 @@ rt_runner_start(rt_runner *r, const rt_trial_opts *o, long trial, void *tag)
 	j->res.load1 = rt_loadavg1();
 	j->res.concurrent = r->nrun;
 	j->res.gap_ms = o->gap_ms;
+	snprintf(j->id, sizeof j->id, "%ld-%lu", (long)getpid(), ++serial);
 	cap_init(&j->cap[0], max);
 	cap_init(&j->cap[1], max);
 	rt_utc_rfc3339(j->res.started_at, sizeof j->res.started_at);
@@ -535,24 +585,146 @@ drain_fd(job *j, int k)
 	}
 }
 
+/* Does process pid belong to job j? Its group does; an orphan re-parented
+ * to us does when it carries j's RETRIAL_TRIAL_ID, or carries none we know
+ * and no other trial is running to claim it. */
+static int
+owns(const rt_runner *r, const job *j, const rt_procinfo *p, pid_t me)
+{
+	char *id;
+	int i, mine = 0, other = 0;
+
+	if (p->zombie)
+		return 0;
+	if (p->pgid == j->pid)
+		return 1;
+	if (p->ppid != me)
+		return 0;
+	for (i = 0; i < r->nrun; i++)
+		if (r->run[i]->pid == p->pid)
+			return 0;    /* another trial's main process */
+	if ((id = rt_proc_getenv(p->pid, ID_VAR))) {
+		mine = strcmp(id, j->id) == 0;
+		for (i = 0; !mine && i < r->nrun; i++)
+			if (r->run[i] != j && strcmp(id, r->run[i]->id) == 0)
+				other = 1;
+		free(id);
+		if (mine || other)
+			return mine;
+	}
+	/* an orphan of a finished trial, or one that hid its origin */
+	if (j->o->keep_background)
+		return 0;
+	for (i = 0; i < r->nrun; i++)
+		if (r->run[i] != j && !r->run[i]->exited)
+			return 0;
+	return 1;
+}
+
+/* Could job j have left anything? Not when its group is empty and we
+ * have no child at all (the other trials' main processes are children
+ * too, so with -j N this asks the process table): the common case,
+ * answered without reading it. WNOWAIT: nothing is reaped here. */
+static int
+maybe_left(const job *j)
+{
+	siginfo_t si;
+
+	if (kill(-j->pid, 0) == 0)
+		return 1;
+	memset(&si, 0, sizeof si);
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
+/* What job j left running after its main process exited: count it, and
+ * send it sig unless sig is 0. */
+static int
+sweep(rt_runner *r, job *j, int sig)
+{
+	rt_procinfo *v;
+	size_t n, i;
+	pid_t me = getpid();
+	int found = 0;
+
+	if (!maybe_left(j))
+		return 0;
+	if (!(v = rt_proc_list(&n))) {
+		/* no process table: the group is all we can see */
+		if (kill(-j->pid, 0) == 0) {
+			found = 1;
+			if (sig)
+				kill(-j->pid, sig);
+		}
+		return found;
+	}
+	for (i = 0; i < n; i++)
+		if (owns(r, j, &v[i], me)) {
+			found++;
+			if (sig && v[i].pgid != j->pid)
+				kill(v[i].pid, sig);
+		}
+	if (sig)
+		kill(-j->pid, sig);
+	free(v);
+	return found;
+}
+
+/* The main process exited: find its leftovers and, unless they are to be
+ * kept, send them SIGTERM now and SIGKILL after the grace period. */
+static void
+exited(rt_runner *r, job *j, int st, double now)
+{
+	j->exited = 1;
+	j->status = st;
+	j->res.elapsed_ms = now - j->t_start;
+	j->drain_until = now + DRAIN_MS;
+	j->res.leftovers = sweep(r, j, 0);
+	if (j->res.leftovers == 0 || j->o->keep_background)
+		return;
+	sweep(r, j, SIGTERM);
+	j->bg_pending = 1;
+	j->bg_kill_at = now + (j->o->grace_s > 0 ? j->o->grace_s : 2) * 1000;
+	j->bg_check_at = now + 5;
+}
+
+/* Reap every child: a trial's main process, or an orphan re-parented to
+ * us (the subreaper) that ended. Nothing else of ours is a child while
+ * trials run. */
 static void
 reap(rt_runner *r, double now)
 {
 	int i, st;
 	pid_t p;
+
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+		for (i = 0; i < r->nrun; i++)
+			if (r->run[i]->pid == p && !r->run[i]->exited) {
+				exited(r, r->run[i], st, now);
+				break;
+			}
+}
+
+/* Leftovers being killed: done when none is left, SIGKILL after grace. */
+static void
+enforce_leftovers(rt_runner *r, double now)
+{
+	int i;
 	job *j;
 
 	for (i = 0; i < r->nrun; i++) {
 		j = r->run[i];
-		if (j->exited)
+		if (!j->bg_pending || now < j->bg_check_at)
 			continue;
-		p = waitpid(j->pid, &st, WNOHANG);
-		if (p == j->pid) {
-			j->exited = 1;
-			j->status = st;
-			j->res.elapsed_ms = now - j->t_start;
-			j->drain_until = now + DRAIN_MS;
+		if (now >= j->bg_kill_at) {
+			sweep(r, j, SIGKILL);
+			j->bg_pending = 0;
+		} else if (sweep(r, j, 0) == 0) {
+			j->bg_pending = 0;
+		} else {
+			j->bg_check_at = now + 10;
+			continue;
 		}
+		j->drain_until = now + DRAIN_MS;
 	}
 }
 
@@ -623,9 +795,11 @@ rt_runner_wait(rt_runner *r, double timeout_ms, rt_trial_result *res, void **tag
 		now = rt_now_ms();
 		reap(r, now);
 		enforce_timeouts(r, now);
+		enforce_leftovers(r, now);
 		for (i = 0; i < r->nrun; i++) {
 			j = r->run[i];
-			if (j->exited && ((j->fd[0] < 0 && j->fd[1] < 0) || now >= j->drain_until)) {
+			if (j->exited && !j->bg_pending &&
+			    ((j->fd[0] < 0 && j->fd[1] < 0) || now >= j->drain_until)) {
 				finish(r, i);
 				i--;
 			}
@@ -641,8 +815,10 @@ rt_runner_wait(rt_runner *r, double timeout_ms, rt_trial_result *res, void **tag
 		next = until;
 		for (i = 0; i < r->nrun; i++) {
 			j = r->run[i];
-			if (j->exited && j->drain_until < next)
+			if (j->exited && !j->bg_pending && j->drain_until < next)
 				next = j->drain_until;
+			if (j->bg_pending && j->bg_check_at < next)
+				next = j->bg_check_at;
 			if (!j->exited && !j->timed_out && j->deadline < next)
 				next = j->deadline;
 			if (!j->exited && j->timed_out && !j->killed && j->kill_at < next)
@@ -690,8 +866,10 @@ rt_runner_kill_all(rt_runner *r)
 	job *j;
 
 	for (i = 0; i < r->nrun; i++)
-		if (!r->run[i]->exited)
+		if (!r->run[i]->exited) {
 			kill(-r->run[i]->pid, SIGTERM);
+			r->run[i]->killed = 1;
+		}
 	until = rt_now_ms() + 1000;
 	for (i = 0; i < r->nrun; i++) {
 		j = r->run[i];
@@ -710,7 +888,18 @@ rt_runner_kill_all(rt_runner *r)
 			}
 			rt_sleep_ms(5);
 		}
-		kill(-j->pid, SIGKILL);  /* whatever is left of its group */
+	}
+	/* whatever is left of their groups, and the orphans they left */
+	for (i = 0; i < r->nrun; i++)
+		if (!r->run[i]->o->keep_background)
+			sweep(r, r->run[i], SIGKILL);
+	for (i = 0; i < r->nrun; i++)
+		if (!r->run[i]->o->keep_background || r->run[i]->killed)
+			kill(-r->run[i]->pid, SIGKILL);
+	while (waitpid(-1, &st, WNOHANG) > 0)
+		;
+	for (i = 0; i < r->nrun; i++) {
+		j = r->run[i];
 		if (j->fd[0] >= 0)
 			close(j->fd[0]);
 		if (j->fd[1] >= 0)
@@ -899,6 +1088,7 @@ rt_trial_json(const rt_trial_result *res, const rt_trial_opts *o, const char *co
 	json_object_set_new(j, "stdout_truncated", json_boolean(res->out.truncated));
 	json_object_set_new(j, "stderr_truncated", json_boolean(res->err.truncated));
 	json_object_set_new(j, "concurrent", json_integer(res->concurrent));
+	json_object_set_new(j, "leftovers", json_integer(res->leftovers));
 	json_object_set_new(j, "seed", json_string(seed));
 	json_object_set_new(env, "host", json_string(rt_hostname()));
 	json_object_set_new(env, "load1", res->load1 >= 0 ?

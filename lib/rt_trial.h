@@ -2,7 +2,9 @@
  * own process group, stdout and stderr drained through pipes and kept head
  * and tail, timeouts with a diagnostic signal then SIGKILL, parallel slots,
  * and a clean stop on SIGINT/SIGTERM/SIGHUP. Also the outcome tally and the
- * measure record every tool prints the same way. */
+ * measure record every tool prints the same way. A trial gets a scrubbed
+ * environment, no descriptor but 0-2, and owns what it started: when its
+ * main process exits, whatever it left running is killed. */
 #ifndef RT_TRIAL_H
 #define RT_TRIAL_H
 
@@ -29,6 +31,11 @@ typedef struct {
 	char *const *argv;           /* run directly (PATH search), NULL-terminated */
 	const char *cwd;             /* directory to run in; NULL: the current one */
 	char *const *env_extra;      /* "VAR=value" set in the trial, NULL-terminated */
+	char *const *env_unset;      /* names removed from the trial's environment,
+	                              * besides RT_TRIAL_SCRUB_DEFAULT and those in
+	                              * $RETRIAL_SCRUB; NULL-terminated, may be NULL */
+	char *const *env_keep;       /* names kept though scrubbed (NULL-terminated) */
+	int keep_background;         /* leave what the trial left running alone */
 	size_t max_output;           /* bytes kept per stream, head + tail (0: 64 KiB) */
 	double timeout_s;            /* per trial; 0: none */
 	int timeout_signal;          /* sent first on timeout (0: SIGTERM) */
@@ -40,6 +47,10 @@ typedef struct {
 	const regex_t *fail_if;      /* a failure counts only when output matches */
 	const regex_t *ignore_if;    /* a failure whose output matches is set aside */
 } rt_trial_opts;
+
+/* The credentials retrial itself uses, never passed to a trial unless
+ * kept by name (env_keep). */
+#define RT_TRIAL_SCRUB_DEFAULT "RETRIAL_API_KEY", "FIREWORKS_API_KEY", "GITHUB_TOKEN"
 
 /* Fill defaults: 64 KiB output, SIGTERM, 2 s grace, jobs 1, exit codes 126
  * and 127 (the shell's "cannot execute" and "not found") as errors. */
@@ -66,6 +77,10 @@ typedef struct {
 	uint64_t seed;               /* the RETRIAL_SEED it got */
 	int concurrent;              /* other trials running when it started */
 	double gap_ms;
+	int leftovers;               /* processes still running when the main
+	                              * one exited (its group, and orphans it
+	                              * left re-parented to us); killed unless
+	                              * keep_background */
 	rt_capture out, err;
 	char error[256];             /* why it is RT_ERROR, else "" */
 } rt_trial_result;
@@ -91,8 +106,10 @@ int rt_runner_running(const rt_runner *r);
  * with *res filled (free with rt_trial_result_free), 0 on timeout or when
  * nothing runs, -1 when interrupted by SIGINT/SIGTERM/SIGHUP. */
 int rt_runner_wait(rt_runner *r, double timeout_ms, rt_trial_result *res, void **tag);
-/* Kill every running trial's group (SIGTERM, then SIGKILL after grace),
- * reap them, and drop their results. */
+/* Kill every running trial's group (SIGTERM, then SIGKILL after grace)
+ * and the orphans they left (unless keep_background), reap them, and drop
+ * their results. While trials run, the runner reaps every child of the
+ * process (waitpid(-1)): start no child of your own to wait for later. */
 void rt_runner_kill_all(rt_runner *r);
 void rt_runner_free(rt_runner *r);
 void rt_trial_result_free(rt_trial_result *res);

@@ -439,7 +439,7 @@ rt_utf8_repair(const char *s, size_t n, size_t *outlen, size_t *nbad)
 char *
 rt_read_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = fopen(path, "rbe");
 	rt_buf b = {0};
 	char tmp[65536];
 	size_t n;
@@ -474,6 +474,7 @@ rt_write_file_atomic(const char *path, const char *data, size_t len)
 		free(tmp);
 		return -1;
 	}
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	while (off < len) {
 		w = write(fd, data + off, len - off);
 		if (w < 0) {

@@ -89,8 +89,9 @@ load helper
 
 @test "rt-matrix: --slow makes the lingering lock pass: implicated, stabilises" {
 	# back to back, every run within 300 ms of the first finds the lock
-	# held; with 600 ms between runs every run finds it free
-	LOCK="$T/lock" run rt-matrix -n 6 --slow 600 --seed 1 \
+	# held; with 600 ms between runs every run finds it free (the lock is
+	# released by a background job, so the trials must leave it running)
+	LOCK="$T/lock" run rt-matrix -n 6 --slow 600 --seed 1 --keep-background \
 		-- "$EX/lingering/test_lock.sh"
 	status_is 0
 	[ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]
