@@ -80,7 +80,7 @@ struct tcase {
 	crev *revs;
 	size_t nrevs;
 	const char *verdict;         /* set when the cases are written */
-	double rate, high;
+	double rate, low, high;
 };
 
 typedef struct {
@@ -433,13 +433,16 @@ case_cmp(const void *a, const void *b)
 		return fy - fx;
 	if (x->rate != y->rate)
 		return x->rate < y->rate ? 1 : -1;
+	/* at the same rate, the surer one (the higher lower bound) first */
+	if (x->low != y->low)
+		return x->low < y->low ? 1 : -1;
 	if (x->high != y->high)
 		return x->high < y->high ? 1 : -1;
 	return strcmp(x->name, y->name);
 }
 
-/* --by case: one measure record per case, flaky first, then by rate and
- * upper bound. "FLAKY needs a pass and a failure on the same revision": a
+/* --by case: one measure record per case, flaky first, then by rate, lower
+ * and upper bound. "FLAKY needs a pass and a failure on the same revision": a
  * case that passed on one revision and failed on another, never both on
  * one, changed; it is "CHANGED", never FLAKY. Returns the valid trials. */
 static long
@@ -471,9 +474,13 @@ write_cases(measure *m, int text, FILE *f)
 			    c->nrevs);
 			json_object_set_new(rec, "summary", json_string(line));
 		}
+		/* never ran: not an error of the test */
+		if (c->t.trials == 0 && c->t.errors == 0 && c->t.skipped > 0)
+			json_object_set_new(rec, "verdict", json_string("SKIPPED"));
 		c->verdict = json_string_value(json_object_get(rec, "verdict"));
 		c->rate = c->t.trials ? (double)c->t.failures / (double)c->t.trials : -1;
-		c->high = json_real_value(json_object_get(rec, "ci_high"));
+		c->low = json_number_value(json_object_get(rec, "ci_low"));
+		c->high = json_number_value(json_object_get(rec, "ci_high"));
 		valid += c->t.trials;
 		recs[i] = rec;
 		c->hash = i;             /* the record's index, after the table is done */
