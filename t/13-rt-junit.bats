@@ -283,3 +283,17 @@ SH
 	echo "${lines[2]}" | grep -q '^FLAKY '
 	echo "${lines[3]}" | grep -q '^STABLE .*0/30 failed (≤9.5% at 95% confidence)'
 }
+
+@test "examples/shard/suite-rerun.sh: shards of a suite rerun merge with cat" {
+	command -v parallel >/dev/null || skip "no GNU parallel"
+	cp -R "$J/suite" "$T/suite"
+	cd "$T/suite"
+	OUT="$T" N=6 SHARDS=2 run sh "$EX/shard/suite-rerun.sh"
+	status_is 0
+	has "tests.test_net::test_parse_header"
+	[ -s "$T/suite-1.jsonl" ] && [ -s "$T/suite-2.jsonl" ]
+	# shard 1 ran trials 1, 3, 5 and shard 2 trials 2, 4, 6
+	[ "$(jq -s 'map(select(.case == null) | .trial) | sort | join(",")' -r "$T/suite-1.jsonl")" = "1,3,5" ]
+	cat "$T"/suite-*.jsonl | rt-measure --by case | jqe -s 'length == 8 and
+	    (map(select(.case == "tests.test_cart::test_total"))[0].trials == 6)'
+}
