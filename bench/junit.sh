@@ -119,7 +119,7 @@ echo " junitparser counted pass/fail/skip: $counts)"
 
 echo "== $NFILES small reports"
 mkdir "$tmp/small"
-gen "$tmp/one.xml" 1 >/dev/null   # one suite of 100 cases
+gen "$tmp/one.xml" 100 >/dev/null   # one suite of 100 cases
 i=0
 while [ $i -lt "$NFILES" ]; do cp "$tmp/one.xml" "$tmp/small/TEST-$i.xml"; i=$((i + 1)); done
 scases=$(( $(grep -c '<testcase' "$tmp/one.xml") * NFILES ))
