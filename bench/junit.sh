@@ -123,8 +123,8 @@ gen "$tmp/one.xml" 100 >/dev/null   # one suite of 100 cases
 i=0
 while [ $i -lt "$NFILES" ]; do cp "$tmp/one.xml" "$tmp/small/TEST-$i.xml"; i=$((i + 1)); done
 scases=$(( $(grep -c '<testcase' "$tmp/one.xml") * NFILES ))
-smb=$(du -sm "$tmp/small" | awk '{ print $1 }')
-echo "$scases testcases, $smb MB on disk"
+smb=$(cat "$tmp"/small/*.xml | wc -c | awk '{ printf "%.1f", $1 / 1048576 }')
+echo "$scases testcases, $smb MB"
 head_row
 timed sh -c 'find "$1" -name "*.xml" | xargs "$2"' sh "$tmp/small" "$PWD/bin/rt-junit"
 row "rt-junit (xargs)" "$smb" "$scases"

@@ -177,7 +177,9 @@ emit(parser *q, attempt *a, int num)
 
 	if (!scope)
 		scope = suite;
-	id = scope && *scope ? rt_xasprintf("%s::%s", scope, name) : rt_xstrdup(name);
+	/* Bazel names the suite and its one testcase after the target */
+	id = scope && *scope && strcmp(scope, name) != 0 ?
+	    rt_xasprintf("%s::%s", scope, name) : rt_xstrdup(name);
 	json_object_set_new(j, "type", json_string("trial"));
 	json_object_set_new(j, "trial", json_integer(q->o->trial > 0 ? q->o->trial : q->ncase));
 	json_object_set_new(j, "case", rt_json_bytes(id, strlen(id)));
