@@ -102,6 +102,7 @@ typedef struct {
 	 * attempts): one tally for them all, or one per case with --by case */
 	rt_tally case_tally;
 	int by_case;
+	long unstable;               /* cases neither STABLE nor SKIPPED */
 	struct tcase **cases;        /* open addressing, keyed by name */
 	size_t ncases, capcases;
 	/* reading records: (trial, seed) pairs seen, to drop duplicates */
@@ -478,6 +479,7 @@ write_cases(measure *m, int text, FILE *f)
 		if (c->t.trials == 0 && c->t.errors == 0 && c->t.skipped > 0)
 			json_object_set_new(rec, "verdict", json_string("SKIPPED"));
 		c->verdict = json_string_value(json_object_get(rec, "verdict"));
+		m->unstable += strcmp(c->verdict, "STABLE") && strcmp(c->verdict, "SKIPPED");
 		c->rate = c->t.trials ? (double)c->t.failures / (double)c->t.trials : -1;
 		c->low = json_number_value(json_object_get(rec, "ci_low"));
 		c->high = json_number_value(json_object_get(rec, "ci_high"));
@@ -597,6 +599,9 @@ main(int argc, char *argv[])
 		rt_trial_cli_finish(&cli, argc, argv, optind, 1);
 	if (have_cmd && m.by_case)
 		rt_usage_die("--by case reads records; it runs no command");
+	if (out && m.by_case)
+		rt_usage_die("--by case writes one record per case to standard output; "
+		    "-o is for one record");
 	m.cli = &cli;
 	t0 = rt_now_ms();
 
@@ -636,7 +641,7 @@ main(int argc, char *argv[])
 			    "ignored): nothing was measured", m.ncases, m.ncases == 1 ? "" : "s");
 			return RT_EXIT_ERR;
 		}
-		return RT_EXIT_OK;
+		return gate && m.unstable ? RT_EXIT_NO : RT_EXIT_OK;
 	}
 	/* only per-case records (rt-junit, rt-retry's attempts): one rate over
 	 * them all; when a command's own trials are there too, those count */

@@ -71,6 +71,26 @@ dup_or_null(const char *s)
 	return s ? rt_xstrdup(s) : NULL;
 }
 
+/* An attribute kept whole up to MAX_MESSAGE bytes, cut at a character. */
+static char *
+dup_capped(const char *s)
+{
+	size_t n;
+	char *d;
+
+	if (!s)
+		return NULL;
+	if ((n = strlen(s)) <= MAX_MESSAGE)
+		return rt_xstrdup(s);
+	n = MAX_MESSAGE;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	d = rt_xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
 static double
 seconds(const char *s)
 {
@@ -313,9 +333,9 @@ on_start(void *ud, const char *el, const char **a)
 		}
 		t->result = r;
 		if (!t->message)
-			t->message = dup_or_null(attr(a, "message"));
+			t->message = dup_capped(attr(a, "message"));
 		if (!t->ftype)
-			t->ftype = dup_or_null(attr(a, "type"));
+			t->ftype = dup_capped(attr(a, "type"));
 	} else {
 		i = !strcmp(n, "flakyFailure") || !strcmp(n, "rerunFailure") ? R_FAILURE :
 		    !strcmp(n, "flakyError") || !strcmp(n, "rerunError") ? R_ERROR : -1;
@@ -328,8 +348,8 @@ on_start(void *ud, const char *el, const char **a)
 		t = &q->tries[q->ntries++];
 		memset(t, 0, sizeof *t);
 		t->result = i;
-		t->message = dup_or_null(attr(a, "message"));
-		t->ftype = dup_or_null(attr(a, "type"));
+		t->message = dup_capped(attr(a, "message"));
+		t->ftype = dup_capped(attr(a, "type"));
 		t->time = seconds(attr(a, "time"));
 	}
 	q->in_result = 1;
@@ -345,7 +365,6 @@ on_end(void *ud, const char *el)
 	const char *n = local(el);
 	int i;
 
-	(void)el;
 	if (q->cap && q->depth == q->cap_depth) {
 		/* back to the enclosing result element's text, if any */
 		q->cap = NULL;
@@ -386,9 +405,13 @@ on_text(void *ud, const char *s, int len)
 		return;
 	room = q->cap->len < q->cap_limit ? q->cap_limit - q->cap->len : 0;
 	if (n > room) {
+		/* cut at a character, not inside one */
+		while (room > 0 && ((unsigned char)s[room] & 0xc0) == 0x80)
+			room--;
 		if (q->cap_lost)
 			*q->cap_lost += n - room;
 		n = room;
+		q->cap_limit = q->cap->len + n;   /* nothing more fits */
 	}
 	if (n)
 		rt_buf_add(q->cap, s, n);

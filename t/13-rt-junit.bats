@@ -297,3 +297,20 @@ SH
 	cat "$T"/suite-*.jsonl | rt-measure --by case | jqe -s 'length == 8 and
 	    (map(select(.case == "tests.test_cart::test_total"))[0].trials == 6)'
 }
+
+@test "rt-measure --by case: --gate fails on any unstable case; -o is refused" {
+	for i in $(seq 30); do rt-junit --run r$i "$J/surefire-rerun.xml"; done > "$T/r"
+	run rt-measure --by case --gate "$T/r"
+	status_is 1
+	grep -v 'appliesDiscount\|checksOut' "$T/r" > "$T/ok"
+	run rt-measure --by case --gate "$T/ok"
+	status_is 0
+	run rt-measure --by case -o "$T/x" "$T/r"
+	status_is 2
+	has "-o is for one record"
+}
+
+@test "rt-junit: a huge message attribute is cut at a character, not inside one" {
+	"$PY" -c 'import sys; sys.stdout.write("<testsuite><testcase name=\"t\"><failure message=\"" + "é" * 5000 + "\"/></testcase></testsuite>")' > "$T/m.xml"
+	rt-junit "$T/m.xml" | jqe '(.message | length) == 512 and (.message | test("\ufffd") | not)'
+}
