@@ -12,7 +12,7 @@ PKGCONFIGDIR = $(LIBDIR)/pkgconfig
 COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 
 CC       ?= cc
-PKGS     = jansson libcurl sqlite3 libcrypto
+PKGS     = jansson libcurl sqlite3 libcrypto expat
 PKG_CFLAGS != pkg-config --cflags $(PKGS) 2>/dev/null || true
 PKG_LIBS   != pkg-config --libs $(PKGS) 2>/dev/null || true
 OPT      = -O2 -g
@@ -26,7 +26,7 @@ RT_LDFLAGS = -pthread $(SANFLAGS) $(LDFLAGS)
 LDLIBS   = $(PKG_LIBS) -lm
 
 TOOLS = rt-collect rt-measure rt-plan rt-diff-facts rt-matrix rt-report \
-	rt-diagnose rt-verify rt-genome rt-pr rt-retry rt-audit rt-bisect
+	rt-diagnose rt-verify rt-genome rt-pr rt-retry rt-audit rt-bisect rt-junit
 BINS  = $(TOOLS:%=bin/%)
 # bash completion, one file per tool, from the tool's own getopt_long table
 COMPLETIONS = $(TOOLS:%=share/bash-completion/completions/%)
@@ -34,7 +34,7 @@ COMPLETIONS = $(TOOLS:%=share/bash-completion/completions/%)
 STATS_OBJ = lib/rt_stats.o
 LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt_cli.o lib/rt_fs.o \
 	lib/rt_text.o lib/rt_http.o lib/rt_hash.o lib/rt_patch.o lib/rt_store.o lib/rt_guard.o lib/rt_race.o \
-	lib/rt_audit_store.o lib/rt_out.o lib/rt_tmpl.o lib/rt_git.o \
+	lib/rt_audit_store.o lib/rt_out.o lib/rt_tmpl.o lib/rt_git.o lib/rt_junit.o \
 	$(STATS_OBJ)
 LIB_HDR   = $(LIB_OBJ:.o=.h)
 STATS_SO_VER = 0
@@ -101,7 +101,7 @@ lint:
 # make deps: install the Debian packages retrial needs (as root), or say how.
 DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
 	libsqlite3-dev libssl-dev jq sqlite3 bats git python3 parallel mandoc \
-	python3-pytest python3-pytest-random-order
+	python3-pytest python3-pytest-random-order libexpat1-dev
 BENCH_PKGS = hyperfine time
 deps:
 	@missing=""; for p in $(DEB_PKGS) $(EXTRA_PKGS); do \

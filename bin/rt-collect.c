@@ -12,12 +12,13 @@
 #include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
+#include "rt_junit.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
-enum { OPT_OUT = RT_OPT_TOOL_BASE, OPT_RESUME, OPT_SHARD };
+enum { OPT_OUT = RT_OPT_TOOL_BASE, OPT_RESUME, OPT_SHARD, OPT_JUNIT };
 
 static const struct option longopts[] = {
 	RT_TRIAL_LONGOPTS,
@@ -25,6 +26,7 @@ static const struct option longopts[] = {
 	{ "out", required_argument, NULL, 'o' },
 	{ "resume", no_argument, NULL, OPT_RESUME },
 	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "junit", no_argument, NULL, OPT_JUNIT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RT_LIST_OPTIONS_LONGOPT,
@@ -36,12 +38,14 @@ usage(FILE *f)
 {
 	fprintf(f,
 "usage: rt-collect [-j N] [-n N] [--gap-ms MS] [--timeout S] [-o FILE [--resume]]\n"
-"                  [--shard K/N] [trial options] (--cmd \"CMD\" | -- ARGV...)\n"
+"                  [--shard K/N] [--junit] [trial options] (--cmd \"CMD\" | -- ARGV...)\n"
 "Run the command N times (trials 1..N) and write one \"trial\" record per trial.\n"
 "  -n, --trials N         trials in the whole experiment (default 20)\n"
 "  -o, --out FILE         write the records to FILE instead of stdout\n"
 "      --resume           continue the numbering of an existing --out FILE\n"
-"      --shard K/N        run only trials K, K+N, K+2N... (K from 1 to N)\n");
+"      --shard K/N        run only trials K, K+N, K+2N... (K from 1 to N)\n"
+"      --junit            each trial writes a JUnit report to $RETRIAL_JUNIT; one\n"
+"                         record per test case follows the trial's record\n");
 	rt_trial_cli_usage(f);
 	fprintf(f,
 "  -h, --help             this text\n"
@@ -58,6 +62,7 @@ typedef struct {
 	int broken;                  /* the reader went away */
 	long done;
 	char reason[400];            /* the first error's, for the warning */
+	long noreport, badreport;    /* --junit: trials without a readable report */
 } collect;
 
 /* One write(2) per record, so a kill -9 leaves only whole lines. */
@@ -85,6 +90,56 @@ write_line(int fd, json_t *rec)
 }
 
 static int
+on_case(json_t *rec, void *ctx)
+{
+	collect *c = ctx;
+
+	if (write_line(c->fd, rec) < 0) {
+		if (errno == EPIPE) {
+			c->broken = 1;
+			return -1;
+		}
+		rt_die("%s: write error:", c->outname);
+	}
+	return 0;
+}
+
+/* --junit: the trial's report, one record per test case, then the report
+ * goes (it lives in our private directory). -1 when the reader went away. */
+static int
+junit_records(collect *c, long trial)
+{
+	char *path = rt_xasprintf("%s/trial-%ld.xml", c->cli->o.junit_dir, trial);
+	char run[32], err[400];
+	rt_junit_opts jo;
+	FILE *f;
+	long r;
+
+	if (!(f = fopen(path, "r"))) {
+		if (c->noreport++ == 0)
+			rt_warn("trial %ld: no JUnit report at $RETRIAL_JUNIT (%s)", trial,
+			    strerror(errno));
+		free(path);
+		return 0;
+	}
+	memset(&jo, 0, sizeof jo);
+	snprintf(run, sizeof run, "%ld", trial);
+	jo.report = path;
+	jo.run = run;
+	jo.trial = trial;
+	jo.revision = rt_junit_revision_env();
+	r = rt_junit_read(f, &jo, on_case, c, err, sizeof err);
+	fclose(f);
+	if (r < 0) {
+		c->badreport++;
+		rt_warn("trial %ld: %s:%s", trial, path, err);
+	}
+	unlink(path);
+	free(path);
+	return c->broken ? -1 : 0;
+}
+
+static int
 on_trial(const rt_trial_result *res, void *ctx)
 {
 	collect *c = ctx;
@@ -99,6 +154,10 @@ on_trial(const rt_trial_result *res, void *ctx)
 		rt_die("%s: write error:", c->outname);
 	}
 	json_decref(rec);
+	if (c->cli->o.junit_dir && junit_records(c, res->trial) < 0) {
+		c->broken = 1;
+		return RT_STOP_KILL;
+	}
 	if (res->outcome == RT_ERROR && !c->reason[0])
 		rt_error_reason(c->reason, sizeof c->reason, res->trial, res->error,
 		    res->err.data);
@@ -178,7 +237,8 @@ main(int argc, char *argv[])
 	char msg[800];
 	const char *out = NULL;
 	FILE *outf = NULL;
-	int resume = 0, ch, sig;
+	int resume = 0, junit = 0, ch, sig;
+	char *jdir = NULL;
 	char *slash;
 
 	rt_setprogname(argv[0]);
@@ -205,6 +265,9 @@ main(int argc, char *argv[])
 			shard_k = rt_num_long("--shard K", optarg, 1, shard_n);
 			break;
 		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
+		case OPT_JUNIT:
+			junit = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			rt_trial_cli_free(&cli);
@@ -245,6 +308,13 @@ main(int argc, char *argv[])
 			if (have[t / 8] & (1u << (t % 8)))
 				todo--;
 	}
+	if (junit) {
+		const char *tmp = getenv("TMPDIR");
+		jdir = rt_xasprintf("%s/retrial-junit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(jdir))
+			rt_die("%s:", jdir);
+		cli.o.junit_dir = jdir;
+	}
 	rt_trial_signals_install();
 	/* this shard's trials: shard_k, shard_k + shard_n, ... up to n,
 	 * skipping those a resumed file already has */
@@ -256,6 +326,20 @@ main(int argc, char *argv[])
 		rt_die("%s:", out);
 	if (rt_errors_warning(msg, sizeof msg, &c.tally, c.reason))
 		rt_warn("%s", msg);
+	if (jdir) {
+		/* reports of trials killed before they were read */
+		for (t = shard_k; t <= n; t += shard_n) {
+			char *p = rt_xasprintf("%s/trial-%ld.xml", jdir, t);
+			unlink(p);
+			free(p);
+		}
+		if (rmdir(jdir) < 0)
+			rt_warn("%s:", jdir);
+		if (c.noreport || c.badreport)
+			rt_warn("%ld of %ld trials wrote no JUnit report, %ld an unreadable one: "
+			    "their test cases are missing", c.noreport, c.done, c.badreport);
+		free(jdir);
+	}
 	rt_trial_cli_free(&cli);
 	if (sig)
 		return rt_signal_status(sig);

@@ -19,7 +19,7 @@
 
 enum {
 	OPT_FACTS = RT_OPT_TOOL_BASE, OPT_UNTIL, OPT_CONF, OPT_THRESH, OPT_GATE,
-	OPT_TEXT, OPT_LENIENT
+	OPT_TEXT, OPT_LENIENT, OPT_BY
 };
 
 static const struct option longopts[] = {
@@ -33,6 +33,7 @@ static const struct option longopts[] = {
 	{ "gate", no_argument, NULL, OPT_GATE },
 	{ "text", no_argument, NULL, OPT_TEXT },
 	{ "lenient", no_argument, NULL, OPT_LENIENT },
+	{ "by", required_argument, NULL, OPT_BY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RT_LIST_OPTIONS_LONGOPT,
@@ -46,7 +47,7 @@ usage(FILE *f)
 "usage: rt-measure [-n N] [-j N] [--until verdict|width:W] [--confidence C]\n"
 "                  [--threshold T] [--gate] [--text] [-o FILE] [--facts FILE]\n"
 "                  [trial options] (--cmd \"CMD\" | -- ARGV...)\n"
-"       rt-measure [options] [trial-record-file ...]\n"
+"       rt-measure [--by case] [options] [trial-record-file ...]\n"
 "Measure a failure rate with its interval and a verdict.\n"
 "  -n, --trials N         trials to run (default 20; the cap with --until)\n"
 "      --until RULE       stop early: \"verdict\" (once the verdict is decided) or\n"
@@ -58,12 +59,31 @@ usage(FILE *f)
 "      --text             print one human line instead of JSON\n"
 "  -o, --out FILE         also write the record to FILE (atomically)\n"
 "      --facts FILE       also keep every trial record in FILE\n"
-"      --lenient          skip malformed input lines (counted) instead of failing\n");
+"      --lenient          skip malformed input lines (counted) instead of failing\n"
+"      --by case          one record per test case (records carrying \"case\"):\n"
+"                         FLAKY needs a pass and a failure on one revision\n");
 	rt_trial_cli_usage(f);
 	fprintf(f,
 "  -h, --help             this text\n"
 "  -V, --version          the version\n");
 }
+
+/* One test case of --by case: its tally, and passes and failures per
+ * revision, since FLAKY needs both on one revision. */
+typedef struct {
+	char *rev;                   /* "" for records without one */
+	long passes, failures;
+} crev;
+
+struct tcase {
+	char *name;
+	uint64_t hash;
+	rt_tally t;
+	crev *revs;
+	size_t nrevs;
+	const char *verdict;         /* set when the cases are written */
+	double rate, low, high;
+};
 
 typedef struct {
 	rt_trial_cli *cli;
@@ -80,6 +100,13 @@ typedef struct {
 	char reason[400];            /* the first error's, for the warning */
 	const char *command;         /* from records, when reading them */
 	char *command_owned;
+	/* records carrying "case" (rt-junit, rt-collect --junit, rt-retry's
+	 * attempts): one tally for them all, or one per case with --by case */
+	rt_tally case_tally;
+	int by_case;
+	long unstable;               /* cases neither STABLE nor SKIPPED */
+	struct tcase **cases;        /* open addressing, keyed by name */
+	size_t ncases, capcases;
 	/* reading records: (trial, seed) pairs seen, to drop duplicates */
 	uint64_t *seen;
 	size_t nseen, capseen;
@@ -159,9 +186,8 @@ on_trial(const rt_trial_result *res, void *ctx)
 
 /* A trial number and seed seen before: the same trial counted twice. */
 static int
-seen_before(measure *m, uint64_t trial, const char *seed)
+seen_key(measure *m, uint64_t key)
 {
-	uint64_t key = rt_mix64(strtoull(seed, NULL, 10) ^ rt_mix64(trial)) | 1;
 	size_t i, mask;
 	uint64_t *old;
 	size_t oldcap;
@@ -192,6 +218,112 @@ seen_before(measure *m, uint64_t trial, const char *seed)
 }
 
 static int
+seen_before(measure *m, uint64_t trial, const char *seed)
+{
+	return seen_key(m, rt_mix64(strtoull(seed, NULL, 10) ^ rt_mix64(trial)) | 1);
+}
+
+static uint64_t
+str_hash(const char *s, uint64_t h)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return rt_mix64(h ^ 0xff);
+}
+
+static struct tcase *
+case_get(measure *m, const char *name)
+{
+	uint64_t h = str_hash(name, 14695981039346656037ULL);
+	struct tcase **old, *c;
+	size_t i, j, oldcap, mask;
+
+	if (m->ncases * 2 >= m->capcases) {
+		old = m->cases;
+		oldcap = m->capcases;
+		m->capcases = oldcap ? oldcap * 2 : 256;
+		m->cases = rt_xcalloc(m->capcases, sizeof *m->cases);
+		for (i = 0; i < oldcap; i++)
+			if (old[i]) {
+				for (j = old[i]->hash & (m->capcases - 1); m->cases[j];
+				    j = (j + 1) & (m->capcases - 1))
+					;
+				m->cases[j] = old[i];
+			}
+		free(old);
+	}
+	mask = m->capcases - 1;
+	for (i = h & mask; m->cases[i]; i = (i + 1) & mask)
+		if (m->cases[i]->hash == h && strcmp(m->cases[i]->name, name) == 0)
+			return m->cases[i];
+	c = rt_xcalloc(1, sizeof *c);
+	c->name = rt_xstrdup(name);
+	c->hash = h;
+	m->cases[i] = c;
+	m->ncases++;
+	return c;
+}
+
+static void
+case_add(struct tcase *c, const char *rev, rt_outcome o)
+{
+	size_t i;
+
+	rt_tally_add(&c->t, o);
+	if (o != RT_PASS && o != RT_FAIL && o != RT_TIMEOUT)
+		return;
+	for (i = 0; i < c->nrevs; i++)
+		if (strcmp(c->revs[i].rev, rev) == 0)
+			break;
+	if (i == c->nrevs) {
+		c->revs = rt_xrealloc(c->revs, (c->nrevs + 1) * sizeof *c->revs);
+		c->revs[i].rev = rt_xstrdup(rev);
+		c->revs[i].passes = c->revs[i].failures = 0;
+		c->nrevs++;
+	}
+	if (o == RT_PASS)
+		c->revs[i].passes++;
+	else
+		c->revs[i].failures++;
+}
+
+/* A record carrying "case": drop an exact repeat (the same run, case,
+ * attempt and trial, as when a shard's file is given twice), then count. */
+static void
+on_case_record(measure *m, json_t *rec, const rt_where *w, const char *name,
+    rt_outcome o)
+{
+	const char *run = NULL, *rev = NULL;
+	long long trial = 0, attempt = 0;
+	int has_run, has_trial;
+	uint64_t key;
+	char num[64];
+
+	has_run = rt_rec_opt_str(rec, "run", w, &run);
+	has_trial = rt_rec_opt_int(rec, "trial", w, &trial);
+	rt_rec_opt_int(rec, "attempt", w, &attempt);
+	if (has_run || has_trial) {
+		snprintf(num, sizeof num, "%lld/%lld", trial, attempt);
+		key = str_hash(num, str_hash(name, str_hash(run ? run : "",
+		    1469598103934665603ULL))) | 1;
+		if (seen_key(m, key)) {
+			if (m->duplicates++ == 0)
+				rt_warn("%s:%ld: case %s, run %s, trial %lld, attempt %lld was "
+				    "already counted: dropping repeated records (the same shard "
+				    "or file given twice?)", w->file, w->line, name,
+				    run ? run : "(none)", trial, attempt);
+			return;
+		}
+	}
+	rt_tally_add(&m->case_tally, o);
+	if (!m->by_case)
+		return;
+	if (!rt_rec_opt_str(rec, "revision", w, &rev))
+		rev = "";
+	case_add(case_get(m, name), rev, o);
+}
+
+static int
 on_record(json_t *rec, const rt_where *w, void *ctx)
 {
 	measure *m = ctx;
@@ -201,11 +333,23 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	double gap;
 	rt_outcome o;
 
-	if (strcmp(type, "trial") != 0)
+	int attempt_rec = strcmp(type, "attempt") == 0;
+	const char *name;
+
+	if (strcmp(type, "trial") != 0 && !attempt_rec)
 		return 0;
 	oc = rt_rec_str(rec, "outcome", w);
-	if (rt_outcome_parse(oc, &o) < 0)
+	/* rt-retry's cancelled attempts never ran: kept apart like skips */
+	if (attempt_rec && strcmp(oc, "cancelled") == 0)
+		o = RT_SKIP;
+	else if (rt_outcome_parse(oc, &o) < 0)
 		rt_die_at(w, "\"outcome\": unknown value \"%s\"", oc);
+	if (rt_rec_opt_str(rec, "case", w, &name)) {
+		on_case_record(m, rec, w, name, o);
+		return 0;
+	}
+	if (m->by_case || attempt_rec)
+		return 0;
 	seed = json_string_value(json_object_get(rec, "seed"));
 	if (rt_rec_opt_int(rec, "trial", w, &trial) && seed &&
 	    seen_before(m, (uint64_t)trial, seed)) {
@@ -269,6 +413,113 @@ print_text(FILE *f, json_t *rec, double threshold)
 	fputc('\n', f);
 }
 
+/* Left-justify in w columns, counting UTF-8 characters, not bytes. */
+static void
+pad(FILE *f, const char *s, int w)
+{
+	const char *p;
+
+	fputs(s, f);
+	for (p = s; *p; p++)
+		w -= ((unsigned char)*p & 0xc0) != 0x80;
+	while (w-- > 0)
+		fputc(' ', f);
+}
+
+static int
+case_cmp(const void *a, const void *b)
+{
+	const struct tcase *x = *(struct tcase *const *)a, *y = *(struct tcase *const *)b;
+	int fx = strcmp(x->verdict, "FLAKY") == 0, fy = strcmp(y->verdict, "FLAKY") == 0;
+
+	if (fx != fy)
+		return fy - fx;
+	if (x->rate != y->rate)
+		return x->rate < y->rate ? 1 : -1;
+	/* at the same rate, the surer one (the higher lower bound) first */
+	if (x->low != y->low)
+		return x->low < y->low ? 1 : -1;
+	if (x->high != y->high)
+		return x->high < y->high ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* --by case: one measure record per case, flaky first, then by rate, lower
+ * and upper bound. "FLAKY needs a pass and a failure on the same revision": a
+ * case that passed on one revision and failed on another, never both on
+ * one, changed; it is "CHANGED", never FLAKY. Returns the valid trials. */
+static long
+write_cases(measure *m, int text, FILE *f)
+{
+	struct tcase **v = rt_xcalloc(m->ncases + 1, sizeof *v);
+	json_t **recs = rt_xcalloc(m->ncases + 1, sizeof *recs), *rec;
+	size_t i, j, n = 0, both;
+	long valid = 0;
+	char line[600];
+
+	for (i = 0; i < m->capcases; i++)
+		if (m->cases[i])
+			v[n++] = m->cases[i];
+	for (i = 0; i < n; i++) {
+		struct tcase *c = v[i];
+		rec = json_object();
+		json_object_set_new(rec, "type", json_string("measure"));
+		json_object_set_new(rec, "case", rt_json_bytes(c->name, strlen(c->name)));
+		rt_measure_fields(rec, &c->t, m->conf, m->threshold);
+		for (both = 0, j = 0; j < c->nrevs; j++)
+			both += c->revs[j].passes > 0 && c->revs[j].failures > 0;
+		json_object_set_new(rec, "revisions", json_integer((json_int_t)c->nrevs));
+		json_object_set_new(rec, "flaky_revisions", json_integer((json_int_t)both));
+		if (c->t.passes > 0 && c->t.failures > 0 && both == 0) {
+			json_object_set_new(rec, "verdict", json_string("CHANGED"));
+			snprintf(line, sizeof line, "%s; passed and failed only on different "
+			    "revisions (%zu)", json_string_value(json_object_get(rec, "summary")),
+			    c->nrevs);
+			json_object_set_new(rec, "summary", json_string(line));
+		}
+		/* never ran: not an error of the test */
+		if (c->t.trials == 0 && c->t.errors == 0 && c->t.skipped > 0)
+			json_object_set_new(rec, "verdict", json_string("SKIPPED"));
+		c->verdict = json_string_value(json_object_get(rec, "verdict"));
+		m->unstable += strcmp(c->verdict, "STABLE") && strcmp(c->verdict, "SKIPPED");
+		c->rate = c->t.trials ? (double)c->t.failures / (double)c->t.trials : -1;
+		c->low = json_number_value(json_object_get(rec, "ci_low"));
+		c->high = json_number_value(json_object_get(rec, "ci_high"));
+		valid += c->t.trials;
+		recs[i] = rec;
+		c->hash = i;             /* the record's index, after the table is done */
+	}
+	qsort(v, n, sizeof *v, case_cmp);
+	if (text && n)
+		fprintf(f, "%-16s%-52s%s\n", "VERDICT", "FAILED (INTERVAL)", "CASE");
+	for (i = 0; i < n; i++) {
+		rec = recs[v[i]->hash];
+		if (text) {
+			const char *sum = json_string_value(json_object_get(rec, "summary"));
+			pad(f, v[i]->verdict, 16);
+			pad(f, sum, 52);
+			fputs(v[i]->name, f);
+			if (v[i]->t.errors || v[i]->t.skipped || v[i]->t.ignored)
+				fprintf(f, "  (%ld errors, %ld skipped, %ld ignored not counted)",
+				    v[i]->t.errors, v[i]->t.skipped, v[i]->t.ignored);
+			fputc('\n', f);
+		} else if (rt_emit_try(f, rec) < 0)
+			rt_die("stdout: write error:");
+	}
+	for (i = 0; i < n; i++) {
+		json_decref(recs[i]);
+		for (j = 0; j < v[i]->nrevs; j++)
+			free(v[i]->revs[j].rev);
+		free(v[i]->revs);
+		free(v[i]->name);
+		free(v[i]);
+	}
+	free(recs);
+	free(v);
+	free(m->cases);
+	return valid;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -328,6 +579,11 @@ main(int argc, char *argv[])
 			jo.lenient = 1;
 			break;
 		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
+		case OPT_BY:
+			if (strcmp(optarg, "case") != 0)
+				rt_usage_die("--by %s: want \"case\"", optarg);
+			m.by_case = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			rt_trial_cli_free(&cli);
@@ -344,6 +600,11 @@ main(int argc, char *argv[])
 	have_cmd = (cli.cmd != NULL) || (optind < argc && strcmp(argv[optind - 1], "--") == 0);
 	if (have_cmd)
 		rt_trial_cli_finish(&cli, argc, argv, optind, 1);
+	if (have_cmd && m.by_case)
+		rt_usage_die("--by case reads records; it runs no command");
+	if (out && m.by_case)
+		rt_usage_die("--by case writes one record per case to standard output; "
+		    "-o is for one record");
 	m.cli = &cli;
 	t0 = rt_now_ms();
 
@@ -364,6 +625,35 @@ main(int argc, char *argv[])
 		if (m.until || facts)
 			rt_usage_die("--until and --facts need a command to run");
 		rt_jsonl_loop(argc - optind, argv + optind, &jo, on_record, &m);
+	}
+	if (m.by_case) {
+		long valid;
+		if (m.ncases == 0)
+			rt_die("%s: no records carrying \"case\" (%ld record%s read): nothing "
+			    "was measured", argc > optind ? argv[optind] : "<stdin>", jo.records,
+			    jo.records == 1 ? "" : "s");
+		valid = write_cases(&m, text, stdout);
+		free(m.seen);
+		rt_trial_cli_free(&cli);
+		if (m.duplicates)
+			rt_warn("%ld repeated record%s dropped", m.duplicates,
+			    m.duplicates == 1 ? "" : "s");
+		rt_fshut(stdout, "stdout");
+		if (valid == 0) {
+			rt_warn("%zu case%s read but no valid trial (only skips, errors or "
+			    "ignored): nothing was measured", m.ncases, m.ncases == 1 ? "" : "s");
+			return RT_EXIT_ERR;
+		}
+		return gate && m.unstable ? RT_EXIT_NO : RT_EXIT_OK;
+	}
+	/* only per-case records (rt-junit, rt-retry's attempts): one rate over
+	 * them all; when a command's own trials are there too, those count */
+	if (!have_cmd && m.tally.trials + m.tally.errors + m.tally.ignored +
+	    m.tally.skipped == 0 && m.case_tally.trials + m.case_tally.errors +
+	    m.case_tally.ignored + m.case_tally.skipped > 0) {
+		m.tally = m.case_tally;
+		rt_warn("the records are per test case: one rate over all of them "
+		    "(--by case gives one per case)");
 	}
 
 	rec = json_object();
@@ -386,8 +676,12 @@ main(int argc, char *argv[])
 		json_object_set_new(rec, "records", json_integer(jo.records));
 		if (m.duplicates)
 			json_object_set_new(rec, "duplicates", json_integer(m.duplicates));
-		if (jo.lenient)
-			json_object_set_new(rec, "skipped", json_integer(jo.skipped));
+		/* "skipped" is the malformed lines here, unless tests were skipped */
+		if (jo.lenient) {
+			json_object_set_new(rec, "malformed", json_integer(jo.skipped));
+			if (!m.tally.skipped)
+				json_object_set_new(rec, "skipped", json_integer(jo.skipped));
+		}
 	}
 	json_object_set_new(rec, "elapsed_s", rt_json_real6((rt_now_ms() - t0) / 1000));
 	json_object_set_new(rec, "interrupted", json_boolean(sig != 0));
@@ -420,7 +714,8 @@ main(int argc, char *argv[])
 	}
 	if (!have_cmd && jo.records == 0)
 		rt_warn("no records in the input: nothing was measured");
-	else if (!have_cmd && m.tally.trials + m.tally.errors + m.tally.ignored == 0)
+	else if (!have_cmd && m.tally.trials + m.tally.errors + m.tally.ignored +
+	    m.tally.skipped == 0)
 		rt_warn("no trial records in the input (%ld record%s of other types): "
 		    "nothing was measured", jo.records, jo.records == 1 ? "" : "s");
 
@@ -450,6 +745,12 @@ main(int argc, char *argv[])
 		return rt_signal_status(sig);
 	if (broken)
 		return RT_EXIT_PIPE;
+	/* records read, none a valid trial: nothing was measured */
+	if (!have_cmd && jo.records > 0 && m.tally.trials == 0) {
+		rt_warn("%ld record%s read, 0 valid trials: nothing was measured",
+		    jo.records, jo.records == 1 ? "" : "s");
+		return RT_EXIT_ERR;
+	}
 	if (gate && v != RT_VERDICT_STABLE)
 		return RT_EXIT_NO;
 	return RT_EXIT_OK;

@@ -26,19 +26,19 @@ extern char **environ;
  * output still held open by a background grandchild. */
 #define DRAIN_MS 200.0
 
-static const char *outcome_names[] = { "pass", "fail", "timeout", "error", "ignored" };
+static const char *outcome_names[] = { "pass", "fail", "timeout", "error", "ignored", "skip" };
 
 const char *
 rt_outcome_name(rt_outcome o)
 {
-	return (unsigned)o < 5 ? outcome_names[o] : "error";
+	return (unsigned)o < 6 ? outcome_names[o] : "error";
 }
 
 int
 rt_outcome_parse(const char *s, rt_outcome *o)
 {
 	int i;
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		if (strcmp(s, outcome_names[i]) == 0) {
 			*o = (rt_outcome)i;
 			return 0;
@@ -344,7 +344,7 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 		n++;
 	for (x = o->env_extra; x && *x; x++)
 		m++;
-	env = rt_xcalloc(n + m + 4, sizeof *env);
+	env = rt_xcalloc(n + m + 5, sizeof *env);
 	k = 0;
 	for (i = 0; i < n; i++) {
 		const char *eq = strchr(environ[i], '=');
@@ -352,6 +352,7 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 		skip = name_is(environ[i], len, "RETRIAL_TRIAL") ||
 		    name_is(environ[i], len, "RETRIAL_SEED") ||
 		    name_is(environ[i], len, ID_VAR) ||
+		    (o->junit_dir && name_is(environ[i], len, "RETRIAL_JUNIT")) ||
 		    scrubbed(o, environ[i], len);
 		for (x = o->env_extra; !skip && x && *x; x++)
 			if (!strncmp(*x, environ[i], len) && (*x)[len] == '=')
@@ -364,6 +365,8 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 	env[k++] = rt_xasprintf("RETRIAL_TRIAL=%ld", trial);
 	env[k++] = rt_xasprintf("RETRIAL_SEED=%llu", (unsigned long long)seed);
 	env[k++] = rt_xasprintf(ID_VAR "=%s", id);
+	if (o->junit_dir)
+		env[k++] = rt_xasprintf("RETRIAL_JUNIT=%s/trial-%ld.xml", o->junit_dir, trial);
 	env[k] = NULL;
 	return env;
 }
@@ -1131,6 +1134,9 @@ rt_tally_add(rt_tally *t, rt_outcome o)
 	case RT_IGNORED:
 		t->ignored++;
 		break;
+	case RT_SKIP:
+		t->skipped++;
+		break;
 	}
 }
 
@@ -1229,6 +1235,8 @@ rt_measure_fields(json_t *obj, const rt_tally *t, double conf, double threshold)
 	json_object_set_new(obj, "timeouts", json_integer(t->timeouts));
 	json_object_set_new(obj, "errors", json_integer(t->errors));
 	json_object_set_new(obj, "ignored", json_integer(t->ignored));
+	if (t->skipped)
+		json_object_set_new(obj, "skipped", json_integer(t->skipped));
 	json_object_set_new(obj, "rate", n > 0 ?
 	    rt_json_real6((double)k / (double)n) : json_null());
 	json_object_set_new(obj, "ci_low", rt_json_real6(ci.low));

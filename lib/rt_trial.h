@@ -18,7 +18,8 @@ typedef enum {
 	RT_FAIL,      /* non-zero exit or killed by a signal */
 	RT_TIMEOUT,   /* killed by --timeout; counts as a failure */
 	RT_ERROR,     /* could not run, or an exit code declared infrastructure */
-	RT_IGNORED    /* a failure set aside by --ignore-if / not matched by --fail-if */
+	RT_IGNORED,   /* a failure set aside by --ignore-if / not matched by --fail-if */
+	RT_SKIP       /* a test that did not run (JUnit <skipped>): never a trial */
 } rt_outcome;
 
 const char *rt_outcome_name(rt_outcome o);
@@ -30,6 +31,7 @@ typedef struct {
 	char *const *shell_args;     /* positional parameters ($1...), may be NULL */
 	char *const *argv;           /* run directly (PATH search), NULL-terminated */
 	const char *cwd;             /* directory to run in; NULL: the current one */
+	const char *junit_dir;       /* non-NULL: RETRIAL_JUNIT=DIR/trial-N.xml */
 	char *const *env_extra;      /* "VAR=value" set in the trial, NULL-terminated */
 	char *const *env_unset;      /* names removed from the trial's environment,
 	                              * besides RT_TRIAL_SCRUB_DEFAULT and those in
@@ -139,9 +141,9 @@ json_t *rt_trial_json(const rt_trial_result *res, const rt_trial_opts *o,
 char *rt_command_string(const rt_trial_opts *o);
 
 /* Counting outcomes. trials (valid) = passes + failures; failures include
- * timeouts; errors and ignored are kept apart and never in the rate. */
+ * timeouts; errors, ignored and skipped are kept apart and never in the rate. */
 typedef struct {
-	long trials, passes, failures, timeouts, errors, ignored;
+	long trials, passes, failures, timeouts, errors, ignored, skipped;
 } rt_tally;
 void rt_tally_add(rt_tally *t, rt_outcome o);
 
@@ -161,7 +163,8 @@ void rt_rate_text(char *buf, size_t size, long k, long n, double conf);
 /* The method of the interval rt_rate_text and rt_measure_fields give k/n:
  * "exact one-sided" for 0/n and n/n (n > 0), else "wilson". */
 const char *rt_interval_method(long k, long n);
-/* The measure fields: trials, failures, timeouts, errors, ignored, rate
+/* The measure fields: trials, failures, timeouts, errors, ignored,
+ * skipped (only when some were), rate
  * (null when n = 0), ci_low, ci_high, interval (the method, as
  * rt_interval_method), confidence, z (null for an exact bound), threshold,
  * verdict, summary. Add them to obj (a new object when obj is NULL). */

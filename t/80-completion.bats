@@ -39,7 +39,7 @@ complete_words() {
 }
 
 @test "every tool answers --list-options" {
-	for t in collect measure plan diff-facts matrix report diagnose verify genome retry pr audit bisect; do
+	for t in collect measure plan diff-facts matrix report diagnose verify genome retry pr audit bisect junit; do
 		run rt-$t --list-options
 		status_is 0
 		has "--help"

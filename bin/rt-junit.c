@@ -1,0 +1,107 @@
+/* rt-junit: read JUnit XML reports and write one "trial" record per test
+ * execution, so per-test rates come from the reports every CI already keeps. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_cli.h"
+#include "rt_jsonl.h"
+#include "rt_junit.h"
+#include "rt_util.h"
+
+enum { OPT_RUN = 1000, OPT_REVISION, OPT_MAXOUT };
+
+static const struct option longopts[] = {
+	{ "run", required_argument, NULL, OPT_RUN },
+	{ "revision", required_argument, NULL, OPT_REVISION },
+	{ "max-output", required_argument, NULL, OPT_MAXOUT },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	RT_LIST_OPTIONS_LONGOPT,
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: rt-junit [--run ID] [--revision SHA] [--max-output BYTES] [REPORT ...]\n"
+"Read JUnit XML reports and write one \"trial\" record per test execution.\n"
+"      --run ID           the run the reports belong to (default: the file and\n"
+"                         its testsuite timestamp)\n"
+"      --revision SHA     the revision tested (default: $GITHUB_SHA, $CI_COMMIT_SHA,\n"
+"                         $GIT_COMMIT or $BUILD_VCS_NUMBER)\n"
+"      --max-output BYTES system-out/system-err bytes kept per record (4096)\n"
+"  -h, --help             this text\n"
+"  -V, --version          the version\n");
+}
+
+static int
+on_rec(json_t *rec, void *ctx)
+{
+	(void)ctx;
+	if (rt_emit_try(stdout, rec) < 0)
+		rt_die("stdout: write error:");
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	rt_junit_opts o;
+	char err[400];
+	const char *path;
+	FILE *f;
+	int ch, i, bad = 0;
+
+	rt_setprogname(argv[0]);
+	memset(&o, 0, sizeof o);
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case OPT_RUN:
+			o.run = optarg;
+			break;
+		case OPT_REVISION:
+			o.revision = optarg;
+			break;
+		case OPT_MAXOUT:
+			o.max_output = (size_t)rt_num_long("--max-output", optarg, 1, 1L << 30);
+			break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
+		case 'h':
+			usage(stdout);
+			rt_fshut(stdout, "stdout");
+			return 0;
+		case 'V':
+			rt_print_version();
+			return 0;
+		default:
+			rt_bad_option(ch, "hV", argv);
+		}
+	}
+	if (!o.revision)
+		o.revision = rt_junit_revision_env();
+	for (i = optind; i < argc || i == optind; i++) {
+		path = i < argc ? argv[i] : "-";
+		if (strcmp(path, "-") == 0) {
+			f = stdin;
+			o.report = "<stdin>";
+		} else if (!(f = fopen(path, "r"))) {
+			rt_warn("%s: %s", path, strerror(errno));
+			bad = 1;
+			continue;
+		} else
+			o.report = path;
+		if (rt_junit_read(f, &o, on_rec, NULL, err, sizeof err) < 0) {
+			rt_warn("%s:%s", o.report, err);
+			bad = 1;
+		}
+		if (f != stdin)
+			fclose(f);
+	}
+	rt_fshut(stdout, "stdout");
+	return bad ? RT_EXIT_ERR : RT_EXIT_OK;
+}

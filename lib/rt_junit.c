@@ -1,0 +1,488 @@
+/* rt_junit: a streaming JUnit XML reader on libexpat. Only the testcase being
+ * read is held: its attributes, its result element, its failed attempts
+ * (Surefire's flaky and rerun elements, at most MAX_ATTEMPTS) and capped
+ * output. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <expat.h>
+
+#include "rt_jsonl.h"
+#include "rt_junit.h"
+#include "rt_util.h"
+
+#define MAX_SUITES 64            /* deeper nesting inherits the 64th */
+#define MAX_ATTEMPTS 100         /* failed attempts kept per testcase */
+#define MAX_MESSAGE 1024         /* bytes of a message taken from text */
+
+/* result precedence: error > failure > skipped > success */
+enum { R_SUCCESS, R_SKIPPED, R_FAILURE, R_ERROR };
+static const char *result_names[] = { "success", "skipped", "failure", "error" };
+
+typedef struct {
+	int result;
+	char *message, *ftype;
+	double time;                 /* seconds, NAN when absent */
+	rt_buf text, out, err;
+	size_t out_lost, err_lost;
+} attempt;
+
+typedef struct {
+	XML_Parser p;
+	const rt_junit_opts *o;
+	rt_junit_fn fn;
+	void *ctx;
+	size_t max_output;
+	int depth, stopped;
+	char err[300];
+	/* enclosing suites: name and timestamp (inherited when absent) */
+	char *sname[MAX_SUITES], *sts[MAX_SUITES], *sfile[MAX_SUITES];
+	int nsuite;                  /* may exceed MAX_SUITES */
+	char *first_ts, *run;
+	long ncase;
+	/* the testcase being read */
+	int in_case, case_depth;
+	char *classname, *name, *file;
+	double time;
+	attempt fin;                 /* the final result */
+	attempt tries[MAX_ATTEMPTS];
+	int ntries;
+	long lost_tries;
+	int in_result, result_depth; /* inside a result/attempt element */
+	attempt *cur;                /* where that element's text and output go */
+	rt_buf *cap;                 /* where character data goes, or NULL */
+	size_t *cap_lost, cap_limit;
+	int cap_depth;
+} parser;
+
+static const char *
+attr(const char **a, const char *key)
+{
+	for (; a && a[0]; a += 2)
+		if (strcmp(a[0], key) == 0)
+			return a[1];
+	return NULL;
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? rt_xstrdup(s) : NULL;
+}
+
+/* An attribute kept whole up to MAX_MESSAGE bytes, cut at a character. */
+static char *
+dup_capped(const char *s)
+{
+	size_t n;
+	char *d;
+
+	if (!s)
+		return NULL;
+	if ((n = strlen(s)) <= MAX_MESSAGE)
+		return rt_xstrdup(s);
+	n = MAX_MESSAGE;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	d = rt_xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+static double
+seconds(const char *s)
+{
+	double v;
+	char *end;
+
+	if (!s || !*s)
+		return NAN;
+	errno = 0;
+	v = strtod(s, &end);
+	/* "1,234.5" (some Gradle locales) and junk are not a time */
+	if (errno || *end || !isfinite(v) || v < 0)
+		return NAN;
+	return v;
+}
+
+static void
+attempt_clear(attempt *a)
+{
+	free(a->message);
+	free(a->ftype);
+	rt_buf_free(&a->text);
+	rt_buf_free(&a->out);
+	rt_buf_free(&a->err);
+	memset(a, 0, sizeof *a);
+	a->time = NAN;
+}
+
+static void
+case_clear(parser *q)
+{
+	int i;
+
+	free(q->classname);
+	free(q->name);
+	free(q->file);
+	q->classname = q->name = q->file = NULL;
+	attempt_clear(&q->fin);
+	for (i = 0; i < q->ntries; i++)
+		attempt_clear(&q->tries[i]);
+	q->ntries = 0;
+	q->lost_tries = 0;
+	q->in_case = 0;
+	q->in_result = 0;
+	q->cap = NULL;
+}
+
+static json_t *
+str_or_null(const char *s)
+{
+	return s ? rt_json_bytes(s, strlen(s)) : json_null();
+}
+
+/* The message: the attribute, else the first non-blank line of the text. */
+static json_t *
+message(const attempt *a)
+{
+	const char *s, *e;
+
+	if (a->message)
+		return str_or_null(a->message);
+	if (!a->text.len)
+		return json_null();
+	s = a->text.data;
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	for (e = s; *e && *e != '\n' && *e != '\r'; e++)
+		;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	return e > s ? rt_json_bytes(s, (size_t)(e - s)) : json_null();
+}
+
+static json_t *
+output(rt_buf *b, size_t lost)
+{
+	if (!b->len && !lost)
+		return json_null();
+	if (lost)
+		rt_buf_printf(b, "\n[retrial: %zu more bytes not kept]", lost);
+	return rt_json_bytes(b->data, b->len);
+}
+
+static const char *
+suite_at(char *const *v, int n)
+{
+	int i;
+
+	for (i = (n < MAX_SUITES ? n : MAX_SUITES) - 1; i >= 0; i--)
+		if (v[i])
+			return v[i];
+	return NULL;
+}
+
+static void
+emit(parser *q, attempt *a, int num)
+{
+	json_t *j = json_object();
+	const char *suite = suite_at(q->sname, q->nsuite);
+	const char *scope = q->classname && *q->classname ? q->classname :
+	    q->file && *q->file ? q->file : suite_at(q->sfile, q->nsuite);
+	const char *name = q->name ? q->name : "";
+	char *id;
+
+	if (!scope)
+		scope = suite;
+	/* Bazel names the suite and its one testcase after the target */
+	id = scope && *scope && strcmp(scope, name) != 0 ?
+	    rt_xasprintf("%s::%s", scope, name) : rt_xstrdup(name);
+	json_object_set_new(j, "type", json_string("trial"));
+	json_object_set_new(j, "trial", json_integer(q->o->trial > 0 ? q->o->trial : q->ncase));
+	json_object_set_new(j, "case", rt_json_bytes(id, strlen(id)));
+	json_object_set_new(j, "outcome", json_string(a->result == R_SUCCESS ? "pass" :
+	    a->result == R_SKIPPED ? "skip" : "fail"));
+	json_object_set_new(j, "result", json_string(result_names[a->result]));
+	json_object_set_new(j, "attempt", json_integer(num));
+	json_object_set_new(j, "time_ms", isnan(a->time) ? json_null() :
+	    rt_json_real6(a->time * 1000));
+	json_object_set_new(j, "message", a->result == R_SUCCESS ? json_null() : message(a));
+	json_object_set_new(j, "failure_type", str_or_null(a->ftype));
+	json_object_set_new(j, "stdout", output(&a->out, a->out_lost));
+	json_object_set_new(j, "stderr", output(&a->err, a->err_lost));
+	json_object_set_new(j, "report", str_or_null(q->o->report));
+	json_object_set_new(j, "run", str_or_null(q->run));
+	json_object_set_new(j, "revision", str_or_null(q->o->revision));
+	json_object_set_new(j, "timestamp", str_or_null(suite_at(q->sts, q->nsuite)));
+	json_object_set_new(j, "position", json_integer(q->ncase - 1));
+	json_object_set_new(j, "suite", str_or_null(suite));
+	json_object_set_new(j, "source", json_string("junit"));
+	free(id);
+	if (!q->stopped && q->fn(j, q->ctx) != 0) {
+		q->stopped = 1;
+		XML_StopParser(q->p, XML_FALSE);
+	}
+	json_decref(j);
+}
+
+static void
+fail_at(parser *q, const char *fmt, const char *arg)
+{
+	int n = snprintf(q->err, sizeof q->err, "%lu:%lu: ",
+	    (unsigned long)XML_GetCurrentLineNumber(q->p),
+	    (unsigned long)XML_GetCurrentColumnNumber(q->p) + 1);
+	snprintf(q->err + n, sizeof q->err - (size_t)n, fmt, arg);
+	q->stopped = 2;
+	XML_StopParser(q->p, XML_FALSE);
+}
+
+/* The local name: "ns:testcase" is a testcase. */
+static const char *
+local(const char *el)
+{
+	const char *c = strrchr(el, ':');
+	return c ? c + 1 : el;
+}
+
+static void
+capture(parser *q, rt_buf *b, size_t *lost, size_t limit)
+{
+	q->cap = b;
+	q->cap_lost = lost;
+	q->cap_limit = limit;
+	q->cap_depth = q->depth;
+}
+
+static void XMLCALL
+on_start(void *ud, const char *el, const char **a)
+{
+	parser *q = ud;
+	const char *n = local(el), *v;
+	attempt *t;
+	int r, i;
+
+	q->depth++;
+	if (q->stopped)
+		return;
+	if (q->depth == 1 && strcmp(n, "testsuites") && strcmp(n, "testsuite")) {
+		fail_at(q, "not a JUnit report (root element <%s>)", el);
+		return;
+	}
+	if (!strcmp(n, "testsuite") || !strcmp(n, "testsuites")) {
+		if ((v = attr(a, "timestamp")) && !q->first_ts)
+			q->first_ts = rt_xstrdup(v);
+		if (!strcmp(n, "testsuite") && !q->in_case) {
+			if (q->nsuite < MAX_SUITES) {
+				q->sname[q->nsuite] = dup_or_null(attr(a, "name"));
+				q->sts[q->nsuite] = dup_or_null(attr(a, "timestamp"));
+				q->sfile[q->nsuite] = dup_or_null(attr(a, "file"));
+			}
+			q->nsuite++;
+		}
+		return;
+	}
+	if (!strcmp(n, "testcase") && !q->in_case) {
+		case_clear(q);
+		q->in_case = 1;
+		q->case_depth = q->depth;
+		q->classname = dup_or_null(attr(a, "classname"));
+		q->name = dup_or_null(attr(a, "name"));
+		q->file = dup_or_null(attr(a, "file"));
+		q->fin.time = seconds(attr(a, "time"));
+		/* Bazel and some runners: status="notrun" is a skip */
+		if ((v = attr(a, "status")) && !strcmp(v, "notrun"))
+			q->fin.result = R_SKIPPED;
+		return;
+	}
+	if (!q->in_case)
+		return;
+	if (q->in_result) {
+		/* inside a result element: its output belongs to that attempt */
+		t = q->cur;
+		if (!strcmp(n, "system-out"))
+			capture(q, &t->out, &t->out_lost, q->max_output);
+		else if (!strcmp(n, "system-err"))
+			capture(q, &t->err, &t->err_lost, q->max_output);
+		return;
+	}
+	if (q->depth != q->case_depth + 1)
+		return;
+	if (!strcmp(n, "system-out")) {
+		capture(q, &q->fin.out, &q->fin.out_lost, q->max_output);
+		return;
+	}
+	if (!strcmp(n, "system-err")) {
+		capture(q, &q->fin.err, &q->fin.err_lost, q->max_output);
+		return;
+	}
+	r = !strcmp(n, "failure") ? R_FAILURE : !strcmp(n, "error") ? R_ERROR :
+	    !strcmp(n, "skipped") ? R_SKIPPED : -1;
+	if (r >= 0) {
+		t = &q->fin;
+		/* error > failure > skipped: a weaker element adds nothing */
+		if (r < t->result)
+			return;
+		if (r > t->result) {
+			free(t->message);
+			free(t->ftype);
+			t->message = t->ftype = NULL;
+			t->text.len = 0;
+		}
+		t->result = r;
+		if (!t->message)
+			t->message = dup_capped(attr(a, "message"));
+		if (!t->ftype)
+			t->ftype = dup_capped(attr(a, "type"));
+	} else {
+		i = !strcmp(n, "flakyFailure") || !strcmp(n, "rerunFailure") ? R_FAILURE :
+		    !strcmp(n, "flakyError") || !strcmp(n, "rerunError") ? R_ERROR : -1;
+		if (i < 0)
+			return;
+		if (q->ntries == MAX_ATTEMPTS) {
+			q->lost_tries++;
+			return;
+		}
+		t = &q->tries[q->ntries++];
+		memset(t, 0, sizeof *t);
+		t->result = i;
+		t->message = dup_capped(attr(a, "message"));
+		t->ftype = dup_capped(attr(a, "type"));
+		t->time = seconds(attr(a, "time"));
+	}
+	q->in_result = 1;
+	q->result_depth = q->depth;
+	q->cur = t;
+	capture(q, &t->text, NULL, MAX_MESSAGE);
+}
+
+static void XMLCALL
+on_end(void *ud, const char *el)
+{
+	parser *q = ud;
+	const char *n = local(el);
+	int i;
+
+	if (q->cap && q->depth == q->cap_depth) {
+		/* back to the enclosing result element's text, if any */
+		q->cap = NULL;
+		if (q->in_result && q->depth > q->result_depth)
+			capture(q, &q->cur->text, NULL, MAX_MESSAGE), q->cap_depth = q->result_depth;
+	}
+	if (q->in_result && q->depth == q->result_depth)
+		q->in_result = 0;
+	if (!q->stopped && q->in_case && q->depth == q->case_depth) {
+		q->ncase++;
+		if (!q->run)
+			q->run = q->o->run ? rt_xstrdup(q->o->run) : q->first_ts ?
+			    rt_xasprintf("%s@%s", q->o->report, q->first_ts) :
+			    rt_xstrdup(q->o->report);
+		for (i = 0; i < q->ntries; i++)
+			emit(q, &q->tries[i], i + 1);
+		emit(q, &q->fin, q->ntries + 1);
+		case_clear(q);
+	} else if (!q->in_case && !strcmp(n, "testsuite")) {
+		q->nsuite--;
+		if (q->nsuite < MAX_SUITES) {
+			free(q->sname[q->nsuite]);
+			free(q->sts[q->nsuite]);
+			free(q->sfile[q->nsuite]);
+			q->sname[q->nsuite] = q->sts[q->nsuite] = q->sfile[q->nsuite] = NULL;
+		}
+	}
+	q->depth--;
+}
+
+static void XMLCALL
+on_text(void *ud, const char *s, int len)
+{
+	parser *q = ud;
+	size_t n = (size_t)len, room;
+
+	if (!q->cap || q->stopped)
+		return;
+	room = q->cap->len < q->cap_limit ? q->cap_limit - q->cap->len : 0;
+	if (n > room) {
+		/* cut at a character, not inside one */
+		while (room > 0 && ((unsigned char)s[room] & 0xc0) == 0x80)
+			room--;
+		if (q->cap_lost)
+			*q->cap_lost += n - room;
+		n = room;
+		q->cap_limit = q->cap->len + n;   /* nothing more fits */
+	}
+	if (n)
+		rt_buf_add(q->cap, s, n);
+}
+
+long
+rt_junit_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
+    char *err, size_t errsize)
+{
+	parser q;
+	char buf[65536];
+	size_t n;
+	int done = 0, i;
+	long ret;
+
+	memset(&q, 0, sizeof q);
+	q.o = o;
+	q.fn = fn;
+	q.ctx = ctx;
+	q.max_output = o->max_output ? o->max_output : 4096;
+	q.fin.time = NAN;
+	if (!(q.p = XML_ParserCreate(NULL)))
+		rt_die("out of memory");
+	XML_SetUserData(q.p, &q);
+	XML_SetElementHandler(q.p, on_start, on_end);
+	XML_SetCharacterDataHandler(q.p, on_text);
+	while (!done && !q.stopped) {
+		n = fread(buf, 1, sizeof buf, f);
+		if (ferror(f)) {
+			snprintf(q.err, sizeof q.err, "read error: %s", strerror(errno));
+			q.stopped = 2;
+			break;
+		}
+		done = n < sizeof buf;
+		if (XML_Parse(q.p, buf, (int)n, done) == XML_STATUS_ERROR && q.stopped != 2) {
+			if (q.stopped == 1)   /* fn asked to stop */
+				break;
+			snprintf(q.err, sizeof q.err, "%lu:%lu: %s",
+			    (unsigned long)XML_GetCurrentLineNumber(q.p),
+			    (unsigned long)XML_GetCurrentColumnNumber(q.p) + 1,
+			    XML_ErrorString(XML_GetErrorCode(q.p)));
+			q.stopped = 2;
+		}
+	}
+	ret = q.ncase;
+	if (q.stopped == 2) {
+		snprintf(err, errsize, "%s", q.err);
+		ret = -1;
+	}
+	case_clear(&q);
+	for (i = 0; i < MAX_SUITES; i++) {
+		free(q.sname[i]);
+		free(q.sts[i]);
+		free(q.sfile[i]);
+	}
+	free(q.first_ts);
+	free(q.run);
+	XML_ParserFree(q.p);
+	return ret;
+}
+
+const char *
+rt_junit_revision_env(void)
+{
+	static const char *vars[] = { "GITHUB_SHA", "CI_COMMIT_SHA", "GIT_COMMIT",
+	    "BUILD_VCS_NUMBER" };
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < sizeof vars / sizeof *vars; i++)
+		if ((v = getenv(vars[i])) && *v)
+			return v;
+	return NULL;
+}
