@@ -1,0 +1,77 @@
+#!/usr/bin/env bats
+# t/73-misc-hygiene.bats: issue 12's smaller guarantees — dangerous paths
+# refused when shipping (rt-verify, rt-pr --allow-path), sane --confidence,
+# rt-measure's trial numbers, rt-diff-facts' bounded token table.
+load helper
+
+setup() {
+	mkdir -p "$T/tmp"
+	export TMPDIR="$T/tmp"
+}
+
+CIFILE='"--- /dev/null\n+++ b/.github/workflows/x.yml\n@@ -0,0 +1,2 @@\n+on: push\n+jobs: {}\n"'
+
+# The pool fixture's real fix, plus a new CI workflow.
+ci_hypothesis() {
+	jq -c --argjson ci "$CIFILE" \
+	    'select(.id == "h-fix") | .id = "h-ci" | .patch += $ci | .files += [".github/workflows/x.yml"]' \
+	    "$RT_TOP/t/fixtures/verify/pool.jsonl" >"$T/h.jsonl"
+}
+
+@test "rt_patch: a CI-config patch is refused by rt-verify, with the path and the way out" {
+	ci_hypothesis
+	run rt-verify -C "$RT_TOP/t/fixtures/verify/pool" -n 30 -N 10 -j 2 --seed 42 \
+	    --no-genome --cmd ./test_pool.sh "$T/h.jsonl"
+	echo "$output" | jq -e -s 'map(select(.type == "lane" and .id == "h-ci"))[0] |
+	    .status == "patch_failed" and
+	    (.reason | contains("refused: touches CI configuration .github/workflows/x.yml (--allow-path to permit)"))' >/dev/null
+	echo "$output" | tail -n 1 | jqe '.type == "verdict" and .verdict != "FIXED" and (has("allowed_paths") | not)'
+}
+
+@test "rt_patch: --allow-path lets rt-verify race it and records the glob" {
+	ci_hypothesis
+	run rt-verify -C "$RT_TOP/t/fixtures/verify/pool" -n 30 -N 40 -j 2 --seed 42 \
+	    --no-genome --allow-path '.github/*' --allow-path 'Jenkinsfile' --cmd ./test_pool.sh "$T/h.jsonl"
+	echo "$output" | jq -e -s 'map(select(.type == "lane" and .id == "h-ci"))[0].status != "patch_failed"' >/dev/null
+	echo "$output" | tail -n 1 | jqe '.allowed_paths == [".github/*", "Jenkinsfile"]'
+}
+
+@test "rt_patch: a glob that does not match leaves the refusal; .gitmodules and hooks are refused too" {
+	for f in .gitmodules sub/.gitattributes .husky/pre-commit .pre-commit-config.yaml .GitLab-CI.yml; do
+		jq -c --arg f "$f" 'select(.id == "h-fix") | .id = $f |
+		    .patch += "--- /dev/null\n+++ b/" + $f + "\n@@ -0,0 +1 @@\n+x\n"' \
+		    "$RT_TOP/t/fixtures/verify/pool.jsonl"
+	done >"$T/h.jsonl"
+	run rt-verify -C "$RT_TOP/t/fixtures/verify/pool" -n 30 -N 4 -j 2 --seed 42 \
+	    --no-genome --allow-path 'docs/*' --cmd ./test_pool.sh "$T/h.jsonl"
+	echo "$output" | tail -n 1 | jqe '.lanes | length == 5 and all(.status == "patch_failed" and
+	    (.id as $i | .reason | startswith("refused: touches ") and contains($i)))'
+	echo "$output" | tail -n 1 | jqe '[.lanes[].reason | capture("touches (?<k>[a-zA-Z ]+) ").k] ==
+	    ["git submodules", "git attributes", "git hooks", "git hooks", "CI configuration"]'
+}
+
+# The FIXED fixture whose winner also adds a CI workflow.
+ci_verdict() {
+	jq -c --argjson ci "$CIFILE" 'if .type == "verdict" then .winner.patch += $ci else . end' \
+	    "$RT_TOP/t/fixtures/pr/fixed.jsonl" >"$T/v.jsonl"
+}
+
+@test "rt-pr: a winner touching CI configuration is refused, exit 2, nothing written" {
+	ci_verdict
+	run rt-pr --body "$T/d.md" "$T/v.jsonl"
+	status_is 2
+	has "refused: touches CI configuration .github/workflows/x.yml (--allow-path to permit)"
+	[ ! -e "$T/d.md" ]
+	run rt-pr --allow-path 'docs/*' --body "$T/d.md" "$T/v.jsonl"
+	status_is 2
+}
+
+@test "rt-pr: --allow-path permits it and the dossier says who permitted what" {
+	ci_verdict
+	run rt-pr --allow-path '.github/workflows/*.yml' --body "$T/d.md" "$T/v.jsonl"
+	status_is 0
+	grep -F -- '- **Dangerous paths permitted by the user (rt-pr --allow-path):** .github/workflows/x.yml, CI configuration (--allow-path .github/workflows/\*.yml)' "$T/d.md"
+	# an ordinary patch says nothing about it
+	rt-pr --allow-path '.github/*' --body "$T/d2.md" "$RT_TOP/t/fixtures/pr/fixed.jsonl"
+	diff -u "$RT_TOP/t/fixtures/pr/fixed.md" "$T/d2.md"
+}
