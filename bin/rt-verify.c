@@ -1444,7 +1444,7 @@ main(int argc, char *argv[])
 			V.nmax_given = 1;
 			break;
 		case OPT_CONF:
-			V.conf = rt_num_double("--confidence", optarg, 0, 1, 1, 1);
+			V.conf = rt_num_confidence("--confidence", optarg);
 			break;
 		case OPT_TARGET:
 			V.target = rt_num_double("--target", optarg, 0, 1, 1, 1);

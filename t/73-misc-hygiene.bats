@@ -75,3 +75,42 @@ ci_verdict() {
 	rt-pr --allow-path '.github/*' --body "$T/d2.md" "$RT_TOP/t/fixtures/pr/fixed.jsonl"
 	diff -u "$RT_TOP/t/fixtures/pr/fixed.md" "$T/d2.md"
 }
+
+@test "--confidence: every tool refuses a level below 0.5, naming it" {
+	for c in 1e-300 0.3 0.4999; do
+		run rt-plan --rate 0.2 --confidence "$c"
+		status_is 2
+		has "rt-plan: --confidence $c: too low to decide anything; want 0.5 or more (and below 1)"
+		run rt-measure --confidence "$c" --cmd true
+		status_is 2
+		has "--confidence $c: too low to decide anything"
+		run rt-verify --confidence "$c" --cmd true
+		status_is 2
+		has "--confidence $c"
+		run rt-matrix --confidence "$c" --cmd true
+		status_is 2
+		has "--confidence $c"
+		run rt-genome --confidence "$c"
+		status_is 2
+		has "--confidence $c"
+	done
+	# the ends of the range are accepted
+	run rt-plan --rate 0.2 --confidence 0.5
+	status_is 0
+	run rt-plan --rate 0.2 --confidence 0.99999
+	status_is 0
+	run rt-plan --rate 0.2 --confidence 1
+	status_is 2
+}
+
+@test "rt-measure: trial numbers 0 and -1 are bad input, with file:line" {
+	for n in 0 -1; do
+		printf '{"type":"trial","trial":1,"outcome":"pass"}\n{"type":"trial","trial":%s,"outcome":"pass"}\n' "$n" >"$T/r.jsonl"
+		run rt-measure "$T/r.jsonl"
+		status_is 2
+		has "rt-measure: $T/r.jsonl:2: \"trial\": $n is out of range"
+	done
+	printf '{"type":"trial","trial":1,"outcome":"pass"}\n{"type":"trial","outcome":"fail"}\n' >"$T/r.jsonl"
+	run rt-measure "$T/r.jsonl"
+	echo "$output" | tail -n 1 | jqe '.trials == 2 and .failures == 1'
+}
