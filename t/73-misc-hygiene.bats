@@ -114,3 +114,31 @@ ci_verdict() {
 	run rt-measure "$T/r.jsonl"
 	echo "$output" | tail -n 1 | jqe '.trials == 2 and .failures == 1'
 }
+
+@test "rt-diff-facts: high-entropy output is capped, said so, and the real token is still found" {
+	/usr/bin/python3 - "$T/in" <<'PY'
+import json, random, string, sys
+random.seed(2)
+with open(sys.argv[1], "w") as f:
+    for i in range(1, 121):
+        fail = i % 3 == 0
+        words = " ".join("".join(random.choice(string.ascii_lowercase) for _ in range(10)) for _ in range(4000))
+        f.write(json.dumps({"type": "trial", "trial": i, "outcome": "fail" if fail else "pass",
+                            "stdout": words + (" NEEDLE" if fail else "")}) + "\n")
+PY
+	rt-diff-facts -j 2 "$T/in" >"$T/o2"
+	jqe '.tokens_capped == true and .tokens_dropped > 100000 and .token == "NEEDLE" and .failures == 40' "$T/o2"
+	# the same for any -j
+	rt-diff-facts -j 1 "$T/in" | cmp - "$T/o2"
+	# an ordinary run says nothing about caps
+	rt-diff-facts "$RT_TOP/t/fixtures/diff/kth.jsonl" | jqe 'has("tokens_capped") | not'
+}
+
+@test "rt-diff-facts: no leak under valgrind, on the fixtures and a capped run" {
+	command -v valgrind >/dev/null || skip "no valgrind"
+	for f in "$RT_TOP"/t/fixtures/diff/kth.jsonl "$RT_TOP"/t/fixtures/verify/pool.jsonl; do
+		run valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+		    --error-exitcode=99 rt-diff-facts --lenient --jsonl "$f"
+		status_is 0
+	done
+}
