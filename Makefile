@@ -12,6 +12,8 @@ PKGCONFIGDIR = $(LIBDIR)/pkgconfig
 
 CC       ?= cc
 PKGS     = jansson libcurl sqlite3 libcrypto
+# Read when the Makefile is parsed: targets that install the libraries
+# first (check, demo, bench) build in a second make, which parses again.
 PKG_CFLAGS != pkg-config --cflags $(PKGS) 2>/dev/null || true
 PKG_LIBS   != pkg-config --libs $(PKGS) 2>/dev/null || true
 OPT      = -O2 -g
@@ -67,10 +69,12 @@ t/guard_test: t/guard_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/guard_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
 
 # make check: the C unit tests, then every bats file; one closing count line.
-check: deps all t/stats_test t/guard_test
+# VALGRIND=1 runs every tool the tests invoke under valgrind (t/helper.bash).
+check: deps
+	@$(MAKE) --no-print-directory all t/stats_test t/guard_test
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
-	./t/run-bats
+	RT_VALGRIND=$(VALGRIND) ./t/run-bats
 
 lint:
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
@@ -95,11 +99,13 @@ deps:
 	  echo "  sudo apt-get install -y$$missing" >&2; exit 2; \
 	fi
 
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	./examples/demo.sh
 
-bench: all
+bench:
 	@$(MAKE) -s deps EXTRA_PKGS="$(BENCH_PKGS)"
+	@$(MAKE) --no-print-directory all
 	./bench/run
 
 install: all

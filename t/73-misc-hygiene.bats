@@ -142,3 +142,18 @@ PY
 		status_is 0
 	done
 }
+
+@test "make check VALGRIND=1: t/helper.bash puts valgrind wrappers first on PATH" {
+	command -v valgrind >/dev/null || skip "no valgrind"
+	mkdir -p "$T/x"
+	# shellcheck disable=SC2016
+	run env RT_VALGRIND=1 BATS_TEST_DIRNAME="$RT_TOP/t" BATS_TEST_TMPDIR="$T/x" bash -c \
+	    '. "$BATS_TEST_DIRNAME/helper.bash" && command -v rt-plan && rt-plan --rate 0.2'
+	status_is 0
+	has "$T/x/vgbin/rt-plan"
+	has '"type":"plan"'
+	grep -q "exec valgrind .*--error-exitcode=97" "$T/x/vgbin/rt-plan"
+	run env RT_VALGRIND= BATS_TEST_DIRNAME="$RT_TOP/t" BATS_TEST_TMPDIR="$T/y" bash -c \
+	    '. "$BATS_TEST_DIRNAME/helper.bash" && command -v rt-plan'
+	has "$RT_TOP/bin/rt-plan"
+}
