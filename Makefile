@@ -84,6 +84,7 @@ DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
 	libsqlite3-dev libssl-dev jq sqlite3 bats git python3 parallel mandoc \
 	python3-pytest python3-pytest-random-order
 BENCH_PKGS = hyperfine time
+FUZZ_PKGS  = clang valgrind
 deps:
 	@missing=""; for p in $(DEB_PKGS) $(EXTRA_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
@@ -132,8 +133,78 @@ uninstall:
 	  $(DESTDIR)$(LIBDIR)/libretrial-stats.so.$(STATS_SO_VER) $(DESTDIR)$(INCDIR)/rt_stats.h \
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
-clean:
+clean: fuzz-clean
 	rm -f $(BINS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test
 
 .PHONY: all check lint deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)
+
+# make fuzz: libFuzzer targets (clang, ASan+UBSan) for every record reader,
+# each run FUZZ_SECONDS on a corpus seeded from t/fixtures; crashes are
+# copied to t/fuzz/TARGET/ as regression inputs. fuzz-replay runs those
+# (and the seeds) once; fuzz-smoke runs each target FUZZ_SMOKE seconds.
+# A target is NAME:TOOL:ARGS (ARGS comma-separated, before the input file).
+FUZZ_CC      = clang
+FUZZ_SECONDS = 60
+FUZZ_SMOKE   = 10
+FUZZ_FLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Ilib $(PKG_CFLAGS) -pthread \
+	-DRT_VERSION=\"$(VERSION)\" -DRT_SHAREDIR=\"$(SHAREDIR)\" -Dexit=rt_fuzz_exit \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_TARGETS = trial:rt-measure:rt-measure measure:rt-plan:rt-plan \
+	trial-facts:rt-diff-facts:rt-diff-facts,-j,1 \
+	diff:rt-diagnose:rt-diagnose,--offline,--rules,--no-cache \
+	verdict:rt-pr:rt-pr,--body,- verdict-import:rt-genome:rt-genome,--genome,:memory:,--import
+FUZZ_NAMES   = $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t))))
+FUZZ_RUN     = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+fuzz/obj/lib/%.o: lib/%.c $(LIB_HDR)
+	@mkdir -p fuzz/obj/lib
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+FUZZ_LIB = $(LIB_OBJ:lib/%=fuzz/obj/lib/%)
+
+fuzz-build: $(FUZZ_LIB)
+	@for t in $(FUZZ_TARGETS); do \
+	  name=$${t%%:*}; rest=$${t#*:}; tool=$${rest%%:*}; args=$${rest#*:}; \
+	  qargs=$$(printf '"%s",' $$(echo $$args | tr , ' ')); \
+	  [ fuzz/$$name -nt bin/$$tool.c ] && [ fuzz/$$name -nt fuzz/fuzz_tool.c ] && continue; \
+	  echo "fuzz: $$name ($$tool)"; \
+	  $(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Dmain=rt_tool_main \
+	    -c -o fuzz/obj/$$tool.o bin/$$tool.c && \
+	  $(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer "-DFUZZ_ARGS=$${qargs%,}" \
+	    -o fuzz/$$name fuzz/fuzz_tool.c fuzz/obj/$$tool.o $(FUZZ_LIB) $(PKG_LIBS) -lm || exit 2; \
+	done
+
+fuzz-corpus:
+	@for n in $(FUZZ_NAMES); do \
+	  mkdir -p fuzz/corpus/$$n t/fuzz/$$n; \
+	  find t/fixtures examples \( -name '*.jsonl' -o -name '*.json' \) -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
+	done
+
+fuzz: fuzz-build fuzz-corpus
+	@rc=0; for n in $(FUZZ_NAMES); do \
+	  $(FUZZ_RUN) ./fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 \
+	    -artifact_prefix=t/fuzz/$$n/ -print_final_stats=1 fuzz/corpus/$$n >fuzz/$$n.log 2>&1 || rc=2; \
+	  echo "fuzz: $$n: $$(sed -n 's/^stat::number_of_executed_units: *//p' fuzz/$$n.log) execs," \
+	    "corpus $$(ls fuzz/corpus/$$n | wc -l) inputs, regressions $$(ls t/fuzz/$$n | wc -l)"; \
+	  grep -E '^(==[0-9]+==ERROR|SUMMARY)' fuzz/$$n.log || true; \
+	done; exit $$rc
+
+fuzz-replay: fuzz-build fuzz-corpus
+	@for n in $(FUZZ_NAMES); do \
+	  set -- t/fuzz/$$n/*; [ -e "$$1" ] || continue; \
+	  $(FUZZ_RUN) ./fuzz/$$n -close_fd_mask=2 "$$@" || exit 2; \
+	done
+
+fuzz-smoke: fuzz-build fuzz-corpus
+	@for n in $(FUZZ_NAMES); do \
+	  $(FUZZ_RUN) ./fuzz/$$n -max_total_time=$(FUZZ_SMOKE) -close_fd_mask=2 -max_len=65536 \
+	    -artifact_prefix=t/fuzz/$$n/ fuzz/corpus/$$n >fuzz/$$n.log 2>&1 || \
+	    { tail -n 40 fuzz/$$n.log; exit 2; }; \
+	  echo "fuzz-smoke: $$n: $$(grep -o 'DONE.*' fuzz/$$n.log)"; \
+	done
+
+fuzz-clean:
+	rm -rf fuzz/obj fuzz/corpus $(FUZZ_NAMES:%=fuzz/%) $(FUZZ_NAMES:%=fuzz/%.log)
+
+.PHONY: fuzz fuzz-build fuzz-corpus fuzz-replay fuzz-smoke fuzz-clean

@@ -1363,6 +1363,9 @@ exact_note(const verdict_t *v)
 		for (i = 0, c = NULL; i < v->nconfs && !c; i++)
 			if (v->confs[i].method == M_EXACT && v->confs[i].trials > 0)
 				c = &v->confs[i];
+	if (!c)   /* exact intervals in lanes only (t/fuzz/verdict) */
+		return rt_xstrdup("the exact one-sided bound is what the rule tests; a Wilson "
+		    "bound of the same counts is two-sided and looser");
 	ex = interval(0, c->trials, M_EXACT, c->conf);
 	wi = interval(0, c->trials, M_WILSON, c->conf);
 	return rt_xasprintf("for 0/%ld at %g%% confidence it is \xE2\x89\xA4%.1f%%; the Wilson "
