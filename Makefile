@@ -1,5 +1,5 @@
 # retrial — measure, explain, fix and ship flaky tests.
-# Targets: all check install uninstall clean deps demo bench lint
+# Targets: all check install uninstall clean deps demo bench lint fuzz
 
 VERSION   = 0.1.0
 PREFIX    = /usr/local
@@ -154,7 +154,8 @@ FUZZ_TARGETS = trial:rt-measure:rt-measure measure:rt-plan:rt-plan \
 	trial-facts:rt-diff-facts:rt-diff-facts,-j,1 \
 	diff:rt-diagnose:rt-diagnose,--offline,--rules,--no-cache \
 	verdict:rt-pr:rt-pr,--body,- verdict-import:rt-genome:rt-genome,--genome,:memory:,--import
-FUZZ_NAMES   = $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t))))
+# hypothesis: rt-verify's reader and patch checks (fuzz/fuzz_hypothesis.c)
+FUZZ_NAMES   = $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t)))) hypothesis
 FUZZ_RUN     = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 fuzz/obj/lib/%.o: lib/%.c $(LIB_HDR)
@@ -163,7 +164,10 @@ fuzz/obj/lib/%.o: lib/%.c $(LIB_HDR)
 
 FUZZ_LIB = $(LIB_OBJ:lib/%=fuzz/obj/lib/%)
 
-fuzz-build: $(FUZZ_LIB)
+fuzz/hypothesis: fuzz/fuzz_hypothesis.c bin/rt-verify.c $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ fuzz/fuzz_hypothesis.c $(FUZZ_LIB) $(PKG_LIBS) -lm
+
+fuzz-build: $(FUZZ_LIB) fuzz/hypothesis
 	@for t in $(FUZZ_TARGETS); do \
 	  name=$${t%%:*}; rest=$${t#*:}; tool=$${rest%%:*}; args=$${rest#*:}; \
 	  qargs=$$(printf '"%s",' $$(echo $$args | tr , ' ')); \

@@ -2,6 +2,7 @@
  * file, to one tool's real main (built with -Dmain=rt_tool_main), so the
  * whole reading path runs: rt_jsonl_loop, the tool's record checks and
  * what it computes from them. The tool's exit() returns here instead. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +20,25 @@ _Noreturn void rt_fuzz_exit(int code);
 static jmp_buf jb;
 static int armed;
 static char path[64];
+static unsigned char had_fd[1024];
+
+/* An exit through longjmp skips the tool's fclose: close what the run
+ * opened, or the descriptors run out. */
+static void
+close_new_fds(void)
+{
+	static int known;
+	int fd;
+
+	if (!known) {   /* libFuzzer's own are open by the first run */
+		for (fd = 0; fd < (int)sizeof had_fd; fd++)
+			had_fd[fd] = fcntl(fd, F_GETFD) != -1;
+		known = 1;
+	}
+	for (fd = 3; fd < (int)sizeof had_fd; fd++)
+		if (!had_fd[fd])
+			close(fd);
+}
 
 /* A bad record makes the tool exit 2: that is the tool working, not a
  * crash. Anything else the sanitizers catch is. */
@@ -62,8 +82,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *args[] = { FUZZ_ARGS, path, NULL };
 	int n = (int)(sizeof args / sizeof *args) - 1;
-	FILE *f = fopen(path, "w");
+	FILE *f;
 
+	close_new_fds();
+	f = fopen(path, "w");
 	if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
 		abort();
 	optind = 0;   /* glibc: start getopt afresh */
@@ -72,6 +94,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rt_tool_main(n, args);
 	}
 	armed = 0;
+	close_new_fds();
 	fflush(stdout);
 	clearerr(stdout);
 	return 0;
