@@ -141,7 +141,9 @@ clean: fuzz-clean
 
 # make fuzz: libFuzzer targets (clang, ASan+UBSan) for every record reader,
 # each run FUZZ_SECONDS on a corpus seeded from t/fixtures; crashes are
-# copied to t/fuzz/TARGET/ as regression inputs. fuzz-replay runs those
+# copied to t/fuzz/TARGET/ as regression inputs. A tool's exit on bad
+# input leaks what it held, so the long run forks (-fork=1): a fresh
+# process per job keeps that from ending it as an out-of-memory. fuzz-replay runs those
 # (and the seeds) once; fuzz-smoke runs each target FUZZ_SMOKE seconds.
 # A target is NAME:TOOL:ARGS (ARGS comma-separated, before the input file).
 FUZZ_CC      = clang
@@ -187,9 +189,10 @@ fuzz-corpus:
 
 fuzz: fuzz-build fuzz-corpus
 	@rc=0; for n in $(FUZZ_NAMES); do \
-	  $(FUZZ_RUN) ./fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 \
-	    -artifact_prefix=t/fuzz/$$n/ -print_final_stats=1 fuzz/corpus/$$n >fuzz/$$n.log 2>&1 || rc=2; \
-	  echo "fuzz: $$n: $$(sed -n 's/^stat::number_of_executed_units: *//p' fuzz/$$n.log) execs," \
+	  $(FUZZ_RUN) ./fuzz/$$n -fork=1 -ignore_ooms=1 -rss_limit_mb=1024 \
+	    -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 \
+	    -artifact_prefix=t/fuzz/$$n/ fuzz/corpus/$$n >fuzz/$$n.log 2>&1 || rc=2; \
+	  echo "fuzz: $$n: $$(sed -n 's/^#\([0-9]*\): cov.*/\1/p' fuzz/$$n.log | tail -n 1) execs," \
 	    "corpus $$(ls fuzz/corpus/$$n | wc -l) inputs, regressions $$(ls t/fuzz/$$n | wc -l)"; \
 	  grep -E '^(==[0-9]+==ERROR|SUMMARY)' fuzz/$$n.log || true; \
 	done; exit $$rc

@@ -169,6 +169,7 @@ PY
 		*/t/fuzz/diff/*) set -- rt-diagnose --offline --rules --no-cache ;;
 		*/t/fuzz/verdict/*) set -- rt-pr --body - ;;
 		*/t/fuzz/verdict-import/*) set -- rt-genome --genome "$T/g.db" --import ;;
+		*/t/fuzz/hypothesis/*) set -- rt-verify -C "$T" -n 2 -N 2 --no-genome --no-canary --cmd true ;;
 		*) echo "no tool for $f" >&2; return 1 ;;
 		esac
 		run "$@" "$f"
