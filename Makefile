@@ -1,5 +1,5 @@
 # retrial — measure, explain, fix and ship flaky tests.
-# Targets: all check install uninstall clean deps demo bench lint
+# Targets: all check install uninstall clean deps demo bench lint fuzz
 
 VERSION   = 0.1.0
 PREFIX    = /usr/local
@@ -13,6 +13,8 @@ COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 
 CC       ?= cc
 PKGS     = jansson libcurl sqlite3 libcrypto expat
+# Read when the Makefile is parsed: targets that install the libraries
+# first (check, demo, bench) build in a second make, which parses again.
 PKG_CFLAGS != pkg-config --cflags $(PKGS) 2>/dev/null || true
 PKG_LIBS   != pkg-config --libs $(PKGS) 2>/dev/null || true
 OPT      = -O2 -g
@@ -90,10 +92,12 @@ t/guard_test: t/guard_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/guard_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
 
 # make check: the C unit tests, then every bats file; one closing count line.
-check: deps all t/stats_test t/guard_test
+# VALGRIND=1 runs every tool the tests invoke under valgrind (t/helper.bash).
+check: deps
+	@$(MAKE) --no-print-directory all t/stats_test t/guard_test
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
-	./t/run-bats
+	RT_VALGRIND=$(VALGRIND) ./t/run-bats
 
 lint:
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
@@ -103,6 +107,7 @@ DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
 	libsqlite3-dev libssl-dev jq sqlite3 bats git python3 parallel mandoc \
 	python3-pytest python3-pytest-random-order libexpat1-dev
 BENCH_PKGS = hyperfine time
+FUZZ_PKGS  = clang valgrind
 deps:
 	@missing=""; for p in $(DEB_PKGS) $(EXTRA_PKGS); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
@@ -118,11 +123,13 @@ deps:
 	  echo "  sudo apt-get install -y$$missing" >&2; exit 2; \
 	fi
 
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	./examples/demo.sh
 
-bench: all
+bench:
 	@$(MAKE) -s deps EXTRA_PKGS="$(BENCH_PKGS)"
+	@$(MAKE) --no-print-directory all
 	./bench/run
 
 install: all
@@ -155,8 +162,85 @@ uninstall:
 	  $(DESTDIR)$(LIBDIR)/libretrial-stats.so.$(STATS_SO_VER) $(DESTDIR)$(INCDIR)/rt_stats.h \
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
-clean:
+clean: fuzz-clean
 	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test
 
 .PHONY: all check lint deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)
+
+# make fuzz: libFuzzer targets (clang, ASan+UBSan) for every record reader,
+# each run FUZZ_SECONDS on a corpus seeded from t/fixtures; crashes are
+# copied to t/fuzz/TARGET/ as regression inputs. A tool's exit on bad
+# input leaks what it held, so the long run forks (-fork=1): a fresh
+# process per job keeps that from ending it as an out-of-memory. fuzz-replay runs those
+# (and the seeds) once; fuzz-smoke runs each target FUZZ_SMOKE seconds.
+# A target is NAME:TOOL:ARGS (ARGS comma-separated, before the input file).
+FUZZ_CC      = clang
+FUZZ_SECONDS = 60
+FUZZ_SMOKE   = 10
+FUZZ_FLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Ilib $(PKG_CFLAGS) -pthread \
+	-DRT_VERSION=\"$(VERSION)\" -DRT_SHAREDIR=\"$(SHAREDIR)\" -Dexit=rt_fuzz_exit \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_TARGETS = trial:rt-measure:rt-measure measure:rt-plan:rt-plan \
+	trial-facts:rt-diff-facts:rt-diff-facts,-j,1 \
+	diff:rt-diagnose:rt-diagnose,--offline,--rules,--no-cache \
+	verdict:rt-pr:rt-pr,--body,- verdict-import:rt-genome:rt-genome,--genome,:memory:,--import
+# hypothesis: rt-verify's reader and patch checks (fuzz/fuzz_hypothesis.c)
+FUZZ_NAMES   = $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t)))) hypothesis
+FUZZ_RUN     = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+
+fuzz/obj/lib/%.o: lib/%.c $(LIB_HDR)
+	@mkdir -p fuzz/obj/lib
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+FUZZ_LIB = $(LIB_OBJ:lib/%=fuzz/obj/lib/%)
+
+fuzz/hypothesis: fuzz/fuzz_hypothesis.c bin/rt-verify.c $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ fuzz/fuzz_hypothesis.c $(FUZZ_LIB) $(PKG_LIBS) -lm
+
+fuzz-build: $(FUZZ_LIB) fuzz/hypothesis
+	@for t in $(FUZZ_TARGETS); do \
+	  name=$${t%%:*}; rest=$${t#*:}; tool=$${rest%%:*}; args=$${rest#*:}; \
+	  qargs=$$(printf '"%s",' $$(echo $$args | tr , ' ')); \
+	  [ fuzz/$$name -nt bin/$$tool.c ] && [ fuzz/$$name -nt fuzz/fuzz_tool.c ] && continue; \
+	  echo "fuzz: $$name ($$tool)"; \
+	  $(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Dmain=rt_tool_main \
+	    -c -o fuzz/obj/$$tool.o bin/$$tool.c && \
+	  $(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer "-DFUZZ_ARGS=$${qargs%,}" \
+	    -o fuzz/$$name fuzz/fuzz_tool.c fuzz/obj/$$tool.o $(FUZZ_LIB) $(PKG_LIBS) -lm || exit 2; \
+	done
+
+fuzz-corpus:
+	@for n in $(FUZZ_NAMES); do \
+	  mkdir -p fuzz/corpus/$$n t/fuzz/$$n; \
+	  find t/fixtures examples \( -name '*.jsonl' -o -name '*.json' \) -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
+	done
+
+fuzz: fuzz-build fuzz-corpus
+	@rc=0; for n in $(FUZZ_NAMES); do \
+	  $(FUZZ_RUN) ./fuzz/$$n -fork=1 -ignore_ooms=1 -rss_limit_mb=1024 \
+	    -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 \
+	    -artifact_prefix=t/fuzz/$$n/ fuzz/corpus/$$n >fuzz/$$n.log 2>&1 || rc=2; \
+	  echo "fuzz: $$n: $$(sed -n 's/^#\([0-9]*\): cov.*/\1/p' fuzz/$$n.log | tail -n 1) execs," \
+	    "corpus $$(ls fuzz/corpus/$$n | wc -l) inputs, regressions $$(ls t/fuzz/$$n | wc -l)"; \
+	  grep -E '^(==[0-9]+==ERROR|SUMMARY)' fuzz/$$n.log || true; \
+	done; exit $$rc
+
+fuzz-replay: fuzz-build fuzz-corpus
+	@for n in $(FUZZ_NAMES); do \
+	  set -- t/fuzz/$$n/*; [ -e "$$1" ] || continue; \
+	  $(FUZZ_RUN) ./fuzz/$$n -close_fd_mask=2 "$$@" || exit 2; \
+	done
+
+fuzz-smoke: fuzz-build fuzz-corpus
+	@for n in $(FUZZ_NAMES); do \
+	  $(FUZZ_RUN) ./fuzz/$$n -max_total_time=$(FUZZ_SMOKE) -close_fd_mask=2 -max_len=65536 \
+	    -artifact_prefix=t/fuzz/$$n/ fuzz/corpus/$$n >fuzz/$$n.log 2>&1 || \
+	    { tail -n 40 fuzz/$$n.log; exit 2; }; \
+	  echo "fuzz-smoke: $$n: $$(grep -o 'DONE.*' fuzz/$$n.log)"; \
+	done
+
+fuzz-clean:
+	rm -rf fuzz/obj fuzz/corpus $(FUZZ_NAMES:%=fuzz/%) $(FUZZ_NAMES:%=fuzz/%.log)
+
+.PHONY: fuzz fuzz-build fuzz-corpus fuzz-replay fuzz-smoke fuzz-clean

@@ -26,6 +26,13 @@
 #define NONE ((size_t)-1)
 #define CHUNK (4 << 20)    /* input is cut into stretches of about this size */
 #define JOBS_MAX 64
+/* High-entropy output (random names, addresses) makes every token new.
+ * A stretch holds at most WORDS_MAX distinct words and PAIRS_MAX pairs,
+ * the whole twice as many; a full table forgets the words seen in one
+ * record only (compact), and when that frees little, new words are
+ * dropped. Both are counted: rt-diff-facts(1), "tokens_capped". */
+#define WORDS_MAX (1 << 18)
+#define PAIRS_MAX (1 << 19)
 
 /* Per token, env value, exit code or signal: records holding it. */
 typedef struct {
@@ -101,6 +108,10 @@ typedef struct {
 	rt_strtab *envkeys;  /* name -> envkey */
 	long serial, ordinal, lines;
 	long errors, timeouts, conc_f, conc_s, skipped;
+	long dropped;        /* words and pairs forgotten or dropped (the caps) */
+	size_t *remap;       /* compact: old word id -> new */
+	size_t capremap;
+	int saturated;       /* compact frees too little: drop new words */
 	event *ev;
 	size_t nev, capev;
 	long bad_line;       /* the first fatal line (within the stretch), or 0 */
@@ -129,6 +140,10 @@ typedef struct {
 	sample smp;
 	seedv seeds;
 	int token_stream;    /* of the token picked, or -1 */
+	long dropped;        /* words and pairs forgotten or dropped (the caps) */
+	size_t *remap;
+	size_t capremap;
+	int saturated;
 } ctx;
 
 /* TAG_MSG and TAG_LINE keys go on with the stream ('e' or 'o') and the
@@ -229,12 +244,86 @@ bump(count *k, long serial, int fail)
 		k->ns++;
 }
 
+/* The id of key in t, added when t holds fewer than max keys; NONE, and
+ * one more dropped, when it is new and t is full. */
+static size_t
+put_capped(rt_strtab *t, const void *key, size_t len, size_t max, long *dropped)
+{
+	size_t id;
+
+	if (rt_strtab_count(t) < max)
+		return rt_strtab_put(t, key, len, NULL);
+	if ((id = rt_strtab_find(t, key, len)) == NONE)
+		(*dropped)++;
+	return id;
+}
+
+/* Forget what no fact can use, when a table is full: words of the text
+ * (not exit codes, signals or env values) seen in one record only, and
+ * pairs seen in one record or holding a forgotten word. Word ids change:
+ * *remap gives each old id's new one, or NONE. The number forgotten; when
+ * that is under a quarter, *saturated is set (drop new words instead). */
+static long
+compact(rt_strtab **words, rt_strtab **pairs, size_t **remap, size_t *cap,
+    int *saturated)
+{
+	rt_strtab *nw = rt_strtab_new(sizeof(count)), *np = rt_strtab_new(sizeof(count));
+	size_t i, n = rt_strtab_count(*words), m = rt_strtab_count(*pairs), len, id;
+	const char *key;
+	const count *k;
+	unsigned char pk[9];
+	uint32_t a, b;
+	long gone = 0;
+
+	if (n > *cap) {
+		*cap = n;
+		*remap = rt_xrealloc(*remap, n * sizeof **remap);
+	}
+	for (i = 0; i < n; i++) {
+		key = rt_strtab_key(*words, i, &len);
+		k = rt_strtab_val(*words, i);
+		(*remap)[i] = NONE;
+		if (k->nf + k->ns <= 1 && key[0] != TAG_EXIT && key[0] != TAG_SIG &&
+		    key[0] != TAG_ENV) {
+			gone++;
+			continue;
+		}
+		id = rt_strtab_put(nw, key, len, NULL);
+		memcpy(rt_strtab_val(nw, id), k, sizeof *k);
+		(*remap)[i] = id;
+	}
+	for (i = 0; i < m; i++) {
+		key = rt_strtab_key(*pairs, i, NULL);
+		k = rt_strtab_val(*pairs, i);
+		memcpy(&a, key + 1, 4);
+		memcpy(&b, key + 5, 4);
+		if (k->nf + k->ns <= 1 || (*remap)[a] == NONE || (*remap)[b] == NONE) {
+			gone++;
+			continue;
+		}
+		a = (uint32_t)(*remap)[a], b = (uint32_t)(*remap)[b];
+		pk[0] = (unsigned char)key[0];
+		memcpy(pk + 1, &a, 4);
+		memcpy(pk + 5, &b, 4);
+		id = rt_strtab_put(np, pk, sizeof pk, NULL);
+		memcpy(rt_strtab_val(np, id), k, sizeof *k);
+	}
+	if ((size_t)gone < (n + m) / 4)
+		*saturated = 1;
+	rt_strtab_free(*words);
+	rt_strtab_free(*pairs);
+	*words = nw;
+	*pairs = np;
+	return gone;
+}
+
 static void
 bump_key(part *c, const void *key, size_t len, int fail)
 {
-	size_t id = rt_strtab_put(c->words, key, len, NULL);
+	size_t id = put_capped(c->words, key, len, WORDS_MAX, &c->dropped);
 
-	bump(rt_strtab_val(c->words, id), c->serial, fail);
+	if (id != NONE)
+		bump(rt_strtab_val(c->words, id), c->serial, fail);
 }
 
 /* Words and word pairs of one stream of one record, each counted once. */
@@ -253,14 +342,23 @@ scan_text(part *c, const char *s, size_t n, char tag, int fail)
 	pk[0] = (unsigned char)tag;
 	while (rt_tok_next(&t)) {
 		memcpy(key + 1, t.tok, t.len);
-		id = rt_strtab_put(c->words, key, t.len + 1, NULL);
-		bump(rt_strtab_val(c->words, id), c->serial, fail);
-		if (prev != NONE && !t.newline && !(prevpure && t.pure)) {
+		if (!c->saturated && (rt_strtab_count(c->words) >= WORDS_MAX ||
+		    rt_strtab_count(c->pairs) >= PAIRS_MAX)) {
+			c->dropped += compact(&c->words, &c->pairs, &c->remap, &c->capremap,
+			    &c->saturated);
+			if (prev != NONE)
+				prev = c->remap[prev];
+		}
+		id = put_capped(c->words, key, t.len + 1, WORDS_MAX, &c->dropped);
+		if (id != NONE)
+			bump(rt_strtab_val(c->words, id), c->serial, fail);
+		if (prev != NONE && id != NONE && !t.newline && !(prevpure && t.pure)) {
 			a = (uint32_t)prev, b = (uint32_t)id;
 			memcpy(pk + 1, &a, 4);
 			memcpy(pk + 5, &b, 4);
-			pid = rt_strtab_put(c->pairs, pk, sizeof pk, NULL);
-			bump(rt_strtab_val(c->pairs, pid), c->serial, fail);
+			pid = put_capped(c->pairs, pk, sizeof pk, PAIRS_MAX, &c->dropped);
+			if (pid != NONE)
+				bump(rt_strtab_val(c->pairs, pid), c->serial, fail);
 		}
 		prev = id;
 		prevpure = t.pure;
@@ -842,6 +940,8 @@ part_reset(part *p, const char *data, size_t len, int lenient)
 	p->lenient = lenient;
 	p->serial = p->ordinal = p->lines = 0;
 	p->errors = p->timeouts = p->conc_f = p->conc_s = p->skipped = 0;
+	p->dropped = 0;
+	p->saturated = 0;
 	p->nev = 0;
 	p->bad_line = 0;
 	sample_free(&p->smp);
@@ -855,6 +955,7 @@ part_free(part *p)
 	rt_strtab_free(p->pairs);
 	rt_strtab_free(p->envkeys);
 	free(p->ev);
+	free(p->remap);
 	sample_free(&p->smp);
 	seedv_free(&p->seeds);
 }
@@ -894,6 +995,9 @@ merge(ctx *c, part *p, const char *file, long *line)
 		ek->records += pek->records;
 		ek->dropped |= pek->dropped;
 	}
+	if (!c->saturated && (rt_strtab_count(c->words) + n > 2 * WORDS_MAX ||
+	    rt_strtab_count(c->pairs) + rt_strtab_count(p->pairs) > 2 * PAIRS_MAX))
+		c->dropped += compact(&c->words, &c->pairs, &c->remap, &c->capremap, &c->saturated);
 	if (n > c->capmap) {
 		c->capmap = n;
 		c->map = rt_xrealloc(c->map, n * sizeof *c->map);
@@ -911,8 +1015,8 @@ merge(ctx *c, part *p, const char *file, long *line)
 				ek->dropped = 1;
 				continue;
 			}
-		} else {
-			id = rt_strtab_put(c->words, key, len, NULL);
+		} else if ((id = put_capped(c->words, key, len, 2 * WORDS_MAX, &c->dropped)) == NONE) {
+			continue;
 		}
 		add_counts(c->words, id, rt_strtab_val(p->words, i));
 		c->map[i] = id;
@@ -921,12 +1025,16 @@ merge(ctx *c, part *p, const char *file, long *line)
 		key = rt_strtab_key(p->pairs, i, NULL);
 		memcpy(&a, key + 1, 4);
 		memcpy(&b, key + 5, 4);
+		if (c->map[a] == NONE || c->map[b] == NONE) {
+			c->dropped++;
+			continue;
+		}
 		a = (uint32_t)c->map[a], b = (uint32_t)c->map[b];
 		pk[0] = (unsigned char)key[0];
 		memcpy(pk + 1, &a, 4);
 		memcpy(pk + 5, &b, 4);
-		add_counts(c->pairs, rt_strtab_put(c->pairs, pk, sizeof pk, NULL),
-		    rt_strtab_val(p->pairs, i));
+		if ((id = put_capped(c->pairs, pk, sizeof pk, 2 * PAIRS_MAX, &c->dropped)) != NONE)
+			add_counts(c->pairs, id, rt_strtab_val(p->pairs, i));
 	}
 	sample_merge(&c->smp, &p->smp);
 	for (i = 0; i < p->seeds.n; i++) {
@@ -945,6 +1053,7 @@ merge(ctx *c, part *p, const char *file, long *line)
 	c->conc_f += p->conc_f;
 	c->conc_s += p->conc_s;
 	c->skipped += p->skipped;
+	c->dropped += p->dropped;
 	for (i = 0; i < p->nev; i++) {
 		e = &p->ev[i];
 		trial = e->has_trial ? e->trial : c->ordinal + e->ord;
@@ -1746,6 +1855,10 @@ main(int argc, char *argv[])
 		json_object_set_new(out, "errors", json_integer(c.errors));
 		if (c.lenient)
 			json_object_set_new(out, "skipped", json_integer(c.skipped));
+		if (c.dropped) {
+			json_object_set_new(out, "tokens_capped", json_true());
+			json_object_set_new(out, "tokens_dropped", json_integer(c.dropped));
+		}
 		json_object_set_new(out, "exit_codes_on_failure", code_list(&c, 1));
 		json_object_set_new(out, "exit_codes_on_success", code_list(&c, 0));
 		if (c.nft)
@@ -1776,7 +1889,7 @@ main(int argc, char *argv[])
 	sample_free(&c.smp);
 	seedv_free(&c.seeds);
 	free(c.tf.v), free(c.ts.v), free(c.pf.v), free(c.ps.v);
-	free(c.div), free(c.divcnt), free(c.pre), free(c.map);
+	free(c.div), free(c.divcnt), free(c.pre), free(c.map), free(c.remap);
 	rt_strtab_free(c.words);
 	rt_strtab_free(c.pairs);
 	rt_strtab_free(c.envkeys);

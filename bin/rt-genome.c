@@ -618,7 +618,7 @@ main(int argc, char *argv[])
 			gopt = optarg;
 			break;
 		case OPT_CONF:
-			G.conf = rt_num_double("--confidence", optarg, 0, 1, 1, 1);
+			G.conf = rt_num_confidence("--confidence", optarg);
 			break;
 		case OPT_CLASS:
 			G.cls = optarg;

@@ -1294,7 +1294,7 @@ parse(int argc, char *argv[])
 			rt_fshut(stdout, "stdout");
 			exit(RT_EXIT_OK);
 		case O_CONF:
-			M.conf = rt_num_double("--confidence", optarg, 0, 1, 1, 1);
+			M.conf = rt_num_confidence("--confidence", optarg);
 			break;
 		case O_THRESHOLD:
 			M.threshold = rt_num_double("--threshold", optarg, 0, 1, 1, 1);

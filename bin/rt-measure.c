@@ -1,6 +1,7 @@
 /* rt-measure: rerun a command (or read trial records) and print its failure
  * rate with its interval (Wilson; exact one-sided at 0/n and n/n), the trial
  * counts and a verdict. */
+#include <limits.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -351,8 +352,10 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	if (m->by_case || attempt_rec)
 		return 0;
 	seed = json_string_value(json_object_get(rec, "seed"));
-	if (rt_rec_opt_int(rec, "trial", w, &trial) && seed &&
-	    seen_before(m, (uint64_t)trial, seed)) {
+	/* trials are numbered from 1, as every other reader expects */
+	if (json_object_get(rec, "trial") && !json_is_null(json_object_get(rec, "trial")))
+		trial = rt_rec_int(rec, "trial", 1, LLONG_MAX, w);
+	if (trial > 0 && seed && seen_before(m, (uint64_t)trial, seed)) {
 		if (m->duplicates++ == 0)
 			rt_warn("%s:%ld: trial %lld with seed %s was already counted: dropping "
 			    "repeated trials (the same shard or file given twice?)", w->file,
@@ -564,7 +567,7 @@ main(int argc, char *argv[])
 				rt_usage_die("--until %s: want \"verdict\" or \"width:W\"", optarg);
 			break;
 		case OPT_CONF:
-			m.conf = rt_num_double("--confidence", optarg, 0, 1, 1, 1);
+			m.conf = rt_num_confidence("--confidence", optarg);
 			break;
 		case OPT_THRESH:
 			m.threshold = rt_num_double("--threshold", optarg, 0, 1, 1, 1);

@@ -76,7 +76,7 @@ parse_levels(const char *arg)
 	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (opt.nlevels == MAX_LEVELS)
 			rt_usage_die("--confidence %s: at most %d levels", arg, MAX_LEVELS);
-		opt.levels[opt.nlevels++] = rt_num_double("--confidence", tok, 0, 1, 1, 1);
+		opt.levels[opt.nlevels++] = rt_num_confidence("--confidence", tok);
 	}
 	if (opt.nlevels == 0)
 		rt_usage_die("--confidence %s: no level given", arg);

@@ -37,6 +37,10 @@ static const char *opt_dir = ".", *opt_mbox, *opt_body, *opt_github;
 static const char *opt_remote = "origin", *opt_base, *opt_tmpl, *opt_author;
 static const char *opt_qfile = DEFAULT_QFILE, *opt_test, *opt_token_file;
 static int opt_verbose, opt_draft;
+/* --allow-path GLOB: dangerous paths the user lets ship (rt_patch_dangerous);
+ * g_permitted names the ones the winner's patch touches, for the dossier */
+static char **opt_allow_path, *g_permitted;
+static size_t opt_nallow_path;
 
 static char *gh_token;              /* scrubbed from every message we print */
 
@@ -48,7 +52,7 @@ usage(void)
 {
 	printf("usage: rt-pr [-v] [-C dir] [-t template] [-q file] [-a author] [--test name]\n"
 	    "             [-b body] [-m mbox] [-g owner/repo [-r remote] [--base branch]\n"
-	    "             [--token-file file] [--draft]] [verdict-file]\n"
+	    "             [--token-file file] [--draft]] [--allow-path glob] [verdict-file]\n"
 	    "  -b, --body FILE            write the dossier (Markdown) to FILE (- stdout)\n"
 	    "  -m, --mbox FILE            write the change as a git-am-able mbox (- stdout)\n"
 	    "  -g, --github OWNER/REPO    open a pull request on GitHub\n"
@@ -60,6 +64,8 @@ usage(void)
 	    "  -t, --template FILE        dossier template (share/retrial/dossier.md.tmpl)\n"
 	    "  -q, --quarantine-file PATH quarantine list in the project (" DEFAULT_QFILE ")\n"
 	    "      --test NAME            the test's name (the record's \"test\")\n"
+	    "      --allow-path GLOB      let the patch touch CI configuration, hooks,\n"
+	    "                             .gitmodules or .gitattributes matching GLOB\n"
 	    "  -a, --author 'NAME <EMAIL>' author of the change (" DEFAULT_AUTHOR ")\n"
 	    "  -v, --verbose              log git commands and HTTP requests to stderr\n"
 	    "  -h, --help                 this help\n"
@@ -620,6 +626,32 @@ fmt_interval(const lane_t *l)
 
 /* ---- the template's names ---- */
 
+/* "`.github/workflows/ci.yml`, CI configuration (--allow-path .github/...)" for
+ * each dangerous path the patch touches; NULL when there is none. */
+static char *
+permitted_paths(char **files, size_t n)
+{
+	rt_buf b = {0};
+	size_t i;
+	char *s;
+
+	for (i = 0; i < n; i++) {
+		const char *k = rt_patch_danger(files[i]);
+		const char *g = rt_patch_allowed(files[i], opt_allow_path, opt_nallow_path);
+		char *m1, *m2;
+		if (!k || !g)
+			continue;
+		m1 = md(files[i]);
+		m2 = md(g);
+		rt_buf_printf(&b, "%s%s, %s (--allow-path %s)", b.len ? "; " : "", m1, k, m2);
+		free(m1);
+		free(m2);
+	}
+	s = b.len ? rt_xstrdup(rt_buf_str(&b)) : NULL;
+	rt_buf_free(&b);
+	return s;
+}
+
 /* Every name a template may use (rt-pr(1), TEMPLATE). */
 static const char *const known_names[] = {
 	"title", "verdict", "is_fixed", "is_improved", "is_quarantine", "test", "command",
@@ -630,7 +662,7 @@ static const char *const known_names[] = {
 	"required", "outcome", "rule", "confirmation_rule", "neutered", "quarantine",
 	"file", "dossier", "entry", "reproduce", "has_reproduce", "fence", "timings",
 	"branch", "has_anytime", "has_exact", "exact_note", "overrides", "has_overrides",
-	"evidence", "evidence_note", NULL
+	"evidence", "evidence_note", "allowed_paths", "has_allowed_paths", NULL
 };
 
 /* ---- the dossier ---- */
@@ -769,6 +801,9 @@ exact_note(const verdict_t *v)
 		for (i = 0, c = NULL; i < v->nconfs && !c; i++)
 			if (v->confs[i].method == M_EXACT && v->confs[i].trials > 0)
 				c = &v->confs[i];
+	if (!c)   /* exact intervals in lanes only (t/fuzz/verdict) */
+		return rt_xstrdup("the exact one-sided bound is what the rule tests; a Wilson "
+		    "bound of the same counts is two-sided and looser");
 	ex = interval(0, c->trials, M_EXACT, c->conf);
 	wi = interval(0, c->trials, M_WILSON, c->conf);
 	return rt_xasprintf("for 0/%ld at %g%% confidence it is \xE2\x89\xA4%.1f%%; the Wilson "
@@ -911,6 +946,9 @@ build_view(const verdict_t *v, const ship_t *S)
 				free(m1);
 			}
 		}
+		json_object_set_new(o, "has_allowed_paths", json_boolean(g_permitted != NULL));
+		if (g_permitted)
+			jsetc(o, "allowed_paths", g_permitted);
 		json_object_set_new(o, "has_overrides", json_boolean(ob.len > 0));
 		if (ob.len)
 			jset(o, "overrides", rt_xstrdup(rt_buf_str(&ob)));
@@ -1907,6 +1945,10 @@ plan(verdict_t *v, ship_t *S)
 			rt_die_at(&v->where, "verdict %s without a winner's patch", v->verdict);
 		if (rt_patch_paths(v->w_patch, &S->files, &S->nfiles, err, sizeof err) < 0)
 			rt_die("the winning patch is refused: %s", err);
+		if (rt_patch_dangerous(S->files, S->nfiles, opt_allow_path, opt_nallow_path,
+		    err, sizeof err))
+			rt_die("the winning patch is refused: %s (--allow-path to permit)", err);
+		g_permitted = permitted_paths(S->files, S->nfiles);
 		rt_sha256_hex(v->w_patch, strlen(v->w_patch), hex);
 		S->branch = rt_xasprintf("retrial/fix-%s-%.8s", S->slug, hex);
 		wc = winner_conf(v);
@@ -2084,6 +2126,7 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
+		{ "allow-path", required_argument, NULL, 'P' },
 		{ "author", required_argument, NULL, 'a' },
 		{ "base", required_argument, NULL, 'B' },
 		{ "body", required_argument, NULL, 'b' },
@@ -2119,6 +2162,11 @@ main(int argc, char *argv[])
 		case 'b': opt_body = optarg; break;
 		case 'C': opt_dir = optarg; break;
 		case 'D': opt_draft = 1; break;
+		case 'P':
+			opt_allow_path = rt_xrealloc(opt_allow_path,
+			    (opt_nallow_path + 1) * sizeof *opt_allow_path);
+			opt_allow_path[opt_nallow_path++] = optarg;
+			break;
 		case 'g': opt_github = optarg; break;
 		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h': usage(); rt_fshut(stdout, "stdout"); return 0;

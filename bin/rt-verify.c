@@ -30,7 +30,7 @@
 enum {
 	OPT_CONF = RT_OPT_TOOL_BASE, OPT_TARGET, OPT_ISOLATE, OPT_KEEP,
 	OPT_GENOME, OPT_NO_GENOME, OPT_EVENTS, OPT_BOARD, OPT_NO_CANARY,
-	OPT_TEST, OPT_CONFIRMS, OPT_ALLOW
+	OPT_TEST, OPT_CONFIRMS, OPT_ALLOW, OPT_ALLOW_PATH
 };
 
 typedef struct lane {
@@ -77,6 +77,8 @@ static struct {
 	int copy_each, keep, no_genome, board_forced, canary, nmax_given;
 	char **allow;                /* --allow RULE, NULL-terminated */
 	size_t nallow;
+	char **allow_path;           /* --allow-path GLOB, NULL-terminated */
+	size_t nallow_path;
 	const char *genome, *events_path, *test, *dir_opt;
 	rt_trial_cli cli;
 	char **infiles;
@@ -125,7 +127,8 @@ usage(FILE *f)
 "usage: rt-verify [-C DIR] [-n N] [-N N] [--confidence C] [--target R]\n"
 "                 [--isolate process|copy] [--confirmations M] [--keep]\n"
 "                 [--genome FILE | --no-genome] [--events FILE] [--board]\n"
-"                 [--no-canary] [--allow RULE] [--test NAME] [trial options]\n"
+"                 [--no-canary] [--allow RULE] [--allow-path GLOB] [--test NAME]\n"
+"                 [trial options]\n"
 "                 (--cmd \"CMD\" [hypothesis-file ...] | -- ARGV...)\n"
 "Race each hypothesis' patch on fresh reruns and confirm the winner.\n"
 "  -C, --dir DIR          the project (default: the current directory)\n"
@@ -146,6 +149,8 @@ usage(FILE *f)
 "      --board            print the lane board on stderr even when not a terminal\n"
 "      --no-canary        skip the dynamic assertion canary\n"
 "      --allow RULE       overrule one guard rule (repeatable; recorded)\n"
+"      --allow-path GLOB  let patches touch CI configuration, hooks, .gitmodules\n"
+"                         or .gitattributes matching GLOB (repeatable; recorded)\n"
 "      --test NAME        the test's name in records (default: the command)\n", f);
 	rt_trial_cli_usage(f);
 	fputs(
@@ -1158,6 +1163,10 @@ prepare_lanes(void)
 		}
 		l->files = paths;
 		l->nfiles = np;
+		if (rt_patch_dangerous(paths, np, V.allow_path, V.nallow_path, err, sizeof err)) {
+			finish_lane(l, "patch_failed", "refused: %s (--allow-path to permit)", err);
+			continue;
+		}
 		if (!(l->dir = new_copy("lane")))
 			return -1;
 		if (rt_patch_apply(l->dir, l->patch, err, sizeof err) < 0) {
@@ -1396,6 +1405,7 @@ main(int argc, char *argv[])
 		{ "no-canary", no_argument, NULL, OPT_NO_CANARY },
 		{ "test", required_argument, NULL, OPT_TEST },
 		{ "allow", required_argument, NULL, OPT_ALLOW },
+		{ "allow-path", required_argument, NULL, OPT_ALLOW_PATH },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		RT_LIST_OPTIONS_LONGOPT,
@@ -1437,7 +1447,7 @@ main(int argc, char *argv[])
 			V.nmax_given = 1;
 			break;
 		case OPT_CONF:
-			V.conf = rt_num_double("--confidence", optarg, 0, 1, 1, 1);
+			V.conf = rt_num_confidence("--confidence", optarg);
 			break;
 		case OPT_TARGET:
 			V.target = rt_num_double("--target", optarg, 0, 1, 1, 1);
@@ -1483,6 +1493,12 @@ main(int argc, char *argv[])
 			V.allow[V.nallow] = NULL;
 			break;
 		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
+		case OPT_ALLOW_PATH:
+			V.allow_path = rt_xrealloc(V.allow_path,
+			    (V.nallow_path + 2) * sizeof *V.allow_path);
+			V.allow_path[V.nallow_path++] = optarg;
+			V.allow_path[V.nallow_path] = NULL;
+			break;
 		case 'h':
 			usage(stdout);
 			rt_fshut(stdout, "stdout");
@@ -1773,6 +1789,12 @@ verdict:
 		for (i = 0; i < V.nallow; i++)
 			json_array_append_new(al, json_string(V.allow[i]));
 		json_object_set_new(v, "allowed_rules", al);
+	}
+	if (V.nallow_path) {
+		json_t *al = json_array();
+		for (i = 0; i < V.nallow_path; i++)
+			json_array_append_new(al, json_string(V.allow_path[i]));
+		json_object_set_new(v, "allowed_paths", al);
 	}
 	json_object_set_new(v, "canary_trials", json_integer(V.canary_trials));
 	V.phase = "the verdict";

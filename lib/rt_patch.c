@@ -4,6 +4,7 @@
 #define _XOPEN_SOURCE 700  /* realpath(3): POSIX.1-2008, but glibc hides it */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -801,4 +802,81 @@ done:
 	free(tdir);
 	free(canon_buf);
 	return rc;
+}
+
+/* Paths whose change runs code outside the test (CI, hooks) or changes
+ * what git fetches and how it checks files out (rt-verify(1), DANGEROUS
+ * PATHS). A "dir/" entry matches the first component; a plain name
+ * matches the last one, in any directory. Case-insensitive, for
+ * case-insensitive file systems. */
+static const struct {
+	const char *name, *kind;
+} danger[] = {
+	{ ".github/", "CI configuration" },
+	{ ".gitlab/", "CI configuration" },
+	{ ".circleci/", "CI configuration" },
+	{ ".buildkite/", "CI configuration" },
+	{ ".gitlab-ci.yml", "CI configuration" },
+	{ "Jenkinsfile", "CI configuration" },
+	{ ".travis.yml", "CI configuration" },
+	{ "azure-pipelines.yml", "CI configuration" },
+	{ "bitbucket-pipelines.yml", "CI configuration" },
+	{ ".drone.yml", "CI configuration" },
+	{ "appveyor.yml", "CI configuration" },
+	{ ".gitmodules", "git submodules" },
+	{ ".gitattributes", "git attributes" },
+	{ ".husky/", "git hooks" },
+	{ ".githooks/", "git hooks" },
+	/* pre-commit runs these hooks on every contributor's commit and in
+	 * pre-commit.ci: a hook under another name */
+	{ ".pre-commit-config.yaml", "git hooks" },
+	{ NULL, NULL }
+};
+
+const char *
+rt_patch_danger(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t i, k;
+
+	base = base ? base + 1 : path;
+	for (i = 0; danger[i].name; i++) {
+		k = strlen(danger[i].name);
+		if (danger[i].name[k - 1] == '/') {
+			if (strncasecmp(path, danger[i].name, k) == 0)
+				return danger[i].kind;
+		} else if (strcasecmp(base, danger[i].name) == 0)
+			return danger[i].kind;
+	}
+	return NULL;
+}
+
+const char *
+rt_patch_allowed(const char *path, char *const *allow, size_t nallow)
+{
+	size_t i;
+
+	for (i = 0; i < nallow; i++)
+		if (fnmatch(allow[i], path, 0) == 0)
+			return allow[i];
+	return NULL;
+}
+
+int
+rt_patch_dangerous(char *const *paths, size_t n, char *const *allow,
+    size_t nallow, char *why, size_t whysize)
+{
+	size_t i;
+	const char *kind;
+	char q[80];
+
+	for (i = 0; i < n; i++) {
+		if (!(kind = rt_patch_danger(paths[i])) ||
+		    rt_patch_allowed(paths[i], allow, nallow))
+			continue;
+		quote(q, sizeof q, paths[i], strlen(paths[i]));
+		snprintf(why, whysize, "touches %s %s", kind, q);
+		return 1;
+	}
+	return 0;
 }

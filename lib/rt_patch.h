@@ -32,4 +32,18 @@ char *rt_patch_canonical(const char *diff, char *err, size_t errsize);
  * itself (as far as it exists)? 1 yes, 0 no. */
 int rt_patch_path_inside(const char *dir, const char *rel);
 
+/* What kind of file shipping must not touch without permission: "CI
+ * configuration", "git submodules", "git attributes" or "git hooks" (see
+ * rt-verify(1), DANGEROUS PATHS); NULL for an ordinary path. */
+const char *rt_patch_danger(const char *path);
+
+/* Refuse a patch touching a dangerous path that no allow glob (fnmatch(3),
+ * no flags, against the whole relative path) permits: 1 with the reason
+ * in why ("touches CI configuration .github/workflows/x.yml"), else 0. */
+int rt_patch_dangerous(char *const *paths, size_t n, char *const *allow,
+    size_t nallow, char *why, size_t whysize);
+
+/* The first allow glob that matches path, or NULL. */
+const char *rt_patch_allowed(const char *path, char *const *allow, size_t nallow);
+
 #endif

@@ -301,6 +301,17 @@ rt_fpart(FILE *f, const char *name)
 		rt_die("%s: write error:", name);
 }
 
+double
+rt_num_confidence(const char *what, const char *s)
+{
+	double v = rt_num_double(what, s, 0, 1, 1, 1);
+
+	if (v < RT_CONF_MIN)
+		rt_usage_die("%s %s: too low to decide anything; want %g or more "
+		    "(and below 1)", what, s, RT_CONF_MIN);
+	return v;
+}
+
 void
 rt_fshut(FILE *f, const char *name)
 {

@@ -57,6 +57,12 @@ long rt_num_long(const char *what, const char *s, long min, long max);
 /* min/max inclusive unless the matching excl flag is set. */
 double rt_num_double(const char *what, const char *s, double min, double max,
     int excl_min, int excl_max);
+/* A confidence level from the command line (--confidence): at least
+ * RT_CONF_MIN and below 1. Below 0.5 an interval is narrower than a coin
+ * toss and a gate passes on 2 runs; a level near 1 only asks for more
+ * runs, so it is the user's to choose. Dies naming the value otherwise. */
+#define RT_CONF_MIN 0.5
+double rt_num_confidence(const char *what, const char *s);
 /* Parse without dying: 0 on success, -1 on error. */
 int rt_parse_long(const char *s, long min, long max, long *out);
 int rt_parse_double(const char *s, double *out);

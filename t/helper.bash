@@ -2,6 +2,22 @@
 # on PATH, gives each test a scratch directory, and keeps tests offline.
 RT_TOP="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 export PATH="$RT_TOP/bin:$PATH"
+# make check VALGRIND=1 (RT_VALGRIND=1): every tool found on PATH runs
+# under valgrind, which exits 97 on a memory error or a definite leak
+# (jq's tests/setup does the same). Tests that name $RT_TOP/bin/... run bare.
+if [ "${RT_VALGRIND:-}" = 1 ]; then
+	mkdir -p "$BATS_TEST_TMPDIR/vgbin"
+	for _t in "$RT_TOP"/bin/rt-*; do
+		case "$_t" in *.o|*.c) continue ;; esac
+		[ -x "$_t" ] || continue
+		printf '#!/bin/sh
+exec valgrind -q --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite,indirect --trace-children=no "%s" "$@"
+' \
+		    "$_t" >"$BATS_TEST_TMPDIR/vgbin/${_t##*/}"
+		chmod +x "$BATS_TEST_TMPDIR/vgbin/${_t##*/}"
+	done
+	export PATH="$BATS_TEST_TMPDIR/vgbin:$PATH"
+fi
 export RT_TOP
 export RETRIAL_NO_TTY=1
 export RETRIAL_SHAREDIR="$RT_TOP/share/retrial"
