@@ -916,8 +916,6 @@ sources_text(void)
 
 /* ---- order evidence: an rt-bisect record and the tests it names ------- */
 
-static void add_rule(json_t *rules, const char *cls, const char *fmt, const char *ev);
-
 /* How a test body uses a name (rt-diagnose(1), RULES, "order"). */
 /* In rising strength: a test that assigns a name and calls it "mutates" it. */
 enum { U_CALL, U_READ, U_METHOD, U_ASSIGN };
@@ -1499,6 +1497,138 @@ order_sources_text(const evidence *ev)
 	return b.data;
 }
 
+/* ---- rules ------------------------------------------------------------ */
+
+static void
+add_rule(json_t *rules, const char *cls, const char *fmt, const char *ev)
+{
+	json_t *r;
+	size_t i;
+	char *text;
+
+	json_array_foreach(rules, i, r)
+		if (!strcmp(jstr(r, "cause_class"), cls))
+			return;
+	text = rt_xasprintf(fmt, ev);
+	json_array_append_new(rules, json_pack("{s:s, s:s}", "cause_class", cls,
+	    "explanation", text));
+	free(text);
+}
+
+/* Rule triggers (rt-diagnose(1), RULES): "a trigger matches whole words,
+ * case ignored: the characters either side of it are not letters, digits
+ * or underscores, so race never matches inside Traceback; a trigger of
+ * several words matches them in order with white space between. In
+ * experiments and environment facts an underscore separates words too."
+ * Within a scope the first line that matches names the class. */
+enum { IN_ORDER, IN_EXPERIMENT, IN_ENV, IN_SIGNAL, IN_WORDS, NSCOPES };
+static const char *const scope_name[NSCOPES] = { "order", "experiment", "env", "signal", "word" };
+
+typedef struct {
+	int scope;
+	const char *cls;
+	const char *alt;             /* the class when an experiment stabilises */
+	const char *words[20];
+} trigger;
+
+static const trigger triggers[] = {
+	{ IN_ORDER, "order_dependency", NULL, { "victim", "brittle", NULL } },
+	{ IN_EXPERIMENT, "hash_order", NULL, { "hashseed", "pythonhashseed", NULL } },
+	{ IN_EXPERIMENT, "external_dependency", NULL,
+	  { "nonet", "network", "netns", "offline", NULL } },
+	{ IN_EXPERIMENT, "time_of_day", NULL, { "tz", "faketime", "clock", NULL } },
+	{ IN_EXPERIMENT, "timing", NULL, { "gap", "slow", NULL } },
+	{ IN_EXPERIMENT, "shared_state", "timing", { "parallel", "concurrent",
+	  "concurrency", "load", "stress", "jobs", NULL } },
+	{ IN_EXPERIMENT, "randomness", NULL, { "seed", "random", NULL } },
+	{ IN_EXPERIMENT, "order_dependency", NULL, { "order", "reverse", "shuffle", NULL } },
+	{ IN_ENV, "hash_order", NULL, { "pythonhashseed", NULL } },
+	{ IN_ENV, "time_of_day", NULL, { "tz", "faketime", "clock", "hour", NULL } },
+	{ IN_ENV, "randomness", NULL, { "seed", NULL } },
+	{ IN_ENV, "timing", NULL, { "load", NULL } },
+	{ IN_SIGNAL, "resource_leak", NULL, { "9", "kill", "sigkill", "killed", NULL } },
+	{ IN_WORDS, "external_dependency", NULL, { "connection refused",
+	  "connection reset", "econnrefused", "econnreset", "connectionrefusederror",
+	  "connectionreseterror", "unreachable", "name or service not known",
+	  "name resolution", "could not resolve", "getaddrinfo", "dns",
+	  "service unavailable", "bad gateway", "ssl", "socket", "http error", NULL } },
+	{ IN_WORDS, "resource_leak", NULL, { "busy", "locked", "in use", "eaddrinuse",
+	  "too many open files", "emfile", "no space left", "enospc",
+	  "cannot allocate memory", "out of memory", "memoryerror", "exhausted",
+	  "resource temporarily unavailable", NULL } },
+	{ IN_WORDS, "timing", NULL, { "timed out", "timeout", "timeouterror",
+	  "deadline", NULL } },
+	{ IN_WORDS, "race_condition", NULL, { "race", "stale",
+	  "not ready", "notready", "concurrent modification", "deadlock", NULL } },
+};
+#define NTRIGGERS (sizeof triggers / sizeof triggers[0])
+
+static int
+word_char(int c, int split_us)
+{
+	return isalnum((unsigned char)c) || (c == '_' && !split_us);
+}
+
+/* Does the phrase w occur in s as whole words (case ignored)? */
+static int
+has_word(const char *s, const char *w, int split_us)
+{
+	const char *p, *q, *t;
+
+	for (p = s; *p; p++) {
+		if (p > s && word_char(p[-1], split_us))
+			continue;
+		for (q = p, t = w; *t; t++) {
+			if (*t == ' ') {
+				if (!isspace((unsigned char)*q))
+					break;
+				while (isspace((unsigned char)*q))
+					q++;
+			} else if (tolower((unsigned char)*q) == *t) {
+				q++;
+			} else {
+				break;
+			}
+		}
+		if (!*t && !word_char(*q, split_us))
+			return 1;
+	}
+	return 0;
+}
+
+/* The first trigger of scope that text matches, or NULL. */
+static const trigger *
+match_trigger(int scope, const char *text)
+{
+	size_t i, j;
+
+	for (i = 0; i < NTRIGGERS; i++) {
+		if (triggers[i].scope != scope)
+			continue;
+		for (j = 0; triggers[i].words[j]; j++)
+			if (has_word(text, triggers[i].words[j], scope != IN_WORDS))
+				return &triggers[i];
+	}
+	return NULL;
+}
+
+/* --list-rules: "SCOPE CLASS[/ALT]: WORD, WORD", the RULES section's list. */
+static void
+list_rules(void)
+{
+	size_t i, j;
+
+	for (i = 0; i < NTRIGGERS; i++) {
+		printf("%s %s%s%s:", scope_name[triggers[i].scope], triggers[i].cls,
+		    triggers[i].alt ? "/" : "", triggers[i].alt ? triggers[i].alt : "");
+		for (j = 0; triggers[i].words[j]; j++)
+			printf("%s %s", j ? "," : "", triggers[i].words[j]);
+		putchar('\n');
+	}
+	rt_fshut(stdout, "stdout");
+	exit(RT_EXIT_OK);
+}
+
 /* The order rule (rt-diagnose(1), RULES): an rt-bisect record whose
  * claim has its confirming probes names the culprit, the shared state
  * and, when a cleaner exists, the reset it performs. */
@@ -1512,7 +1642,7 @@ rules_order(json_t *rules, const evidence *ev)
 	int brittle, by_root = 0;
 	rt_buf b = {0}, ub = {0};
 
-	if (!o || !cat || (strcmp(cat, "victim") != 0 && strcmp(cat, "brittle") != 0))
+	if (!o || !cat || !match_trigger(IN_ORDER, cat))
 		return;
 	brittle = !strcmp(cat, "brittle");
 	set = json_array_get(json_object_get(o, brittle ? "setter_sets" : "polluter_sets"), 0);
@@ -1613,137 +1743,6 @@ rules_order(json_t *rules, const evidence *ev)
 	json_decref(pair);
 	rt_buf_free(&b);
 	rt_buf_free(&ub);
-}
-
-/* ---- rules ------------------------------------------------------------ */
-
-static void
-add_rule(json_t *rules, const char *cls, const char *fmt, const char *ev)
-{
-	json_t *r;
-	size_t i;
-	char *text;
-
-	json_array_foreach(rules, i, r)
-		if (!strcmp(jstr(r, "cause_class"), cls))
-			return;
-	text = rt_xasprintf(fmt, ev);
-	json_array_append_new(rules, json_pack("{s:s, s:s}", "cause_class", cls,
-	    "explanation", text));
-	free(text);
-}
-
-/* Rule triggers (rt-diagnose(1), RULES): "a trigger matches whole words,
- * case ignored: the characters either side of it are not letters, digits
- * or underscores, so race never matches inside Traceback; a trigger of
- * several words matches them in order with white space between. In
- * experiments and environment facts an underscore separates words too."
- * Within a scope the first line that matches names the class. */
-enum { IN_EXPERIMENT, IN_ENV, IN_SIGNAL, IN_WORDS, NSCOPES };
-static const char *const scope_name[NSCOPES] = { "experiment", "env", "signal", "word" };
-
-typedef struct {
-	int scope;
-	const char *cls;
-	const char *alt;             /* the class when an experiment stabilises */
-	const char *words[20];
-} trigger;
-
-static const trigger triggers[] = {
-	{ IN_EXPERIMENT, "hash_order", NULL, { "hashseed", "pythonhashseed", NULL } },
-	{ IN_EXPERIMENT, "external_dependency", NULL,
-	  { "nonet", "network", "netns", "offline", NULL } },
-	{ IN_EXPERIMENT, "time_of_day", NULL, { "tz", "faketime", "clock", NULL } },
-	{ IN_EXPERIMENT, "timing", NULL, { "gap", "slow", NULL } },
-	{ IN_EXPERIMENT, "shared_state", "timing", { "parallel", "concurrent",
-	  "concurrency", "load", "stress", "jobs", NULL } },
-	{ IN_EXPERIMENT, "randomness", NULL, { "seed", "random", NULL } },
-	{ IN_EXPERIMENT, "order_dependency", NULL, { "order", "reverse", "shuffle", NULL } },
-	{ IN_ENV, "hash_order", NULL, { "pythonhashseed", NULL } },
-	{ IN_ENV, "time_of_day", NULL, { "tz", "faketime", "clock", "hour", NULL } },
-	{ IN_ENV, "randomness", NULL, { "seed", NULL } },
-	{ IN_ENV, "timing", NULL, { "load", NULL } },
-	{ IN_SIGNAL, "resource_leak", NULL, { "9", "kill", "sigkill", "killed", NULL } },
-	{ IN_WORDS, "external_dependency", NULL, { "connection refused",
-	  "connection reset", "econnrefused", "econnreset", "connectionrefusederror",
-	  "connectionreseterror", "unreachable", "name or service not known",
-	  "name resolution", "could not resolve", "getaddrinfo", "dns",
-	  "service unavailable", "bad gateway", "ssl", "socket", "http error", NULL } },
-	{ IN_WORDS, "resource_leak", NULL, { "busy", "locked", "in use", "eaddrinuse",
-	  "too many open files", "emfile", "no space left", "enospc",
-	  "cannot allocate memory", "out of memory", "memoryerror", "exhausted",
-	  "resource temporarily unavailable", NULL } },
-	{ IN_WORDS, "timing", NULL, { "timed out", "timeout", "timeouterror",
-	  "deadline", NULL } },
-	{ IN_WORDS, "race_condition", NULL, { "race", "stale",
-	  "not ready", "notready", "concurrent modification", "deadlock", NULL } },
-};
-#define NTRIGGERS (sizeof triggers / sizeof triggers[0])
-
-static int
-word_char(int c, int split_us)
-{
-	return isalnum((unsigned char)c) || (c == '_' && !split_us);
-}
-
-/* Does the phrase w occur in s as whole words (case ignored)? */
-static int
-has_word(const char *s, const char *w, int split_us)
-{
-	const char *p, *q, *t;
-
-	for (p = s; *p; p++) {
-		if (p > s && word_char(p[-1], split_us))
-			continue;
-		for (q = p, t = w; *t; t++) {
-			if (*t == ' ') {
-				if (!isspace((unsigned char)*q))
-					break;
-				while (isspace((unsigned char)*q))
-					q++;
-			} else if (tolower((unsigned char)*q) == *t) {
-				q++;
-			} else {
-				break;
-			}
-		}
-		if (!*t && !word_char(*q, split_us))
-			return 1;
-	}
-	return 0;
-}
-
-/* The first trigger of scope that text matches, or NULL. */
-static const trigger *
-match_trigger(int scope, const char *text)
-{
-	size_t i, j;
-
-	for (i = 0; i < NTRIGGERS; i++) {
-		if (triggers[i].scope != scope)
-			continue;
-		for (j = 0; triggers[i].words[j]; j++)
-			if (has_word(text, triggers[i].words[j], scope != IN_WORDS))
-				return &triggers[i];
-	}
-	return NULL;
-}
-
-/* --list-rules: "SCOPE CLASS[/ALT]: WORD, WORD", the RULES section's list. */
-static void
-list_rules(void)
-{
-	size_t i, j;
-
-	for (i = 0; i < NTRIGGERS; i++) {
-		printf("%s %s%s%s:", scope_name[triggers[i].scope], triggers[i].cls,
-		    triggers[i].alt ? "/" : "", triggers[i].alt ? triggers[i].alt : "");
-		for (j = 0; triggers[i].words[j]; j++)
-			printf("%s %s", j ? "," : "", triggers[i].words[j]);
-		putchar('\n');
-	}
-	rt_fshut(stdout, "stdout");
-	exit(RT_EXIT_OK);
 }
 
 static const char *const word_why[][2] = {

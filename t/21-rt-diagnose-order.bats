@@ -165,7 +165,7 @@ cited() {
 	rules registry >"$T/hyps.jsonl"
 	cat "$O/registry-fix.jsonl" >>"$T/hyps.jsonl"
 	run rt-verify -C "$F/registry" -n 20 -N 40 -j 2 --seed 7 --no-genome \
-	    --cmd "/usr/bin/python3 -m pytest -q -o cache_dir=.rt-cache -p no:randomly --random-order-seed=\$RETRIAL_SEED $pair" \
+	    --cmd "/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=\$RETRIAL_SEED $pair" \
 	    "$T/hyps.jsonl"
 	status_is 0
 	tail -n 1 <<<"$output" >"$T/verdict"
@@ -174,4 +174,11 @@ cited() {
 	jqe '.lanes[] | select(.id == "h1") | .status == "not_raced"' "$T/verdict"
 	jqe '.lanes[] | select(.id == "h-copy") | .status == "winner" and .failures == 0' "$T/verdict"
 	[ -z "$(ls -A "$T/tmp")" ]
+	# the winner's patch, applied: the pair in the order that failed passes
+	cp -R "$F/registry" "$T/fixed"
+	jq -r .winner.patch "$T/verdict" | patch -p1 --batch -s -d "$T/fixed"
+	cd "$T/fixed"
+	run rt-measure -n 5 --seed 1 --text \
+	    --cmd "/usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:randomly -p no:random_order $pair"
+	has "0/5 failed"
 }
