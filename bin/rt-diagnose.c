@@ -1669,11 +1669,10 @@ rules_order(json_t *rules, const evidence *ev)
 	detail = json_pack("{s:s, s:s, s:O, s:O, s:[]}", "victim", jstr(o, "victim"),
 	    "category", cat, brittle ? "setters" : "polluters", set, "confirm", pair, "shared");
 	if (n < 2 || !ts[0].body || !ts[1].body) {
-		rt_buf_printf(&b, "%s %s %s, but the tests' source was not found in "
-		    "the project, so the shared state is not named.",
-		    n > 1 ? short_name(&ts[1]) : "the first test",
-		    brittle ? "sets up state that" : "leaves state behind that",
-		    short_name(&ts[0]));
+		rt_buf_printf(&b, "%s %s after %s, but the tests' source was not found "
+		    "in the project, so the shared state is not named.",
+		    short_name(&ts[0]), brittle ? "passes only" : "fails",
+		    n > 1 ? short_name(&ts[1]) : "the other test");
 	} else if ((by_root = shared_names(&ts[1], &ts[0], shared)), json_array_size(shared) == 0) {
 		rt_buf_printf(&b, "%s and %s name no state in common in their bodies; "
 		    "the shared state is reached indirectly (a fixture, a helper, a file).",
