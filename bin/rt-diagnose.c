@@ -98,6 +98,7 @@ typedef struct {
 
 typedef struct {
 	json_t *measure, *diff, *facts, *experiments;
+	json_t *order;                    /* the first rt-bisect order record */
 	char *trial_command;
 	char *fail_stderr, *pass_stderr;  /* the excerpts, from either stream */
 	int fail_stream, pass_stream;     /* RT_STDERR, RT_STDOUT */
@@ -544,6 +545,12 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 		json_array_append_new(ev->facts, c);
 	} else if (!strcmp(type, "experiment")) {
 		json_array_append(ev->experiments, rec);
+	} else if (!strcmp(type, "order")) {
+		rt_rec_str(rec, "victim", w);
+		if ((c = json_object_get(rec, "probes")) && !json_is_array(c))
+			rt_die_at(w, "\"probes\" is not an array");
+		if (!ev->order)
+			ev->order = json_incref(rec);
 	} else if (!strcmp(type, "trial")) {
 		o = rt_rec_str(rec, "outcome", w);
 		if (!ev->trial_command && jstr(rec, "command"))
@@ -573,6 +580,8 @@ ev_command(const evidence *ev)
 		c = jstr(ev->measure, "command");
 	if (!c && ev->diff)
 		c = jstr(ev->diff, "command");
+	if (!c && !ev->trial_command && ev->order)
+		c = jstr(ev->order, "command");
 	return c ? c : ev->trial_command;
 }
 
@@ -613,6 +622,9 @@ pick(json_t *o, const char *const *keys)
 
 /* The evidence as the cache key sees it: what the model is shown, minus
  * what varies without meaning (timestamps, elapsed times, p-value digits). */
+static char *order_text(const evidence *ev);
+static char *order_sources_text(const evidence *ev);
+
 static json_t *
 ev_normalize(const evidence *ev)
 {
@@ -648,6 +660,13 @@ ev_normalize(const evidence *ev)
 	json_object_set_new(n, "experiments", a);
 	json_object_set_new(n, "fail_excerpt", ev->fail_stderr ? json_string(ev->fail_stderr) : json_null());
 	json_object_set_new(n, "pass_excerpt", ev->pass_stderr ? json_string(ev->pass_stderr) : json_null());
+	if (ev->order) {   /* as the prompt shows it: the probes and the tests' source */
+		char *t = order_text(ev), *st = order_sources_text(ev);
+		json_object_set_new(n, "order", json_string(t));
+		json_object_set_new(n, "order_sources", rt_json_bytes(st, strlen(st)));
+		free(t);
+		free(st);
+	}
 	return n;
 }
 
@@ -895,6 +914,589 @@ sources_text(void)
 	return b.data;
 }
 
+/* ---- order evidence: an rt-bisect record and the tests it names ------- */
+
+/* How a test body uses a name (rt-diagnose(1), RULES, "order"). */
+/* In rising strength: a test that assigns a name and calls it "mutates" it. */
+enum { U_CALL, U_READ, U_METHOD, U_ASSIGN };
+
+typedef struct {
+	char *name, *use;   /* TestRegistry.registry; self.registry.register() */
+	int kind, self;     /* self: reached through self or cls */
+} pyuse;
+
+typedef struct {
+	const char *id;
+	char *file, *cls, *func, *body;
+	long line;          /* the def's line in file */
+	pyuse *u;
+	size_t nu;
+} testsrc;
+
+static const char *const py_keywords[] = { "False", "None", "True", "and",
+	"as", "assert", "async", "await", "break", "class", "continue", "def",
+	"del", "elif", "else", "except", "finally", "for", "from", "global", "if",
+	"import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+	"return", "try", "while", "with", "yield", NULL };
+static const char *const py_builtins[] = { "abs", "all", "any", "bool",
+	"bytes", "callable", "chr", "dict", "dir", "enumerate", "filter", "float",
+	"frozenset", "getattr", "hasattr", "hash", "id", "input", "int",
+	"isinstance", "issubclass", "iter", "len", "list", "map", "max", "min",
+	"next", "object", "open", "ord", "print", "range", "repr", "reversed",
+	"round", "set", "setattr", "slice", "sorted", "str", "sum", "super",
+	"tuple", "type", "vars", "zip", "Exception", "ValueError", "KeyError",
+	"TypeError", "AssertionError", "RuntimeError", "IndexError",
+	"AttributeError", "OSError", "StopIteration", "NotImplementedError", NULL };
+
+static int
+in_list(const char *const *l, const char *s, size_t n)
+{
+	for (; *l; l++)
+		if (strlen(*l) == n && !strncmp(*l, s, n))
+			return 1;
+	return 0;
+}
+
+static int
+id_start(int c)
+{
+	return isalpha((unsigned char)c) || c == '_';
+}
+
+static int
+id_char(int c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Map a test ID to its file, class and function: pytest's
+ * "tests/test_x.py::TestA::test_b[param]", or unittest's dotted
+ * "tests.test_x.TestA.test_b", the longest module prefix that is a file. */
+static int
+test_locate(const char *id, testsrc *t)
+{
+	const char *c = strstr(id, "::"), *last;
+	char *s, *p, *f, err[256];
+	size_t n;
+
+	memset(t, 0, sizeof *t);
+	t->id = id;
+	if (c) {
+		t->file = rt_xasprintf("%.*s", (int)(c - id), id);
+		last = strrchr(id, ':') + 1;
+		if (last - 2 > c)   /* a class between */
+			t->cls = rt_xasprintf("%.*s", (int)(last - 2 - (c + 2)), c + 2);
+		n = strcspn(last, "[");
+		t->func = rt_xasprintf("%.*s", (int)n, last);
+		if (t->cls && strstr(t->cls, "::"))  /* nested: the innermost class */
+			memmove(t->cls, strrchr(t->cls, ':') + 1, strlen(strrchr(t->cls, ':')));
+		return 0;
+	}
+	s = rt_xstrdup(id);
+	while ((p = strrchr(s, '.'))) {
+		*p = '\0';
+		f = rt_xasprintf("%s.py", s);
+		for (n = 0; f[n]; n++)
+			if (f[n] == '.' && strcmp(f + n, ".py") != 0)
+				f[n] = '/';
+		if (path_ok(f, err, sizeof err) == 0 && inside_root(f) &&
+		    (p = project_text(f))) {
+			free(p);
+			t->file = f;
+			c = id + strlen(s) + 1;   /* "Class.func" or "func" */
+			if ((last = strrchr(c, '.'))) {
+				t->cls = rt_xasprintf("%.*s", (int)(last - c), c);
+				t->func = rt_xstrdup(last + 1);
+			} else {
+				t->func = rt_xstrdup(c);
+			}
+			free(s);
+			return 0;
+		}
+		free(f);
+	}
+	free(s);
+	return -1;
+}
+
+static size_t
+indent_of(const char *l)
+{
+	size_t n = 0;
+
+	while (l[n] == ' ' || l[n] == '\t')
+		n++;
+	return n;
+}
+
+/* The def of func (inside class cls when given) and its body: the lines
+ * indented deeper than the def, up to the first that is not. */
+static char *
+py_body(const char *text, const char *cls, const char *func, long *line)
+{
+	const char *l = text, *start = NULL, *e;
+	size_t ind = 0, ci = 0, n;
+	long ln = 1;
+	int in_cls = cls == NULL;
+
+	for (; *l; l = *e ? e + 1 : e, ln++) {
+		e = strchr(l, '\n');
+		if (!e)
+			e = l + strlen(l);
+		n = indent_of(l);
+		if (start) {
+			if (l + n == e || l[n] == '#' || n > ind)
+				continue;
+			break;
+		}
+		if (l + n == e)
+			continue;
+		if (cls && in_cls && n <= ci && strncmp(l + n, "@", 1) != 0)
+			in_cls = 0;   /* the class ended */
+		if (cls && !strncmp(l + n, "class ", 6) && !strncmp(l + n + 6, cls, strlen(cls)) &&
+		    !id_char(l[n + 6 + strlen(cls)])) {
+			in_cls = 1;
+			ci = n;
+			continue;
+		}
+		if (!in_cls)
+			continue;
+		if (!strncmp(l + n, "async ", 6))
+			n += 6;
+		if (!strncmp(l + n, "def ", 4) && !strncmp(l + n + 4, func, strlen(func)) &&
+		    !id_char(l[n + 4 + strlen(func)])) {
+			start = l;
+			ind = indent_of(l);
+			*line = ln;
+		}
+	}
+	if (!start)
+		return NULL;
+	n = (size_t)(l - start);
+	while (n > 0 && (start[n - 1] == '\n' || start[n - 1] == ' ' || start[n - 1] == '\t'))
+		n--;
+	return rt_xasprintf("%.*s", (int)n, start);
+}
+
+/* Is name assigned at the top level of the file (a module global)? */
+static int
+py_global(const char *text, const char *name, size_t n)
+{
+	const char *l;
+
+	for (l = text; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *q = l + n;
+		if (strncmp(l, name, n) != 0 || id_char(*q))
+			continue;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if ((*q == '=' && q[1] != '=') || *q == ':')
+			return 1;
+	}
+	return 0;
+}
+
+static const char *
+skip_string(const char *p)
+{
+	char q = *p;
+	int triple = p[1] == q && p[2] == q;
+
+	for (p += triple ? 3 : 1; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (*p == q && (!triple || (p[1] == q && p[2] == q))) {
+			return p + (triple ? 3 : 1);
+		} else if (*p == '\n' && !triple) {
+			return p;
+		}
+	}
+	return p;
+}
+
+typedef struct {
+	char parts[8][64];
+	size_t np;
+	int kind;
+	char text[256];
+} chain;
+
+/* The names a test body uses, with how it uses them. Locals (assigned
+ * names, parameters, loop and with/except/lambda targets), keywords and
+ * builtins are not state; self.x and cls.x are Class.x. */
+static void
+py_uses(testsrc *t, const char *file_text)
+{
+	const char *p = t->body, *q;
+	char **locals = NULL, prev_kw[16] = "";
+	size_t nl = 0, i, k, pass;
+	int in_params = 0, depth = 0;
+
+	for (pass = 0; pass < 2; pass++) {
+	for (p = t->body, prev_kw[0] = '\0', in_params = 0, depth = 0; *p; ) {
+		chain c;
+		size_t n;
+
+		if (*p == '#') {
+			p += strcspn(p, "\n");
+			continue;
+		}
+		if (*p == '"' || *p == '\'') {
+			p = skip_string(p);
+			continue;
+		}
+		if (in_params) {
+			if (*p == '(')
+				depth++;
+			else if (*p == ')' && --depth == 0)
+				in_params = 0;
+		}
+		if (!id_start(*p) || (p > t->body && (id_char(p[-1]) || p[-1] == '.'))) {
+			if (*p == ':' && !strcmp(prev_kw, "lambda"))
+				prev_kw[0] = '\0';
+			p++;
+			continue;
+		}
+		for (n = 0; id_char(p[n]); n++)
+			;
+		if (n <= 2 && strchr("rRbBuUfF", *p) && (n == 1 || strchr("rRbBuUfF", p[1])) &&
+		    (p[n] == '"' || p[n] == '\'')) {
+			p = skip_string(p + n);
+			continue;
+		}
+		if (in_list(py_keywords, p, n)) {
+			snprintf(prev_kw, sizeof prev_kw, "%.*s", (int)n, p);
+			if (n == 3 && !strncmp(p, "def", 3)) {
+				in_params = 1;
+				depth = 0;
+			}
+			p += n;
+			continue;
+		}
+		/* a chain a.b.c */
+		memset(&c, 0, sizeof c);
+		q = p;
+		for (;;) {
+			for (n = 0; id_char(q[n]); n++)
+				;
+			if (c.np < 8)
+				snprintf(c.parts[c.np++], sizeof c.parts[0], "%.*s", (int)n, q);
+			q += n;
+			{
+				const char *r = q;
+				while (*r == ' ' || *r == '\t')
+					r++;
+				if (*r == '.' ) {
+					r++;
+					while (*r == ' ' || *r == '\t')
+						r++;
+					if (id_start(*r)) {
+						q = r;
+						continue;
+					}
+				}
+			}
+			break;
+		}
+		snprintf(c.text, sizeof c.text, "%.*s", (int)(q - p), p);
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (*q == '(')
+			c.kind = U_CALL;
+		else if ((*q == '=' && q[1] != '=') || (strchr("+-*/%&|^", *q) && *q &&
+		    (q[1] == '=' || (q[1] == *q && q[2] == '='))))
+			c.kind = U_ASSIGN;
+		else if (*q == '[') {
+			const char *r = q;
+			int d = 0;
+			for (; *r; r++)
+				if (*r == '[')
+					d++;
+				else if (*r == ']' && --d == 0)
+					break;
+			if (*r)
+				r++;
+			while (*r == ' ' || *r == '\t')
+				r++;
+			c.kind = (*r == '=' && r[1] != '=') ? U_ASSIGN : U_READ;
+		} else
+			c.kind = U_READ;
+
+		if (pass == 0) {
+			/* locals: parameters, plain assignments, for/as/lambda targets */
+			if (c.np == 1 && strcmp(prev_kw, "global") != 0 &&
+			    (in_params || (c.kind == U_ASSIGN && *q == '=') ||
+			    !strcmp(prev_kw, "for") || !strcmp(prev_kw, "as") ||
+			    !strcmp(prev_kw, "lambda"))) {
+				locals = rt_xrealloc(locals, (nl + 1) * sizeof *locals);
+				locals[nl++] = rt_xstrdup(c.parts[0]);
+			}
+		} else if (!in_params) {
+			const char *root = c.parts[0];
+			char *name = NULL;
+			int kind = c.kind, local = 0, self = !strcmp(root, "self") || !strcmp(root, "cls");
+
+			for (i = 0; i < nl; i++)
+				if (!strcmp(locals[i], root))
+					local = 1;
+			if (self && c.np >= 2)
+				name = rt_xasprintf("%s.%s", t->cls ? t->cls : root, c.parts[1]);
+			else if (self || local || in_list(py_builtins, root, strlen(root)))
+				name = NULL;
+			else if (py_global(file_text, root, strlen(root)) || c.np == 1)
+				name = rt_xstrdup(root);
+			else
+				name = rt_xasprintf("%s.%s", root, c.parts[1]);
+			k = name && (self || !py_global(file_text, root, strlen(root))) ? 2 : 1;
+			if (name && c.np > k)   /* something under the name */
+				kind = c.kind == U_CALL && c.np == k + 1 ? U_METHOD :
+				    c.kind == U_ASSIGN ? U_ASSIGN : U_READ;
+			if (name && (!strcmp(prev_kw, "import") || !strcmp(prev_kw, "from"))) {
+				free(name);
+				name = NULL;
+			}
+			if (name) {
+				t->u = rt_xrealloc(t->u, (t->nu + 1) * sizeof *t->u);
+				t->u[t->nu].name = name;
+				t->u[t->nu].use = rt_xasprintf("%s%s", c.text,
+				    c.kind == U_CALL ? "()" : "");
+				t->u[t->nu].self = self;
+				t->u[t->nu++].kind = kind;
+			}
+		}
+		if (strcmp(prev_kw, "lambda") != 0 && strcmp(prev_kw, "global") != 0)
+			prev_kw[0] = '\0';
+		p = q;
+	}
+	}
+	for (i = 0; i < nl; i++)
+		free(locals[i]);
+	free(locals);
+}
+
+static void
+testsrc_load(testsrc *t, const char *id)
+{
+	char *text, err[256];
+
+	if (test_locate(id, t) < 0 || !t->func)
+		return;
+	if (path_ok(t->file, err, sizeof err) < 0 || !inside_root(t->file) ||
+	    !(text = project_text(t->file)))
+		return;
+	if ((t->body = py_body(text, t->cls, t->func, &t->line)))
+		py_uses(t, text);
+	free(text);
+}
+
+static void
+testsrc_free(testsrc *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nu; i++) {
+		free(t->u[i].name);
+		free(t->u[i].use);
+	}
+	free(t->u);
+	free(t->file);
+	free(t->cls);
+	free(t->func);
+	free(t->body);
+}
+
+/* A test's short name: its function, else its ID. */
+static const char *
+short_name(const testsrc *t)
+{
+	return t->func ? t->func : t->id;
+}
+
+/* name's uses in t, "a(), b" (at most 3) into b, and how: the strongest
+ * kind, -1 when t does not use it. by_root: name is a root (a module). */
+static int
+uses_of(const testsrc *t, const char *name, int by_root, rt_buf *b)
+{
+	size_t i, j, shown = 0, rl = strlen(name);
+	int kind = -1;
+
+	for (i = 0; i < t->nu; i++) {
+		const char *nm = t->u[i].name;
+		if (by_root ? t->u[i].self || strncmp(nm, name, rl) != 0 ||
+		    (nm[rl] && nm[rl] != '.') : strcmp(nm, name) != 0)
+			continue;
+		if (t->u[i].kind > kind)
+			kind = t->u[i].kind;
+		for (j = 0; j < i; j++)
+			if (!strcmp(t->u[j].use, t->u[i].use))
+				break;
+		if (j == i && b && shown++ < 3)
+			rt_buf_printf(b, "%s%s", shown > 1 ? ", " : "", t->u[i].use);
+	}
+	return kind;
+}
+
+/* The names both tests use that look like shared state: first whole
+ * names (Class.attr, module.attr, a module global); when none, the
+ * modules or objects both reach into. Returns 1 for the second kind. */
+static int
+shared_names(const testsrc *a, const testsrc *b, json_t *out)
+{
+	size_t i, j;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < a->nu; i++) {
+			char *nm, *dot;
+			int ka, kb;
+			if (pass == 1 && a->u[i].self)
+				continue;   /* self.assertEqual is no module */
+			nm = rt_xstrdup(a->u[i].name);
+			if (pass == 1 && (dot = strchr(nm, '.')))
+				*dot = '\0';
+			for (j = 0; j < json_array_size(out); j++)
+				if (!strcmp(json_string_value(json_array_get(out, j)), nm))
+					break;
+			ka = uses_of(a, nm, pass, NULL);
+			kb = uses_of(b, nm, pass, NULL);
+			/* a name both only call (a function, a class) is not state */
+			if (j == json_array_size(out) && ka >= 0 && kb >= 0 &&
+			    (pass == 1 || ka != U_CALL || kb != U_CALL))
+				json_array_append_new(out, json_string(nm));
+			free(nm);
+		}
+		if (json_array_size(out))
+			return pass;
+	}
+	return 0;
+}
+
+static json_t *
+probe_find(json_t *order, const char *role, json_t *tests)
+{
+	json_t *p, *probes = json_object_get(order, "probes");
+	size_t i;
+
+	json_array_foreach(probes, i, p)
+		if (jstr(p, "role") && !strcmp(jstr(p, "role"), role) &&
+		    json_equal(json_object_get(p, "order"), tests))
+			return p;
+	return NULL;
+}
+
+/* "`a b` failed 3/3", with short names. */
+static void
+probe_text(rt_buf *b, json_t *p, const char *suffix)
+{
+	json_t *o = json_object_get(p, "order"), *x;
+	long tr = 0, f = 0;
+	size_t i;
+
+	rt_buf_addc(b, '`');
+	json_array_foreach(o, i, x) {
+		const char *s = json_string_value(x), *c;
+		if (!s)
+			s = "?";
+		if ((c = strrchr(s, ':')) || (c = strrchr(s, '.')))
+			s = c + 1;
+		rt_buf_printf(b, "%s%.*s", i ? " " : "", (int)strcspn(s, "["), s);
+	}
+	jint(p, "trials", &tr);
+	jint(p, "failures", &f);
+	rt_buf_printf(b, "`%s failed %ld/%ld", suffix, f, tr);
+}
+
+/* The order record as the prompt shows it. */
+static char *
+order_text(const evidence *ev)
+{
+	rt_buf b = {0};
+	json_t *o = ev->order, *p, *x;
+	const char *k;
+	size_t i;
+
+	if (!o)
+		return rt_xstrdup("(no order record given)\n");
+	rt_buf_printf(&b, "Victim: %s; category %s.\n", jstr(o, "victim"),
+	    jstr(o, "category") ? jstr(o, "category") : "unknown");
+	if (json_array_size(json_object_get(o, "polluter_sets"))) {
+		char *s = json_dumps(json_object_get(o, "polluter_sets"), JSON_COMPACT);
+		rt_buf_printf(&b, "Polluter sets (each, run first, makes it fail): %s\n", s);
+		free(s);
+	}
+	if (json_array_size(json_object_get(o, "setter_sets"))) {
+		char *s = json_dumps(json_object_get(o, "setter_sets"), JSON_COMPACT);
+		rt_buf_printf(&b, "State-setter sets (each, run first, makes it pass): %s\n", s);
+		free(s);
+	}
+	json_object_foreach(json_object_get(o, "cleaners"), k, x)
+		if (json_array_size(x)) {
+			char *s = json_dumps(x, JSON_COMPACT);
+			rt_buf_printf(&b, "Cleaners of %s: %s\n", k, s);
+			free(s);
+		}
+	rt_buf_adds(&b, "Probes (ordered runs):\n");
+	json_array_foreach(json_object_get(o, "probes"), i, p) {
+		if (i == 30) {
+			rt_buf_printf(&b, "- (%zu more probes not shown)\n",
+			    json_array_size(json_object_get(o, "probes")) - i);
+			break;
+		}
+		rt_buf_printf(&b, "- %s: ", jstr(p, "role") ? jstr(p, "role") : "probe");
+		probe_text(&b, p, "");
+		rt_buf_printf(&b, ", %s\n", jstr(p, "decision") ? jstr(p, "decision") : "undecided");
+	}
+	return b.data;
+}
+
+/* The tests an order record names: the victim, the first polluter (or
+ * setter) set, the first cleaner of that set. */
+static size_t
+order_tests(const evidence *ev, testsrc ts[8])
+{
+	json_t *o = ev->order, *set, *x, *cl;
+	size_t n = 0, i;
+	const char *cat = jstr(o, "category");
+	rt_buf key = {0};
+
+	if (!o || !jstr(o, "victim"))
+		return 0;
+	testsrc_load(&ts[n++], jstr(o, "victim"));
+	set = json_array_get(json_object_get(o, cat && !strcmp(cat, "brittle") ?
+	    "setter_sets" : "polluter_sets"), 0);
+	json_array_foreach(set, i, x)
+		if (json_is_string(x) && n < 7) {
+			testsrc_load(&ts[n++], json_string_value(x));
+			rt_buf_printf(&key, "%s%s", key.len ? " + " : "", json_string_value(x));
+		}
+	if (key.len && (cl = json_object_get(json_object_get(o, "cleaners"), key.data)) &&
+	    json_is_string(json_array_get(cl, 0)))
+		testsrc_load(&ts[n++], json_string_value(json_array_get(cl, 0)));
+	rt_buf_free(&key);
+	return n;
+}
+
+static char *
+order_sources_text(const evidence *ev)
+{
+	testsrc ts[8];
+	size_t n = order_tests(ev, ts), i;
+	rt_buf b = {0};
+
+	if (!ev->order)
+		return rt_xstrdup("(no order record given)\n");
+	for (i = 0; i < n; i++) {
+		if (ts[i].body)
+			rt_buf_printf(&b, "----- TEST: %s (%s:%ld) -----\n%s\n----- END TEST -----\n",
+			    ts[i].id, ts[i].file, ts[i].line, ts[i].body);
+		else
+			rt_buf_printf(&b, "----- TEST: %s: its source was not found in the project -----\n",
+			    ts[i].id);
+		testsrc_free(&ts[i]);
+	}
+	return b.data;
+}
+
 /* ---- rules ------------------------------------------------------------ */
 
 static void
@@ -919,8 +1521,8 @@ add_rule(json_t *rules, const char *cls, const char *fmt, const char *ev)
  * several words matches them in order with white space between. In
  * experiments and environment facts an underscore separates words too."
  * Within a scope the first line that matches names the class. */
-enum { IN_EXPERIMENT, IN_ENV, IN_SIGNAL, IN_WORDS, NSCOPES };
-static const char *const scope_name[NSCOPES] = { "experiment", "env", "signal", "word" };
+enum { IN_ORDER, IN_EXPERIMENT, IN_ENV, IN_SIGNAL, IN_WORDS, NSCOPES };
+static const char *const scope_name[NSCOPES] = { "order", "experiment", "env", "signal", "word" };
 
 typedef struct {
 	int scope;
@@ -930,6 +1532,7 @@ typedef struct {
 } trigger;
 
 static const trigger triggers[] = {
+	{ IN_ORDER, "order_dependency", NULL, { "victim", "brittle", NULL } },
 	{ IN_EXPERIMENT, "hash_order", NULL, { "hashseed", "pythonhashseed", NULL } },
 	{ IN_EXPERIMENT, "external_dependency", NULL,
 	  { "nonet", "network", "netns", "offline", NULL } },
@@ -1024,6 +1627,121 @@ list_rules(void)
 	}
 	rt_fshut(stdout, "stdout");
 	exit(RT_EXIT_OK);
+}
+
+/* The order rule (rt-diagnose(1), RULES): an rt-bisect record whose
+ * claim has its confirming probes names the culprit, the shared state
+ * and, when a cleaner exists, the reset it performs. */
+static void
+rules_order(json_t *rules, const evidence *ev)
+{
+	json_t *o = ev->order, *set, *pair, *alone, *shared, *detail, *r, *v1;
+	const char *cat = o ? jstr(o, "category") : NULL;
+	testsrc ts[8];
+	size_t n, i;
+	int brittle, by_root = 0;
+	rt_buf b = {0}, ub = {0};
+
+	if (!o || !cat || !match_trigger(IN_ORDER, cat))
+		return;
+	brittle = !strcmp(cat, "brittle");
+	set = json_array_get(json_object_get(o, brittle ? "setter_sets" : "polluter_sets"), 0);
+	if (!json_array_size(set))
+		return;
+	pair = json_deep_copy(set);
+	json_array_append_new(pair, json_string(jstr(o, "victim")));
+	v1 = json_pack("[s]", jstr(o, "victim"));
+	alone = probe_find(o, "alone", v1);
+	json_decref(v1);
+	{
+		json_t *conf = probe_find(o, "confirm", pair);
+		if (!conf || !alone) {   /* no probe, no claim */
+			json_decref(pair);
+			return;
+		}
+		probe_text(&b, conf, "");
+		rt_buf_adds(&b, ", ");
+		probe_text(&b, alone, " alone");
+		rt_buf_adds(&b, ": ");
+	}
+	n = order_tests(ev, ts);
+	shared = json_array();
+	detail = json_pack("{s:s, s:s, s:O, s:O, s:[]}", "victim", jstr(o, "victim"),
+	    "category", cat, brittle ? "setters" : "polluters", set, "confirm", pair, "shared");
+	if (n < 2 || !ts[0].body || !ts[1].body) {
+		rt_buf_printf(&b, "%s %s after %s, but the tests' source was not found "
+		    "in the project, so the shared state is not named.",
+		    short_name(&ts[0]), brittle ? "passes only" : "fails",
+		    n > 1 ? short_name(&ts[1]) : "the other test");
+	} else if ((by_root = shared_names(&ts[1], &ts[0], shared)), json_array_size(shared) == 0) {
+		rt_buf_printf(&b, "%s and %s name no state in common in their bodies; "
+		    "the shared state is reached indirectly (a fixture, a helper, a file).",
+		    short_name(&ts[1]), short_name(&ts[0]));
+	} else {
+		const char *nm = json_string_value(json_array_get(shared, 0));
+		char *pu;
+		int k;
+
+		ub.len = 0;
+		k = uses_of(&ts[1], nm, by_root, &ub);
+		pu = rt_xstrdup(rt_buf_str(&ub));
+		ub.len = 0;
+		uses_of(&ts[0], nm, by_root, &ub);
+		if (by_root)
+			rt_buf_printf(&b, "%s and %s both use %s (%s: %s; %s: %s).",
+			    short_name(&ts[1]), short_name(&ts[0]), nm, short_name(&ts[1]),
+			    pu, short_name(&ts[0]), rt_buf_str(&ub));
+		else
+			rt_buf_printf(&b, "%s %s %s (%s), which %s %s (%s).", short_name(&ts[1]),
+			    brittle ? "sets" : k >= U_METHOD ? "mutates" :
+			    k == U_CALL ? "calls" : "reads", nm, pu, short_name(&ts[0]),
+			    brittle ? "needs" : "reads", rt_buf_str(&ub));
+		free(pu);
+		if (json_array_size(shared) > 1) {
+			rt_buf_adds(&b, " Also shared:");
+			for (i = 1; i < json_array_size(shared) && i < 4; i++)
+				rt_buf_printf(&b, " %s", json_string_value(json_array_get(shared, i)));
+			rt_buf_addc(&b, '.');
+		}
+	}
+	json_object_set(detail, "shared", shared);
+	/* a cleaner: its confirming probe, and what it calls that resets */
+	if (!brittle && n > 2 && ts[2].body) {
+		json_t *ord = json_deep_copy(set), *cp;
+		json_array_append_new(ord, json_string(ts[2].id));
+		json_array_append_new(ord, json_string(jstr(o, "victim")));
+		if ((cp = probe_find(o, "confirm", ord))) {
+			rt_buf_printf(&b, " Cleaner %s repairs it (", short_name(&ts[2]));
+			probe_text(&b, cp, "");
+			rt_buf_adds(&b, ")");
+			for (i = 0; i < ts[2].nu; i++)
+				if (!ts[2].u[i].self && ts[2].u[i].kind != U_READ &&
+				    uses_of(&ts[0], ts[2].u[i].name, 0, NULL) < 0 &&
+				    uses_of(&ts[1], ts[2].u[i].name, 0, NULL) < 0)
+					break;
+			if (i < ts[2].nu)
+				rt_buf_printf(&b, ": calling its reset, %s, in %s's setup (or after %s) "
+				    "would isolate the test.", ts[2].u[i].use, short_name(&ts[0]),
+				    short_name(&ts[1]));
+			else
+				rt_buf_adds(&b, ": what it does, in the victim's setup, would isolate the test.");
+			json_object_set_new(detail, "cleaner", json_string(ts[2].id));
+			json_object_set_new(detail, "cleaner_confirm", ord);
+		} else {
+			json_decref(ord);
+		}
+	}
+	for (i = 0; i < n; i++)
+		testsrc_free(&ts[i]);
+	add_rule(rules, "order_dependency", "%s", rt_buf_str(&b));
+	r = json_array_get(rules, json_array_size(rules) - 1);
+	if (r && !strcmp(jstr(r, "cause_class"), "order_dependency") && !json_object_get(r, "order"))
+		json_object_set(r, "order", detail);
+	json_decref(detail);
+	json_decref(shared);
+	json_decref(pair);
+	rt_buf_free(&b);
+	rt_buf_free(&ub);
 }
 
 static const char *const word_why[][2] = {
@@ -1202,6 +1920,7 @@ make_rules(const evidence *ev)
 {
 	json_t *rules = json_array();
 
+	rules_order(rules, ev);
 	rules_experiments(rules, ev);
 	rules_facts(rules, ev, 0);
 	rules_facts(rules, ev, 1);
@@ -1260,10 +1979,12 @@ order_angles(json_t *rules, const angle *order[NANGLES])
 
 /* The placeholders (rt-diagnose(1), TEMPLATE FORMAT). */
 enum { S_COMMAND, S_RATE, S_FACTS, S_TOKEN, S_FAIL, S_PASS, S_EXPERIMENTS,
-	S_SOURCES, S_RULES, S_CLASSES, S_ANGLE, S_FAIL_STREAM, S_PASS_STREAM, NSLOTS };
+	S_SOURCES, S_RULES, S_CLASSES, S_ANGLE, S_FAIL_STREAM, S_PASS_STREAM,
+	S_ORDER, S_ORDER_SOURCES, NSLOTS };
 static const char *const slot_names[NSLOTS] = { "command", "rate", "facts",
 	"token", "fail_excerpt", "pass_excerpt", "experiments", "sources",
-	"rules", "classes", "angle", "fail_stream", "pass_stream" };
+	"rules", "classes", "angle", "fail_stream", "pass_stream", "order",
+	"order_sources" };
 static const char *template_name;
 
 /* Replace {{name}} by its value and drop {{! comments }} (with the line
@@ -2270,6 +2991,8 @@ main(int argc, char *argv[])
 	v[S_SOURCES] = sources_text();
 	v[S_RULES] = rules_text(rules);
 	v[S_CLASSES] = rt_xstrdup(rt_buf_str(&cl));
+	v[S_ORDER] = order_text(&ev);
+	v[S_ORDER_SOURCES] = order_sources_text(&ev);
 	v[S_ANGLE] = NULL;
 	rt_buf_free(&cl);
 
@@ -2293,6 +3016,8 @@ main(int argc, char *argv[])
 			    "rule-based hypotheses only");
 		json_array_foreach(rules, j, r) {
 			h = hyp_new("rules", NULL, NULL, jstr(r, "cause_class"), jstr(r, "explanation"));
+			if (json_object_get(r, "order"))
+				json_object_set(h, "order", json_object_get(r, "order"));
 			json_array_append_new(out, h);
 		}
 	}
@@ -2323,6 +3048,7 @@ main(int argc, char *argv[])
 	json_decref(rules);
 	json_decref(ev.measure);
 	json_decref(ev.diff);
+	json_decref(ev.order);
 	json_decref(ev.facts);
 	json_decref(ev.experiments);
 	free(ev.fail_stderr);
