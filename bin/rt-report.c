@@ -17,6 +17,7 @@
 #include "rt_jsonl.h"
 #include "rt_out.h"
 #include "rt_stats.h"
+#include "rt_tmpl.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
@@ -31,15 +32,18 @@
 extern char **environ;
 
 static const char usage_text[] =
-    "usage: rt-report [-o DIR] [--html] [-p FILE] [-a FILE] [--speak WAV] [file ...]\n"
+    "usage: rt-report [-o DIR] [--html] [-p FILE] [-a FILE] [--autopsy-template FILE]\n"
+    "                 [--speak WAV] [file ...]\n"
     "       rt-report -t [-p FILE] [file ...]\n"
-    "       rt-report -a - [--speak WAV] [file ...]\n"
+    "       rt-report -a - [--autopsy-template FILE] [--speak WAV] [file ...]\n"
     "  -o, --output DIR   write summary.json and report.md into DIR (default .)\n"
     "      --html         also write report.html, one self-contained page\n"
     "  -p, --proof FILE   the measure record of the proof run after the fix\n"
     "  -t, --text         print report.md to stdout and write no files\n"
     "  -a, --autopsy FILE also write a short autopsy of rt-verify's verdict to\n"
     "                     FILE; with -, print only the autopsy to stdout\n"
+    "      --autopsy-template FILE\n"
+    "                     the autopsy's template (share/retrial/autopsy.txt.tmpl)\n"
     "      --speak WAV    read the autopsy aloud into WAV with espeak-ng\n"
     "  -h, --help         print this help\n"
     "  -V, --version      print the version\n";
@@ -1696,19 +1700,120 @@ sec_tournament(report *r, rt_buf *tb, rt_buf *ta)
 	}
 }
 
-/* ---- the autopsy: a short spoken-style account, a template over the
- * records alone. Hesitant about what was eliminated, plain about what
- * was confirmed; every rate with its count and interval; no number that
- * is not a record's (so no counts of lanes: they are named instead). ---- */
+/* ---- the autopsy: a short spoken-style account of the records alone,
+ * rendered by a template (share/retrial/autopsy.txt.tmpl, rt-report(1),
+ * AUTOPSY TEMPLATE). Here: which sentences are told, and every number,
+ * formatted; the template holds the words. Hesitant about what was
+ * eliminated, plain about what was confirmed; every rate with its count
+ * and interval; no number that is not a record's (so no counts of lanes:
+ * they are named instead). ---- */
+
+/* Every name an autopsy template may use (rt-report(1), AUTOPSY TEMPLATE). */
+static const char *const autopsy_names[] = {
+	"test", "confidence", "target", "before", "counts", "gate", "called",
+	"no_race", "command", "never_raced", "parts", "first", "names",
+	"unapplied", "set_aside", "one", "unraced", "eliminated", "id", "budget",
+	"eliminated_others", "tied", "winner", "held", "cause_class",
+	"explanation", "confirmations", "passed", "rule", "overruled", "order",
+	"victim", "polluters", "name", "category", "trials", "end", "verdict",
+	"finished_at", "is_fixed", "is_improved", "is_quarantine", "is_other",
+	"is_unconfirmed", "seed", "next",
+	"FIXED", "IMPROVED", "QUARANTINE", "REGRESSION", "ALREADY_STABLE",
+	"INCONCLUSIVE_BASELINE", "ERROR", NULL
+};
+
+/* The verdicts whose plain consequence the template says (rt-verify(1),
+ * VERDICTS); the sentences are the template's "next" section. */
+static const char *const next_verdicts[] = {
+	"FIXED", "IMPROVED", "QUARANTINE", "REGRESSION", "ALREADY_STABLE",
+	"INCONCLUSIVE_BASELINE", "ERROR",
+};
+
+/* The sentences drafted, in order, each with a priority: 1 must be told,
+ * 5 is told only when there is room. A sentence is a value the view gets
+ * (obj.key = val, or appended to the list obj) only when it is told. */
+typedef struct {
+	struct { int prio; json_t *obj; const char *key; json_t *val; } s[MAX_SENTENCES];
+	size_t n;
+} draft;
 
 static void
-name_list(rt_buf *b, json_t **ls, size_t n)
+offer(draft *d, int prio, json_t *obj, const char *key, json_t *val)
 {
+	if (d->n == MAX_SENTENCES)
+		rt_die("autopsy: more than %d sentences drafted", MAX_SENTENCES);
+	d->s[d->n].prio = prio;
+	d->s[d->n].obj = obj;
+	d->s[d->n].key = key;
+	d->s[d->n].val = val;
+	d->n++;
+}
+
+/* At most MAX_SPOKEN sentences: drop the least important, latest first. */
+static void
+tell(draft *d)
+{
+	char keep[MAX_SENTENCES];
+	size_t i, left = d->n, at;
+	int worst;
+
+	memset(keep, 1, sizeof keep);
+	while (left > MAX_SPOKEN) {
+		for (worst = 0, at = 0, i = 0; i < d->n; i++)
+			if (keep[i] && d->s[i].prio >= worst) {
+				worst = d->s[i].prio;
+				at = i;
+			}
+		keep[at] = 0;
+		left--;
+	}
+	for (i = 0; i < d->n; i++) {
+		if (!keep[i])
+			json_decref(d->s[i].val);
+		else if (d->s[i].key)
+			json_object_set_new(d->s[i].obj, d->s[i].key, d->s[i].val);
+		else
+			json_array_append_new(d->s[i].obj, d->s[i].val);
+	}
+}
+
+/* "failed 0 of 15 trials (at most 28.0% at 95% confidence, anytime)" */
+static json_t *
+spoken_counts(json_t *o, int have_conf, double conf)
+{
+	rt_buf b = {0};
+	json_t *j;
+
+	add_counts(&b, o, have_conf, conf, 1);
+	j = json_string(rt_buf_str(&b));
+	rt_buf_free(&b);
+	return j;
+}
+
+/* "a", "a and b", "a, b and c": lane ids as the records spell them */
+static json_t *
+name_list(json_t **ls, size_t n)
+{
+	rt_buf b = {0};
+	json_t *j;
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		rt_buf_printf(b, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
+		rt_buf_printf(&b, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
 		    jstr(ls[i], "id"));
+	j = json_string(rt_buf_str(&b));
+	rt_buf_free(&b);
+	return j;
+}
+
+static json_t *
+cleaned(const char *s)
+{
+	char *c = clean(s);
+	json_t *j = json_string(c);
+
+	free(c);
+	return j;
 }
 
 /* The first sentence of s, at most max bytes, cut at a blank. */
@@ -1731,100 +1836,48 @@ first_sentence(const char *s, size_t max)
 	return c;
 }
 
-/* The verdict's plain consequence (rt-verify(1), VERDICTS). */
-static const char *const next_step[][2] = {
-	{ "FIXED", "The patch can be shipped with rt-pr, with this evidence beside it." },
-	{ "IMPROVED", "Ship it as an improvement only, and keep measuring the test." },
-	{ "QUARANTINE", "Quarantine the test with rt-pr, and keep measuring it." },
-	{ "REGRESSION", "The test fails every time: it is broken, not flaky." },
-	{ "ALREADY_STABLE", "There was no flake to fix." },
-	{ "INCONCLUSIVE_BASELINE", "Measure the original longer before racing fixes." },
-	{ "ERROR", "The run could not measure the test; its errors say why." },
-};
-
-/* Give the sentences written since the last call (one a line) priority
- * p: 1 must be told, 5 is told only when there is room. */
 static void
-mark(rt_buf *b, int *prio, size_t *nmarked, int p)
+add_part(json_t *parts, const char *kind, json_t *names, int one)
 {
-	size_t i, lines = 0;
-	const char *s = rt_buf_str(b);
+	json_t *p = json_pack("{s:o, s:b, s:b, s:b, s:b, s:b}", "names", names,
+	    "first", json_array_size(parts) == 0, "unapplied", strcmp(kind, "unapplied") == 0,
+	    "set_aside", strcmp(kind, "set_aside") == 0, "unraced", strcmp(kind, "unraced") == 0,
+	    "one", one);
 
-	for (i = 0; s[i]; i++)
-		lines += s[i] == '\n';
-	while (*nmarked < lines && *nmarked < MAX_SENTENCES)
-		prio[(*nmarked)++] = p;
+	json_array_append_new(parts, p);
 }
 
-/* At most MAX_SPOKEN sentences: drop the least important, latest first. */
-static char *
-keep_sentences(const char *s, const int *prio, size_t n)
+/* The view the autopsy template renders (rt-report(1), AUTOPSY TEMPLATE). */
+static json_t *
+autopsy_view(report *r)
 {
-	char *keep = rt_xcalloc(n + 1, 1), *out;
-	size_t i, left = n, at;
-	int worst;
-	rt_buf o = {0};
-	const char *e;
-
-	memset(keep, 1, n);
-	while (left > MAX_SPOKEN) {
-		for (worst = 0, at = 0, i = 0; i < n; i++)
-			if (keep[i] && prio[i] >= worst) {
-				worst = prio[i];
-				at = i;
-			}
-		keep[at] = 0;
-		left--;
-	}
-	for (i = 0; *s; i++, s = e + 1) {
-		e = strchr(s, '\n');
-		if (!e)
-			e = s + strlen(s) - 1;
-		if (i >= n || keep[i])
-			rt_buf_add(&o, s, (size_t)(e - s) + 1);
-		if (!e[1])
-			break;
-	}
-	out = rt_xstrdup(rt_buf_str(&o));
-	rt_buf_free(&o);
-	free(keep);
-	return out;
-}
-
-static char *
-autopsy_text(report *r)
-{
-	json_t *v = r->verdict, *lanes = story_lanes(r), *l, *base, *win, *x, *o;
+	json_t *v = r->verdict, *lanes = story_lanes(r), *l, *base, *win, *x, *o, *view, *j;
 	json_t **elim, **set_aside, **unapplied, **unraced, **tied;
 	size_t ne = 0, ns = 0, nu = 0, nr = 0, nt = 0, i, nl = json_array_size(lanes);
-	rt_buf b = {0};
 	const char *s, *wid = NULL, *test;
-	char *c, *text, c1[16], p1[16];
-	int prio[MAX_SENTENCES];
-	size_t nmarked = 0;
-	double cf, d;
+	char *c, c1[16], p1[16];
+	draft d = { .n = 0 };
+	double cf, t;
 	int have_conf;
 	long n;
 
+	view = json_pack("{s:[], s:[], s:[]}", "eliminated", "tied", "confirmations");
 	cf = story_conf(r, &have_conf);
+	if (have_conf)
+		json_object_set_new(view, "confidence", json_string(conf_text(c1, sizeof c1, cf)));
+	if (jnum(v, "target", &t))
+		json_object_set_new(view, "target", json_sprintf("%s%%", pct(p1, sizeof p1, t)));
 	test = jstr(v, "test") ? jstr(v, "test") : jstr(v, "command");
+	if (test)
+		json_object_set_new(view, "test", json_string(test));
 	base = json_object_get(v, "baseline");
 	if (json_is_object(base)) {
-		rt_buf_printf(&b, "Before any fix, %s ", test ? test : "the test");
-		add_counts(&b, base, have_conf, cf, 1);
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, 1);
+		offer(&d, 1, view, "before", json_pack("{s:o}", "counts",
+		    spoken_counts(base, have_conf, cf)));
+		j = json_object();
 		if ((s = jstr(base, "verdict")) && *s)
-			rt_buf_printf(&b, "The detect gate called the original %s", s);
-		else
-			rt_buf_adds(&b, "The original's gate verdict is not recorded");
-		if (jnum(v, "target", &d))
-			rt_buf_printf(&b, ", and a fix had to show a failure rate below %s%%",
-			    pct(p1, sizeof p1, d));
-		if (have_conf)
-			rt_buf_printf(&b, " at %s confidence", conf_text(c1, sizeof c1, cf));
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, 2);
+			json_object_set_new(j, "called", json_string(s));
+		offer(&d, 2, view, "gate", j);
 	}
 	elim = rt_xcalloc(nl + 1, sizeof *elim);
 	set_aside = rt_xcalloc(nl + 1, sizeof *set_aside);
@@ -1849,76 +1902,47 @@ autopsy_text(report *r)
 			tied[nt++] = l;
 	}
 	if (nl == 0) {
-		rt_buf_adds(&b, "No candidate fix was raced.\n");
-		mark(&b, prio, &nmarked, 2);
+		offer(&d, 2, view, "no_race", json_true());
 		if ((s = jstr(v, "command")))
-			rt_buf_printf(&b, "The command measured was %s.\n", (c = clean(s)));
-		mark(&b, prio, &nmarked, 3);
-		if (s)
-			free(c);
+			offer(&d, 3, view, "command", cleaned(s));
 	}
 	if (nu || nr || ns) {
-		rt_buf_adds(&b, "Some candidates never raced:");
-		if (nu) {
-			rt_buf_adds(&b, " ");
-			name_list(&b, unapplied, nu);
-			rt_buf_printf(&b, " could not be applied");
-		}
-		if (ns) {
-			rt_buf_adds(&b, nu ? ";" : "");
-			rt_buf_adds(&b, " ");
-			name_list(&b, set_aside, ns);
-			rt_buf_adds(&b, " only hid the failure, so the guard set ");
-			rt_buf_adds(&b, ns == 1 ? "it" : "them");
-			rt_buf_adds(&b, " aside");
-		}
-		if (nr) {
-			rt_buf_adds(&b, nu || ns ? ";" : "");
-			rt_buf_adds(&b, " ");
-			name_list(&b, unraced, nr);
-			rt_buf_adds(&b, " had no patch to race");
-		}
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, 3);
+		json_t *parts = json_array();
+		if (nu)
+			add_part(parts, "unapplied", name_list(unapplied, nu), nu == 1);
+		if (ns)
+			add_part(parts, "set_aside", name_list(set_aside, ns), ns == 1);
+		if (nr)
+			add_part(parts, "unraced", name_list(unraced, nr), nr == 1);
+		offer(&d, 3, view, "never_raced", json_pack("{s:o}", "parts", parts));
 	}
 	/* at most two eliminated lanes in full; the rest by name */
 	for (i = 0; i < ne && i < 2; i++) {
-		rt_buf_printf(&b, "%s seems not to have been the fix: it ", jstr(elim[i], "id"));
-		add_counts(&b, elim[i], have_conf, cf, 1);
+		j = json_pack("{s:s, s:o}", "id", jstr(elim[i], "id"), "counts",
+		    spoken_counts(elim[i], have_conf, cf));
 		if (jlong(elim[i], "budget", &n))
-			rt_buf_printf(&b, " within its budget of %ld trials", n);
-		rt_buf_adds(&b, ", which did not show it better than the original, so it "
-		    "was set aside, though not disproved.\n");
-		mark(&b, prio, &nmarked, i == 0 ? 2 : 4);
+			json_object_set_new(j, "budget", json_integer(n));
+		offer(&d, i == 0 ? 2 : 4, json_object_get(view, "eliminated"), NULL, j);
 	}
-	if (ne > 2) {
-		name_list(&b, elim + 2, ne - 2);
-		rt_buf_adds(&b, " were set aside the same way.\n");
-		mark(&b, prio, &nmarked, 5);
-	}
-	for (i = 0; i < nt && i < 2; i++) {
-		rt_buf_printf(&b, "%s may also have helped: it ", jstr(tied[i], "id"));
-		add_counts(&b, tied[i], have_conf, cf, 1);
-		rt_buf_adds(&b, ", but it was not the one confirmed.\n");
-		mark(&b, prio, &nmarked, i == 0 ? 3 : 5);
-	}
+	if (ne > 2)
+		offer(&d, 5, view, "eliminated_others", name_list(elim + 2, ne - 2));
+	for (i = 0; i < nt && i < 2; i++)
+		offer(&d, i == 0 ? 3 : 5, json_object_get(view, "tied"), NULL,
+		    json_pack("{s:s, s:o}", "id", jstr(tied[i], "id"), "counts",
+		    spoken_counts(tied[i], have_conf, cf)));
 	if (wid) {
 		for (l = NULL, i = 0; i < nl && !l; i++)
 			if (strcmp(jstr(json_array_get(lanes, i), "id"), wid) == 0)
 				l = json_array_get(lanes, i);
-		rt_buf_printf(&b, "%s %s", strcmp(jstr(v, "verdict"), "FIXED") == 0 ?
-		    "The fix that held is" : "The best candidate is", wid);
+		j = json_pack("{s:s, s:b}", "id", wid, "held", strcmp(jstr(v, "verdict"),
+		    "FIXED") == 0);
 		if ((s = jstr(win, "cause_class")))
-			rt_buf_printf(&b, ", a %s fix", s);
-		if (l) {
-			rt_buf_adds(&b, "; in the race it ");
-			add_counts(&b, l, have_conf, cf, 1);
-		}
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, 1);
+			json_object_set_new(j, "cause_class", json_string(s));
+		if (l)
+			json_object_set_new(j, "counts", spoken_counts(l, have_conf, cf));
+		offer(&d, 1, view, "winner", j);
 		if ((s = jstr(win, "explanation")) && *(c = first_sentence(s, 200))) {
-			rt_buf_printf(&b, "Its explanation: %s.\n", c);
-			mark(&b, prio, &nmarked, 4);
+			offer(&d, 4, view, "explanation", json_string(c));
 			free(c);
 		} else if (s) {
 			free(c);
@@ -1926,72 +1950,56 @@ autopsy_text(report *r)
 	}
 	json_array_foreach(json_object_get(v, "confirmations"), i, x) {
 		int passed = json_is_true(json_object_get(x, "passed"));
-		const char *id = jstr(x, "id") ? jstr(x, "id") : "the candidate";
-		if (!passed && wid && strcmp(id, wid) == 0)
+		const char *id = jstr(x, "id");
+		if (!passed && wid && id && strcmp(id, wid) == 0)
 			continue;
-		rt_buf_printf(&b, "On fresh trials the confirmation %s %s, which ",
-		    passed ? "held for" : "did not hold for", id);
-		add_counts(&b, x, 0, 0, 1);
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, passed ? 1 : 3);
+		j = json_pack("{s:b, s:o}", "passed", passed, "counts", spoken_counts(x, 0, 0));
+		if (id)
+			json_object_set_new(j, "id", json_string(id));
+		offer(&d, passed ? 1 : 3, json_object_get(view, "confirmations"), NULL, j);
 		if (i >= 2)
 			break;
 	}
 	if ((s = jstr(v, "rule")))
-		rt_buf_printf(&b, "The rule that decided it: %s.\n", (c = clean(s)));
-	mark(&b, prio, &nmarked, 2);
-	if (s)
-		free(c);
+		offer(&d, 2, view, "rule", cleaned(s));
 	if (json_array_size(json_object_get(v, "allowed_rules")))
-		rt_buf_adds(&b, "Some guard rules were overruled by hand for this run.\n");
-	mark(&b, prio, &nmarked, 4);
+		offer(&d, 4, view, "overruled", json_true());
 	if ((o = r->order) && (s = jstr(o, "victim"))) {
-		rt_buf_printf(&b, "Order matters here: %s fails after ", s);
-		if (json_array_size(json_object_get(o, "polluters"))) {
-			json_array_foreach(json_object_get(o, "polluters"), i, x) {
-				if (i == 3)
-					break;
-				rt_buf_printf(&b, "%s%s", i ? " or " : "",
-				    json_is_string(x) ? json_string_value(x) : "another test");
-			}
-		} else {
-			rt_buf_adds(&b, "other tests");
+		json_t *pol = json_array();
+		j = json_pack("{s:s, s:o}", "victim", s, "polluters", pol);
+		json_array_foreach(json_object_get(o, "polluters"), i, x) {
+			if (i == 3)
+				break;
+			json_array_append_new(pol, json_pack("{s:s?, s:b}", "name",
+			    json_string_value(x), "first", i == 0));
 		}
 		if ((s = jstr(o, "category")))
-			rt_buf_printf(&b, " (%s)", s);
+			json_object_set_new(j, "category", json_string(s));
 		if (jlong(o, "trials", &n))
-			rt_buf_printf(&b, ", found in %ld trials", n);
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, 2);
+			json_object_set_new(j, "trials", json_integer(n));
+		offer(&d, 2, view, "order", j);
 	}
 	if (v) {
 		s = jstr(v, "verdict");
-		if (strcmp(s, "FIXED") == 0 && wid)
-			rt_buf_printf(&b, "The verdict is FIXED: %s is the confirmed fix", wid);
-		else if (strcmp(s, "IMPROVED") == 0 && wid)
-			rt_buf_printf(&b, "The verdict is IMPROVED: %s made the test "
-			    "better on fresh trials, but did not prove it below the target", wid);
-		else if (strcmp(s, "QUARANTINE") == 0)
-			rt_buf_adds(&b, "The verdict is QUARANTINE: nothing survived the race "
-			    "or its confirmation, so the test should be quarantined");
-		else if (wid)
-			rt_buf_printf(&b, "The verdict is %s, with %s as the winner", s, wid);
-		else
-			rt_buf_printf(&b, "No fix was confirmed; the verdict is %s, a verdict "
-			    "of the gate before any race", s);
+		j = json_pack("{s:s, s:s?, s:b, s:b, s:b}", "verdict", s, "id", wid,
+		    "is_fixed", strcmp(s, "FIXED") == 0 && wid,
+		    "is_improved", strcmp(s, "IMPROVED") == 0 && wid,
+		    "is_quarantine", strcmp(s, "QUARANTINE") == 0);
+		json_object_set_new(j, "is_other", json_boolean(!json_is_true(json_object_get(j,
+		    "is_fixed")) && !json_is_true(json_object_get(j, "is_improved")) &&
+		    !json_is_true(json_object_get(j, "is_quarantine")) && wid));
+		json_object_set_new(j, "is_unconfirmed", json_boolean(!wid &&
+		    strcmp(s, "QUARANTINE") != 0));
 		if ((s = jstr(v, "finished_at")))
-			rt_buf_printf(&b, ", recorded at %s", s);
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, 1);
+			json_object_set_new(j, "finished_at", json_string(s));
+		offer(&d, 1, view, "end", j);
 		if ((s = jstr(v, "seed")))
-			rt_buf_printf(&b, "The run's seed was %s, so it can be repeated.\n", s);
-		mark(&b, prio, &nmarked, 5);
+			offer(&d, 5, view, "seed", json_string(s));
 		s = jstr(v, "verdict");
-		for (i = 0; i < sizeof next_step / sizeof next_step[0]; i++)
-			if (strcmp(s, next_step[i][0]) == 0 &&
+		for (i = 0; i < sizeof next_verdicts / sizeof next_verdicts[0]; i++)
+			if (strcmp(s, next_verdicts[i]) == 0 &&
 			    (wid || (strcmp(s, "FIXED") && strcmp(s, "IMPROVED")))) {
-				rt_buf_printf(&b, "%s\n", next_step[i][1]);
-				mark(&b, prio, &nmarked, 3);
+				offer(&d, 3, view, "next", json_pack("{s:b}", s, 1));
 				break;
 			}
 	}
@@ -2000,11 +2008,22 @@ autopsy_text(report *r)
 	free(unapplied);
 	free(unraced);
 	free(tied);
-	text = keep_sentences(rt_buf_str(&b), prio, nmarked);
-	rt_buf_free(&b);
-	return text;
+	tell(&d);
+	return view;
 }
 
+static char *
+autopsy_text(report *r, const char *tmpl)
+{
+	char *path = tmpl ? rt_xstrdup(tmpl) : rt_xasprintf("%s/autopsy.txt.tmpl", rt_sharedir());
+	json_t *view = autopsy_view(r);
+	char *text = rt_tmpl_render_file(path, autopsy_names, "rt-report(1), AUTOPSY TEMPLATE",
+	    view);
+
+	json_decref(view);
+	free(path);
+	return text;
+}
 
 /* ---- HTML ---- */
 
@@ -2653,13 +2672,14 @@ main(int argc, char *argv[])
 		{ "proof",   required_argument, NULL, 'p' },
 		{ "text",    no_argument,       NULL, 't' },
 		{ "autopsy", required_argument, NULL, 'a' },
+		{ "autopsy-template", required_argument, NULL, 'A' },
 		{ "speak",   required_argument, NULL, 'S' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "version", no_argument,       NULL, 'V' },
 		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *dir = NULL, *prooffile = NULL, *autopsy = NULL, *wav = NULL;
+	const char *dir = NULL, *prooffile = NULL, *autopsy = NULL, *wav = NULL, *tmpl = NULL;
 	char *story = NULL;
 	const char *patch;
 	int c, html = 0, text = 0, from_trials;
@@ -2681,6 +2701,7 @@ main(int argc, char *argv[])
 		case 'p': prooffile = optarg; break;
 		case 't': text = 1; break;
 		case 'a': autopsy = optarg; break;
+		case 'A': tmpl = optarg; break;
 		case 'S': wav = optarg; break;
 		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h': fputs(usage_text, stdout); return rt_fshut(stdout, "stdout"), 0;
@@ -2701,8 +2722,11 @@ main(int argc, char *argv[])
 	if (autopsy && strcmp(autopsy, "-") == 0 && (text || dir || html))
 		rt_usage_die("--autopsy - and %s are exclusive",
 		    text ? "--text" : dir ? "--output" : "--html");
-	if ((autopsy && !*autopsy) || (wav && !*wav))
-		rt_usage_die("%s: empty file name", autopsy && !*autopsy ? "--autopsy" : "--speak");
+	if ((autopsy && !*autopsy) || (wav && !*wav) || (tmpl && !*tmpl))
+		rt_usage_die("%s: empty file name", autopsy && !*autopsy ? "--autopsy" :
+		    wav && !*wav ? "--speak" : "--autopsy-template");
+	if (tmpl && !autopsy && !wav)
+		rt_usage_die("--autopsy-template needs --autopsy or --speak");
 
 	memset(&r, 0, sizeof r);
 	memset(&pf, 0, sizeof pf);
@@ -2747,7 +2771,7 @@ main(int argc, char *argv[])
 	rt_buf_adds(&md, rt_buf_str(&s.ta));
 	rt_buf_adds(&md, rt_buf_str(&s.fixed));
 	if (autopsy || wav)
-		story = autopsy_text(&r);
+		story = autopsy_text(&r, tmpl);
 
 	if (autopsy && strcmp(autopsy, "-") == 0) {
 		fputs(story, stdout);
