@@ -1426,68 +1426,6 @@ add_joined(rt_buf *b, json_t *arr, size_t max)
 		rt_buf_adds(b, " and others");
 }
 
-static void
-lane_line(rt_buf *b, json_t *l, int have_conf, double conf)
-{
-	json_t *p = json_object_get(l, "pairs"), *cn = json_object_get(l, "canary"),
-	    *ov = json_object_get(l, "overruled"), *x;
-	const char *s;
-	long v, v2, v3, v4;
-	double lo, hi;
-	size_t i;
-	char p1[16], p2[16];
-	char *c;
-
-	rt_buf_adds(b, "- ");
-	md_code(b, jstr(l, "id"));
-	rt_buf_printf(b, " (%s): ", jstr(l, "status"));
-	add_counts(b, l, have_conf, conf, 0);
-	if ((s = jstr(l, "reason"))) {
-		c = clean(s);
-		rt_buf_printf(b, "; %s", c);
-		free(c);
-	}
-	if (json_is_object(p) && jlong(p, "pairs", &v) && jlong(p, "original_only", &v2) &&
-	    jlong(p, "lane_only", &v3) && jlong(p, "both", &v4)) {
-		rt_buf_printf(b, ". Paired with the original: %ld pairs, the original "
-		    "alone failed %ld, the lane alone %ld, both %ld", v, v2, v3, v4);
-		if (jnum(p, "share_low", &lo) && jnum(p, "share_high", &hi))
-			rt_buf_printf(b, "; the lane's share of the differing pairs %s to %s%%%s%s",
-			    pct(p1, sizeof p1, lo), pct(p2, sizeof p2, hi),
-			    jstr(p, "interval") ? " " : "", jstr(p, "interval") ? jstr(p, "interval") : "");
-	}
-	if (jlong(l, "budget", &v))
-		rt_buf_printf(b, ". Budget: %ld trials", v);
-	if (jlong(l, "more_trials", &v))
-		rt_buf_printf(b, "; about %ld more would likely decide", v);
-	if (json_is_object(cn)) {
-		if (json_is_true(json_object_get(cn, "placed"))) {
-			rt_buf_adds(b, ". Canary: placed");
-			if ((s = jstr(cn, "verdict")))
-				rt_buf_printf(b, ", %s", s);
-			if (jlong(cn, "trials", &v) && jlong(cn, "failures", &v2))
-				rt_buf_printf(b, " (%ld/%ld failed)", v2, v);
-		} else {
-			rt_buf_adds(b, ". Canary: not placed");
-			if ((s = jstr(cn, "reason"))) {
-				c = clean(s);
-				rt_buf_printf(b, " (%s)", c);
-				free(c);
-			}
-		}
-	}
-	json_array_foreach(ov, i, x) {
-		rt_buf_adds(b, i ? "; " : ". Overruled by --allow: ");
-		md_code(b, jstr(x, "rule") ? jstr(x, "rule") : "?");
-		if ((s = jstr(x, "reason"))) {
-			c = clean(s);
-			rt_buf_printf(b, " (%s)", c);
-			free(c);
-		}
-	}
-	rt_buf_adds(b, ".\n");
-}
-
 /* A fence one backtick longer than any run in the text. */
 static void
 fence(rt_buf *b, const char *text, const char *info)
@@ -1513,191 +1451,6 @@ winner_patch(report *r)
 	json_t *w = r->verdict ? json_object_get(r->verdict, "winner") : NULL;
 
 	return json_is_object(w) ? jstr(w, "patch") : NULL;
-}
-
-/* "What fixed it": tb gets the text before the winner's patch, ta the
- * text after it (the HTML puts the patch and the chart between). */
-static void
-sec_tournament(report *r, rt_buf *tb, rt_buf *ta)
-{
-	json_t *v = r->verdict, *lanes = story_lanes(r), *l, *base, *win, *conf, *x, *o;
-	const char *s;
-	char c1[16], p1[16], p2[16];
-	double d, lo, hi, cf;
-	long n = 0, k0 = 0;
-	size_t i;
-	int have_conf;
-	char *c;
-
-	if (!v && !lanes && !r->order)
-		return;
-	cf = story_conf(r, &have_conf);
-	rt_buf_adds(tb, "\n## What fixed it\n\n");
-	if (v) {
-		rt_buf_adds(tb, "Verdict: ");
-		md_code(tb, jstr(v, "verdict"));
-		if ((s = jstr(v, "summary"))) {
-			c = clean(s);
-			rt_buf_printf(tb, ". %s", c);
-			free(c);
-		}
-		rt_buf_adds(tb, ".\n\n");
-		if ((s = jstr(v, "test"))) {
-			rt_buf_adds(tb, "Test: ");
-			md_code(tb, s);
-			rt_buf_adds(tb, ". ");
-		}
-		if (have_conf)
-			rt_buf_printf(tb, "Confidence %s. ", conf_text(c1, sizeof c1, cf));
-		if (jnum(v, "target", &d))
-			rt_buf_printf(tb, "Target failure rate %s%%. ", pct(p1, sizeof p1, d));
-		if ((s = jstr(v, "finished_at")))
-			rt_buf_printf(tb, "Finished at %s.", s);
-		rt_buf_adds(tb, "\n\n");
-	} else if (lanes) {
-		rt_buf_adds(tb, "Lane records without a verdict: the race did not finish "
-		    "(interrupted, or its verdict was not given).\n\n");
-	}
-	if (lanes || v) {
-		rt_buf_adds(tb, "| lane | status | failed | rate | interval |\n|---|---|---|---|---|\n");
-		base = v ? json_object_get(v, "baseline") : NULL;
-		if (json_is_object(base)) {
-			rt_buf_adds(tb, "| original (baseline");
-			if ((s = jstr(base, "source")))
-				rt_buf_printf(tb, ", %s", s);
-			rt_buf_adds(tb, ") | baseline | ");
-			jlong(base, "trials", &n);
-			jlong(base, "failures", &k0);
-			rt_buf_printf(tb, "%ld/%ld | ", k0, n);
-			rt_buf_adds(tb, jnum(base, "rate", &d) ? pct(p1, sizeof p1, d) : "–");
-			rt_buf_adds(tb, jnum(base, "rate", &d) ? "% | " : " | ");
-			if (jnum(base, "ci_low", &lo) && jnum(base, "ci_high", &hi))
-				rt_buf_printf(tb, "%s to %s%% (%s) |\n", pct(p1, sizeof p1, lo),
-				    pct(p2, sizeof p2, hi), jstr(base, "interval") ?
-				    jstr(base, "interval") : "interval");
-			else
-				rt_buf_adds(tb, "– |\n");
-		}
-		json_array_foreach(lanes, i, l) {
-			long k = 0, t = 0;
-			rt_buf_adds(tb, "| ");
-			md_code(tb, jstr(l, "id"));
-			if ((s = jstr(l, "cause_class")))
-				rt_buf_printf(tb, " %s", s);
-			rt_buf_printf(tb, " | %s | ", jstr(l, "status"));
-			jlong(l, "trials", &t);
-			jlong(l, "failures", &k);
-			if (t == 0) {
-				rt_buf_adds(tb, "not run | – | – |\n");
-				continue;
-			}
-			rt_buf_printf(tb, "%ld/%ld | ", k, t);
-			if (k == 0 && jnum(l, "ci_high", &hi))
-				rt_buf_printf(tb, "≤%s%% | ", pct(p1, sizeof p1, hi));
-			else if (jnum(l, "rate", &d))
-				rt_buf_printf(tb, "%s%% | ", pct(p1, sizeof p1, d));
-			else
-				rt_buf_adds(tb, "– | ");
-			if (jnum(l, "ci_low", &lo) && jnum(l, "ci_high", &hi))
-				rt_buf_printf(tb, "%s to %s%% (%s) |\n", pct(p1, sizeof p1, lo),
-				    pct(p2, sizeof p2, hi), jstr(l, "interval") ?
-				    jstr(l, "interval") : "interval");
-			else
-				rt_buf_adds(tb, "– |\n");
-		}
-		rt_buf_adds(tb, "\nEach lane's fate:\n\n");
-		json_array_foreach(story_lanes(r), i, l)
-			lane_line(tb, l, have_conf, cf);
-	}
-	win = v ? json_object_get(v, "winner") : NULL;
-	if (json_is_object(win)) {
-		rt_buf_adds(tb, "\n### The winner's patch\n\n");
-		md_code(tb, jstr(win, "id") ? jstr(win, "id") : "?");
-		if ((s = jstr(win, "cause_class")))
-			rt_buf_printf(tb, " (%s", s);
-		if ((s = jstr(win, "source")))
-			rt_buf_printf(tb, "%s from %s", jstr(win, "cause_class") ? "," : " (", s);
-		if (jstr(win, "cause_class") || jstr(win, "source"))
-			rt_buf_adds(tb, ")");
-		if (json_array_size(json_object_get(win, "files"))) {
-			rt_buf_adds(tb, ", changing ");
-			add_joined(tb, json_object_get(win, "files"), 20);
-		}
-		rt_buf_adds(tb, ".");
-		if ((s = jstr(win, "explanation"))) {
-			c = clean(s);
-			rt_buf_printf(tb, " %s", c);
-			free(c);
-		}
-		rt_buf_adds(tb, "\n\n");
-	}
-	/* the patch goes between tb and ta */
-	conf = v ? json_object_get(v, "confirmations") : NULL;
-	if (json_array_size(conf)) {
-		rt_buf_adds(ta, "\n### The confirmation round\n\n");
-		json_array_foreach(conf, i, x) {
-			rt_buf_adds(ta, "- ");
-			if (jlong(x, "round", &n))
-				rt_buf_printf(ta, "Round %ld, ", n);
-			md_code(ta, jstr(x, "id") ? jstr(x, "id") : "?");
-			rt_buf_adds(ta, ": ");
-			add_counts(ta, x, 0, 0, 0);
-			if (jlong(x, "required_runs", &n))
-				rt_buf_printf(ta, "; %ld runs required", n);
-			if (jnum(x, "reference_rate", &d))
-				rt_buf_printf(ta, " against a reference rate of %s%%", pct(p1, sizeof p1, d));
-			rt_buf_printf(ta, "; %s", json_is_true(json_object_get(x, "passed")) ?
-			    "passed" : "did not pass");
-			o = json_object_get(x, "difference");
-			if (json_is_object(o) && jnum(o, "estimate", &d) &&
-			    jnum(o, "ci_low", &lo) && jnum(o, "ci_high", &hi))
-				rt_buf_printf(ta, "; %s the original by %s points (%s interval %s to %s)",
-				    json_is_true(json_object_get(x, "improved")) ? "better than" :
-				    "not shown better than", pct(p1, sizeof p1, d),
-				    jstr(o, "method") ? jstr(o, "method") : "", pct(c1, sizeof c1, lo),
-				    pct(p2, sizeof p2, hi));
-			rt_buf_adds(ta, ".\n");
-		}
-	}
-	if (v && (jstr(v, "rule") || json_array_size(json_object_get(v, "allowed_rules")))) {
-		rt_buf_adds(ta, "\n### The rule that decided it\n\n");
-		if ((s = jstr(v, "rule"))) {
-			md_code(ta, s);
-			rt_buf_adds(ta, "\n\n");
-		}
-		if (json_array_size(json_object_get(v, "allowed_rules"))) {
-			rt_buf_adds(ta, "Guard rules overruled with --allow: ");
-			add_joined(ta, json_object_get(v, "allowed_rules"), 20);
-			rt_buf_adds(ta, ".\n\n");
-		}
-	}
-	if ((o = r->order)) {
-		rt_buf_adds(ta, "\n### Order dependence (rt-bisect)\n\nVictim ");
-		md_code(ta, jstr(o, "victim"));
-		if ((s = jstr(o, "category")))
-			rt_buf_printf(ta, ", %s", s);
-		rt_buf_adds(ta, ".");
-		if (json_array_size(json_object_get(o, "polluters"))) {
-			rt_buf_adds(ta, " Polluters: ");
-			add_joined(ta, json_object_get(o, "polluters"), 10);
-			rt_buf_adds(ta, ".");
-		}
-		if (json_array_size(json_object_get(o, "setters"))) {
-			rt_buf_adds(ta, " State setters: ");
-			add_joined(ta, json_object_get(o, "setters"), 10);
-			rt_buf_adds(ta, ".");
-		}
-		if (json_array_size(json_object_get(o, "cleaners"))) {
-			rt_buf_adds(ta, " Cleaners: ");
-			add_joined(ta, json_object_get(o, "cleaners"), 10);
-			rt_buf_adds(ta, ".");
-		}
-		if (jlong(o, "probes", &n))
-			rt_buf_printf(ta, " Probes: %ld.", n);
-		if (jlong(o, "trials", &n))
-			rt_buf_printf(ta, " Trials: %ld.", n);
-		rt_buf_adds(ta, "\n");
-	}
 }
 
 /* ---- the autopsy: a short spoken-style account of the records alone,
@@ -2023,6 +1776,265 @@ autopsy_text(report *r, const char *tmpl)
 	json_decref(view);
 	free(path);
 	return text;
+}
+
+/* ---- "What fixed it", rendered by share/retrial/report-tournament.md.tmpl
+ * from a view of those records: here every value is taken from a record
+ * and formatted (Markdown-safe); the template holds the words. ---- */
+
+/* Every name the tournament template may use. */
+static const char *const tournament_names[] = {
+	"before_patch", "after_patch", "has_verdict", "verdict", "summary", "test",
+	"confidence", "target", "finished_at", "unfinished", "table", "baseline",
+	"source", "counts", "rate", "bound", "interval", "method", "lanes", "id",
+	"cause_class", "status", "not_run", "result", "reason", "pairs",
+	"original_only", "lane_only", "both", "share", "budget", "more_trials",
+	"canary", "placed", "overruled", "rule", "first", "winner", "files",
+	"explanation", "has_confirmations", "confirmations", "round",
+	"required_runs", "reference_rate", "passed", "improved", "difference",
+	"estimate", "low", "high", "decided", "allowed_rules", "order", "victim",
+	"category", "polluters", "setters", "cleaners", "probes", "trials", NULL
+};
+
+static json_t *
+md_str(const char *s)
+{
+	rt_buf b = {0};
+	json_t *j;
+
+	md_code(&b, s);
+	j = json_string(rt_buf_str(&b));
+	rt_buf_free(&b);
+	return j;
+}
+
+static json_t *
+opt_clean(const char *s)
+{
+	return s ? cleaned(s) : json_null();
+}
+
+static json_t *
+opt_long_j(json_t *o, const char *key)
+{
+	long v;
+
+	return jlong(o, key, &v) ? json_integer(v) : json_null();
+}
+
+/* "32.1%", or null */
+static json_t *
+opt_pct(json_t *o, const char *key)
+{
+	char p[16];
+	double d;
+
+	return jnum(o, key, &d) ? json_sprintf("%s%%", pct(p, sizeof p, d)) : json_null();
+}
+
+/* "a, b and c" as code spans, at most max of them; null when empty */
+static json_t *
+joined(json_t *arr, size_t max)
+{
+	rt_buf b = {0};
+	json_t *j;
+
+	if (!json_array_size(arr))
+		return json_null();
+	add_joined(&b, arr, max);
+	j = json_string(rt_buf_str(&b));
+	rt_buf_free(&b);
+	return j;
+}
+
+static json_t *
+counts_j(json_t *o, int have_conf, double conf)
+{
+	rt_buf b = {0};
+	json_t *j;
+
+	add_counts(&b, o, have_conf, conf, 0);
+	j = json_string(rt_buf_str(&b));
+	rt_buf_free(&b);
+	return j;
+}
+
+/* A row of the table: "14/56", the rate or a zero's bound, the interval. */
+static void
+row_fields(json_t *row, json_t *o, int bound)
+{
+	char p1[16], p2[16];
+	double lo, hi;
+	long k = 0, n = 0;
+
+	jlong(o, "trials", &n);
+	jlong(o, "failures", &k);
+	json_object_set_new(row, "not_run", json_boolean(n == 0));
+	json_object_set_new(row, "counts", json_sprintf("%ld/%ld", k, n));
+	json_object_set_new(row, "bound", bound && k == 0 && jnum(o, "ci_high", &hi) ?
+	    json_sprintf("%s%%", pct(p1, sizeof p1, hi)) : json_null());
+	json_object_set_new(row, "rate", opt_pct(o, "rate"));
+	json_object_set_new(row, "interval", jnum(o, "ci_low", &lo) && jnum(o, "ci_high", &hi) ?
+	    json_sprintf("%s to %s%%", pct(p1, sizeof p1, lo), pct(p2, sizeof p2, hi)) :
+	    json_null());
+	json_object_set_new(row, "method", json_string_nocheck(jstr(o, "interval") ?
+	    jstr(o, "interval") : "interval"));
+}
+
+/* A lane: its row and its fate. */
+static json_t *
+lane_view(json_t *l, int have_conf, double conf)
+{
+	json_t *p = json_object_get(l, "pairs"), *cn = json_object_get(l, "canary"),
+	    *ov = json_object_get(l, "overruled"), *x, *j, *list;
+	char p1[16], p2[16];
+	double lo, hi;
+	long v, v2, v3, v4;
+	size_t i;
+
+	j = json_pack("{s:o, s:s, s:o?, s:o, s:o, s:o, s:o}", "id", md_str(jstr(l, "id")),
+	    "status", jstr(l, "status"), "cause_class", json_string(jstr(l, "cause_class")),
+	    "result", counts_j(l, have_conf, conf), "reason", opt_clean(jstr(l, "reason")),
+	    "budget", opt_long_j(l, "budget"), "more_trials", opt_long_j(l, "more_trials"));
+	row_fields(j, l, 1);
+	if (json_is_object(p) && jlong(p, "pairs", &v) && jlong(p, "original_only", &v2) &&
+	    jlong(p, "lane_only", &v3) && jlong(p, "both", &v4))
+		json_object_set_new(j, "pairs", json_pack("{s:I, s:I, s:I, s:I, s:o, s:o?}",
+		    "pairs", (json_int_t)v, "original_only", (json_int_t)v2, "lane_only", (json_int_t)v3,
+		    "both", (json_int_t)v4,
+		    "share", jnum(p, "share_low", &lo) && jnum(p, "share_high", &hi) ?
+		    json_sprintf("%s to %s%%", pct(p1, sizeof p1, lo), pct(p2, sizeof p2, hi)) :
+		    json_null(), "method", json_string(jstr(p, "interval"))));
+	else
+		json_object_set_new(j, "pairs", json_null());
+	if (json_is_object(cn)) {
+		long t, k;
+		json_object_set_new(j, "canary", json_pack("{s:b, s:o?, s:o, s:o}", "placed",
+		    json_is_true(json_object_get(cn, "placed")), "verdict",
+		    json_string(jstr(cn, "verdict")), "counts", jlong(cn, "trials", &t) &&
+		    jlong(cn, "failures", &k) ? json_sprintf("%ld/%ld", k, t) : json_null(),
+		    "reason", opt_clean(jstr(cn, "reason"))));
+	} else {
+		json_object_set_new(j, "canary", json_null());
+	}
+	list = json_array();
+	json_array_foreach(ov, i, x)
+		json_array_append_new(list, json_pack("{s:o, s:o, s:b}", "rule",
+		    md_str(jstr(x, "rule") ? jstr(x, "rule") : "?"), "reason",
+		    opt_clean(jstr(x, "reason")), "first", i == 0));
+	json_object_set_new(j, "overruled", list);
+	return j;
+}
+
+static json_t *
+tournament_view(report *r)
+{
+	json_t *v = r->verdict, *lanes = story_lanes(r), *l, *base, *win, *x, *o, *view, *j;
+	char c1[16];
+	double cf;
+	size_t i;
+	int have_conf;
+
+	cf = story_conf(r, &have_conf);
+	view = json_pack("{s:b, s:b, s:b}", "has_verdict", v != NULL, "unfinished",
+	    !v && lanes, "table", lanes || v);
+	if (v) {
+		json_object_set_new(view, "verdict", md_str(jstr(v, "verdict")));
+		json_object_set_new(view, "summary", opt_clean(jstr(v, "summary")));
+		json_object_set_new(view, "test", jstr(v, "test") ? md_str(jstr(v, "test")) :
+		    json_null());
+		if (have_conf)
+			json_object_set_new(view, "confidence", json_string(conf_text(c1,
+			    sizeof c1, cf)));
+		json_object_set_new(view, "target", opt_pct(v, "target"));
+		json_object_set_new(view, "finished_at", json_string(jstr(v, "finished_at")));
+	}
+	base = v ? json_object_get(v, "baseline") : NULL;
+	if (json_is_object(base)) {
+		j = json_pack("{s:o?}", "source", json_string(jstr(base, "source")));
+		row_fields(j, base, 0);
+		json_object_set_new(view, "baseline", j);
+	}
+	j = json_array();
+	json_array_foreach(lanes, i, l)
+		json_array_append_new(j, lane_view(l, have_conf, cf));
+	json_object_set_new(view, "lanes", j);
+	win = v ? json_object_get(v, "winner") : NULL;
+	if (json_is_object(win))
+		json_object_set_new(view, "winner", json_pack("{s:o, s:o?, s:o?, s:o, s:o}",
+		    "id", md_str(jstr(win, "id") ? jstr(win, "id") : "?"),
+		    "cause_class", json_string(jstr(win, "cause_class")),
+		    "source", json_string(jstr(win, "source")),
+		    "files", joined(json_object_get(win, "files"), 20),
+		    "explanation", opt_clean(jstr(win, "explanation"))));
+	j = json_array();
+	json_array_foreach(v ? json_object_get(v, "confirmations") : NULL, i, x) {
+		double d, lo, hi;
+		char p1[16], p2[16], p3[16];
+		json_t *c = json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:b}",
+		    "round", opt_long_j(x, "round"),
+		    "id", md_str(jstr(x, "id") ? jstr(x, "id") : "?"),
+		    "result", counts_j(x, 0, 0),
+		    "required_runs", opt_long_j(x, "required_runs"),
+		    "reference_rate", opt_pct(x, "reference_rate"),
+		    "passed", json_is_true(json_object_get(x, "passed")),
+		    "improved", json_is_true(json_object_get(x, "improved")));
+		o = json_object_get(x, "difference");
+		json_object_set_new(c, "difference", json_is_object(o) && jnum(o, "estimate", &d) &&
+		    jnum(o, "ci_low", &lo) && jnum(o, "ci_high", &hi) ?
+		    json_pack("{s:s, s:s, s:s, s:s}", "estimate", pct(p1, sizeof p1, d),
+		    "method", jstr(o, "method") ? jstr(o, "method") : "",
+		    "low", pct(p2, sizeof p2, lo), "high", pct(p3, sizeof p3, hi)) : json_null());
+		json_array_append_new(j, c);
+	}
+	json_object_set_new(view, "has_confirmations", json_boolean(json_array_size(j)));
+	json_object_set_new(view, "confirmations", j);
+	if (v) {
+		json_object_set_new(view, "rule", jstr(v, "rule") ? md_str(jstr(v, "rule")) :
+		    json_null());
+		json_object_set_new(view, "allowed_rules",
+		    joined(json_object_get(v, "allowed_rules"), 20));
+		json_object_set_new(view, "decided", json_boolean(jstr(v, "rule") ||
+		    json_array_size(json_object_get(v, "allowed_rules"))));
+	}
+	if ((o = r->order))
+		json_object_set_new(view, "order", json_pack("{s:o, s:o?, s:o, s:o, s:o, s:o, s:o}",
+		    "victim", md_str(jstr(o, "victim")),
+		    "category", json_string(jstr(o, "category")),
+		    "polluters", joined(json_object_get(o, "polluters"), 10),
+		    "setters", joined(json_object_get(o, "setters"), 10),
+		    "cleaners", joined(json_object_get(o, "cleaners"), 10),
+		    "probes", opt_long_j(o, "probes"), "trials", opt_long_j(o, "trials")));
+	return view;
+}
+
+/* "What fixed it": tb gets the part before the winner's patch, ta the
+ * part after it (the HTML puts the patch and the chart between). */
+static void
+sec_tournament(report *r, rt_buf *tb, rt_buf *ta)
+{
+	char *path, *src, *text;
+	json_t *view;
+	rt_tmpl *t;
+
+	if (!r->verdict && !story_lanes(r) && !r->order)
+		return;
+	path = rt_xasprintf("%s/report-tournament.md.tmpl", rt_sharedir());
+	if (!(src = rt_read_file(path, NULL)))
+		rt_die("%s:", path);
+	t = rt_tmpl_parse(src, path, tournament_names, "the names at the top of the template");
+	view = tournament_view(r);
+	json_object_set_new(view, "before_patch", json_true());
+	rt_buf_adds(tb, text = rt_tmpl_render(t, view));
+	free(text);
+	json_object_set_new(view, "before_patch", json_false());
+	json_object_set_new(view, "after_patch", json_true());
+	rt_buf_adds(ta, text = rt_tmpl_render(t, view));
+	free(text);
+	json_decref(view);
+	rt_tmpl_free(t);
+	free(src);
+	free(path);
 }
 
 /* ---- HTML ---- */

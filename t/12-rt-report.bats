@@ -522,6 +522,7 @@ fixed_section() {
 
 @test "--autopsy: the default template is found in RETRIAL_SHAREDIR" {
 	mkdir -p "$T/share"
+	cp "$RETRIAL_SHAREDIR/report-tournament.md.tmpl" "$T/share/"
 	printf 'Seed {{seed}}{{^seed}}unknown{{/seed}}; {{#next}}{{#FIXED}}ship it{{/FIXED}}{{/next}}.\n' \
 	    > "$T/share/autopsy.txt.tmpl"
 	RETRIAL_SHAREDIR="$T/share" run rt-report --autopsy - "$TV"
@@ -573,4 +574,32 @@ fixed_section() {
 	run rt-report --autopsy - --autopsy-template "$T/open.tmpl" "$TV"
 	status_is 2
 	has "never closed"
+}
+
+# --- "What fixed it" is a template too ----------------------------------
+
+@test "What fixed it: the words are share/retrial/report-tournament.md.tmpl's" {
+	mkdir -p "$T/share"
+	sed 's/^## What fixed it$/## Which fix won/' "$RETRIAL_SHAREDIR/report-tournament.md.tmpl" \
+	    > "$T/share/report-tournament.md.tmpl"
+	RETRIAL_SHAREDIR="$T/share" run rt-report -t "$TV"
+	status_is 0
+	has "## Which fix won"
+	hasnt "## What fixed it"
+	has "| original (baseline"
+	# the patch still sits between the two parts
+	echo "$output" | sed -n '/^### The winner.s patch/,/^### The confirmation round/p' > "$T/mid"
+	grep -q '^```diff$' "$T/mid"
+	rm "$T/share/report-tournament.md.tmpl"
+	RETRIAL_SHAREDIR="$T/share" run rt-report -t "$TV"
+	status_is 2
+	has "report-tournament.md.tmpl"
+}
+
+@test "What fixed it: a winner with a source but no cause class reads (from SOURCE)" {
+	printf '{"type":"verdict","verdict":"FIXED","lanes":[{"id":"w","status":"survived","trials":9,"failures":0}],"winner":{"id":"w","source":"model"}}\n' > "$T/v.jsonl"
+	run rt-report -t "$T/v.jsonl"
+	status_is 0
+	has '`w` (from model).'
+	hasnt '( from'
 }
