@@ -15,6 +15,7 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_md.h"
 #include "rt_out.h"
 #include "rt_stats.h"
 #include "rt_tmpl.h"
@@ -23,7 +24,6 @@
 
 #define TOP_FACTS    5     /* facts listed, smallest p first */
 #define MAX_LISTED   100   /* failing trial numbers listed */
-#define MAX_CODE     400   /* bytes of record text quoted in one place */
 #define TIMELINE_ROW 50    /* cells per row of the timeline */
 #define BAND_POINTS  500   /* at most this many points on the narrowing band */
 #define MAX_SENTENCES 64   /* sentences an autopsy may draft */
@@ -615,66 +615,6 @@ add_rate(rt_buf *b, long k, long n, double conf)
 	rt_buf_adds(b, buf);
 }
 
-/* Record text for one line: control characters become spaces, at most
- * MAX_CODE bytes (cut on a UTF-8 boundary, then "…"). */
-static char *
-clean(const char *s)
-{
-	size_t n = strlen(s), i, len;
-	int cut = 0;
-	char *o;
-
-	if (n > MAX_CODE) {
-		n = MAX_CODE;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
-		cut = 1;
-	}
-	o = rt_utf8_repair(s, n, &len, NULL);
-	for (i = 0; i < len; i++)
-		if ((unsigned char)o[i] < 0x20 || o[i] == 0x7f)
-			o[i] = ' ';
-	if (cut) {
-		o = rt_xrealloc(o, len + 4);
-		memcpy(o + len, "\xE2\x80\xA6", 4);
-	}
-	return o;
-}
-
-/* Untrusted text as a Markdown code span: fenced with one backtick more
- * than its longest run, so nothing inside is read as Markdown or HTML. */
-static void
-md_code(rt_buf *b, const char *s)
-{
-	char *c;
-	size_t run = 0, longest = 0, i, n;
-	int pad;
-
-	if (!*s) {
-		rt_buf_adds(b, "(empty)");
-		return;
-	}
-	c = clean(s);
-	n = strlen(c);
-
-	for (i = 0; i < n; i++) {
-		run = c[i] == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
-	}
-	pad = n == 0 || c[0] == '`' || c[n - 1] == '`' || c[0] == ' ' || c[n - 1] == ' ';
-	for (i = 0; i <= longest; i++)
-		rt_buf_addc(b, '`');
-	if (pad)
-		rt_buf_addc(b, ' ');
-	rt_buf_adds(b, c);
-	if (pad)
-		rt_buf_addc(b, ' ');
-	for (i = 0; i <= longest; i++)
-		rt_buf_addc(b, '`');
-	free(c);
-}
-
 static void
 add_list(rt_buf *b, const long *v, size_t n)
 {
@@ -736,7 +676,7 @@ sec_head(report *r, const meas *m, const proof *pf, rt_buf *b)
 	rt_buf_adds(b, "# retrial report\n\n");
 	if (cmd) {
 		rt_buf_adds(b, "Command: ");
-		md_code(b, cmd);
+		rt_md_code(b, cmd);
 		rt_buf_adds(b, "\n\n");
 	}
 	rt_buf_adds(b, "Records read: ");
@@ -770,7 +710,7 @@ sec_how(report *r, const meas *m, int from_trials, const rt_tally *t, rt_buf *b)
 		    "threshold 10%%; no measure record given).\n", rt_verdict_name(v));
 	} else if (m->verdict) {
 		rt_buf_adds(b, "- Verdict: ");
-		md_code(b, m->verdict);
+		rt_md_code(b, m->verdict);
 		if (m->have_threshold)
 			rt_buf_printf(b, " (threshold %s%%)", pct(c1, sizeof c1, m->threshold));
 		rt_buf_adds(b, ".\n");
@@ -831,10 +771,10 @@ add_fact(rt_buf *b, const fact *f)
 	if (k)
 		rt_buf_adds(b, k);
 	else
-		md_code(b, f->kind);
+		rt_md_code(b, f->kind);
 	if (f->value) {
 		rt_buf_addc(b, ' ');
-		md_code(b, f->value);
+		rt_md_code(b, f->value);
 	}
 	if (f->direction) {
 		for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
@@ -844,7 +784,7 @@ add_fact(rt_buf *b, const fact *f)
 		if (d)
 			rt_buf_adds(b, d);
 		else
-			md_code(b, f->direction);
+			rt_md_code(b, f->direction);
 	}
 	if (f->have_counts)
 		rt_buf_printf(b, "; in %ld/%ld failures and %ld/%ld successes",
@@ -853,7 +793,7 @@ add_fact(rt_buf *b, const fact *f)
 		rt_buf_printf(b, "; p = %.2g", f->p);
 	if (f->detail && *f->detail) {
 		rt_buf_adds(b, "; ");
-		md_code(b, f->detail);
+		rt_md_code(b, f->detail);
 	}
 	rt_buf_adds(b, "\n");
 }
@@ -874,7 +814,7 @@ sec_facts(report *r, rt_buf *b)
 			    r->d_trials, r->d_failures);
 			if (r->token) {
 				rt_buf_adds(b, "Token: ");
-				md_code(b, r->token);
+				rt_md_code(b, r->token);
 				rt_buf_adds(b, "\n\n");
 			} else {
 				rt_buf_adds(b, "Token: none (no single token marks the failures).\n\n");
@@ -941,21 +881,21 @@ sec_observe(report *r, rt_buf *b)
 	for (i = 0; i < r->nexps; i++) {
 		e = &r->exps[i];
 		rt_buf_adds(b, "\n### ");
-		md_code(b, e->name);
+		rt_md_code(b, e->name);
 		if (e->perturbation) {
 			rt_buf_adds(b, " ");
-			md_code(b, e->perturbation);
+			rt_md_code(b, e->perturbation);
 		}
 		rt_buf_adds(b, "\n\n");
 		if (e->probe && strcmp(e->probe, "ok") != 0) {
 			rt_buf_adds(b, "- Not run: ");
-			md_code(b, e->probe);
+			rt_md_code(b, e->probe);
 			rt_buf_adds(b, "\n");
 			continue;
 		}
 		if (e->probe_detail && *e->probe_detail) {
 			rt_buf_adds(b, "- Probe: ");
-			md_code(b, e->probe_detail);
+			rt_md_code(b, e->probe_detail);
 			rt_buf_adds(b, "\n");
 		}
 		add_side(b, "control", &e->control);
@@ -967,7 +907,7 @@ sec_observe(report *r, rt_buf *b)
 			    pct(lo, sizeof lo, e->lo), pct(hi, sizeof hi, e->hi));
 			if (e->method) {
 				rt_buf_adds(b, " (");
-				md_code(b, e->method);
+				rt_md_code(b, e->method);
 				rt_buf_adds(b, ")");
 			}
 			rt_buf_adds(b, "\n");
@@ -980,7 +920,7 @@ sec_observe(report *r, rt_buf *b)
 				rt_buf_adds(b, ": it destabilises the test");
 			else if (e->effect) {
 				rt_buf_adds(b, ": ");
-				md_code(b, e->effect);
+				rt_md_code(b, e->effect);
 			}
 		} else {
 			rt_buf_adds(b, "- Not separated at this budget");
@@ -989,7 +929,7 @@ sec_observe(report *r, rt_buf *b)
 		}
 		if (e->note && *e->note && strcmp(e->note, "not separated at this budget") != 0) {
 			rt_buf_adds(b, " (");
-			md_code(b, e->note);
+			rt_md_code(b, e->note);
 			rt_buf_adds(b, ")");
 		}
 		rt_buf_adds(b, ".\n");
@@ -1065,7 +1005,7 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 			    r->plan_trials);
 		if (r->have_plan_rate && r->plan_basis) {
 			rt_buf_adds(b, ", basis ");
-			md_code(b, r->plan_basis);
+			rt_md_code(b, r->plan_basis);
 		}
 		rt_buf_adds(b, r->have_plan_rate ? "):\n\n" : ":\n\n");
 		rt_buf_adds(b, "| confidence | runs |\n|---|---|\n");
@@ -1131,7 +1071,7 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 		}
 		if (r->rule) {
 			rt_buf_adds(b, "- Rule: ");
-			md_code(b, r->rule);
+			rt_md_code(b, r->rule);
 			rt_buf_adds(b, "\n");
 		}
 	} else {
@@ -1418,31 +1358,12 @@ add_joined(rt_buf *b, json_t *arr, size_t max)
 		if (i)
 			rt_buf_adds(b, i + 1 == n ? " and " : ", ");
 		if (json_is_string(x))
-			md_code(b, json_string_value(x));
+			rt_md_code(b, json_string_value(x));
 		else
 			rt_buf_adds(b, "(unnamed)");
 	}
 	if (n > max)
 		rt_buf_adds(b, " and others");
-}
-
-/* A fence one backtick longer than any run in the text. */
-static void
-fence(rt_buf *b, const char *text, const char *info)
-{
-	size_t run = 0, longest = 2, i;
-
-	for (i = 0; text[i]; i++) {
-		run = text[i] == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
-	}
-	for (i = 0; i <= longest; i++)
-		rt_buf_addc(b, '`');
-	rt_buf_printf(b, "%s\n%s%s", info, text, *text && text[strlen(text) - 1] != '\n' ? "\n" : "");
-	for (i = 0; i <= longest; i++)
-		rt_buf_addc(b, '`');
-	rt_buf_adds(b, "\n");
 }
 
 static const char *
@@ -1562,7 +1483,7 @@ name_list(json_t **ls, size_t n)
 static json_t *
 cleaned(const char *s)
 {
-	char *c = clean(s);
+	char *c = rt_md_clean(s);
 	json_t *j = json_string(c);
 
 	free(c);
@@ -1573,7 +1494,7 @@ cleaned(const char *s)
 static char *
 first_sentence(const char *s, size_t max)
 {
-	char *c = clean(s), *e;
+	char *c = rt_md_clean(s), *e;
 	size_t n;
 
 	for (e = c; *e; e++)
@@ -1802,7 +1723,7 @@ md_str(const char *s)
 	rt_buf b = {0};
 	json_t *j;
 
-	md_code(&b, s);
+	rt_md_code(&b, s);
 	j = json_string(rt_buf_str(&b));
 	rt_buf_free(&b);
 	return j;
@@ -2040,155 +1961,12 @@ sec_tournament(report *r, rt_buf *tb, rt_buf *ta)
 /* ---- HTML ---- */
 
 static void
-html_esc(rt_buf *b, const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		switch (s[i]) {
-		case '&': rt_buf_adds(b, "&amp;"); break;
-		case '<': rt_buf_adds(b, "&lt;"); break;
-		case '>': rt_buf_adds(b, "&gt;"); break;
-		case '"': rt_buf_adds(b, "&quot;"); break;
-		case '\'': rt_buf_adds(b, "&#39;"); break;
-		default: rt_buf_addc(b, s[i]);
-		}
-	}
-}
-
-static void
 html_text(rt_buf *b, const char *s)
 {
-	char *c = clean(s);
+	char *c = rt_md_clean(s);
 
-	html_esc(b, c, strlen(c));
+	rt_html_esc(b, c, strlen(c));
 	free(c);
-}
-
-/* The inline Markdown this tool writes: code spans, everything else text. */
-static void
-html_inline(rt_buf *b, const char *s, size_t n)
-{
-	size_t i = 0, run, j, k, start, end;
-
-	while (i < n) {
-		if (s[i] != '`') {
-			for (j = i; j < n && s[j] != '`'; j++)
-				;
-			html_esc(b, s + i, j - i);
-			i = j;
-			continue;
-		}
-		for (run = 0; i + run < n && s[i + run] == '`'; run++)
-			;
-		/* find a closing run of exactly the same length */
-		for (j = i + run; j < n; j = k) {
-			if (s[j] != '`') {
-				k = j + 1;
-				continue;
-			}
-			for (k = j; k < n && s[k] == '`'; k++)
-				;
-			if (k - j == run)
-				break;
-		}
-		if (j >= n) {
-			html_esc(b, s + i, run);
-			i += run;
-			continue;
-		}
-		start = i + run;
-		end = j;
-		if (end - start >= 2 && s[start] == ' ' && s[end - 1] == ' ')
-			start++, end--;
-		rt_buf_adds(b, "<code>");
-		html_esc(b, s + start, end - start);
-		rt_buf_adds(b, "</code>");
-		i = j + run;
-	}
-}
-
-/* Markdown (the subset sections are written in) to HTML. */
-static void
-md_to_html(rt_buf *b, const char *md)
-{
-	const char *p = md, *nl;
-	size_t n;
-	enum { NONE, PARA, LIST, TABLE } open = NONE;
-	int row = 0, head;
-	const char *c, *e;
-
-	for (; *p; p = nl + (*nl == '\n')) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		n = (size_t)(nl - p);
-		head = n > 0 && p[0] == '#';
-		if (n == 0 || head || (open != LIST && n > 1 && p[0] == '-' && p[1] == ' ') ||
-		    (open != TABLE && p[0] == '|') || (open == TABLE && p[0] != '|') ||
-		    (open == LIST && !(p[0] == '-' && p[1] == ' '))) {
-			if (open == PARA)
-				rt_buf_adds(b, "</p>\n");
-			else if (open == LIST)
-				rt_buf_adds(b, "</ul>\n");
-			else if (open == TABLE)
-				rt_buf_adds(b, "</table>\n");
-			open = NONE;
-		}
-		if (n == 0)
-			continue;
-		if (head) {
-			int lvl = 0;
-			while (lvl < (int)n && p[lvl] == '#')
-				lvl++;
-			if ((size_t)lvl >= n)
-				continue;
-			rt_buf_printf(b, "<h%d>", lvl);
-			html_inline(b, p + lvl + 1, n - (size_t)lvl - 1);
-			rt_buf_printf(b, "</h%d>\n", lvl);
-		} else if (p[0] == '-' && n > 1 && p[1] == ' ') {
-			if (open != LIST)
-				rt_buf_adds(b, "<ul>\n");
-			open = LIST;
-			rt_buf_adds(b, "<li>");
-			html_inline(b, p + 2, n - 2);
-			rt_buf_adds(b, "</li>\n");
-		} else if (p[0] == '|') {
-			if (open != TABLE) {
-				rt_buf_adds(b, "<table>\n");
-				row = 0;
-			}
-			open = TABLE;
-			if (strspn(p, "|-: ") >= n)
-				continue;
-			rt_buf_adds(b, "<tr>");
-			for (c = p + 1; c < nl; c = e + 1) {
-				e = memchr(c, '|', (size_t)(nl - c));
-				if (!e)
-					break;
-				while (c < e && *c == ' ')
-					c++;
-				rt_buf_adds(b, row ? "<td>" : "<th>");
-				n = (size_t)(e - c);
-				while (n > 0 && c[n - 1] == ' ')
-					n--;
-				html_inline(b, c, n);
-				rt_buf_adds(b, row ? "</td>" : "</th>");
-			}
-			rt_buf_adds(b, "</tr>\n");
-			row++;
-		} else {
-			rt_buf_adds(b, open == PARA ? "\n" : "<p>");
-			open = PARA;
-			html_inline(b, p, n);
-		}
-	}
-	if (open == PARA)
-		rt_buf_adds(b, "</p>\n");
-	else if (open == LIST)
-		rt_buf_adds(b, "</ul>\n");
-	else if (open == TABLE)
-		rt_buf_adds(b, "</table>\n");
 }
 
 typedef struct {
@@ -2249,7 +2027,7 @@ svg_rates(rt_buf *b, report *r, const meas *m, const proof *pf)
 	}
 	for (i = 0; i < n; i++) {
 		y = 24 + 24.0 * (double)i;
-		lbl = clean(rows[i].label);
+		lbl = rt_md_clean(rows[i].label);
 		if (strlen(lbl) > 40) {
 			size_t c = 40;
 			while (c > 0 && ((unsigned char)lbl[c] & 0xC0) == 0x80)
@@ -2266,7 +2044,7 @@ svg_rates(rt_buf *b, report *r, const meas *m, const proof *pf)
 		rt_buf_adds(b, "</title>");
 		rt_buf_printf(b, "<text class=\"label\" x=\"%.0f\" y=\"%.1f\" "
 		    "text-anchor=\"end\">", RX0 - 10, y + 4);
-		html_esc(b, lbl, strlen(lbl));
+		rt_html_esc(b, lbl, strlen(lbl));
 		rt_buf_adds(b, "</text>");
 		rt_buf_printf(b, "<line class=\"bar\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 		    "y2=\"%.1f\"/>", RX0 + RW * rows[i].lo, y, RX0 + RW * rows[i].hi, y);
@@ -2365,7 +2143,7 @@ svg_band(rt_buf *b, report *r, double conf)
 	rt_buf_printf(b, "<figure>\n<figcaption>How the %s interval narrowed as "
 	    "trials accumulated (Wilson, after each valid trial); at the end: ",
 	    conf_text(c1, sizeof c1, conf));
-	html_esc(b, rate, strlen(rate));
+	rt_html_esc(b, rate, strlen(rate));
 	rt_buf_adds(b, "</figcaption>\n");
 	rt_buf_printf(b, "<svg class=\"chart\" viewBox=\"0 0 700 250\" width=\"700\" "
 	    "height=\"250\" role=\"img\" aria-label=\"interval by trial\">\n");
@@ -2468,14 +2246,14 @@ svg_tournament(rt_buf *b, report *r)
 		rt_buf_printf(b, "<text class=\"label\" x=\"%.0f\" y=\"%.1f\" "
 		    "text-anchor=\"end\">", RX0 - 10, y + 4);
 		{
-			char *cl = clean(lbl[i]);
+			char *cl = rt_md_clean(lbl[i]);
 			if (strlen(cl) > 30) {
 				size_t cut = 30;
 				while (cut > 0 && ((unsigned char)cl[cut] & 0xC0) == 0x80)
 					cut--;
 				memcpy(cl + cut, "\xE2\x80\xA6", 4);
 			}
-			html_esc(b, cl, strlen(cl));
+			rt_html_esc(b, cl, strlen(cl));
 			free(cl);
 		}
 		rt_buf_adds(b, "</text>");
@@ -2537,22 +2315,22 @@ build_html(rt_buf *b, report *r, const meas *m, const proof *pf, sections *s)
 	    "<meta charset=\"utf-8\">\n<title>retrial report</title>\n<style>");
 	rt_buf_adds(b, css);
 	rt_buf_adds(b, "</style>\n</head>\n<body>\n<main>\n");
-	md_to_html(b, rt_buf_str(&s->head));
-	md_to_html(b, rt_buf_str(&s->how));
+	rt_md_to_html(b, rt_buf_str(&s->head));
+	rt_md_to_html(b, rt_buf_str(&s->how));
 	svg_rates(b, r, m, pf);
 	svg_timeline(b, r);
 	svg_band(b, r, m->have ? m->conf : 0.95);
-	md_to_html(b, rt_buf_str(&s->facts));
-	md_to_html(b, rt_buf_str(&s->observe));
-	md_to_html(b, rt_buf_str(&s->tb));
+	rt_md_to_html(b, rt_buf_str(&s->facts));
+	rt_md_to_html(b, rt_buf_str(&s->observe));
+	rt_md_to_html(b, rt_buf_str(&s->tb));
 	svg_tournament(b, r);
 	if ((patch = winner_patch(r))) {
 		rt_buf_adds(b, "<pre class=\"patch\">");
-		html_esc(b, patch, strlen(patch));
+		rt_html_esc(b, patch, strlen(patch));
 		rt_buf_adds(b, "</pre>\n");
 	}
-	md_to_html(b, rt_buf_str(&s->ta));
-	md_to_html(b, rt_buf_str(&s->fixed));
+	rt_md_to_html(b, rt_buf_str(&s->ta));
+	rt_md_to_html(b, rt_buf_str(&s->fixed));
 	rt_buf_adds(b, "</main>\n</body>\n</html>\n");
 }
 
@@ -2779,7 +2557,7 @@ main(int argc, char *argv[])
 	rt_buf_adds(&md, rt_buf_str(&s.observe));
 	rt_buf_adds(&md, rt_buf_str(&s.tb));
 	if ((patch = winner_patch(&r)))
-		fence(&md, patch, "diff");
+		rt_md_fence(&md, patch, "diff");
 	rt_buf_adds(&md, rt_buf_str(&s.ta));
 	rt_buf_adds(&md, rt_buf_str(&s.fixed));
 	if (autopsy || wav)
