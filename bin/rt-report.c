@@ -1451,17 +1451,25 @@ tell(draft *d)
 	}
 }
 
-/* "failed 0 of 15 trials (at most 28.0% at 95% confidence, anytime)" */
+/* b's text as a JSON string; b is freed. */
 static json_t *
-spoken_counts(json_t *o, int have_conf, double conf)
+buf_json(rt_buf *b)
+{
+	json_t *j = json_string(rt_buf_str(b));
+
+	rt_buf_free(b);
+	return j;
+}
+
+/* add_counts as a JSON string: "14/56 failed (25.0%, ...)", or spoken
+ * "failed 0 of 15 trials (at most 28.0% at 95% confidence, anytime)" */
+static json_t *
+counts_json(json_t *o, int have_conf, double conf, int spoken)
 {
 	rt_buf b = {0};
-	json_t *j;
 
-	add_counts(&b, o, have_conf, conf, 1);
-	j = json_string(rt_buf_str(&b));
-	rt_buf_free(&b);
-	return j;
+	add_counts(&b, o, have_conf, conf, spoken);
+	return buf_json(&b);
 }
 
 /* "a", "a and b", "a, b and c": lane ids as the records spell them */
@@ -1469,15 +1477,12 @@ static json_t *
 name_list(json_t **ls, size_t n)
 {
 	rt_buf b = {0};
-	json_t *j;
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		rt_buf_printf(&b, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
 		    jstr(ls[i], "id"));
-	j = json_string(rt_buf_str(&b));
-	rt_buf_free(&b);
-	return j;
+	return buf_json(&b);
 }
 
 static json_t *
@@ -1547,7 +1552,7 @@ autopsy_view(report *r)
 	base = json_object_get(v, "baseline");
 	if (json_is_object(base)) {
 		offer(&d, 1, view, "before", json_pack("{s:o}", "counts",
-		    spoken_counts(base, have_conf, cf)));
+		    counts_json(base, have_conf, cf, 1)));
 		j = json_object();
 		if ((s = jstr(base, "verdict")) && *s)
 			json_object_set_new(j, "called", json_string(s));
@@ -1593,7 +1598,7 @@ autopsy_view(report *r)
 	/* at most two eliminated lanes in full; the rest by name */
 	for (i = 0; i < ne && i < 2; i++) {
 		j = json_pack("{s:s, s:o}", "id", jstr(elim[i], "id"), "counts",
-		    spoken_counts(elim[i], have_conf, cf));
+		    counts_json(elim[i], have_conf, cf, 1));
 		if (jlong(elim[i], "budget", &n))
 			json_object_set_new(j, "budget", json_integer(n));
 		offer(&d, i == 0 ? 2 : 4, json_object_get(view, "eliminated"), NULL, j);
@@ -1603,7 +1608,7 @@ autopsy_view(report *r)
 	for (i = 0; i < nt && i < 2; i++)
 		offer(&d, i == 0 ? 3 : 5, json_object_get(view, "tied"), NULL,
 		    json_pack("{s:s, s:o}", "id", jstr(tied[i], "id"), "counts",
-		    spoken_counts(tied[i], have_conf, cf)));
+		    counts_json(tied[i], have_conf, cf, 1)));
 	if (wid) {
 		for (l = NULL, i = 0; i < nl && !l; i++)
 			if (strcmp(jstr(json_array_get(lanes, i), "id"), wid) == 0)
@@ -1613,7 +1618,7 @@ autopsy_view(report *r)
 		if ((s = jstr(win, "cause_class")))
 			json_object_set_new(j, "cause_class", json_string(s));
 		if (l)
-			json_object_set_new(j, "counts", spoken_counts(l, have_conf, cf));
+			json_object_set_new(j, "counts", counts_json(l, have_conf, cf, 1));
 		offer(&d, 1, view, "winner", j);
 		if ((s = jstr(win, "explanation")) && *(c = first_sentence(s, 200))) {
 			offer(&d, 4, view, "explanation", json_string(c));
@@ -1627,7 +1632,7 @@ autopsy_view(report *r)
 		const char *id = jstr(x, "id");
 		if (!passed && wid && id && strcmp(id, wid) == 0)
 			continue;
-		j = json_pack("{s:b, s:o}", "passed", passed, "counts", spoken_counts(x, 0, 0));
+		j = json_pack("{s:b, s:o}", "passed", passed, "counts", counts_json(x, 0, 0, 1));
 		if (id)
 			json_object_set_new(j, "id", json_string(id));
 		offer(&d, passed ? 1 : 3, json_object_get(view, "confirmations"), NULL, j);
@@ -1721,12 +1726,9 @@ static json_t *
 md_str(const char *s)
 {
 	rt_buf b = {0};
-	json_t *j;
 
 	rt_md_code(&b, s);
-	j = json_string(rt_buf_str(&b));
-	rt_buf_free(&b);
-	return j;
+	return buf_json(&b);
 }
 
 static json_t *
@@ -1758,26 +1760,11 @@ static json_t *
 joined(json_t *arr, size_t max)
 {
 	rt_buf b = {0};
-	json_t *j;
 
 	if (!json_array_size(arr))
 		return json_null();
 	add_joined(&b, arr, max);
-	j = json_string(rt_buf_str(&b));
-	rt_buf_free(&b);
-	return j;
-}
-
-static json_t *
-counts_j(json_t *o, int have_conf, double conf)
-{
-	rt_buf b = {0};
-	json_t *j;
-
-	add_counts(&b, o, have_conf, conf, 0);
-	j = json_string(rt_buf_str(&b));
-	rt_buf_free(&b);
-	return j;
+	return buf_json(&b);
 }
 
 /* A row of the table: "14/56", the rate or a zero's bound, the interval. */
@@ -1815,7 +1802,7 @@ lane_view(json_t *l, int have_conf, double conf)
 
 	j = json_pack("{s:o, s:s, s:o?, s:o, s:o, s:o, s:o}", "id", md_str(jstr(l, "id")),
 	    "status", jstr(l, "status"), "cause_class", json_string(jstr(l, "cause_class")),
-	    "result", counts_j(l, have_conf, conf), "reason", opt_clean(jstr(l, "reason")),
+	    "result", counts_json(l, have_conf, conf, 0), "reason", opt_clean(jstr(l, "reason")),
 	    "budget", opt_long_j(l, "budget"), "more_trials", opt_long_j(l, "more_trials"));
 	row_fields(j, l, 1);
 	if (json_is_object(p) && jlong(p, "pairs", &v) && jlong(p, "original_only", &v2) &&
@@ -1895,7 +1882,7 @@ tournament_view(report *r)
 		json_t *c = json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:b}",
 		    "round", opt_long_j(x, "round"),
 		    "id", md_str(jstr(x, "id") ? jstr(x, "id") : "?"),
-		    "result", counts_j(x, 0, 0),
+		    "result", counts_json(x, 0, 0, 0),
 		    "required_runs", opt_long_j(x, "required_runs"),
 		    "reference_rate", opt_pct(x, "reference_rate"),
 		    "passed", json_is_true(json_object_get(x, "passed")),
