@@ -145,13 +145,23 @@ html_inline(rt_buf *b, const char *s, size_t n)
 	}
 }
 
+enum { NONE, PARA, LIST, TABLE };
+
+static void
+close_block(rt_buf *b, int open)
+{
+	static const char *const end[] = { "", "</p>\n", "</ul>\n", "</table>\n" };
+
+	rt_buf_adds(b, end[open]);
+}
+
 /* Markdown (the subset sections are written in) to HTML. */
 void
 rt_md_to_html(rt_buf *b, const char *md)
 {
 	const char *p = md, *nl;
 	size_t n;
-	enum { NONE, PARA, LIST, TABLE } open = NONE;
+	int open = NONE;
 	int row = 0, head;
 	const char *c, *e;
 
@@ -164,12 +174,7 @@ rt_md_to_html(rt_buf *b, const char *md)
 		if (n == 0 || head || (open != LIST && n > 1 && p[0] == '-' && p[1] == ' ') ||
 		    (open != TABLE && p[0] == '|') || (open == TABLE && p[0] != '|') ||
 		    (open == LIST && !(p[0] == '-' && p[1] == ' '))) {
-			if (open == PARA)
-				rt_buf_adds(b, "</p>\n");
-			else if (open == LIST)
-				rt_buf_adds(b, "</ul>\n");
-			else if (open == TABLE)
-				rt_buf_adds(b, "</table>\n");
+			close_block(b, open);
 			open = NONE;
 		}
 		if (n == 0)
@@ -220,10 +225,5 @@ rt_md_to_html(rt_buf *b, const char *md)
 			html_inline(b, p, n);
 		}
 	}
-	if (open == PARA)
-		rt_buf_adds(b, "</p>\n");
-	else if (open == LIST)
-		rt_buf_adds(b, "</ul>\n");
-	else if (open == TABLE)
-		rt_buf_adds(b, "</table>\n");
+	close_block(b, open);
 }
