@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "rt_cli.h"
+#include "rt_fs.h"
 #include "rt_jsonl.h"
 #include "rt_md.h"
 #include "rt_out.h"
@@ -2324,30 +2325,6 @@ build_html(rt_buf *b, report *r, const meas *m, const proof *pf, sections *s)
 /* ---- output ---- */
 
 static void
-mkdir_p(const char *dir)
-{
-	char *p = rt_xstrdup(dir), *s, c;
-	struct stat st;
-
-	for (s = p + 1; ; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		c = *s;
-		*s = '\0';
-		if (mkdir(p, 0777) < 0 && errno != EEXIST)
-			rt_die("%s: cannot create directory:", p);
-		*s = c;
-		if (c == '\0')
-			break;
-	}
-	if (stat(dir, &st) < 0)
-		rt_die("%s:", dir);
-	if (!S_ISDIR(st.st_mode))
-		rt_die("%s: not a directory", dir);
-	free(p);
-}
-
-static void
 write_out(const char *dir, const char *name, rt_buf *data)
 {
 	char *path = dir ? rt_xasprintf("%s/%s", dir, name) : rt_xstrdup(name);
@@ -2555,8 +2532,14 @@ main(int argc, char *argv[])
 	} else if (text) {
 		fwrite(md.data, 1, md.len, stdout);
 	} else {
-		if (dir)
-			mkdir_p(dir);
+		if (dir && rt_mkdir_p(dir, 0777) < 0) {
+			struct stat st;
+			int e = errno;
+			if (stat(dir, &st) == 0)
+				rt_die("%s: not a directory", dir);
+			errno = e;
+			rt_die("%s: cannot create directory:", dir);
+		}
 		sum = summary_json(&r, &m, &pf);
 		line = rt_dumps(sum);
 		rt_buf_adds(&out, line);
