@@ -14,15 +14,17 @@
 #include <unistd.h>
 
 #include "rt_cli.h"
+#include "rt_fs.h"
 #include "rt_jsonl.h"
+#include "rt_md.h"
 #include "rt_out.h"
 #include "rt_stats.h"
+#include "rt_tmpl.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
 #define TOP_FACTS    5     /* facts listed, smallest p first */
 #define MAX_LISTED   100   /* failing trial numbers listed */
-#define MAX_CODE     400   /* bytes of record text quoted in one place */
 #define TIMELINE_ROW 50    /* cells per row of the timeline */
 #define BAND_POINTS  500   /* at most this many points on the narrowing band */
 #define MAX_SENTENCES 64   /* sentences an autopsy may draft */
@@ -31,15 +33,18 @@
 extern char **environ;
 
 static const char usage_text[] =
-    "usage: rt-report [-o DIR] [--html] [-p FILE] [-a FILE] [--speak WAV] [file ...]\n"
+    "usage: rt-report [-o DIR] [--html] [-p FILE] [-a FILE] [--autopsy-template FILE]\n"
+    "                 [--speak WAV] [file ...]\n"
     "       rt-report -t [-p FILE] [file ...]\n"
-    "       rt-report -a - [--speak WAV] [file ...]\n"
+    "       rt-report -a - [--autopsy-template FILE] [--speak WAV] [file ...]\n"
     "  -o, --output DIR   write summary.json and report.md into DIR (default .)\n"
     "      --html         also write report.html, one self-contained page\n"
     "  -p, --proof FILE   the measure record of the proof run after the fix\n"
     "  -t, --text         print report.md to stdout and write no files\n"
     "  -a, --autopsy FILE also write a short autopsy of rt-verify's verdict to\n"
     "                     FILE; with -, print only the autopsy to stdout\n"
+    "      --autopsy-template FILE\n"
+    "                     the autopsy's template (share/retrial/autopsy.txt.tmpl)\n"
     "      --speak WAV    read the autopsy aloud into WAV with espeak-ng\n"
     "  -h, --help         print this help\n"
     "  -V, --version      print the version\n";
@@ -611,66 +616,6 @@ add_rate(rt_buf *b, long k, long n, double conf)
 	rt_buf_adds(b, buf);
 }
 
-/* Record text for one line: control characters become spaces, at most
- * MAX_CODE bytes (cut on a UTF-8 boundary, then "…"). */
-static char *
-clean(const char *s)
-{
-	size_t n = strlen(s), i, len;
-	int cut = 0;
-	char *o;
-
-	if (n > MAX_CODE) {
-		n = MAX_CODE;
-		while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
-		cut = 1;
-	}
-	o = rt_utf8_repair(s, n, &len, NULL);
-	for (i = 0; i < len; i++)
-		if ((unsigned char)o[i] < 0x20 || o[i] == 0x7f)
-			o[i] = ' ';
-	if (cut) {
-		o = rt_xrealloc(o, len + 4);
-		memcpy(o + len, "\xE2\x80\xA6", 4);
-	}
-	return o;
-}
-
-/* Untrusted text as a Markdown code span: fenced with one backtick more
- * than its longest run, so nothing inside is read as Markdown or HTML. */
-static void
-md_code(rt_buf *b, const char *s)
-{
-	char *c;
-	size_t run = 0, longest = 0, i, n;
-	int pad;
-
-	if (!*s) {
-		rt_buf_adds(b, "(empty)");
-		return;
-	}
-	c = clean(s);
-	n = strlen(c);
-
-	for (i = 0; i < n; i++) {
-		run = c[i] == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
-	}
-	pad = n == 0 || c[0] == '`' || c[n - 1] == '`' || c[0] == ' ' || c[n - 1] == ' ';
-	for (i = 0; i <= longest; i++)
-		rt_buf_addc(b, '`');
-	if (pad)
-		rt_buf_addc(b, ' ');
-	rt_buf_adds(b, c);
-	if (pad)
-		rt_buf_addc(b, ' ');
-	for (i = 0; i <= longest; i++)
-		rt_buf_addc(b, '`');
-	free(c);
-}
-
 static void
 add_list(rt_buf *b, const long *v, size_t n)
 {
@@ -732,7 +677,7 @@ sec_head(report *r, const meas *m, const proof *pf, rt_buf *b)
 	rt_buf_adds(b, "# retrial report\n\n");
 	if (cmd) {
 		rt_buf_adds(b, "Command: ");
-		md_code(b, cmd);
+		rt_md_code(b, cmd);
 		rt_buf_adds(b, "\n\n");
 	}
 	rt_buf_adds(b, "Records read: ");
@@ -766,7 +711,7 @@ sec_how(report *r, const meas *m, int from_trials, const rt_tally *t, rt_buf *b)
 		    "threshold 10%%; no measure record given).\n", rt_verdict_name(v));
 	} else if (m->verdict) {
 		rt_buf_adds(b, "- Verdict: ");
-		md_code(b, m->verdict);
+		rt_md_code(b, m->verdict);
 		if (m->have_threshold)
 			rt_buf_printf(b, " (threshold %s%%)", pct(c1, sizeof c1, m->threshold));
 		rt_buf_adds(b, ".\n");
@@ -827,10 +772,10 @@ add_fact(rt_buf *b, const fact *f)
 	if (k)
 		rt_buf_adds(b, k);
 	else
-		md_code(b, f->kind);
+		rt_md_code(b, f->kind);
 	if (f->value) {
 		rt_buf_addc(b, ' ');
-		md_code(b, f->value);
+		rt_md_code(b, f->value);
 	}
 	if (f->direction) {
 		for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
@@ -840,7 +785,7 @@ add_fact(rt_buf *b, const fact *f)
 		if (d)
 			rt_buf_adds(b, d);
 		else
-			md_code(b, f->direction);
+			rt_md_code(b, f->direction);
 	}
 	if (f->have_counts)
 		rt_buf_printf(b, "; in %ld/%ld failures and %ld/%ld successes",
@@ -849,7 +794,7 @@ add_fact(rt_buf *b, const fact *f)
 		rt_buf_printf(b, "; p = %.2g", f->p);
 	if (f->detail && *f->detail) {
 		rt_buf_adds(b, "; ");
-		md_code(b, f->detail);
+		rt_md_code(b, f->detail);
 	}
 	rt_buf_adds(b, "\n");
 }
@@ -870,7 +815,7 @@ sec_facts(report *r, rt_buf *b)
 			    r->d_trials, r->d_failures);
 			if (r->token) {
 				rt_buf_adds(b, "Token: ");
-				md_code(b, r->token);
+				rt_md_code(b, r->token);
 				rt_buf_adds(b, "\n\n");
 			} else {
 				rt_buf_adds(b, "Token: none (no single token marks the failures).\n\n");
@@ -937,21 +882,21 @@ sec_observe(report *r, rt_buf *b)
 	for (i = 0; i < r->nexps; i++) {
 		e = &r->exps[i];
 		rt_buf_adds(b, "\n### ");
-		md_code(b, e->name);
+		rt_md_code(b, e->name);
 		if (e->perturbation) {
 			rt_buf_adds(b, " ");
-			md_code(b, e->perturbation);
+			rt_md_code(b, e->perturbation);
 		}
 		rt_buf_adds(b, "\n\n");
 		if (e->probe && strcmp(e->probe, "ok") != 0) {
 			rt_buf_adds(b, "- Not run: ");
-			md_code(b, e->probe);
+			rt_md_code(b, e->probe);
 			rt_buf_adds(b, "\n");
 			continue;
 		}
 		if (e->probe_detail && *e->probe_detail) {
 			rt_buf_adds(b, "- Probe: ");
-			md_code(b, e->probe_detail);
+			rt_md_code(b, e->probe_detail);
 			rt_buf_adds(b, "\n");
 		}
 		add_side(b, "control", &e->control);
@@ -963,7 +908,7 @@ sec_observe(report *r, rt_buf *b)
 			    pct(lo, sizeof lo, e->lo), pct(hi, sizeof hi, e->hi));
 			if (e->method) {
 				rt_buf_adds(b, " (");
-				md_code(b, e->method);
+				rt_md_code(b, e->method);
 				rt_buf_adds(b, ")");
 			}
 			rt_buf_adds(b, "\n");
@@ -976,7 +921,7 @@ sec_observe(report *r, rt_buf *b)
 				rt_buf_adds(b, ": it destabilises the test");
 			else if (e->effect) {
 				rt_buf_adds(b, ": ");
-				md_code(b, e->effect);
+				rt_md_code(b, e->effect);
 			}
 		} else {
 			rt_buf_adds(b, "- Not separated at this budget");
@@ -985,7 +930,7 @@ sec_observe(report *r, rt_buf *b)
 		}
 		if (e->note && *e->note && strcmp(e->note, "not separated at this budget") != 0) {
 			rt_buf_adds(b, " (");
-			md_code(b, e->note);
+			rt_md_code(b, e->note);
 			rt_buf_adds(b, ")");
 		}
 		rt_buf_adds(b, ".\n");
@@ -1061,7 +1006,7 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 			    r->plan_trials);
 		if (r->have_plan_rate && r->plan_basis) {
 			rt_buf_adds(b, ", basis ");
-			md_code(b, r->plan_basis);
+			rt_md_code(b, r->plan_basis);
 		}
 		rt_buf_adds(b, r->have_plan_rate ? "):\n\n" : ":\n\n");
 		rt_buf_adds(b, "| confidence | runs |\n|---|---|\n");
@@ -1127,7 +1072,7 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 		}
 		if (r->rule) {
 			rt_buf_adds(b, "- Rule: ");
-			md_code(b, r->rule);
+			rt_md_code(b, r->rule);
 			rt_buf_adds(b, "\n");
 		}
 	} else {
@@ -1414,93 +1359,12 @@ add_joined(rt_buf *b, json_t *arr, size_t max)
 		if (i)
 			rt_buf_adds(b, i + 1 == n ? " and " : ", ");
 		if (json_is_string(x))
-			md_code(b, json_string_value(x));
+			rt_md_code(b, json_string_value(x));
 		else
 			rt_buf_adds(b, "(unnamed)");
 	}
 	if (n > max)
 		rt_buf_adds(b, " and others");
-}
-
-static void
-lane_line(rt_buf *b, json_t *l, int have_conf, double conf)
-{
-	json_t *p = json_object_get(l, "pairs"), *cn = json_object_get(l, "canary"),
-	    *ov = json_object_get(l, "overruled"), *x;
-	const char *s;
-	long v, v2, v3, v4;
-	double lo, hi;
-	size_t i;
-	char p1[16], p2[16];
-	char *c;
-
-	rt_buf_adds(b, "- ");
-	md_code(b, jstr(l, "id"));
-	rt_buf_printf(b, " (%s): ", jstr(l, "status"));
-	add_counts(b, l, have_conf, conf, 0);
-	if ((s = jstr(l, "reason"))) {
-		c = clean(s);
-		rt_buf_printf(b, "; %s", c);
-		free(c);
-	}
-	if (json_is_object(p) && jlong(p, "pairs", &v) && jlong(p, "original_only", &v2) &&
-	    jlong(p, "lane_only", &v3) && jlong(p, "both", &v4)) {
-		rt_buf_printf(b, ". Paired with the original: %ld pairs, the original "
-		    "alone failed %ld, the lane alone %ld, both %ld", v, v2, v3, v4);
-		if (jnum(p, "share_low", &lo) && jnum(p, "share_high", &hi))
-			rt_buf_printf(b, "; the lane's share of the differing pairs %s to %s%%%s%s",
-			    pct(p1, sizeof p1, lo), pct(p2, sizeof p2, hi),
-			    jstr(p, "interval") ? " " : "", jstr(p, "interval") ? jstr(p, "interval") : "");
-	}
-	if (jlong(l, "budget", &v))
-		rt_buf_printf(b, ". Budget: %ld trials", v);
-	if (jlong(l, "more_trials", &v))
-		rt_buf_printf(b, "; about %ld more would likely decide", v);
-	if (json_is_object(cn)) {
-		if (json_is_true(json_object_get(cn, "placed"))) {
-			rt_buf_adds(b, ". Canary: placed");
-			if ((s = jstr(cn, "verdict")))
-				rt_buf_printf(b, ", %s", s);
-			if (jlong(cn, "trials", &v) && jlong(cn, "failures", &v2))
-				rt_buf_printf(b, " (%ld/%ld failed)", v2, v);
-		} else {
-			rt_buf_adds(b, ". Canary: not placed");
-			if ((s = jstr(cn, "reason"))) {
-				c = clean(s);
-				rt_buf_printf(b, " (%s)", c);
-				free(c);
-			}
-		}
-	}
-	json_array_foreach(ov, i, x) {
-		rt_buf_adds(b, i ? "; " : ". Overruled by --allow: ");
-		md_code(b, jstr(x, "rule") ? jstr(x, "rule") : "?");
-		if ((s = jstr(x, "reason"))) {
-			c = clean(s);
-			rt_buf_printf(b, " (%s)", c);
-			free(c);
-		}
-	}
-	rt_buf_adds(b, ".\n");
-}
-
-/* A fence one backtick longer than any run in the text. */
-static void
-fence(rt_buf *b, const char *text, const char *info)
-{
-	size_t run = 0, longest = 2, i;
-
-	for (i = 0; text[i]; i++) {
-		run = text[i] == '`' ? run + 1 : 0;
-		if (run > longest)
-			longest = run;
-	}
-	for (i = 0; i <= longest; i++)
-		rt_buf_addc(b, '`');
-	rt_buf_printf(b, "%s\n%s%s", info, text, *text && text[strlen(text) - 1] != '\n' ? "\n" : "");
-	for (i = 0; i <= longest; i++)
-		rt_buf_addc(b, '`');
-	rt_buf_adds(b, "\n");
 }
 
 static const char *
@@ -1511,211 +1375,132 @@ winner_patch(report *r)
 	return json_is_object(w) ? jstr(w, "patch") : NULL;
 }
 
-/* "What fixed it": tb gets the text before the winner's patch, ta the
- * text after it (the HTML puts the patch and the chart between). */
-static void
-sec_tournament(report *r, rt_buf *tb, rt_buf *ta)
-{
-	json_t *v = r->verdict, *lanes = story_lanes(r), *l, *base, *win, *conf, *x, *o;
-	const char *s;
-	char c1[16], p1[16], p2[16];
-	double d, lo, hi, cf;
-	long n = 0, k0 = 0;
-	size_t i;
-	int have_conf;
-	char *c;
+/* ---- the autopsy: a short spoken-style account of the records alone,
+ * rendered by a template (share/retrial/autopsy.txt.tmpl, rt-report(1),
+ * AUTOPSY TEMPLATE). Here: which sentences are told, and every number,
+ * formatted; the template holds the words. Hesitant about what was
+ * eliminated, plain about what was confirmed; every rate with its count
+ * and interval; no number that is not a record's (so no counts of lanes:
+ * they are named instead). ---- */
 
-	if (!v && !lanes && !r->order)
-		return;
-	cf = story_conf(r, &have_conf);
-	rt_buf_adds(tb, "\n## What fixed it\n\n");
-	if (v) {
-		rt_buf_adds(tb, "Verdict: ");
-		md_code(tb, jstr(v, "verdict"));
-		if ((s = jstr(v, "summary"))) {
-			c = clean(s);
-			rt_buf_printf(tb, ". %s", c);
-			free(c);
-		}
-		rt_buf_adds(tb, ".\n\n");
-		if ((s = jstr(v, "test"))) {
-			rt_buf_adds(tb, "Test: ");
-			md_code(tb, s);
-			rt_buf_adds(tb, ". ");
-		}
-		if (have_conf)
-			rt_buf_printf(tb, "Confidence %s. ", conf_text(c1, sizeof c1, cf));
-		if (jnum(v, "target", &d))
-			rt_buf_printf(tb, "Target failure rate %s%%. ", pct(p1, sizeof p1, d));
-		if ((s = jstr(v, "finished_at")))
-			rt_buf_printf(tb, "Finished at %s.", s);
-		rt_buf_adds(tb, "\n\n");
-	} else if (lanes) {
-		rt_buf_adds(tb, "Lane records without a verdict: the race did not finish "
-		    "(interrupted, or its verdict was not given).\n\n");
-	}
-	if (lanes || v) {
-		rt_buf_adds(tb, "| lane | status | failed | rate | interval |\n|---|---|---|---|---|\n");
-		base = v ? json_object_get(v, "baseline") : NULL;
-		if (json_is_object(base)) {
-			rt_buf_adds(tb, "| original (baseline");
-			if ((s = jstr(base, "source")))
-				rt_buf_printf(tb, ", %s", s);
-			rt_buf_adds(tb, ") | baseline | ");
-			jlong(base, "trials", &n);
-			jlong(base, "failures", &k0);
-			rt_buf_printf(tb, "%ld/%ld | ", k0, n);
-			rt_buf_adds(tb, jnum(base, "rate", &d) ? pct(p1, sizeof p1, d) : "–");
-			rt_buf_adds(tb, jnum(base, "rate", &d) ? "% | " : " | ");
-			if (jnum(base, "ci_low", &lo) && jnum(base, "ci_high", &hi))
-				rt_buf_printf(tb, "%s to %s%% (%s) |\n", pct(p1, sizeof p1, lo),
-				    pct(p2, sizeof p2, hi), jstr(base, "interval") ?
-				    jstr(base, "interval") : "interval");
-			else
-				rt_buf_adds(tb, "– |\n");
-		}
-		json_array_foreach(lanes, i, l) {
-			long k = 0, t = 0;
-			rt_buf_adds(tb, "| ");
-			md_code(tb, jstr(l, "id"));
-			if ((s = jstr(l, "cause_class")))
-				rt_buf_printf(tb, " %s", s);
-			rt_buf_printf(tb, " | %s | ", jstr(l, "status"));
-			jlong(l, "trials", &t);
-			jlong(l, "failures", &k);
-			if (t == 0) {
-				rt_buf_adds(tb, "not run | – | – |\n");
-				continue;
+/* Every name an autopsy template may use (rt-report(1), AUTOPSY TEMPLATE). */
+static const char *const autopsy_names[] = {
+	"test", "confidence", "target", "before", "counts", "gate", "called",
+	"no_race", "command", "never_raced", "parts", "first", "names",
+	"unapplied", "set_aside", "one", "unraced", "eliminated", "id", "budget",
+	"eliminated_others", "tied", "winner", "held", "cause_class",
+	"explanation", "confirmations", "passed", "rule", "overruled", "order",
+	"victim", "polluters", "name", "category", "trials", "end", "verdict",
+	"finished_at", "is_fixed", "is_improved", "is_quarantine", "is_other",
+	"is_unconfirmed", "seed", "next",
+	"FIXED", "IMPROVED", "QUARANTINE", "REGRESSION", "ALREADY_STABLE",
+	"INCONCLUSIVE_BASELINE", "ERROR", NULL
+};
+
+/* The verdicts whose plain consequence the template says (rt-verify(1),
+ * VERDICTS); the sentences are the template's "next" section. */
+static const char *const next_verdicts[] = {
+	"FIXED", "IMPROVED", "QUARANTINE", "REGRESSION", "ALREADY_STABLE",
+	"INCONCLUSIVE_BASELINE", "ERROR",
+};
+
+/* The sentences drafted, in order, each with a priority: 1 must be told,
+ * 5 is told only when there is room. A sentence is a value the view gets
+ * (obj.key = val, or appended to the list obj) only when it is told. */
+typedef struct {
+	struct { int prio; json_t *obj; const char *key; json_t *val; } s[MAX_SENTENCES];
+	size_t n;
+} draft;
+
+static void
+offer(draft *d, int prio, json_t *obj, const char *key, json_t *val)
+{
+	if (d->n == MAX_SENTENCES)
+		rt_die("autopsy: more than %d sentences drafted", MAX_SENTENCES);
+	d->s[d->n].prio = prio;
+	d->s[d->n].obj = obj;
+	d->s[d->n].key = key;
+	d->s[d->n].val = val;
+	d->n++;
+}
+
+/* At most MAX_SPOKEN sentences: drop the least important, latest first. */
+static void
+tell(draft *d)
+{
+	char keep[MAX_SENTENCES];
+	size_t i, left = d->n, at;
+	int worst;
+
+	memset(keep, 1, sizeof keep);
+	while (left > MAX_SPOKEN) {
+		for (worst = 0, at = 0, i = 0; i < d->n; i++)
+			if (keep[i] && d->s[i].prio >= worst) {
+				worst = d->s[i].prio;
+				at = i;
 			}
-			rt_buf_printf(tb, "%ld/%ld | ", k, t);
-			if (k == 0 && jnum(l, "ci_high", &hi))
-				rt_buf_printf(tb, "≤%s%% | ", pct(p1, sizeof p1, hi));
-			else if (jnum(l, "rate", &d))
-				rt_buf_printf(tb, "%s%% | ", pct(p1, sizeof p1, d));
-			else
-				rt_buf_adds(tb, "– | ");
-			if (jnum(l, "ci_low", &lo) && jnum(l, "ci_high", &hi))
-				rt_buf_printf(tb, "%s to %s%% (%s) |\n", pct(p1, sizeof p1, lo),
-				    pct(p2, sizeof p2, hi), jstr(l, "interval") ?
-				    jstr(l, "interval") : "interval");
-			else
-				rt_buf_adds(tb, "– |\n");
-		}
-		rt_buf_adds(tb, "\nEach lane's fate:\n\n");
-		json_array_foreach(story_lanes(r), i, l)
-			lane_line(tb, l, have_conf, cf);
+		keep[at] = 0;
+		left--;
 	}
-	win = v ? json_object_get(v, "winner") : NULL;
-	if (json_is_object(win)) {
-		rt_buf_adds(tb, "\n### The winner's patch\n\n");
-		md_code(tb, jstr(win, "id") ? jstr(win, "id") : "?");
-		if ((s = jstr(win, "cause_class")))
-			rt_buf_printf(tb, " (%s", s);
-		if ((s = jstr(win, "source")))
-			rt_buf_printf(tb, "%s from %s", jstr(win, "cause_class") ? "," : " (", s);
-		if (jstr(win, "cause_class") || jstr(win, "source"))
-			rt_buf_adds(tb, ")");
-		if (json_array_size(json_object_get(win, "files"))) {
-			rt_buf_adds(tb, ", changing ");
-			add_joined(tb, json_object_get(win, "files"), 20);
-		}
-		rt_buf_adds(tb, ".");
-		if ((s = jstr(win, "explanation"))) {
-			c = clean(s);
-			rt_buf_printf(tb, " %s", c);
-			free(c);
-		}
-		rt_buf_adds(tb, "\n\n");
-	}
-	/* the patch goes between tb and ta */
-	conf = v ? json_object_get(v, "confirmations") : NULL;
-	if (json_array_size(conf)) {
-		rt_buf_adds(ta, "\n### The confirmation round\n\n");
-		json_array_foreach(conf, i, x) {
-			rt_buf_adds(ta, "- ");
-			if (jlong(x, "round", &n))
-				rt_buf_printf(ta, "Round %ld, ", n);
-			md_code(ta, jstr(x, "id") ? jstr(x, "id") : "?");
-			rt_buf_adds(ta, ": ");
-			add_counts(ta, x, 0, 0, 0);
-			if (jlong(x, "required_runs", &n))
-				rt_buf_printf(ta, "; %ld runs required", n);
-			if (jnum(x, "reference_rate", &d))
-				rt_buf_printf(ta, " against a reference rate of %s%%", pct(p1, sizeof p1, d));
-			rt_buf_printf(ta, "; %s", json_is_true(json_object_get(x, "passed")) ?
-			    "passed" : "did not pass");
-			o = json_object_get(x, "difference");
-			if (json_is_object(o) && jnum(o, "estimate", &d) &&
-			    jnum(o, "ci_low", &lo) && jnum(o, "ci_high", &hi))
-				rt_buf_printf(ta, "; %s the original by %s points (%s interval %s to %s)",
-				    json_is_true(json_object_get(x, "improved")) ? "better than" :
-				    "not shown better than", pct(p1, sizeof p1, d),
-				    jstr(o, "method") ? jstr(o, "method") : "", pct(c1, sizeof c1, lo),
-				    pct(p2, sizeof p2, hi));
-			rt_buf_adds(ta, ".\n");
-		}
-	}
-	if (v && (jstr(v, "rule") || json_array_size(json_object_get(v, "allowed_rules")))) {
-		rt_buf_adds(ta, "\n### The rule that decided it\n\n");
-		if ((s = jstr(v, "rule"))) {
-			md_code(ta, s);
-			rt_buf_adds(ta, "\n\n");
-		}
-		if (json_array_size(json_object_get(v, "allowed_rules"))) {
-			rt_buf_adds(ta, "Guard rules overruled with --allow: ");
-			add_joined(ta, json_object_get(v, "allowed_rules"), 20);
-			rt_buf_adds(ta, ".\n\n");
-		}
-	}
-	if ((o = r->order)) {
-		rt_buf_adds(ta, "\n### Order dependence (rt-bisect)\n\nVictim ");
-		md_code(ta, jstr(o, "victim"));
-		if ((s = jstr(o, "category")))
-			rt_buf_printf(ta, ", %s", s);
-		rt_buf_adds(ta, ".");
-		if (json_array_size(json_object_get(o, "polluters"))) {
-			rt_buf_adds(ta, " Polluters: ");
-			add_joined(ta, json_object_get(o, "polluters"), 10);
-			rt_buf_adds(ta, ".");
-		}
-		if (json_array_size(json_object_get(o, "setters"))) {
-			rt_buf_adds(ta, " State setters: ");
-			add_joined(ta, json_object_get(o, "setters"), 10);
-			rt_buf_adds(ta, ".");
-		}
-		if (json_array_size(json_object_get(o, "cleaners"))) {
-			rt_buf_adds(ta, " Cleaners: ");
-			add_joined(ta, json_object_get(o, "cleaners"), 10);
-			rt_buf_adds(ta, ".");
-		}
-		if (jlong(o, "probes", &n))
-			rt_buf_printf(ta, " Probes: %ld.", n);
-		if (jlong(o, "trials", &n))
-			rt_buf_printf(ta, " Trials: %ld.", n);
-		rt_buf_adds(ta, "\n");
+	for (i = 0; i < d->n; i++) {
+		if (!keep[i])
+			json_decref(d->s[i].val);
+		else if (d->s[i].key)
+			json_object_set_new(d->s[i].obj, d->s[i].key, d->s[i].val);
+		else
+			json_array_append_new(d->s[i].obj, d->s[i].val);
 	}
 }
 
-/* ---- the autopsy: a short spoken-style account, a template over the
- * records alone. Hesitant about what was eliminated, plain about what
- * was confirmed; every rate with its count and interval; no number that
- * is not a record's (so no counts of lanes: they are named instead). ---- */
-
-static void
-name_list(rt_buf *b, json_t **ls, size_t n)
+/* b's text as a JSON string; b is freed. */
+static json_t *
+buf_json(rt_buf *b)
 {
+	json_t *j = json_string(rt_buf_str(b));
+
+	rt_buf_free(b);
+	return j;
+}
+
+/* add_counts as a JSON string: "14/56 failed (25.0%, ...)", or spoken
+ * "failed 0 of 15 trials (at most 28.0% at 95% confidence, anytime)" */
+static json_t *
+counts_json(json_t *o, int have_conf, double conf, int spoken)
+{
+	rt_buf b = {0};
+
+	add_counts(&b, o, have_conf, conf, spoken);
+	return buf_json(&b);
+}
+
+/* "a", "a and b", "a, b and c": lane ids as the records spell them */
+static json_t *
+name_list(json_t **ls, size_t n)
+{
+	rt_buf b = {0};
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		rt_buf_printf(b, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
+		rt_buf_printf(&b, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
 		    jstr(ls[i], "id"));
+	return buf_json(&b);
+}
+
+static json_t *
+cleaned(const char *s)
+{
+	char *c = rt_md_clean(s);
+	json_t *j = json_string(c);
+
+	free(c);
+	return j;
 }
 
 /* The first sentence of s, at most max bytes, cut at a blank. */
 static char *
 first_sentence(const char *s, size_t max)
 {
-	char *c = clean(s), *e;
+	char *c = rt_md_clean(s), *e;
 	size_t n;
 
 	for (e = c; *e; e++)
@@ -1731,100 +1516,48 @@ first_sentence(const char *s, size_t max)
 	return c;
 }
 
-/* The verdict's plain consequence (rt-verify(1), VERDICTS). */
-static const char *const next_step[][2] = {
-	{ "FIXED", "The patch can be shipped with rt-pr, with this evidence beside it." },
-	{ "IMPROVED", "Ship it as an improvement only, and keep measuring the test." },
-	{ "QUARANTINE", "Quarantine the test with rt-pr, and keep measuring it." },
-	{ "REGRESSION", "The test fails every time: it is broken, not flaky." },
-	{ "ALREADY_STABLE", "There was no flake to fix." },
-	{ "INCONCLUSIVE_BASELINE", "Measure the original longer before racing fixes." },
-	{ "ERROR", "The run could not measure the test; its errors say why." },
-};
-
-/* Give the sentences written since the last call (one a line) priority
- * p: 1 must be told, 5 is told only when there is room. */
 static void
-mark(rt_buf *b, int *prio, size_t *nmarked, int p)
+add_part(json_t *parts, const char *kind, json_t *names, int one)
 {
-	size_t i, lines = 0;
-	const char *s = rt_buf_str(b);
+	json_t *p = json_pack("{s:o, s:b, s:b, s:b, s:b, s:b}", "names", names,
+	    "first", json_array_size(parts) == 0, "unapplied", strcmp(kind, "unapplied") == 0,
+	    "set_aside", strcmp(kind, "set_aside") == 0, "unraced", strcmp(kind, "unraced") == 0,
+	    "one", one);
 
-	for (i = 0; s[i]; i++)
-		lines += s[i] == '\n';
-	while (*nmarked < lines && *nmarked < MAX_SENTENCES)
-		prio[(*nmarked)++] = p;
+	json_array_append_new(parts, p);
 }
 
-/* At most MAX_SPOKEN sentences: drop the least important, latest first. */
-static char *
-keep_sentences(const char *s, const int *prio, size_t n)
+/* The view the autopsy template renders (rt-report(1), AUTOPSY TEMPLATE). */
+static json_t *
+autopsy_view(report *r)
 {
-	char *keep = rt_xcalloc(n + 1, 1), *out;
-	size_t i, left = n, at;
-	int worst;
-	rt_buf o = {0};
-	const char *e;
-
-	memset(keep, 1, n);
-	while (left > MAX_SPOKEN) {
-		for (worst = 0, at = 0, i = 0; i < n; i++)
-			if (keep[i] && prio[i] >= worst) {
-				worst = prio[i];
-				at = i;
-			}
-		keep[at] = 0;
-		left--;
-	}
-	for (i = 0; *s; i++, s = e + 1) {
-		e = strchr(s, '\n');
-		if (!e)
-			e = s + strlen(s) - 1;
-		if (i >= n || keep[i])
-			rt_buf_add(&o, s, (size_t)(e - s) + 1);
-		if (!e[1])
-			break;
-	}
-	out = rt_xstrdup(rt_buf_str(&o));
-	rt_buf_free(&o);
-	free(keep);
-	return out;
-}
-
-static char *
-autopsy_text(report *r)
-{
-	json_t *v = r->verdict, *lanes = story_lanes(r), *l, *base, *win, *x, *o;
+	json_t *v = r->verdict, *lanes = story_lanes(r), *l, *base, *win, *x, *o, *view, *j;
 	json_t **elim, **set_aside, **unapplied, **unraced, **tied;
 	size_t ne = 0, ns = 0, nu = 0, nr = 0, nt = 0, i, nl = json_array_size(lanes);
-	rt_buf b = {0};
 	const char *s, *wid = NULL, *test;
-	char *c, *text, c1[16], p1[16];
-	int prio[MAX_SENTENCES];
-	size_t nmarked = 0;
-	double cf, d;
+	char *c, c1[16], p1[16];
+	draft d = { .n = 0 };
+	double cf, t;
 	int have_conf;
 	long n;
 
+	view = json_pack("{s:[], s:[], s:[]}", "eliminated", "tied", "confirmations");
 	cf = story_conf(r, &have_conf);
+	if (have_conf)
+		json_object_set_new(view, "confidence", json_string(conf_text(c1, sizeof c1, cf)));
+	if (jnum(v, "target", &t))
+		json_object_set_new(view, "target", json_sprintf("%s%%", pct(p1, sizeof p1, t)));
 	test = jstr(v, "test") ? jstr(v, "test") : jstr(v, "command");
+	if (test)
+		json_object_set_new(view, "test", json_string(test));
 	base = json_object_get(v, "baseline");
 	if (json_is_object(base)) {
-		rt_buf_printf(&b, "Before any fix, %s ", test ? test : "the test");
-		add_counts(&b, base, have_conf, cf, 1);
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, 1);
+		offer(&d, 1, view, "before", json_pack("{s:o}", "counts",
+		    counts_json(base, have_conf, cf, 1)));
+		j = json_object();
 		if ((s = jstr(base, "verdict")) && *s)
-			rt_buf_printf(&b, "The detect gate called the original %s", s);
-		else
-			rt_buf_adds(&b, "The original's gate verdict is not recorded");
-		if (jnum(v, "target", &d))
-			rt_buf_printf(&b, ", and a fix had to show a failure rate below %s%%",
-			    pct(p1, sizeof p1, d));
-		if (have_conf)
-			rt_buf_printf(&b, " at %s confidence", conf_text(c1, sizeof c1, cf));
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, 2);
+			json_object_set_new(j, "called", json_string(s));
+		offer(&d, 2, view, "gate", j);
 	}
 	elim = rt_xcalloc(nl + 1, sizeof *elim);
 	set_aside = rt_xcalloc(nl + 1, sizeof *set_aside);
@@ -1849,76 +1582,47 @@ autopsy_text(report *r)
 			tied[nt++] = l;
 	}
 	if (nl == 0) {
-		rt_buf_adds(&b, "No candidate fix was raced.\n");
-		mark(&b, prio, &nmarked, 2);
+		offer(&d, 2, view, "no_race", json_true());
 		if ((s = jstr(v, "command")))
-			rt_buf_printf(&b, "The command measured was %s.\n", (c = clean(s)));
-		mark(&b, prio, &nmarked, 3);
-		if (s)
-			free(c);
+			offer(&d, 3, view, "command", cleaned(s));
 	}
 	if (nu || nr || ns) {
-		rt_buf_adds(&b, "Some candidates never raced:");
-		if (nu) {
-			rt_buf_adds(&b, " ");
-			name_list(&b, unapplied, nu);
-			rt_buf_printf(&b, " could not be applied");
-		}
-		if (ns) {
-			rt_buf_adds(&b, nu ? ";" : "");
-			rt_buf_adds(&b, " ");
-			name_list(&b, set_aside, ns);
-			rt_buf_adds(&b, " only hid the failure, so the guard set ");
-			rt_buf_adds(&b, ns == 1 ? "it" : "them");
-			rt_buf_adds(&b, " aside");
-		}
-		if (nr) {
-			rt_buf_adds(&b, nu || ns ? ";" : "");
-			rt_buf_adds(&b, " ");
-			name_list(&b, unraced, nr);
-			rt_buf_adds(&b, " had no patch to race");
-		}
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, 3);
+		json_t *parts = json_array();
+		if (nu)
+			add_part(parts, "unapplied", name_list(unapplied, nu), nu == 1);
+		if (ns)
+			add_part(parts, "set_aside", name_list(set_aside, ns), ns == 1);
+		if (nr)
+			add_part(parts, "unraced", name_list(unraced, nr), nr == 1);
+		offer(&d, 3, view, "never_raced", json_pack("{s:o}", "parts", parts));
 	}
 	/* at most two eliminated lanes in full; the rest by name */
 	for (i = 0; i < ne && i < 2; i++) {
-		rt_buf_printf(&b, "%s seems not to have been the fix: it ", jstr(elim[i], "id"));
-		add_counts(&b, elim[i], have_conf, cf, 1);
+		j = json_pack("{s:s, s:o}", "id", jstr(elim[i], "id"), "counts",
+		    counts_json(elim[i], have_conf, cf, 1));
 		if (jlong(elim[i], "budget", &n))
-			rt_buf_printf(&b, " within its budget of %ld trials", n);
-		rt_buf_adds(&b, ", which did not show it better than the original, so it "
-		    "was set aside, though not disproved.\n");
-		mark(&b, prio, &nmarked, i == 0 ? 2 : 4);
+			json_object_set_new(j, "budget", json_integer(n));
+		offer(&d, i == 0 ? 2 : 4, json_object_get(view, "eliminated"), NULL, j);
 	}
-	if (ne > 2) {
-		name_list(&b, elim + 2, ne - 2);
-		rt_buf_adds(&b, " were set aside the same way.\n");
-		mark(&b, prio, &nmarked, 5);
-	}
-	for (i = 0; i < nt && i < 2; i++) {
-		rt_buf_printf(&b, "%s may also have helped: it ", jstr(tied[i], "id"));
-		add_counts(&b, tied[i], have_conf, cf, 1);
-		rt_buf_adds(&b, ", but it was not the one confirmed.\n");
-		mark(&b, prio, &nmarked, i == 0 ? 3 : 5);
-	}
+	if (ne > 2)
+		offer(&d, 5, view, "eliminated_others", name_list(elim + 2, ne - 2));
+	for (i = 0; i < nt && i < 2; i++)
+		offer(&d, i == 0 ? 3 : 5, json_object_get(view, "tied"), NULL,
+		    json_pack("{s:s, s:o}", "id", jstr(tied[i], "id"), "counts",
+		    counts_json(tied[i], have_conf, cf, 1)));
 	if (wid) {
 		for (l = NULL, i = 0; i < nl && !l; i++)
 			if (strcmp(jstr(json_array_get(lanes, i), "id"), wid) == 0)
 				l = json_array_get(lanes, i);
-		rt_buf_printf(&b, "%s %s", strcmp(jstr(v, "verdict"), "FIXED") == 0 ?
-		    "The fix that held is" : "The best candidate is", wid);
+		j = json_pack("{s:s, s:b}", "id", wid, "held", strcmp(jstr(v, "verdict"),
+		    "FIXED") == 0);
 		if ((s = jstr(win, "cause_class")))
-			rt_buf_printf(&b, ", a %s fix", s);
-		if (l) {
-			rt_buf_adds(&b, "; in the race it ");
-			add_counts(&b, l, have_conf, cf, 1);
-		}
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, 1);
+			json_object_set_new(j, "cause_class", json_string(s));
+		if (l)
+			json_object_set_new(j, "counts", counts_json(l, have_conf, cf, 1));
+		offer(&d, 1, view, "winner", j);
 		if ((s = jstr(win, "explanation")) && *(c = first_sentence(s, 200))) {
-			rt_buf_printf(&b, "Its explanation: %s.\n", c);
-			mark(&b, prio, &nmarked, 4);
+			offer(&d, 4, view, "explanation", json_string(c));
 			free(c);
 		} else if (s) {
 			free(c);
@@ -1926,72 +1630,56 @@ autopsy_text(report *r)
 	}
 	json_array_foreach(json_object_get(v, "confirmations"), i, x) {
 		int passed = json_is_true(json_object_get(x, "passed"));
-		const char *id = jstr(x, "id") ? jstr(x, "id") : "the candidate";
-		if (!passed && wid && strcmp(id, wid) == 0)
+		const char *id = jstr(x, "id");
+		if (!passed && wid && id && strcmp(id, wid) == 0)
 			continue;
-		rt_buf_printf(&b, "On fresh trials the confirmation %s %s, which ",
-		    passed ? "held for" : "did not hold for", id);
-		add_counts(&b, x, 0, 0, 1);
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, passed ? 1 : 3);
+		j = json_pack("{s:b, s:o}", "passed", passed, "counts", counts_json(x, 0, 0, 1));
+		if (id)
+			json_object_set_new(j, "id", json_string(id));
+		offer(&d, passed ? 1 : 3, json_object_get(view, "confirmations"), NULL, j);
 		if (i >= 2)
 			break;
 	}
 	if ((s = jstr(v, "rule")))
-		rt_buf_printf(&b, "The rule that decided it: %s.\n", (c = clean(s)));
-	mark(&b, prio, &nmarked, 2);
-	if (s)
-		free(c);
+		offer(&d, 2, view, "rule", cleaned(s));
 	if (json_array_size(json_object_get(v, "allowed_rules")))
-		rt_buf_adds(&b, "Some guard rules were overruled by hand for this run.\n");
-	mark(&b, prio, &nmarked, 4);
+		offer(&d, 4, view, "overruled", json_true());
 	if ((o = r->order) && (s = jstr(o, "victim"))) {
-		rt_buf_printf(&b, "Order matters here: %s fails after ", s);
-		if (json_array_size(json_object_get(o, "polluters"))) {
-			json_array_foreach(json_object_get(o, "polluters"), i, x) {
-				if (i == 3)
-					break;
-				rt_buf_printf(&b, "%s%s", i ? " or " : "",
-				    json_is_string(x) ? json_string_value(x) : "another test");
-			}
-		} else {
-			rt_buf_adds(&b, "other tests");
+		json_t *pol = json_array();
+		j = json_pack("{s:s, s:o}", "victim", s, "polluters", pol);
+		json_array_foreach(json_object_get(o, "polluters"), i, x) {
+			if (i == 3)
+				break;
+			json_array_append_new(pol, json_pack("{s:s?, s:b}", "name",
+			    json_string_value(x), "first", i == 0));
 		}
 		if ((s = jstr(o, "category")))
-			rt_buf_printf(&b, " (%s)", s);
+			json_object_set_new(j, "category", json_string(s));
 		if (jlong(o, "trials", &n))
-			rt_buf_printf(&b, ", found in %ld trials", n);
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, 2);
+			json_object_set_new(j, "trials", json_integer(n));
+		offer(&d, 2, view, "order", j);
 	}
 	if (v) {
 		s = jstr(v, "verdict");
-		if (strcmp(s, "FIXED") == 0 && wid)
-			rt_buf_printf(&b, "The verdict is FIXED: %s is the confirmed fix", wid);
-		else if (strcmp(s, "IMPROVED") == 0 && wid)
-			rt_buf_printf(&b, "The verdict is IMPROVED: %s made the test "
-			    "better on fresh trials, but did not prove it below the target", wid);
-		else if (strcmp(s, "QUARANTINE") == 0)
-			rt_buf_adds(&b, "The verdict is QUARANTINE: nothing survived the race "
-			    "or its confirmation, so the test should be quarantined");
-		else if (wid)
-			rt_buf_printf(&b, "The verdict is %s, with %s as the winner", s, wid);
-		else
-			rt_buf_printf(&b, "No fix was confirmed; the verdict is %s, a verdict "
-			    "of the gate before any race", s);
+		j = json_pack("{s:s, s:s?, s:b, s:b, s:b}", "verdict", s, "id", wid,
+		    "is_fixed", strcmp(s, "FIXED") == 0 && wid,
+		    "is_improved", strcmp(s, "IMPROVED") == 0 && wid,
+		    "is_quarantine", strcmp(s, "QUARANTINE") == 0);
+		json_object_set_new(j, "is_other", json_boolean(!json_is_true(json_object_get(j,
+		    "is_fixed")) && !json_is_true(json_object_get(j, "is_improved")) &&
+		    !json_is_true(json_object_get(j, "is_quarantine")) && wid));
+		json_object_set_new(j, "is_unconfirmed", json_boolean(!wid &&
+		    strcmp(s, "QUARANTINE") != 0));
 		if ((s = jstr(v, "finished_at")))
-			rt_buf_printf(&b, ", recorded at %s", s);
-		rt_buf_adds(&b, ".\n");
-		mark(&b, prio, &nmarked, 1);
+			json_object_set_new(j, "finished_at", json_string(s));
+		offer(&d, 1, view, "end", j);
 		if ((s = jstr(v, "seed")))
-			rt_buf_printf(&b, "The run's seed was %s, so it can be repeated.\n", s);
-		mark(&b, prio, &nmarked, 5);
+			offer(&d, 5, view, "seed", json_string(s));
 		s = jstr(v, "verdict");
-		for (i = 0; i < sizeof next_step / sizeof next_step[0]; i++)
-			if (strcmp(s, next_step[i][0]) == 0 &&
+		for (i = 0; i < sizeof next_verdicts / sizeof next_verdicts[0]; i++)
+			if (strcmp(s, next_verdicts[i]) == 0 &&
 			    (wid || (strcmp(s, "FIXED") && strcmp(s, "IMPROVED")))) {
-				rt_buf_printf(&b, "%s\n", next_step[i][1]);
-				mark(&b, prio, &nmarked, 3);
+				offer(&d, 3, view, "next", json_pack("{s:b}", s, 1));
 				break;
 			}
 	}
@@ -2000,164 +1688,273 @@ autopsy_text(report *r)
 	free(unapplied);
 	free(unraced);
 	free(tied);
-	text = keep_sentences(rt_buf_str(&b), prio, nmarked);
-	rt_buf_free(&b);
+	tell(&d);
+	return view;
+}
+
+static char *
+autopsy_text(report *r, const char *tmpl)
+{
+	char *path = tmpl ? rt_xstrdup(tmpl) : rt_xasprintf("%s/autopsy.txt.tmpl", rt_sharedir());
+	json_t *view = autopsy_view(r);
+	char *text = rt_tmpl_render_file(path, autopsy_names, "rt-report(1), AUTOPSY TEMPLATE",
+	    view);
+
+	json_decref(view);
+	free(path);
 	return text;
 }
 
+/* ---- "What fixed it", rendered by share/retrial/report-tournament.md.tmpl
+ * from a view of those records: here every value is taken from a record
+ * and formatted (Markdown-safe); the template holds the words. ---- */
+
+/* Every name the tournament template may use. */
+static const char *const tournament_names[] = {
+	"before_patch", "after_patch", "has_verdict", "verdict", "summary", "test",
+	"confidence", "target", "finished_at", "unfinished", "table", "baseline",
+	"source", "counts", "rate", "bound", "interval", "method", "lanes", "id",
+	"cause_class", "status", "not_run", "result", "reason", "pairs",
+	"original_only", "lane_only", "both", "share", "budget", "more_trials",
+	"canary", "placed", "overruled", "rule", "first", "winner", "files",
+	"explanation", "has_confirmations", "confirmations", "round",
+	"required_runs", "reference_rate", "passed", "improved", "difference",
+	"estimate", "low", "high", "decided", "allowed_rules", "order", "victim",
+	"category", "polluters", "setters", "cleaners", "probes", "trials", NULL
+};
+
+static json_t *
+md_str(const char *s)
+{
+	rt_buf b = {0};
+
+	rt_md_code(&b, s);
+	return buf_json(&b);
+}
+
+static json_t *
+opt_clean(const char *s)
+{
+	return s ? cleaned(s) : json_null();
+}
+
+static json_t *
+opt_long_j(json_t *o, const char *key)
+{
+	long v;
+
+	return jlong(o, key, &v) ? json_integer(v) : json_null();
+}
+
+/* "32.1%", or null */
+static json_t *
+opt_pct(json_t *o, const char *key)
+{
+	char p[16];
+	double d;
+
+	return jnum(o, key, &d) ? json_sprintf("%s%%", pct(p, sizeof p, d)) : json_null();
+}
+
+/* "a, b and c" as code spans, at most max of them; null when empty */
+static json_t *
+joined(json_t *arr, size_t max)
+{
+	rt_buf b = {0};
+
+	if (!json_array_size(arr))
+		return json_null();
+	add_joined(&b, arr, max);
+	return buf_json(&b);
+}
+
+/* A row of the table: "14/56", the rate or a zero's bound, the interval. */
+static void
+row_fields(json_t *row, json_t *o, int bound)
+{
+	char p1[16], p2[16];
+	double lo, hi;
+	long k = 0, n = 0;
+
+	jlong(o, "trials", &n);
+	jlong(o, "failures", &k);
+	json_object_set_new(row, "not_run", json_boolean(n == 0));
+	json_object_set_new(row, "counts", json_sprintf("%ld/%ld", k, n));
+	json_object_set_new(row, "bound", bound && k == 0 && jnum(o, "ci_high", &hi) ?
+	    json_sprintf("%s%%", pct(p1, sizeof p1, hi)) : json_null());
+	json_object_set_new(row, "rate", opt_pct(o, "rate"));
+	json_object_set_new(row, "interval", jnum(o, "ci_low", &lo) && jnum(o, "ci_high", &hi) ?
+	    json_sprintf("%s to %s%%", pct(p1, sizeof p1, lo), pct(p2, sizeof p2, hi)) :
+	    json_null());
+	json_object_set_new(row, "method", json_string_nocheck(jstr(o, "interval") ?
+	    jstr(o, "interval") : "interval"));
+}
+
+/* A lane: its row and its fate. */
+static json_t *
+lane_view(json_t *l, int have_conf, double conf)
+{
+	json_t *p = json_object_get(l, "pairs"), *cn = json_object_get(l, "canary"),
+	    *ov = json_object_get(l, "overruled"), *x, *j, *list;
+	char p1[16], p2[16];
+	double lo, hi;
+	long v, v2, v3, v4;
+	size_t i;
+
+	j = json_pack("{s:o, s:s, s:o?, s:o, s:o, s:o, s:o}", "id", md_str(jstr(l, "id")),
+	    "status", jstr(l, "status"), "cause_class", json_string(jstr(l, "cause_class")),
+	    "result", counts_json(l, have_conf, conf, 0), "reason", opt_clean(jstr(l, "reason")),
+	    "budget", opt_long_j(l, "budget"), "more_trials", opt_long_j(l, "more_trials"));
+	row_fields(j, l, 1);
+	if (json_is_object(p) && jlong(p, "pairs", &v) && jlong(p, "original_only", &v2) &&
+	    jlong(p, "lane_only", &v3) && jlong(p, "both", &v4))
+		json_object_set_new(j, "pairs", json_pack("{s:I, s:I, s:I, s:I, s:o, s:o?}",
+		    "pairs", (json_int_t)v, "original_only", (json_int_t)v2, "lane_only", (json_int_t)v3,
+		    "both", (json_int_t)v4,
+		    "share", jnum(p, "share_low", &lo) && jnum(p, "share_high", &hi) ?
+		    json_sprintf("%s to %s%%", pct(p1, sizeof p1, lo), pct(p2, sizeof p2, hi)) :
+		    json_null(), "method", json_string(jstr(p, "interval"))));
+	else
+		json_object_set_new(j, "pairs", json_null());
+	if (json_is_object(cn)) {
+		long t, k;
+		json_object_set_new(j, "canary", json_pack("{s:b, s:o?, s:o, s:o}", "placed",
+		    json_is_true(json_object_get(cn, "placed")), "verdict",
+		    json_string(jstr(cn, "verdict")), "counts", jlong(cn, "trials", &t) &&
+		    jlong(cn, "failures", &k) ? json_sprintf("%ld/%ld", k, t) : json_null(),
+		    "reason", opt_clean(jstr(cn, "reason"))));
+	} else {
+		json_object_set_new(j, "canary", json_null());
+	}
+	list = json_array();
+	json_array_foreach(ov, i, x)
+		json_array_append_new(list, json_pack("{s:o, s:o, s:b}", "rule",
+		    md_str(jstr(x, "rule") ? jstr(x, "rule") : "?"), "reason",
+		    opt_clean(jstr(x, "reason")), "first", i == 0));
+	json_object_set_new(j, "overruled", list);
+	return j;
+}
+
+static json_t *
+tournament_view(report *r)
+{
+	json_t *v = r->verdict, *lanes = story_lanes(r), *l, *base, *win, *x, *o, *view, *j;
+	char c1[16];
+	double cf;
+	size_t i;
+	int have_conf;
+
+	cf = story_conf(r, &have_conf);
+	view = json_pack("{s:b, s:b, s:b}", "has_verdict", v != NULL, "unfinished",
+	    !v && lanes, "table", lanes || v);
+	if (v) {
+		json_object_set_new(view, "verdict", md_str(jstr(v, "verdict")));
+		json_object_set_new(view, "summary", opt_clean(jstr(v, "summary")));
+		json_object_set_new(view, "test", jstr(v, "test") ? md_str(jstr(v, "test")) :
+		    json_null());
+		if (have_conf)
+			json_object_set_new(view, "confidence", json_string(conf_text(c1,
+			    sizeof c1, cf)));
+		json_object_set_new(view, "target", opt_pct(v, "target"));
+		json_object_set_new(view, "finished_at", json_string(jstr(v, "finished_at")));
+	}
+	base = v ? json_object_get(v, "baseline") : NULL;
+	if (json_is_object(base)) {
+		j = json_pack("{s:o?}", "source", json_string(jstr(base, "source")));
+		row_fields(j, base, 0);
+		json_object_set_new(view, "baseline", j);
+	}
+	j = json_array();
+	json_array_foreach(lanes, i, l)
+		json_array_append_new(j, lane_view(l, have_conf, cf));
+	json_object_set_new(view, "lanes", j);
+	win = v ? json_object_get(v, "winner") : NULL;
+	if (json_is_object(win))
+		json_object_set_new(view, "winner", json_pack("{s:o, s:o?, s:o?, s:o, s:o}",
+		    "id", md_str(jstr(win, "id") ? jstr(win, "id") : "?"),
+		    "cause_class", json_string(jstr(win, "cause_class")),
+		    "source", json_string(jstr(win, "source")),
+		    "files", joined(json_object_get(win, "files"), 20),
+		    "explanation", opt_clean(jstr(win, "explanation"))));
+	j = json_array();
+	json_array_foreach(v ? json_object_get(v, "confirmations") : NULL, i, x) {
+		double d, lo, hi;
+		char p1[16], p2[16], p3[16];
+		json_t *c = json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:b}",
+		    "round", opt_long_j(x, "round"),
+		    "id", md_str(jstr(x, "id") ? jstr(x, "id") : "?"),
+		    "result", counts_json(x, 0, 0, 0),
+		    "required_runs", opt_long_j(x, "required_runs"),
+		    "reference_rate", opt_pct(x, "reference_rate"),
+		    "passed", json_is_true(json_object_get(x, "passed")),
+		    "improved", json_is_true(json_object_get(x, "improved")));
+		o = json_object_get(x, "difference");
+		json_object_set_new(c, "difference", json_is_object(o) && jnum(o, "estimate", &d) &&
+		    jnum(o, "ci_low", &lo) && jnum(o, "ci_high", &hi) ?
+		    json_pack("{s:s, s:s, s:s, s:s}", "estimate", pct(p1, sizeof p1, d),
+		    "method", jstr(o, "method") ? jstr(o, "method") : "",
+		    "low", pct(p2, sizeof p2, lo), "high", pct(p3, sizeof p3, hi)) : json_null());
+		json_array_append_new(j, c);
+	}
+	json_object_set_new(view, "has_confirmations", json_boolean(json_array_size(j)));
+	json_object_set_new(view, "confirmations", j);
+	if (v) {
+		json_object_set_new(view, "rule", jstr(v, "rule") ? md_str(jstr(v, "rule")) :
+		    json_null());
+		json_object_set_new(view, "allowed_rules",
+		    joined(json_object_get(v, "allowed_rules"), 20));
+		json_object_set_new(view, "decided", json_boolean(jstr(v, "rule") ||
+		    json_array_size(json_object_get(v, "allowed_rules"))));
+	}
+	if ((o = r->order))
+		json_object_set_new(view, "order", json_pack("{s:o, s:o?, s:o, s:o, s:o, s:o, s:o}",
+		    "victim", md_str(jstr(o, "victim")),
+		    "category", json_string(jstr(o, "category")),
+		    "polluters", joined(json_object_get(o, "polluters"), 10),
+		    "setters", joined(json_object_get(o, "setters"), 10),
+		    "cleaners", joined(json_object_get(o, "cleaners"), 10),
+		    "probes", opt_long_j(o, "probes"), "trials", opt_long_j(o, "trials")));
+	return view;
+}
+
+/* "What fixed it": tb gets the part before the winner's patch, ta the
+ * part after it (the HTML puts the patch and the chart between). */
+static void
+sec_tournament(report *r, rt_buf *tb, rt_buf *ta)
+{
+	char *path, *src, *text;
+	json_t *view;
+	rt_tmpl *t;
+
+	if (!r->verdict && !story_lanes(r) && !r->order)
+		return;
+	path = rt_xasprintf("%s/report-tournament.md.tmpl", rt_sharedir());
+	if (!(src = rt_read_file(path, NULL)))
+		rt_die("%s:", path);
+	t = rt_tmpl_parse(src, path, tournament_names, "the names at the top of the template");
+	view = tournament_view(r);
+	json_object_set_new(view, "before_patch", json_true());
+	rt_buf_adds(tb, text = rt_tmpl_render(t, view));
+	free(text);
+	json_object_set_new(view, "before_patch", json_false());
+	json_object_set_new(view, "after_patch", json_true());
+	rt_buf_adds(ta, text = rt_tmpl_render(t, view));
+	free(text);
+	json_decref(view);
+	rt_tmpl_free(t);
+	free(src);
+	free(path);
+}
 
 /* ---- HTML ---- */
 
 static void
-html_esc(rt_buf *b, const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		switch (s[i]) {
-		case '&': rt_buf_adds(b, "&amp;"); break;
-		case '<': rt_buf_adds(b, "&lt;"); break;
-		case '>': rt_buf_adds(b, "&gt;"); break;
-		case '"': rt_buf_adds(b, "&quot;"); break;
-		case '\'': rt_buf_adds(b, "&#39;"); break;
-		default: rt_buf_addc(b, s[i]);
-		}
-	}
-}
-
-static void
 html_text(rt_buf *b, const char *s)
 {
-	char *c = clean(s);
+	char *c = rt_md_clean(s);
 
-	html_esc(b, c, strlen(c));
+	rt_html_esc(b, c, strlen(c));
 	free(c);
-}
-
-/* The inline Markdown this tool writes: code spans, everything else text. */
-static void
-html_inline(rt_buf *b, const char *s, size_t n)
-{
-	size_t i = 0, run, j, k, start, end;
-
-	while (i < n) {
-		if (s[i] != '`') {
-			for (j = i; j < n && s[j] != '`'; j++)
-				;
-			html_esc(b, s + i, j - i);
-			i = j;
-			continue;
-		}
-		for (run = 0; i + run < n && s[i + run] == '`'; run++)
-			;
-		/* find a closing run of exactly the same length */
-		for (j = i + run; j < n; j = k) {
-			if (s[j] != '`') {
-				k = j + 1;
-				continue;
-			}
-			for (k = j; k < n && s[k] == '`'; k++)
-				;
-			if (k - j == run)
-				break;
-		}
-		if (j >= n) {
-			html_esc(b, s + i, run);
-			i += run;
-			continue;
-		}
-		start = i + run;
-		end = j;
-		if (end - start >= 2 && s[start] == ' ' && s[end - 1] == ' ')
-			start++, end--;
-		rt_buf_adds(b, "<code>");
-		html_esc(b, s + start, end - start);
-		rt_buf_adds(b, "</code>");
-		i = j + run;
-	}
-}
-
-/* Markdown (the subset sections are written in) to HTML. */
-static void
-md_to_html(rt_buf *b, const char *md)
-{
-	const char *p = md, *nl;
-	size_t n;
-	enum { NONE, PARA, LIST, TABLE } open = NONE;
-	int row = 0, head;
-	const char *c, *e;
-
-	for (; *p; p = nl + (*nl == '\n')) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		n = (size_t)(nl - p);
-		head = n > 0 && p[0] == '#';
-		if (n == 0 || head || (open != LIST && n > 1 && p[0] == '-' && p[1] == ' ') ||
-		    (open != TABLE && p[0] == '|') || (open == TABLE && p[0] != '|') ||
-		    (open == LIST && !(p[0] == '-' && p[1] == ' '))) {
-			if (open == PARA)
-				rt_buf_adds(b, "</p>\n");
-			else if (open == LIST)
-				rt_buf_adds(b, "</ul>\n");
-			else if (open == TABLE)
-				rt_buf_adds(b, "</table>\n");
-			open = NONE;
-		}
-		if (n == 0)
-			continue;
-		if (head) {
-			int lvl = 0;
-			while (lvl < (int)n && p[lvl] == '#')
-				lvl++;
-			if ((size_t)lvl >= n)
-				continue;
-			rt_buf_printf(b, "<h%d>", lvl);
-			html_inline(b, p + lvl + 1, n - (size_t)lvl - 1);
-			rt_buf_printf(b, "</h%d>\n", lvl);
-		} else if (p[0] == '-' && n > 1 && p[1] == ' ') {
-			if (open != LIST)
-				rt_buf_adds(b, "<ul>\n");
-			open = LIST;
-			rt_buf_adds(b, "<li>");
-			html_inline(b, p + 2, n - 2);
-			rt_buf_adds(b, "</li>\n");
-		} else if (p[0] == '|') {
-			if (open != TABLE) {
-				rt_buf_adds(b, "<table>\n");
-				row = 0;
-			}
-			open = TABLE;
-			if (strspn(p, "|-: ") >= n)
-				continue;
-			rt_buf_adds(b, "<tr>");
-			for (c = p + 1; c < nl; c = e + 1) {
-				e = memchr(c, '|', (size_t)(nl - c));
-				if (!e)
-					break;
-				while (c < e && *c == ' ')
-					c++;
-				rt_buf_adds(b, row ? "<td>" : "<th>");
-				n = (size_t)(e - c);
-				while (n > 0 && c[n - 1] == ' ')
-					n--;
-				html_inline(b, c, n);
-				rt_buf_adds(b, row ? "</td>" : "</th>");
-			}
-			rt_buf_adds(b, "</tr>\n");
-			row++;
-		} else {
-			rt_buf_adds(b, open == PARA ? "\n" : "<p>");
-			open = PARA;
-			html_inline(b, p, n);
-		}
-	}
-	if (open == PARA)
-		rt_buf_adds(b, "</p>\n");
-	else if (open == LIST)
-		rt_buf_adds(b, "</ul>\n");
-	else if (open == TABLE)
-		rt_buf_adds(b, "</table>\n");
 }
 
 typedef struct {
@@ -2218,7 +2015,7 @@ svg_rates(rt_buf *b, report *r, const meas *m, const proof *pf)
 	}
 	for (i = 0; i < n; i++) {
 		y = 24 + 24.0 * (double)i;
-		lbl = clean(rows[i].label);
+		lbl = rt_md_clean(rows[i].label);
 		if (strlen(lbl) > 40) {
 			size_t c = 40;
 			while (c > 0 && ((unsigned char)lbl[c] & 0xC0) == 0x80)
@@ -2235,7 +2032,7 @@ svg_rates(rt_buf *b, report *r, const meas *m, const proof *pf)
 		rt_buf_adds(b, "</title>");
 		rt_buf_printf(b, "<text class=\"label\" x=\"%.0f\" y=\"%.1f\" "
 		    "text-anchor=\"end\">", RX0 - 10, y + 4);
-		html_esc(b, lbl, strlen(lbl));
+		rt_html_esc(b, lbl, strlen(lbl));
 		rt_buf_adds(b, "</text>");
 		rt_buf_printf(b, "<line class=\"bar\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 		    "y2=\"%.1f\"/>", RX0 + RW * rows[i].lo, y, RX0 + RW * rows[i].hi, y);
@@ -2334,7 +2131,7 @@ svg_band(rt_buf *b, report *r, double conf)
 	rt_buf_printf(b, "<figure>\n<figcaption>How the %s interval narrowed as "
 	    "trials accumulated (Wilson, after each valid trial); at the end: ",
 	    conf_text(c1, sizeof c1, conf));
-	html_esc(b, rate, strlen(rate));
+	rt_html_esc(b, rate, strlen(rate));
 	rt_buf_adds(b, "</figcaption>\n");
 	rt_buf_printf(b, "<svg class=\"chart\" viewBox=\"0 0 700 250\" width=\"700\" "
 	    "height=\"250\" role=\"img\" aria-label=\"interval by trial\">\n");
@@ -2437,14 +2234,14 @@ svg_tournament(rt_buf *b, report *r)
 		rt_buf_printf(b, "<text class=\"label\" x=\"%.0f\" y=\"%.1f\" "
 		    "text-anchor=\"end\">", RX0 - 10, y + 4);
 		{
-			char *cl = clean(lbl[i]);
+			char *cl = rt_md_clean(lbl[i]);
 			if (strlen(cl) > 30) {
 				size_t cut = 30;
 				while (cut > 0 && ((unsigned char)cl[cut] & 0xC0) == 0x80)
 					cut--;
 				memcpy(cl + cut, "\xE2\x80\xA6", 4);
 			}
-			html_esc(b, cl, strlen(cl));
+			rt_html_esc(b, cl, strlen(cl));
 			free(cl);
 		}
 		rt_buf_adds(b, "</text>");
@@ -2506,50 +2303,26 @@ build_html(rt_buf *b, report *r, const meas *m, const proof *pf, sections *s)
 	    "<meta charset=\"utf-8\">\n<title>retrial report</title>\n<style>");
 	rt_buf_adds(b, css);
 	rt_buf_adds(b, "</style>\n</head>\n<body>\n<main>\n");
-	md_to_html(b, rt_buf_str(&s->head));
-	md_to_html(b, rt_buf_str(&s->how));
+	rt_md_to_html(b, rt_buf_str(&s->head));
+	rt_md_to_html(b, rt_buf_str(&s->how));
 	svg_rates(b, r, m, pf);
 	svg_timeline(b, r);
 	svg_band(b, r, m->have ? m->conf : 0.95);
-	md_to_html(b, rt_buf_str(&s->facts));
-	md_to_html(b, rt_buf_str(&s->observe));
-	md_to_html(b, rt_buf_str(&s->tb));
+	rt_md_to_html(b, rt_buf_str(&s->facts));
+	rt_md_to_html(b, rt_buf_str(&s->observe));
+	rt_md_to_html(b, rt_buf_str(&s->tb));
 	svg_tournament(b, r);
 	if ((patch = winner_patch(r))) {
 		rt_buf_adds(b, "<pre class=\"patch\">");
-		html_esc(b, patch, strlen(patch));
+		rt_html_esc(b, patch, strlen(patch));
 		rt_buf_adds(b, "</pre>\n");
 	}
-	md_to_html(b, rt_buf_str(&s->ta));
-	md_to_html(b, rt_buf_str(&s->fixed));
+	rt_md_to_html(b, rt_buf_str(&s->ta));
+	rt_md_to_html(b, rt_buf_str(&s->fixed));
 	rt_buf_adds(b, "</main>\n</body>\n</html>\n");
 }
 
 /* ---- output ---- */
-
-static void
-mkdir_p(const char *dir)
-{
-	char *p = rt_xstrdup(dir), *s, c;
-	struct stat st;
-
-	for (s = p + 1; ; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		c = *s;
-		*s = '\0';
-		if (mkdir(p, 0777) < 0 && errno != EEXIST)
-			rt_die("%s: cannot create directory:", p);
-		*s = c;
-		if (c == '\0')
-			break;
-	}
-	if (stat(dir, &st) < 0)
-		rt_die("%s:", dir);
-	if (!S_ISDIR(st.st_mode))
-		rt_die("%s: not a directory", dir);
-	free(p);
-}
 
 static void
 write_out(const char *dir, const char *name, rt_buf *data)
@@ -2653,13 +2426,14 @@ main(int argc, char *argv[])
 		{ "proof",   required_argument, NULL, 'p' },
 		{ "text",    no_argument,       NULL, 't' },
 		{ "autopsy", required_argument, NULL, 'a' },
+		{ "autopsy-template", required_argument, NULL, 'A' },
 		{ "speak",   required_argument, NULL, 'S' },
 		{ "help",    no_argument,       NULL, 'h' },
 		{ "version", no_argument,       NULL, 'V' },
 		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *dir = NULL, *prooffile = NULL, *autopsy = NULL, *wav = NULL;
+	const char *dir = NULL, *prooffile = NULL, *autopsy = NULL, *wav = NULL, *tmpl = NULL;
 	char *story = NULL;
 	const char *patch;
 	int c, html = 0, text = 0, from_trials;
@@ -2681,6 +2455,7 @@ main(int argc, char *argv[])
 		case 'p': prooffile = optarg; break;
 		case 't': text = 1; break;
 		case 'a': autopsy = optarg; break;
+		case 'A': tmpl = optarg; break;
 		case 'S': wav = optarg; break;
 		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h': fputs(usage_text, stdout); return rt_fshut(stdout, "stdout"), 0;
@@ -2701,8 +2476,11 @@ main(int argc, char *argv[])
 	if (autopsy && strcmp(autopsy, "-") == 0 && (text || dir || html))
 		rt_usage_die("--autopsy - and %s are exclusive",
 		    text ? "--text" : dir ? "--output" : "--html");
-	if ((autopsy && !*autopsy) || (wav && !*wav))
-		rt_usage_die("%s: empty file name", autopsy && !*autopsy ? "--autopsy" : "--speak");
+	if ((autopsy && !*autopsy) || (wav && !*wav) || (tmpl && !*tmpl))
+		rt_usage_die("%s: empty file name", autopsy && !*autopsy ? "--autopsy" :
+		    wav && !*wav ? "--speak" : "--autopsy-template");
+	if (tmpl && !autopsy && !wav)
+		rt_usage_die("--autopsy-template needs --autopsy or --speak");
 
 	memset(&r, 0, sizeof r);
 	memset(&pf, 0, sizeof pf);
@@ -2743,19 +2521,25 @@ main(int argc, char *argv[])
 	rt_buf_adds(&md, rt_buf_str(&s.observe));
 	rt_buf_adds(&md, rt_buf_str(&s.tb));
 	if ((patch = winner_patch(&r)))
-		fence(&md, patch, "diff");
+		rt_md_fence(&md, patch, "diff");
 	rt_buf_adds(&md, rt_buf_str(&s.ta));
 	rt_buf_adds(&md, rt_buf_str(&s.fixed));
 	if (autopsy || wav)
-		story = autopsy_text(&r);
+		story = autopsy_text(&r, tmpl);
 
 	if (autopsy && strcmp(autopsy, "-") == 0) {
 		fputs(story, stdout);
 	} else if (text) {
 		fwrite(md.data, 1, md.len, stdout);
 	} else {
-		if (dir)
-			mkdir_p(dir);
+		if (dir && rt_mkdir_p(dir, 0777) < 0) {
+			struct stat st;
+			int e = errno;
+			if (stat(dir, &st) == 0)
+				rt_die("%s: not a directory", dir);
+			errno = e;
+			rt_die("%s: cannot create directory:", dir);
+		}
 		sum = summary_json(&r, &m, &pf);
 		line = rt_dumps(sum);
 		rt_buf_adds(&out, line);

@@ -156,3 +156,35 @@ rt_remove_tree(const char *path)
 	remove_at(AT_FDCWD, path);
 }
 
+
+int
+rt_mkdir_p(const char *path, mode_t mode)
+{
+	char *p = rt_xstrdup(path), *s, c;
+	struct stat st;
+	int e;
+
+	for (s = p + 1; ; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		c = *s;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST) {
+			e = errno;
+			free(p);
+			errno = e;
+			return -1;
+		}
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	free(p);
+	if (stat(path, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}

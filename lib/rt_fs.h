@@ -19,5 +19,9 @@ int rt_copy_tree(const char *src, const char *dst, rt_copy_skip_fn skip,
     void *ctx, char *err, size_t errsize);
 /* Remove a tree without following symbolic links; best effort. */
 void rt_remove_tree(const char *path);
+/* Create the directory path and its missing parents with mode, like
+ * mkdir -p; directories that exist are fine. 0, or -1 with errno (ENOTDIR
+ * when path exists and is not a directory). */
+int rt_mkdir_p(const char *path, mode_t mode);
 
 #endif

@@ -484,3 +484,122 @@ fixed_section() {
 	has "no audio"
 	has "The verdict is FIXED"
 }
+
+# --- the autopsy's template ----------------------------------------------
+
+@test "--autopsy: the shipped template tells the real run word for word" {
+	run rt-report --autopsy - "$TV" "$TO"
+	status_is 0
+	diff -u "$F/tournament.autopsy.txt" <(printf '%s\n' "$output")
+}
+
+@test "--autopsy-template FILE: the words are the user's, the numbers still the records'" {
+	cat > "$T/my.tmpl" <<-'T'
+	{{! a terse autopsy }}
+	{{#end}}
+	{{verdict}} by {{id}}.
+	{{/end}}
+	{{#before}}
+	Was: {{counts}}.
+	{{/before}}
+	{{#confirmations}}
+	Now: {{counts}}{{#passed}}, held{{/passed}}.
+	{{/confirmations}}
+	{{#eliminated}}
+	Maybe not {{id}}{{#budget}} (budget {{budget}}){{/budget}}.
+	{{/eliminated}}
+	T
+	run rt-report --autopsy - --autopsy-template "$T/my.tmpl" "$TV"
+	status_is 0
+	[ "${lines[0]}" = "FIXED by h-fix." ]
+	[ "${lines[1]}" = "Was: failed 18 of 56 trials (32.1%, 95% wilson interval 21.4 to 45.2%)." ]
+	[ "${lines[2]}" = "Now: failed 0 of 29 trials (at most 9.8% at 95% confidence, exact one-sided), held." ]
+	[ "${lines[3]}" = "Maybe not h-decoy (budget 55)." ]
+	[ "${#lines[@]}" -eq 4 ]
+	echo "$output" > "$T/a.txt"
+	python3 "$NUMCHECK" "$T/a.txt" "$TV"
+}
+
+@test "--autopsy: the default template is found in RETRIAL_SHAREDIR" {
+	mkdir -p "$T/share"
+	cp "$RETRIAL_SHAREDIR/report-tournament.md.tmpl" "$T/share/"
+	printf 'Seed {{seed}}{{^seed}}unknown{{/seed}}; {{#next}}{{#FIXED}}ship it{{/FIXED}}{{/next}}.\n' \
+	    > "$T/share/autopsy.txt.tmpl"
+	RETRIAL_SHAREDIR="$T/share" run rt-report --autopsy - "$TV"
+	status_is 0
+	[ "$output" = "Seed unknown; ship it." ]
+}
+
+@test "--autopsy: at most 10 sentences, the least important left out first" {
+	# 3 eliminated, 2 tied, 3 confirmations, a seed, an order: 14 drafted
+	lane() { printf '{"id":"%s","status":"%s","trials":40,"failures":%s,"rate":0.%s,"ci_low":0.01,"ci_high":0.5,"interval":"wilson"}' "$@"; }
+	printf '{"type":"verdict","verdict":"FIXED","test":"t","confidence":0.95,"target":0.1,"seed":"77","rule":"r","baseline":{"trials":40,"failures":12,"rate":0.3,"ci_low":0.1,"ci_high":0.5,"verdict":"FLAKY"},"winner":{"id":"w","explanation":"It waits."},"lanes":[%s,%s,%s,%s,%s,%s],"confirmations":[{"id":"w","trials":29,"failures":0,"ci_low":0,"ci_high":0.098,"passed":true}]}\n' \
+	    "$(lane e1 eliminated 11 275)" "$(lane e2 eliminated 13 325)" "$(lane e3 eliminated 14 35)" \
+	    "$(lane t1 tied 2 05)" "$(lane t2 tied 3 075)" "$(lane w survived 0 0)" > "$T/v.jsonl"
+	printf '{"type":"order","victim":"t","polluters":["p"],"trials":9}\n' >> "$T/v.jsonl"
+	run rt-report --autopsy - "$T/v.jsonl"
+	status_is 0
+	[ "${#lines[@]}" -eq 10 ]
+	has "e1 seems not to have been the fix"
+	has "The fix that held is w"
+	has "confirmation held for w, which failed 0 of 29 trials (at most 9.8%"
+	has "The verdict is FIXED: w is the confirmed fix"
+	has "Order matters here: t fails after p, found in 9 trials."
+	# priority 5 (the seed, the other eliminated, the second tie) goes first
+	hasnt "seed"
+	hasnt "e3"
+	hasnt "t2 may"
+	# then priority 4, latest first (the explanation, the second eliminated)
+	hasnt "It waits"
+	hasnt "e2 seems"
+	has "t1 may also have helped"
+}
+
+@test "--autopsy-template: usage and template errors exit 2 and name the place" {
+	run rt-report -t --autopsy-template "$T/x" "$TV"
+	status_is 2
+	has "needs --autopsy or --speak"
+	run rt-report --autopsy - --autopsy-template "" "$TV"
+	status_is 2
+	has "empty file name"
+	run rt-report --autopsy - --autopsy-template "$T/missing.tmpl" "$TV"
+	status_is 2
+	has "missing.tmpl"
+	printf 'ok\n{{verdikt}}\n' > "$T/bad.tmpl"
+	run rt-report --autopsy - --autopsy-template "$T/bad.tmpl" "$TV"
+	status_is 2
+	has "bad.tmpl:2: unknown placeholder {{verdikt}}"
+	has "AUTOPSY TEMPLATE"
+	printf '{{#end}}x\n' > "$T/open.tmpl"
+	run rt-report --autopsy - --autopsy-template "$T/open.tmpl" "$TV"
+	status_is 2
+	has "never closed"
+}
+
+# --- "What fixed it" is a template too ----------------------------------
+
+@test "What fixed it: the words are share/retrial/report-tournament.md.tmpl's" {
+	mkdir -p "$T/share"
+	sed 's/^## What fixed it$/## Which fix won/' "$RETRIAL_SHAREDIR/report-tournament.md.tmpl" \
+	    > "$T/share/report-tournament.md.tmpl"
+	RETRIAL_SHAREDIR="$T/share" run rt-report -t "$TV"
+	status_is 0
+	has "## Which fix won"
+	hasnt "## What fixed it"
+	has "| original (baseline"
+	# the patch still sits between the two parts
+	echo "$output" | sed -n '/^### The winner.s patch/,/^### The confirmation round/p' > "$T/mid"
+	grep -q '^```diff$' "$T/mid"
+	rm "$T/share/report-tournament.md.tmpl"
+	RETRIAL_SHAREDIR="$T/share" run rt-report -t "$TV"
+	status_is 2
+	has "report-tournament.md.tmpl"
+}
+
+@test "What fixed it: a winner with a source but no cause class reads (from SOURCE)" {
+	printf '{"type":"verdict","verdict":"FIXED","lanes":[{"id":"w","status":"survived","trials":9,"failures":0}],"winner":{"id":"w","source":"model"}}\n' > "$T/v.jsonl"
+	run rt-report -t "$T/v.jsonl"
+	status_is 0
+	has '`w` (from model).'
+	hasnt '( from'
+}

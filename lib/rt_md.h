@@ -1,0 +1,34 @@
+/* rt_md: Markdown for record text — code spans and fences that nothing
+ * inside can break out of, and the Markdown subset retrial writes, as HTML. */
+#ifndef RT_MD_H
+#define RT_MD_H
+
+#include <stddef.h>
+#include "rt_util.h"
+
+/* Bytes of record text quoted in one place. */
+#define RT_MD_MAX 400
+
+/* Record text for one line (malloc'd): invalid UTF-8 repaired, control
+ * characters as spaces, at most RT_MD_MAX bytes (cut on a UTF-8 boundary,
+ * then "…"). */
+char *rt_md_clean(const char *s);
+
+/* s, cleaned, as a Markdown code span: fenced with one backtick more than
+ * its longest run, so nothing inside is read as Markdown or HTML;
+ * "(empty)" for "". */
+void rt_md_code(rt_buf *b, const char *s);
+
+/* text as a fenced block with info string info ("diff"): the fence one
+ * backtick longer than any run in the text (at least three). */
+void rt_md_fence(rt_buf *b, const char *text, const char *info);
+
+/* n bytes of s with & < > " ' escaped for HTML text and attributes. */
+void rt_html_esc(rt_buf *b, const char *s, size_t n);
+
+/* The Markdown retrial writes, as HTML: "#" headings, "- " lists, "|"
+ * tables (the first row a header, a "|---|" row dropped), paragraphs, and
+ * inline code spans; everything else is escaped text. */
+void rt_md_to_html(rt_buf *b, const char *md);
+
+#endif
