@@ -30,7 +30,7 @@
 enum {
 	OPT_CONF = RT_OPT_TOOL_BASE, OPT_TARGET, OPT_ISOLATE, OPT_KEEP,
 	OPT_GENOME, OPT_NO_GENOME, OPT_EVENTS, OPT_BOARD, OPT_NO_CANARY,
-	OPT_TEST, OPT_CONFIRMS, OPT_ALLOW, OPT_ALLOW_PATH
+	OPT_TEST, OPT_CONFIRMS, OPT_ALLOW, OPT_ALLOW_PATH, OPT_RACE_FAILING
 };
 
 typedef struct lane {
@@ -78,6 +78,7 @@ static struct {
 	char **allow;                /* --allow RULE, NULL-terminated */
 	size_t nallow;
 	char **allow_path;           /* --allow-path GLOB, NULL-terminated */
+	int race_failing;            /* --race-failing */
 	size_t nallow_path;
 	const char *genome, *events_path, *test, *dir_opt;
 	rt_trial_cli cli;
@@ -127,8 +128,8 @@ usage(FILE *f)
 "usage: rt-verify [-C DIR] [-n N] [-N N] [--confidence C] [--target R]\n"
 "                 [--isolate process|copy] [--confirmations M] [--keep]\n"
 "                 [--genome FILE | --no-genome] [--events FILE] [--board]\n"
-"                 [--no-canary] [--allow RULE] [--allow-path GLOB] [--test NAME]\n"
-"                 [trial options]\n"
+"                 [--no-canary] [--allow RULE] [--allow-path GLOB] [--race-failing]\n"
+"                 [--test NAME] [trial options]\n"
 "                 (--cmd \"CMD\" [hypothesis-file ...] | -- ARGV...)\n"
 "Race each hypothesis' patch on fresh reruns and confirm the winner.\n"
 "  -C, --dir DIR          the project (default: the current directory)\n"
@@ -151,6 +152,8 @@ usage(FILE *f)
 "      --allow RULE       overrule one guard rule (repeatable; recorded)\n"
 "      --allow-path GLOB  let patches touch CI configuration, hooks, .gitmodules\n"
 "                         or .gitattributes matching GLOB (repeatable; recorded)\n"
+"      --race-failing     race even when the original fails every trial\n"
+"                         (an ordered \"polluter victim\" pair)\n"
 "      --test NAME        the test's name in records (default: the command)\n", f);
 	rt_trial_cli_usage(f);
 	fputs(
@@ -1406,6 +1409,7 @@ main(int argc, char *argv[])
 		{ "test", required_argument, NULL, OPT_TEST },
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "allow-path", required_argument, NULL, OPT_ALLOW_PATH },
+		{ "race-failing", no_argument, NULL, OPT_RACE_FAILING },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		RT_LIST_OPTIONS_LONGOPT,
@@ -1493,6 +1497,9 @@ main(int argc, char *argv[])
 			V.allow[V.nallow] = NULL;
 			break;
 		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
+		case OPT_RACE_FAILING:
+			V.race_failing = 1;
+			break;
 		case OPT_ALLOW_PATH:
 			V.allow_path = rt_xrealloc(V.allow_path,
 			    (V.nallow_path + 2) * sizeof *V.allow_path);
@@ -1562,6 +1569,10 @@ main(int argc, char *argv[])
 	base = baseline_json();
 	gate = rt_detect(V.base.t.failures, V.base.t.trials, V.target, V.conf);
 	event("baseline", json_deep_copy(base));
+	/* --race-failing: an original that fails every trial (an ordered
+	 * "polluter victim" pair) is raced like a flaky one */
+	if (V.race_failing && V.base.t.trials > 0 && V.base.t.failures == V.base.t.trials)
+		gate = RT_VERDICT_FLAKY;
 	if (gate != RT_VERDICT_FLAKY) {
 		verdict = gate == RT_VERDICT_ALWAYS_FAILING ? "REGRESSION" :
 		    gate == RT_VERDICT_STABLE ? "ALREADY_STABLE" :

@@ -359,3 +359,21 @@ assert len(rows) >= 13 and len(cols) == 1, (len(rows), cols)' "$T/err"
 	status_is 1
 	echo "$output" | tail -n 1 | jqe '.verdict == "QUARANTINE" and (.summary | startswith("QUARANTINE: the input held no hypothesis to race; the original "))'
 }
+
+@test "rt-verify: --race-failing races an original that fails every trial (an ordered polluter-victim pair)" {
+	mkdir -p "$T/ordered"
+	printf 'polluted\n' >"$T/ordered/state"
+	printf '#!/bin/sh\n# the victim after its polluter: fails until the polluter cleans up\ntest "$(cat state)" = clean\n' >"$T/ordered/test_pair.sh"
+	chmod +x "$T/ordered/test_pair.sh"
+	jq -nc '{type: "hypothesis", id: "o-fix", source: "rules", cause_class: "order_dependency",
+		patch: "--- a/state\n+++ b/state\n@@ -1 +1 @@\n-polluted\n+clean\n", status: "ok"}' >"$T/o.jsonl"
+	rc=0
+	rt-verify -C "$T/ordered" -n 30 -j 2 --seed 3 --no-genome --cmd ./test_pair.sh "$T/o.jsonl" >"$T/out" 2>"$T/err" || rc=$?
+	[ "$rc" -eq 1 ]
+	last | jqe '.verdict == "REGRESSION"'
+	rc=0
+	rt-verify -C "$T/ordered" -n 30 -j 2 --seed 3 --no-genome --race-failing --cmd ./test_pair.sh "$T/o.jsonl" >"$T/out" 2>"$T/err" || rc=$?
+	[ "$rc" -eq 0 ]
+	last | jqe '.verdict == "FIXED" and .winner.id == "o-fix" and .baseline.failures == .baseline.trials'
+	last | jqe '.confirmations[0].passed == true and .confirmations[0].required_runs == 29'
+}
