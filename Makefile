@@ -184,7 +184,8 @@ FUZZ_FLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Ilib $(PKG_CFLAGS) -pt
 FUZZ_TARGETS = trial:rt-measure:rt-measure measure:rt-plan:rt-plan \
 	trial-facts:rt-diff-facts:rt-diff-facts,-j,1 \
 	diff:rt-diagnose:rt-diagnose,--offline,--rules,--no-cache \
-	verdict:rt-pr:rt-pr,--body,- verdict-import:rt-genome:rt-genome,--genome,:memory:,--import
+	verdict:rt-pr:rt-pr,--body,- verdict-import:rt-genome:rt-genome,--genome,:memory:,--import \
+	attempt:rt-measure:rt-measure,--by,case junit:rt-junit:rt-junit
 # hypothesis: rt-verify's reader and patch checks (fuzz/fuzz_hypothesis.c)
 FUZZ_NAMES   = $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t)))) hypothesis
 FUZZ_RUN     = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
@@ -213,7 +214,11 @@ fuzz-build: $(FUZZ_LIB) fuzz/hypothesis
 fuzz-corpus:
 	@for n in $(FUZZ_NAMES); do \
 	  mkdir -p fuzz/corpus/$$n t/fuzz/$$n; \
-	  find t/fixtures examples \( -name '*.jsonl' -o -name '*.json' \) -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
+	  if [ $$n = junit ]; then \
+	    find t/fixtures -name '*.xml' -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
+	  else \
+	    find t/fixtures examples \( -name '*.jsonl' -o -name '*.json' \) -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
+	  fi; \
 	done
 
 fuzz: fuzz-build fuzz-corpus
