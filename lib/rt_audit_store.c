@@ -9,6 +9,7 @@
 
 #include "rt_audit_store.h"
 #include "rt_platform.h"
+#include "rt_fs.h"
 #include "rt_util.h"
 
 /* Migration i takes the schema from version i to i + 1. Append only:
@@ -67,30 +68,7 @@ seterr(char *err, size_t size, const char *fmt, ...)
 char *
 rt_audit_default_path(void)
 {
-	const char *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
-
-	if (x && *x == '/')
-		return rt_xasprintf("%s/retrial/audit.db", x);
-	if (h && *h)
-		return rt_xasprintf("%s/.local/share/retrial/audit.db", h);
-	return NULL;
-}
-
-static int
-mkdir_parents(const char *path)
-{
-	char *p = rt_xstrdup(path), *s;
-
-	for (s = p + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	free(p);
-	return 0;
+	return rt_data_path("audit.db");
 }
 
 /* The busy handler does not cover every statement (journal_mode, BEGIN
@@ -139,7 +117,7 @@ rt_audit_open(const char *path, int mkdirs, char *err, size_t errsize)
 	int v = 0, rc;
 	size_t i, n = sizeof migrations / sizeof migrations[0];
 
-	if (mkdirs && mkdir_parents(path) < 0) {
+	if (mkdirs && rt_mkdir_parents(path, 0700) < 0) {
 		seterr(err, errsize, "%s: cannot create its directory: %s", path,
 		    strerror(errno));
 		return NULL;

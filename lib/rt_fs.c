@@ -188,3 +188,32 @@ rt_mkdir_p(const char *path, mode_t mode)
 	}
 	return 0;
 }
+
+int
+rt_mkdir_parents(const char *path, mode_t mode)
+{
+	char *p = rt_xstrdup(path), *s;
+
+	for (s = p + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		if (mkdir(p, mode) != 0 && errno != EEXIST) {
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	free(p);
+	return 0;
+}
+
+char *
+rt_data_path(const char *name)
+{
+	const char *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
+
+	if (x && *x == '/')
+		return rt_xasprintf("%s/retrial/%s", x, name);
+	if (h && *h)
+		return rt_xasprintf("%s/.local/share/retrial/%s", h, name);
+	return NULL;
+}

@@ -23,5 +23,12 @@ void rt_remove_tree(const char *path);
  * mkdir -p; directories that exist are fine. 0, or -1 with errno (ENOTDIR
  * when path exists and is not a directory). */
 int rt_mkdir_p(const char *path, mode_t mode);
+/* Make every missing parent directory of the file path with mode. 0, or
+ * -1 with errno set. */
+int rt_mkdir_parents(const char *path, mode_t mode);
+/* Where retrial keeps its data file name: $XDG_DATA_HOME/retrial/NAME (an
+ * absolute XDG_DATA_HOME only), else $HOME/.local/share/retrial/NAME; NULL
+ * when neither is set. */
+char *rt_data_path(const char *name);
 
 #endif
