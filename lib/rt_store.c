@@ -9,6 +9,7 @@
 
 #include "rt_hash.h"
 #include "rt_platform.h"
+#include "rt_sqlite.h"
 #include "rt_store.h"
 #include "rt_fs.h"
 #include "rt_util.h"
@@ -104,43 +105,6 @@ rt_store_default_path(void)
 
 /* Run SQL without results, retrying while another writer holds the lock
  * (the busy handler does not cover every statement, e.g. journal_mode). */
-static int
-exec_retry(sqlite3 *db, const char *sql, char *err, size_t errsize)
-{
-	char *msg = NULL;
-	int rc, i;
-
-	for (i = 0; i < 200; i++) {
-		rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
-		if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
-			break;
-		sqlite3_free(msg);
-		msg = NULL;
-		rt_sleep_ms(25);
-	}
-	if (rc != SQLITE_OK) {
-		seterr(err, errsize, "%s", msg ? msg : sqlite3_errstr(rc));
-		sqlite3_free(msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-user_version(sqlite3 *db, int *v)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*v = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : -1;
-}
-
 static int bind_json(sqlite3_stmt *st, int i, json_t *v);
 static int step_done(sqlite3_stmt *st);
 
@@ -207,60 +171,26 @@ out:
 	return rc;
 }
 
+/* Rows of a database older than schema 3 are backfilled once. */
+static int
+store_fixup(sqlite3 *db, int from)
+{
+	return from < 3 ? backfill_v3(db) : 0;
+}
+
 rt_store *
 rt_store_open(const char *path, int mkdirs, char *err, size_t errsize)
 {
 	rt_store *s;
-	sqlite3 *db = NULL;
-	int v = 0, rc;
-	size_t i, n = sizeof migrations / sizeof migrations[0];
+	size_t n = sizeof migrations / sizeof migrations[0];
+	sqlite3 *db = rt_sqlite_open(path, mkdirs, migrations, n, store_fixup, err, errsize);
 
-	if (mkdirs && rt_mkdir_parents(path, 0700) < 0) {
-		seterr(err, errsize, "%s: cannot create its directory: %s", path,
-		    strerror(errno));
+	if (!db)
 		return NULL;
-	}
-	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-	if (rc != SQLITE_OK) {
-		seterr(err, errsize, "%s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-		sqlite3_close(db);
-		return NULL;
-	}
-	sqlite3_busy_timeout(db, 30000);
-	if (exec_retry(db, "PRAGMA journal_mode = WAL", err, errsize) < 0 ||
-	    exec_retry(db, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL",
-	    err, errsize) < 0)
-		goto fail;
-	/* migrate under the write lock, so two first runs do not both create */
-	if (exec_retry(db, "BEGIN IMMEDIATE", err, errsize) < 0)
-		goto fail;
-	if (user_version(db, &v) < 0) {
-		seterr(err, errsize, "%s: %s", path, sqlite3_errmsg(db));
-		goto rollback;
-	}
-	if (v > (int)n) {
-		seterr(err, errsize, "%s: schema version %d is newer than this retrial's %d",
-		    path, v, (int)n);
-		goto rollback;
-	}
-	for (i = (size_t)v; i < n; i++)
-		if (exec_retry(db, migrations[i], err, errsize) < 0)
-			goto rollback;
-	if (v < 3 && backfill_v3(db) < 0) {
-		seterr(err, errsize, "%s: %s", path, sqlite3_errmsg(db));
-		goto rollback;
-	}
-	if (exec_retry(db, "COMMIT", err, errsize) < 0)
-		goto rollback;
 	s = rt_xcalloc(1, sizeof *s);
 	s->db = db;
 	s->version = (int)n;
 	return s;
-rollback:
-	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-fail:
-	sqlite3_close(db);
-	return NULL;
 }
 
 void
@@ -287,13 +217,13 @@ rt_store_db(rt_store *s)
 int
 rt_store_begin(rt_store *s, char *err, size_t errsize)
 {
-	return exec_retry(s->db, "BEGIN IMMEDIATE", err, errsize);
+	return rt_sqlite_exec(s->db, "BEGIN IMMEDIATE", err, errsize);
 }
 
 int
 rt_store_commit(rt_store *s, char *err, size_t errsize)
 {
-	if (exec_retry(s->db, "COMMIT", err, errsize) < 0) {
+	if (rt_sqlite_exec(s->db, "COMMIT", err, errsize) < 0) {
 		rt_store_rollback(s);
 		return -1;
 	}
