@@ -185,10 +185,11 @@ FUZZ_TARGETS = trial:rt-measure:rt-measure measure:rt-plan:rt-plan \
 	trial-facts:rt-diff-facts:rt-diff-facts,-j,1 \
 	diff:rt-diagnose:rt-diagnose,--offline,--rules,--no-cache \
 	verdict:rt-pr:rt-pr,--body,- verdict-import:rt-genome:rt-genome,--genome,:memory:,--import \
-	attempt:rt-measure:rt-measure,--by,case junit:rt-junit:rt-junit
+	attempt:rt-measure:rt-measure,--by,case junit:rt-junit:rt-junit \
+	audit:rt-audit:rt-audit,-H,:memory:,--md,/dev/null,--html,/dev/null
 # hypothesis: rt-verify's reader and patch checks (fuzz/fuzz_hypothesis.c)
 FUZZ_NAMES   = $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t)))) hypothesis
-FUZZ_RUN     = ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+FUZZ_RUN     = RT_FUZZ_TMP=fuzz/tmp TMPDIR=fuzz/tmp ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 fuzz/obj/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p fuzz/obj/lib
@@ -196,14 +197,15 @@ fuzz/obj/lib/%.o: lib/%.c $(LIB_HDR)
 
 FUZZ_LIB = $(LIB_OBJ:lib/%=fuzz/obj/lib/%)
 
-fuzz/hypothesis: fuzz/fuzz_hypothesis.c bin/rt-verify.c $(FUZZ_LIB)
+fuzz/hypothesis: fuzz/fuzz_hypothesis.c fuzz/fuzz_common.h bin/rt-verify.c $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ fuzz/fuzz_hypothesis.c $(FUZZ_LIB) $(PKG_LIBS) -lm
 
 fuzz-build: $(FUZZ_LIB) fuzz/hypothesis
 	@for t in $(FUZZ_TARGETS); do \
 	  name=$${t%%:*}; rest=$${t#*:}; tool=$${rest%%:*}; args=$${rest#*:}; \
 	  qargs=$$(printf '"%s",' $$(echo $$args | tr , ' ')); \
-	  [ fuzz/$$name -nt bin/$$tool.c ] && [ fuzz/$$name -nt fuzz/fuzz_tool.c ] && continue; \
+	  [ fuzz/$$name -nt bin/$$tool.c ] && [ fuzz/$$name -nt fuzz/fuzz_tool.c ] && \
+	    [ fuzz/$$name -nt fuzz/fuzz_common.h ] && continue; \
 	  echo "fuzz: $$name ($$tool)"; \
 	  $(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -Dmain=rt_tool_main \
 	    -c -o fuzz/obj/$$tool.o bin/$$tool.c && \
@@ -211,41 +213,54 @@ fuzz-build: $(FUZZ_LIB) fuzz/hypothesis
 	    -o fuzz/$$name fuzz/fuzz_tool.c fuzz/obj/$$tool.o $(FUZZ_LIB) $(PKG_LIBS) -lm || exit 2; \
 	done
 
-fuzz-corpus:
+# The corpora start from the fixtures, and the newest readers' (junit,
+# attempt, audit) also from real reports: pytest's xunit1 and xunit2 of
+# t/fixtures/junit/suite, and rt-junit's case records of every report.
+fuzz-corpus: all
 	@for n in $(FUZZ_NAMES); do \
 	  mkdir -p fuzz/corpus/$$n t/fuzz/$$n; \
 	  if [ $$n = junit ]; then \
 	    find t/fixtures -name '*.xml' -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
+	    for fam in xunit1 xunit2; do \
+	      (cd t/fixtures/junit/suite && PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+	        -p no:randomly -p no:random_order -o junit_family=$$fam \
+	        --junitxml="$(CURDIR)/fuzz/corpus/junit/pytest-$$fam.xml" >/dev/null 2>&1); \
+	    done; \
 	  else \
 	    find t/fixtures examples \( -name '*.jsonl' -o -name '*.json' \) -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
 	  fi; \
+	done; \
+	for x in t/fixtures/junit/*.xml fuzz/corpus/junit/pytest-*.xml; do \
+	  [ -f "$$x" ] || continue; b=$$(basename "$$x" .xml); \
+	  ./bin/rt-junit --run night-1 "$$x" >fuzz/corpus/attempt/junit-$$b.jsonl 2>/dev/null || true; \
+	  cp fuzz/corpus/attempt/junit-$$b.jsonl fuzz/corpus/audit/; \
 	done
 
 fuzz: fuzz-build fuzz-corpus
-	@rc=0; for n in $(FUZZ_NAMES); do \
+	@mkdir -p fuzz/tmp; rc=0; for n in $(FUZZ_NAMES); do \
 	  $(FUZZ_RUN) ./fuzz/$$n -fork=1 -ignore_ooms=1 -rss_limit_mb=1024 \
 	    -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 \
 	    -artifact_prefix=t/fuzz/$$n/ fuzz/corpus/$$n >fuzz/$$n.log 2>&1 || rc=2; \
 	  echo "fuzz: $$n: $$(sed -n 's/^#\([0-9]*\): cov.*/\1/p' fuzz/$$n.log | tail -n 1) execs," \
 	    "corpus $$(ls fuzz/corpus/$$n | wc -l) inputs, regressions $$(ls t/fuzz/$$n | wc -l)"; \
 	  grep -E '^(==[0-9]+==ERROR|SUMMARY)' fuzz/$$n.log || true; \
-	done; exit $$rc
+	done; rm -rf fuzz/tmp; exit $$rc
 
 fuzz-replay: fuzz-build fuzz-corpus
-	@for n in $(FUZZ_NAMES); do \
+	@mkdir -p fuzz/tmp; for n in $(FUZZ_NAMES); do \
 	  set -- t/fuzz/$$n/*; [ -e "$$1" ] || continue; \
 	  $(FUZZ_RUN) ./fuzz/$$n -close_fd_mask=2 "$$@" || exit 2; \
-	done
+	done; rm -rf fuzz/tmp
 
 fuzz-smoke: fuzz-build fuzz-corpus
-	@for n in $(FUZZ_NAMES); do \
+	@mkdir -p fuzz/tmp; for n in $(FUZZ_NAMES); do \
 	  $(FUZZ_RUN) ./fuzz/$$n -max_total_time=$(FUZZ_SMOKE) -close_fd_mask=2 -max_len=65536 \
 	    -artifact_prefix=t/fuzz/$$n/ fuzz/corpus/$$n >fuzz/$$n.log 2>&1 || \
 	    { tail -n 40 fuzz/$$n.log; exit 2; }; \
 	  echo "fuzz-smoke: $$n: $$(grep -o 'DONE.*' fuzz/$$n.log)"; \
-	done
+	done; rm -rf fuzz/tmp
 
 fuzz-clean:
-	rm -rf fuzz/obj fuzz/corpus $(FUZZ_NAMES:%=fuzz/%) $(FUZZ_NAMES:%=fuzz/%.log)
+	rm -rf fuzz/obj fuzz/corpus fuzz/tmp $(FUZZ_NAMES:%=fuzz/%) $(FUZZ_NAMES:%=fuzz/%.log)
 
 .PHONY: fuzz fuzz-build fuzz-corpus fuzz-replay fuzz-smoke fuzz-clean

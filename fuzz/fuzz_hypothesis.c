@@ -11,40 +11,7 @@
 #include "../bin/rt-verify.c"
 #undef main
 
-_Noreturn void rt_fuzz_exit(int code);
-
-static jmp_buf jb;
-static int armed;
-static char path[64];
-static unsigned char had_fd[1024];
-
-/* An exit through longjmp skips the tool's fclose: close what the run
- * opened, or the descriptors run out. */
-static void
-close_new_fds(void)
-{
-	static int known;
-	int fd;
-
-	if (!known) {   /* libFuzzer's own are open by the first run */
-		for (fd = 0; fd < (int)sizeof had_fd; fd++)
-			had_fd[fd] = fcntl(fd, F_GETFD) != -1;
-		known = 1;
-	}
-	for (fd = 3; fd < (int)sizeof had_fd; fd++)
-		if (!had_fd[fd])
-			close(fd);
-}
-
-_Noreturn void
-rt_fuzz_exit(int code)
-{
-	if (armed) {
-		armed = 0;
-		longjmp(jb, 1);
-	}
-	_Exit(code);
-}
+#include "fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -52,13 +19,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	int fd;
-
-	(void)argc, (void)argv;
-	snprintf(path, sizeof path, "/tmp/rt-fuzz-XXXXXX");
-	if ((fd = mkstemp(path)) < 0)
-		abort();
-	close(fd);
+	(void)argc;
+	fuzz_input_init(argv && *argv ? (*argv)[0] : NULL);
 	rt_setprogname("rt-verify");
 	return 0;
 }
@@ -70,12 +32,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512], **paths, *canon;
 	char *allow[] = { "docs/*", NULL };
 	size_t i, np;
-	FILE *f;
 
 	close_new_fds();
-	f = fopen(path, "w");
-	if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
-		abort();
+	fuzz_input_write(data, size);
 	memset(&V, 0, sizeof V);   /* what a run left is leaked, not reused */
 	if (setjmp(jb) == 0) {
 		armed = 1;
