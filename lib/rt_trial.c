@@ -588,17 +588,16 @@ drain_fd(job *j, int k)
 	}
 }
 
-/* Does process pid belong to job j? Its group does; an orphan re-parented
- * to us does when it carries j's RETRIAL_TRIAL_ID, or carries none we know
- * and no other trial is running to claim it. */
+/* Is process p one that job j started? Its group is; an orphan
+ * re-parented to us is when it carries j's RETRIAL_TRIAL_ID, or carries
+ * none we know and no other trial is running to claim it. A zombie or a
+ * dying process is judged the same way: its children are j's too. */
 static int
 owns(const rt_runner *r, const job *j, const rt_procinfo *p, pid_t me)
 {
 	char *id;
 	int i, mine = 0, other = 0;
 
-	if (p->zombie)
-		return 0;
 	if (p->pgid == j->pid)
 		return 1;
 	if (p->ppid != me)
@@ -639,15 +638,38 @@ maybe_left(const job *j)
 	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
 }
 
-/* What job j left running after its main process exited: count it, and
- * send it sig unless sig is 0. */
+static int
+by_pid(const void *a, const void *b)
+{
+	pid_t x = ((const rt_procinfo *)a)->pid, y = ((const rt_procinfo *)b)->pid;
+	return (x > y) - (x < y);
+}
+
+/* The index of pid in v (sorted by pid), or -1. */
+static long
+find_pid(const rt_procinfo *v, size_t n, pid_t pid)
+{
+	rt_procinfo key;
+	const rt_procinfo *p;
+
+	key.pid = pid;
+	p = bsearch(&key, v, n, sizeof *v, by_pid);
+	return p ? (long)(p - v) : -1;
+}
+
+/* What job j left running after its main process exited: what it owns
+ * (owns()) and, transitively, every descendant of that, whatever its
+ * group or session (a daemon's child is the trial's too). Count the live
+ * ones and send them sig unless sig is 0. */
 static int
 sweep(rt_runner *r, job *j, int sig)
 {
 	rt_procinfo *v;
 	size_t n, i;
+	long *parent;
+	char *claim;
 	pid_t me = getpid();
-	int found = 0;
+	int found = 0, more;
 
 	if (!maybe_left(j))
 		return 0;
@@ -660,16 +682,47 @@ sweep(rt_runner *r, job *j, int sig)
 		}
 		return found;
 	}
+	qsort(v, n, sizeof *v, by_pid);
+	parent = rt_xcalloc(n + 1, sizeof *parent);
+	claim = rt_xcalloc(n + 1, 1);
+	for (i = 0; i < n; i++) {
+		parent[i] = v[i].pid == me ? -1 : find_pid(v, n, v[i].ppid);
+		claim[i] = v[i].pid != me && owns(r, j, &v[i], me);
+	}
+	/* down the ppid links, as deep as they go */
+	do {
+		more = 0;
+		for (i = 0; i < n; i++)
+			if (!claim[i] && parent[i] >= 0 && claim[parent[i]])
+				claim[i] = more = 1;
+	} while (more);
 	for (i = 0; i < n; i++)
-		if (owns(r, j, &v[i], me)) {
+		if (claim[i] && !v[i].zombie) {
 			found++;
 			if (sig && v[i].pgid != j->pid)
 				kill(v[i].pid, sig);
 		}
 	if (sig)
 		kill(-j->pid, sig);
+	free(parent);
+	free(claim);
 	free(v);
 	return found;
+}
+
+/* SIGKILL what job j left, again and again until a sweep finds nothing
+ * alive: a process forking while it is killed leaves children the last
+ * sweep did not see. Bounded, for what cannot be killed (another uid). */
+static void
+sweep_kill(rt_runner *r, job *j)
+{
+	int round;
+
+	for (round = 0; round < 100; round++) {
+		if (sweep(r, j, SIGKILL) == 0)
+			return;
+		rt_sleep_ms(round < 10 ? 1 : 10);
+	}
 }
 
 /* The main process exited: find its leftovers and, unless they are to be
@@ -719,7 +772,7 @@ enforce_leftovers(rt_runner *r, double now)
 		if (!j->bg_pending || now < j->bg_check_at)
 			continue;
 		if (now >= j->bg_kill_at) {
-			sweep(r, j, SIGKILL);
+			sweep_kill(r, j);
 			j->bg_pending = 0;
 		} else if (sweep(r, j, 0) == 0) {
 			j->bg_pending = 0;
@@ -895,7 +948,7 @@ rt_runner_kill_all(rt_runner *r)
 	/* whatever is left of their groups, and the orphans they left */
 	for (i = 0; i < r->nrun; i++)
 		if (!r->run[i]->o->keep_background)
-			sweep(r, r->run[i], SIGKILL);
+			sweep_kill(r, r->run[i]);
 	for (i = 0; i < r->nrun; i++)
 		if (!r->run[i]->o->keep_background || r->run[i]->killed)
 			kill(-r->run[i]->pid, SIGKILL);
