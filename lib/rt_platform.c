@@ -192,6 +192,16 @@ rt_subreaper(void)
 #endif
 }
 
+int
+rt_protect_self(void)
+{
+#if defined(__linux__) && defined(PR_SET_DUMPABLE)
+	return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : -1;
+#else
+	return -1;
+#endif
+}
+
 rt_procinfo *
 rt_proc_list(size_t *n)
 {

@@ -48,6 +48,11 @@ rt_procinfo *rt_proc_list(size_t *n);
 /* The value of name in process pid's environment as it was exec'd
  * (malloc'd), or NULL when absent or unreadable. */
 char *rt_proc_getenv(pid_t pid, const char *name);
+/* Keep other processes of our uid out of this one (Linux
+ * PR_SET_DUMPABLE 0): no /proc/PID/environ, mem or ptrace for them, and
+ * no core dump. Root (CAP_SYS_PTRACE) still gets in. 0, or -1 where the
+ * system has none. */
+int rt_protect_self(void);
 /* splitmix64: a seed mixer so trial seeds differ in every bit. */
 uint64_t rt_mix64(uint64_t x);
 

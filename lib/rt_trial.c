@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -310,28 +311,139 @@ name_in(const char *entry, size_t len, char *const *names)
 	return 0;
 }
 
-/* Is the variable scrubbed: a credential of ours, in $RETRIAL_SCRUB
- * (comma or space separated) or in env_unset, and not kept by name? */
+/* --- credentials ------------------------------------------------------ */
+
+/* Those taken out of our environment: "NAME=value", NULL-terminated. */
+static char **secrets;
+static size_t nsecrets;
+
 static int
-scrubbed(const rt_trial_opts *o, const char *entry, size_t len)
+ends_with(const char *s, size_t len, const char *suf)
 {
-	static char *const dflt[] = { RT_TRIAL_SCRUB_DEFAULT, NULL };
+	size_t k = strlen(suf);
+	return len >= k && strncasecmp(s + len - k, suf, k) == 0;
+}
+
+static int
+starts_with(const char *s, size_t len, const char *pre)
+{
+	size_t k = strlen(pre);
+	return len >= k && strncasecmp(s, pre, k) == 0;
+}
+
+int
+rt_secret_name(const char *name, size_t len)
+{
+	static const char *const dflt[] = { RT_TRIAL_SCRUB_DEFAULT,
+	    "CI_JOB_TOKEN", "NPM_TOKEN" };
+	size_t i;
+
+	for (i = 0; i < sizeof dflt / sizeof *dflt; i++)
+		if (strlen(dflt[i]) == len && strncasecmp(name, dflt[i], len) == 0)
+			return 1;
+	for (i = 0; i + 7 <= len; i++)
+		if (strncasecmp(name + i, "_SECRET", 7) == 0)
+			return 1;
+	return ends_with(name, len, "_TOKEN") || ends_with(name, len, "_API_KEY") ||
+	    ends_with(name, len, "_PASSWORD") || starts_with(name, len, "AWS_") ||
+	    starts_with(name, len, "ACTIONS_ID_TOKEN_");
+}
+
+/* Is name listed in $RETRIAL_SCRUB (comma or space separated)? */
+static int
+in_scrub_list(const char *name, size_t len)
+{
 	const char *l = getenv("RETRIAL_SCRUB"), *w;
 	size_t n;
-	int hit = name_in(entry, len, dflt) || name_in(entry, len, o->env_unset);
 
-	while (!hit && l && *l) {
+	while (l && *l) {
 		l += strspn(l, ", \t\n");
 		w = l;
 		l += (n = strcspn(l, ", \t\n"));
-		hit = n == len && n > 0 && strncmp(w, entry, n) == 0;
+		if (n == len && n > 0 && strncmp(w, name, n) == 0)
+			return 1;
 	}
-	return hit && !name_in(entry, len, o->env_keep);
+	return 0;
+}
+
+static const char *
+secret_value(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < nsecrets; i++)
+		if (strncmp(secrets[i], name, len) == 0 && secrets[i][len] == '=')
+			return secrets[i] + len + 1;
+	return NULL;
+}
+
+/* Keep environ entry e (NAME=value), zero its value where the kernel
+ * shows it (/proc/PID/environ reads the original block), and unset it. */
+static void
+take(char *e)
+{
+	char *eq = strchr(e, '='), *name;
+
+	if (!eq || secret_value(e, (size_t)(eq - e)))
+		return;
+	secrets = rt_xrealloc(secrets, (nsecrets + 2) * sizeof *secrets);
+	secrets[nsecrets++] = rt_xstrdup(e);
+	secrets[nsecrets] = NULL;
+	name = rt_xasprintf("%.*s", (int)(eq - e), e);
+	memset(eq + 1, 0, strlen(eq + 1));
+	unsetenv(name);
+	free(name);
+}
+
+void
+rt_secret_protect(void)
+{
+	size_t n = 0, i, len;
+	char **v;
+
+	(void)rt_protect_self();
+	/* a copy of the pointers: unsetenv changes environ */
+	while (environ[n])
+		n++;
+	v = rt_xcalloc(n + 1, sizeof *v);
+	memcpy(v, environ, n * sizeof *v);
+	for (i = 0; i < n; i++) {
+		len = strcspn(v[i], "=");
+		if (v[i][len] == '=' && (rt_secret_name(v[i], len) ||
+		    in_scrub_list(v[i], len)))
+			take(v[i]);
+	}
+	free(v);
+}
+
+char *
+rt_secret_take(const char *name)
+{
+	size_t len = strlen(name), i;
+	const char *v;
+
+	for (i = 0; environ[i]; i++)
+		if (strncmp(environ[i], name, len) == 0 && environ[i][len] == '=') {
+			take(environ[i]);
+			break;
+		}
+	v = secret_value(name, len);
+	return v ? rt_xstrdup(v) : NULL;
+}
+
+/* Is the variable scrubbed: a credential by its name (rt_secret_name),
+ * in $RETRIAL_SCRUB or in env_unset, and not kept by name? */
+static int
+scrubbed(const rt_trial_opts *o, const char *entry, size_t len)
+{
+	return (rt_secret_name(entry, len) || in_scrub_list(entry, len) ||
+	    name_in(entry, len, o->env_unset)) && !name_in(entry, len, o->env_keep);
 }
 
 /* The environment of one trial: ours without the scrubbed variables, with
- * RETRIAL_TRIAL, RETRIAL_SEED, RETRIAL_TRIAL_ID and the extra variables
- * replacing any of the same name. */
+ * the credentials we took but it keeps by name, and RETRIAL_TRIAL,
+ * RETRIAL_SEED, RETRIAL_TRIAL_ID and the extra variables replacing any of
+ * the same name. */
 static char **
 trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 {
@@ -343,6 +455,8 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 	while (environ[n])
 		n++;
 	for (x = o->env_extra; x && *x; x++)
+		m++;
+	for (x = o->env_keep; x && *x; x++)
 		m++;
 	env = rt_xcalloc(n + m + 5, sizeof *env);
 	k = 0;
@@ -359,6 +473,14 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 				skip = 1;
 		if (!skip)
 			env[k++] = rt_xstrdup(environ[i]);
+	}
+	for (x = o->env_keep; x && *x; x++) {
+		const char *v = secret_value(*x, strlen(*x));
+		char *const *y;
+		for (y = o->env_extra, skip = !v; !skip && y && *y; y++)
+			skip = !strncmp(*y, *x, strlen(*x)) && (*y)[strlen(*x)] == '=';
+		if (!skip && !getenv(*x))
+			env[k++] = rt_xasprintf("%s=%s", *x, v);
 	}
 	for (x = o->env_extra; x && *x; x++)
 		env[k++] = rt_xstrdup(*x);
