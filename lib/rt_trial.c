@@ -253,6 +253,7 @@ typedef struct job {
 	double bg_kill_at, bg_check_at;  /* leftovers: SIGKILL, next look */
 	int exited, status, timed_out, killed, bg_pending;
 	char id[48];                 /* RETRIAL_TRIAL_ID */
+	char *cg;                    /* its own cgroup, or NULL */
 	rt_trial_result res;
 } job;
 
@@ -596,6 +597,7 @@ rt_runner_start(rt_runner *r, const rt_trial_opts *o, long trial, void *tag)
 {
 	job *j = rt_xcalloc(1, sizeof *j);
 	size_t max = o->max_output ? o->max_output : 64 * 1024;
+	int rc;
 
 	j->o = o;
 	j->tag = tag;
@@ -612,7 +614,17 @@ rt_runner_start(rt_runner *r, const rt_trial_opts *o, long trial, void *tag)
 	rt_utc_rfc3339(j->res.started_at, sizeof j->res.started_at);
 	j->t_start = rt_now_ms();
 	j->res.start_ms = j->t_start - r->t0;
-	if (do_spawn(j, trial, j->res.error, sizeof j->res.error) < 0) {
+	/* what the trial forks starts in its cgroup, where the system lets us */
+	if ((j->cg = rt_cgroup_new(j->id)) && rt_cgroup_enter(j->cg) < 0) {
+		rt_cgroup_free(j->cg);
+		j->cg = NULL;
+	}
+	rc = do_spawn(j, trial, j->res.error, sizeof j->res.error);
+	if (j->cg && rt_cgroup_leave() < 0)
+		rt_die("cannot leave the cgroup of trial %ld:", trial);
+	if (rc < 0) {
+		rt_cgroup_free(j->cg);
+		j->cg = NULL;
 		j->res.outcome = RT_ERROR;
 		cap_finish(&j->cap[0], &j->res.out);
 		cap_finish(&j->cap[1], &j->res.err);
@@ -681,6 +693,8 @@ finish(rt_runner *r, int idx)
 		}
 	cap_finish(&j->cap[0], &j->res.out);
 	cap_finish(&j->cap[1], &j->res.err);
+	rt_cgroup_free(j->cg);
+	j->cg = NULL;
 	classify(j);
 	r->run[idx] = r->run[--r->nrun];
 	push(&r->done, &r->ndone, &r->capdone, j);
@@ -780,28 +794,34 @@ find_pid(const rt_procinfo *v, size_t n, pid_t pid)
 }
 
 /* What job j left running after its main process exited: what it owns
- * (owns()) and, transitively, every descendant of that, whatever its
- * group or session (a daemon's child is the trial's too). Count the live
- * ones and send them sig unless sig is 0. */
+ * (owns(), and every process in its cgroup) and, transitively, every
+ * descendant of that, whatever its group or session (a daemon's child is
+ * the trial's too). Count the live ones and send them sig unless sig is
+ * 0; SIGKILL goes to the whole cgroup at once as well. */
 static int
 sweep(rt_runner *r, job *j, int sig)
 {
 	rt_procinfo *v;
-	size_t n, i;
-	long *parent;
+	size_t n, i, ncg = 0;
+	long *parent, k;
 	char *claim;
-	pid_t me = getpid();
+	pid_t me = getpid(), *cg = j->cg ? rt_cgroup_procs(j->cg, &ncg) : NULL;
 	int found = 0, more;
 
-	if (!maybe_left(j))
+	if (sig == SIGKILL && ncg)
+		rt_cgroup_kill(j->cg);
+	if (!ncg && !maybe_left(j))
 		return 0;
 	if (!(v = rt_proc_list(&n))) {
-		/* no process table: the group is all we can see */
-		if (kill(-j->pid, 0) == 0) {
-			found = 1;
+		/* no process table: the group and the cgroup are all we see */
+		if (kill(-j->pid, 0) == 0 || ncg) {
+			found = ncg ? (int)ncg : 1;
 			if (sig)
 				kill(-j->pid, sig);
+			for (i = 0; sig && i < ncg; i++)
+				kill(cg[i], sig);
 		}
+		free(cg);
 		return found;
 	}
 	qsort(v, n, sizeof *v, by_pid);
@@ -811,6 +831,9 @@ sweep(rt_runner *r, job *j, int sig)
 		parent[i] = v[i].pid == me ? -1 : find_pid(v, n, v[i].ppid);
 		claim[i] = v[i].pid != me && owns(r, j, &v[i], me);
 	}
+	for (i = 0; i < ncg; i++)
+		if ((k = find_pid(v, n, cg[i])) >= 0 && cg[i] != me)
+			claim[k] = 1;
 	/* down the ppid links, as deep as they go */
 	do {
 		more = 0;
@@ -828,6 +851,7 @@ sweep(rt_runner *r, job *j, int sig)
 		kill(-j->pid, sig);
 	free(parent);
 	free(claim);
+	free(cg);
 	free(v);
 	return found;
 }
@@ -1086,6 +1110,7 @@ rt_runner_kill_all(rt_runner *r)
 		free(j->cap[0].ring);
 		free(j->cap[1].head);
 		free(j->cap[1].ring);
+		rt_cgroup_free(j->cg);
 		free(j);
 	}
 	r->nrun = 0;

@@ -243,8 +243,14 @@ trial_env() {
 
 @test "hygiene: no leftover of any shape survives rt-collect; each is counted" {
 	# shape, then how many processes it leaves: parent and child but for
-	# the one disowned job
-	for sc in ignore-term:2 daemon:2 pgrp:2 nohup:2 disown:1; do
+	# the one disowned job; with the trial's cgroup and without (the
+	# /proc walk alone)
+	for sc in ignore-term:2 daemon:2 pgrp:2 nohup:2 disown:1 \
+	    nocg:daemon:2 nocg:pgrp:2; do
+		case $sc in
+		nocg:*) export RETRIAL_NO_CGROUP=1 sc=${sc#nocg:} ;;
+		*) unset RETRIAL_NO_CGROUP ;;
+		esac
 		s=${sc%:*}
 		shape_dir
 		sh=sh
@@ -257,12 +263,33 @@ trial_env() {
 }
 
 @test "hygiene: a daemon that forks while it is swept leaves nothing" {
-	shape_dir
-	rt-collect -n 1 --grace 0.2 -o "$D/rec" --cmd "sh '$D/spawner.sh'"
-	jqe '.leftovers >= 2' "$D/rec"
-	none_left
-	# it did fork on: more children than the sweep saw at first
-	[ "$(wc -l <"$D/up")" -gt 3 ]
+	for cg in "" 1; do
+		export RETRIAL_NO_CGROUP=$cg
+		shape_dir
+		rt-collect -n 1 --grace 0.2 -o "$D/rec" --cmd "sh '$D/spawner.sh'"
+		jqe '.leftovers >= 2' "$D/rec"
+		none_left
+		# it did fork on: more children than the sweep saw at first
+		[ "$(wc -l <"$D/up")" -gt 3 ]
+	done
+}
+
+@test "hygiene: each trial runs in a cgroup of its own where cgroup v2 lets us (Linux)" {
+	run rt-collect -n 2 -j 2 --cmd 'grep "^0::" /proc/self/cgroup'
+	status_is 0
+	case $output in
+	*retrial-*) ;;
+	*) skip "no writable cgroup v2 here: the /proc walk alone" ;;
+	esac
+	jqe -s 'map(.stdout | test("/retrial-[0-9]+/trial-[0-9]+-[0-9]+\n$")) == [true, true]' <<<"$output"
+	jqe -s '.[0].stdout != .[1].stdout' <<<"$output"
+	# and nothing of it is left behind
+	dir=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") print $5; break } }' \
+		/proc/self/mountinfo | head -n 1)
+	[ -d "$dir" ]
+	! ls "$dir$(sed -n 's/^0:://p' /proc/self/cgroup)" | grep -q "^retrial-"
+	RETRIAL_NO_CGROUP=1 run rt-collect -n 1 --cmd 'grep "^0::" /proc/self/cgroup'
+	hasnt "retrial-"
 }
 
 @test "hygiene: --timeout on a main process that ignores TERM leaves nothing" {
