@@ -915,6 +915,7 @@ main(int argc, char *argv[])
 	json_t *rec, *pflat, *pset, *sflat, *sset, *clean, *incon;
 
 	rt_setprogname(argv[0]);
+	rt_secret_protect();
 	rt_trial_cli_init(&B.cli);
 	B.conf = 0.95;
 	B.threshold = 0.10;

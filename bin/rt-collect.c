@@ -242,6 +242,7 @@ main(int argc, char *argv[])
 	char *slash;
 
 	rt_setprogname(argv[0]);
+	rt_secret_protect();
 	rt_trial_cli_init(&cli);
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, RT_TRIAL_SHORTOPTS "n:o:hV", longopts, NULL)) != -1) {

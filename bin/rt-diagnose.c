@@ -195,17 +195,18 @@ redact(json_t *v)
 static char *
 load_key(void)
 {
-	const char *e;
 	char *k = NULL;
 	size_t n, i;
 
 	if (opt.key_file) {
 		if (!(k = rt_read_file(opt.key_file, NULL)))
 			rt_die("--key-file %s:", opt.key_file);
-	} else if ((e = getenv("RETRIAL_API_KEY")) && *e) {
-		k = rt_xstrdup(e);
-	} else if ((e = getenv("FIREWORKS_API_KEY")) && *e) {
-		k = rt_xstrdup(e);
+	} else if (!(k = rt_secret_take("RETRIAL_API_KEY")) || !*k) {
+		free(k);
+		if ((k = rt_secret_take("FIREWORKS_API_KEY")) && !*k) {
+			free(k);
+			k = NULL;
+		}
 	}
 	if (!k)
 		return NULL;
@@ -2905,6 +2906,7 @@ main(int argc, char *argv[])
 	int rc = RT_EXIT_OK;
 
 	rt_setprogname(argv[0]);
+	rt_secret_protect();
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "C:hm:s:t:Vv", lo, NULL)) != -1) {
 		switch (c) {

@@ -1373,6 +1373,7 @@ main(int argc, char *argv[])
 	int i;
 
 	rt_setprogname(argv[0]);
+	rt_secret_protect();
 	parse(argc, argv);
 	if (M.facts_path && !(M.facts = rt_output_open(M.facts_path, 0)))
 		rt_die("%s:", M.facts_path);

@@ -539,6 +539,7 @@ main(int argc, char *argv[])
 	int broken = 0;
 
 	rt_setprogname(argv[0]);
+	rt_secret_protect();
 	rt_trial_cli_init(&cli);
 	memset(&m, 0, sizeof m);
 	m.conf = 0.95;

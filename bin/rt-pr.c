@@ -1901,15 +1901,13 @@ read_token(void)
 {
 	char *t;
 	size_t n;
-	const char *e;
 
 	if (opt_token_file) {
 		if (!(t = rt_read_file(opt_token_file, &n)))
 			rt_die("%s:", opt_token_file);
 	} else {
-		if (!(e = getenv("GITHUB_TOKEN")) || !*e)
+		if (!(t = rt_secret_take("GITHUB_TOKEN")) || !*t)
 			rt_die("--github needs a token: set GITHUB_TOKEN or use --token-file");
-		t = rt_xstrdup(e);
 	}
 	n = strlen(t);
 	while (n > 0 && isspace((unsigned char)t[n - 1]))
@@ -2154,6 +2152,7 @@ main(int argc, char *argv[])
 	int c;
 
 	rt_setprogname(argv[0]);
+	rt_secret_protect();
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "a:b:C:g:hm:q:r:t:vV", longopts, NULL)) != -1) {
 		switch (c) {

@@ -1042,6 +1042,7 @@ main(int argc, char *argv[])
 	size_t len;
 
 	rt_setprogname(argv[0]);
+	rt_secret_protect();
 	rt_trial_cli_init(&G.cli);
 	G.maxfail_count = -1;
 	G.maxfail_share = -1;

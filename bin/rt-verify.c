@@ -1427,6 +1427,7 @@ main(int argc, char *argv[])
 	struct stat st;
 
 	rt_setprogname(argv[0]);
+	rt_secret_protect();
 	rt_trial_cli_init(&V.cli);
 	V.conf = 0.95;
 	V.target = 0.10;

@@ -10,7 +10,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -192,6 +194,16 @@ rt_subreaper(void)
 #endif
 }
 
+int
+rt_protect_self(void)
+{
+#if defined(__linux__) && defined(PR_SET_DUMPABLE)
+	return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : -1;
+#else
+	return -1;
+#endif
+}
+
 rt_procinfo *
 rt_proc_list(size_t *n)
 {
@@ -291,4 +303,247 @@ rt_proc_getenv(pid_t pid, const char *name)
 	(void)name;
 	return NULL;
 #endif
+}
+
+/* --- cgroups (Linux cgroup v2) ----------------------------------------- */
+
+static char *cg_self;            /* our own cgroup's directory */
+static char *cg_base;            /* ours below it: retrial-PID */
+static int cg_state;             /* 0 unknown, 1 usable, -1 not */
+
+/* "A" "B" "C" joined, malloc'd (NULL when out of memory) */
+static char *
+cg_join(const char *a, const char *b, const char *c)
+{
+	size_t n = strlen(a) + strlen(b) + strlen(c) + 1;
+	char *s = malloc(n);
+	if (s)
+		snprintf(s, n, "%s%s%s", a, b, c);
+	return s;
+}
+
+static int
+cg_write(const char *dir, const char *file, const char *text)
+{
+	char path[4096];
+	int fd, ok;
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	return close(fd) == 0 && ok ? 0 : -1;
+}
+
+static int
+cg_move_self(const char *dir)
+{
+	char pid[32];
+	snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	return cg_write(dir, "cgroup.procs", pid);
+}
+
+/* rmdir, waiting a little for processes on their way out */
+static int
+cg_rmdir(const char *dir)
+{
+	int i;
+	for (i = 0; i < 50; i++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -1;
+		rt_sleep_ms(2);
+	}
+	return -1;
+}
+
+/* Remove the directory d and the cgroups in it. */
+static void
+cg_remove_tree(const char *d)
+{
+	DIR *dd;
+	struct dirent *de;
+	char path[4096];
+
+	if ((dd = opendir(d))) {
+		while ((de = readdir(dd)))
+			if (strncmp(de->d_name, "trial-", 6) == 0) {
+				snprintf(path, sizeof path, "%s/%s", d, de->d_name);
+				cg_rmdir(path);
+			}
+		closedir(dd);
+	}
+	cg_rmdir(d);
+}
+
+static void
+cg_atexit(void)
+{
+	if (cg_base)
+		cg_remove_tree(cg_base);
+}
+
+#if defined(__linux__)
+/* Our cgroup v2 directory: the cgroup2 mount plus the "0::" path. */
+static char *
+cg_find_self(void)
+{
+	FILE *f;
+	char line[4096], rel[4096] = "", mnt[4096] = "", root[4096], fs[64], *dash;
+	char *res = NULL;
+
+	if (!(f = fopen("/proc/self/cgroup", "re")))
+		return NULL;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "0::", 3) == 0 && sscanf(line + 3, "%4095s", rel) == 1)
+			break;
+	fclose(f);
+	if (!rel[0] || !(f = fopen("/proc/self/mountinfo", "re")))
+		return NULL;
+	while (fgets(line, sizeof line, f)) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT ... - FSTYPE SOURCE OPTS */
+		if (!(dash = strstr(line, " - ")) || sscanf(dash + 3, "%63s", fs) != 1 ||
+		    strcmp(fs, "cgroup2") != 0)
+			continue;
+		if (sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) == 2 &&
+		    strcmp(root, "/") == 0 && !strchr(mnt, '\\'))
+			break;
+		mnt[0] = '\0';
+	}
+	fclose(f);
+	if (mnt[0])
+		res = cg_join(mnt, strcmp(rel, "/") ? rel : "", "");
+	return res;
+}
+
+/* Remove what a retrial process killed before its atexit left behind. */
+static void
+cg_clean_stale(const char *self)
+{
+	DIR *d;
+	struct dirent *de;
+	char path[4096], *end;
+	long pid;
+
+	if (!(d = opendir(self)))
+		return;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "retrial-", 8) != 0)
+			continue;
+		pid = strtol(de->d_name + 8, &end, 10);
+		if (*end || pid <= 0 || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", self, de->d_name);
+		cg_remove_tree(path);
+	}
+	closedir(d);
+}
+#endif
+
+static int
+cg_init(void)
+{
+#if defined(__linux__)
+	const char *off = getenv("RETRIAL_NO_CGROUP");
+	char pid[32];
+
+	if (cg_state)
+		return cg_state;
+	cg_state = -1;
+	if ((off && *off) || !(cg_self = cg_find_self()))
+		return -1;
+	cg_clean_stale(cg_self);
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	if (!(cg_base = cg_join(cg_self, "/retrial-", pid)))
+		return -1;
+	if (mkdir(cg_base, 0755) < 0 && errno != EEXIST) {
+		free(cg_base);
+		cg_base = NULL;
+		return -1;
+	}
+	atexit(cg_atexit);
+	/* can we go in and, above all, come back? */
+	if (cg_move_self(cg_base) < 0)
+		return -1;
+	if (cg_move_self(cg_self) < 0)
+		return -1;       /* stuck in our own base: no trial cgroup, no kill */
+	cg_state = 1;
+	return 1;
+#else
+	return -1;
+#endif
+}
+
+char *
+rt_cgroup_new(const char *name)
+{
+	char *cg;
+
+	if (cg_init() < 0)
+		return NULL;
+	if (!(cg = cg_join(cg_base, "/trial-", name)))
+		return NULL;
+	if (mkdir(cg, 0755) < 0) {
+		free(cg);
+		return NULL;
+	}
+	return cg;
+}
+
+int
+rt_cgroup_enter(const char *cg)
+{
+	return cg_state == 1 ? cg_move_self(cg) : -1;
+}
+
+int
+rt_cgroup_leave(void)
+{
+	return cg_move_self(cg_self);
+}
+
+pid_t *
+rt_cgroup_procs(const char *cg, size_t *n)
+{
+	char path[4096];
+	FILE *f;
+	pid_t *v = NULL, *nv;
+	size_t cap = 0;
+	long pid;
+
+	*n = 0;
+	snprintf(path, sizeof path, "%s/cgroup.procs", cg);
+	if (!(f = fopen(path, "re")))
+		return NULL;
+	while (fscanf(f, "%ld", &pid) == 1) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			if (!(nv = realloc(v, cap * sizeof *v)))
+				break;
+			v = nv;
+		}
+		v[(*n)++] = (pid_t)pid;
+	}
+	fclose(f);
+	if (*n == 0) {
+		free(v);
+		v = NULL;
+	}
+	return v;
+}
+
+int
+rt_cgroup_kill(const char *cg)
+{
+	return cg_write(cg, "cgroup.kill", "1");
+}
+
+void
+rt_cgroup_free(char *cg)
+{
+	if (cg)
+		cg_rmdir(cg);
+	free(cg);
 }

@@ -48,6 +48,27 @@ rt_procinfo *rt_proc_list(size_t *n);
 /* The value of name in process pid's environment as it was exec'd
  * (malloc'd), or NULL when absent or unreadable. */
 char *rt_proc_getenv(pid_t pid, const char *name);
+/* Keep other processes of our uid out of this one (Linux
+ * PR_SET_DUMPABLE 0): no /proc/PID/environ, mem or ptrace for them, and
+ * no core dump. Root (CAP_SYS_PTRACE) still gets in. 0, or -1 where the
+ * system has none. */
+int rt_protect_self(void);
+/* A cgroup of its own for each trial (Linux cgroup v2, where this
+ * process may make cgroups below its own and move itself; not when
+ * RETRIAL_NO_CGROUP is set): rt_cgroup_new makes one named name below a
+ * directory of this process's and returns its path (malloc'd), or NULL.
+ * A child spawned between rt_cgroup_enter (this process moves into cg)
+ * and rt_cgroup_leave (back; -1 if it cannot, and then nothing may write
+ * cg's cgroup.kill) starts there, and so does all it forks. */
+char *rt_cgroup_new(const char *name);
+int rt_cgroup_enter(const char *cg);
+int rt_cgroup_leave(void);
+/* The processes in cg (malloc'd, count in *n; NULL when none or unreadable). */
+pid_t *rt_cgroup_procs(const char *cg, size_t *n);
+/* SIGKILL to every process in cg at once (cgroup.kill); 0 or -1. */
+int rt_cgroup_kill(const char *cg);
+/* Remove cg once its processes are gone, and free the path. */
+void rt_cgroup_free(char *cg);
 /* splitmix64: a seed mixer so trial seeds differ in every bit. */
 uint64_t rt_mix64(uint64_t x);
 

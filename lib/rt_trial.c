@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -252,6 +253,7 @@ typedef struct job {
 	double bg_kill_at, bg_check_at;  /* leftovers: SIGKILL, next look */
 	int exited, status, timed_out, killed, bg_pending;
 	char id[48];                 /* RETRIAL_TRIAL_ID */
+	char *cg;                    /* its own cgroup, or NULL */
 	rt_trial_result res;
 } job;
 
@@ -310,28 +312,139 @@ name_in(const char *entry, size_t len, char *const *names)
 	return 0;
 }
 
-/* Is the variable scrubbed: a credential of ours, in $RETRIAL_SCRUB
- * (comma or space separated) or in env_unset, and not kept by name? */
+/* --- credentials ------------------------------------------------------ */
+
+/* Those taken out of our environment: "NAME=value", NULL-terminated. */
+static char **secrets;
+static size_t nsecrets;
+
 static int
-scrubbed(const rt_trial_opts *o, const char *entry, size_t len)
+ends_with(const char *s, size_t len, const char *suf)
 {
-	static char *const dflt[] = { RT_TRIAL_SCRUB_DEFAULT, NULL };
+	size_t k = strlen(suf);
+	return len >= k && strncasecmp(s + len - k, suf, k) == 0;
+}
+
+static int
+starts_with(const char *s, size_t len, const char *pre)
+{
+	size_t k = strlen(pre);
+	return len >= k && strncasecmp(s, pre, k) == 0;
+}
+
+int
+rt_secret_name(const char *name, size_t len)
+{
+	static const char *const dflt[] = { RT_TRIAL_SCRUB_DEFAULT,
+	    "CI_JOB_TOKEN", "NPM_TOKEN" };
+	size_t i;
+
+	for (i = 0; i < sizeof dflt / sizeof *dflt; i++)
+		if (strlen(dflt[i]) == len && strncasecmp(name, dflt[i], len) == 0)
+			return 1;
+	for (i = 0; i + 7 <= len; i++)
+		if (strncasecmp(name + i, "_SECRET", 7) == 0)
+			return 1;
+	return ends_with(name, len, "_TOKEN") || ends_with(name, len, "_API_KEY") ||
+	    ends_with(name, len, "_PASSWORD") || starts_with(name, len, "AWS_") ||
+	    starts_with(name, len, "ACTIONS_ID_TOKEN_");
+}
+
+/* Is name listed in $RETRIAL_SCRUB (comma or space separated)? */
+static int
+in_scrub_list(const char *name, size_t len)
+{
 	const char *l = getenv("RETRIAL_SCRUB"), *w;
 	size_t n;
-	int hit = name_in(entry, len, dflt) || name_in(entry, len, o->env_unset);
 
-	while (!hit && l && *l) {
+	while (l && *l) {
 		l += strspn(l, ", \t\n");
 		w = l;
 		l += (n = strcspn(l, ", \t\n"));
-		hit = n == len && n > 0 && strncmp(w, entry, n) == 0;
+		if (n == len && n > 0 && strncmp(w, name, n) == 0)
+			return 1;
 	}
-	return hit && !name_in(entry, len, o->env_keep);
+	return 0;
+}
+
+static const char *
+secret_value(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < nsecrets; i++)
+		if (strncmp(secrets[i], name, len) == 0 && secrets[i][len] == '=')
+			return secrets[i] + len + 1;
+	return NULL;
+}
+
+/* Keep environ entry e (NAME=value), zero its value where the kernel
+ * shows it (/proc/PID/environ reads the original block), and unset it. */
+static void
+take(char *e)
+{
+	char *eq = strchr(e, '='), *name;
+
+	if (!eq || secret_value(e, (size_t)(eq - e)))
+		return;
+	secrets = rt_xrealloc(secrets, (nsecrets + 2) * sizeof *secrets);
+	secrets[nsecrets++] = rt_xstrdup(e);
+	secrets[nsecrets] = NULL;
+	name = rt_xasprintf("%.*s", (int)(eq - e), e);
+	memset(eq + 1, 0, strlen(eq + 1));
+	unsetenv(name);
+	free(name);
+}
+
+void
+rt_secret_protect(void)
+{
+	size_t n = 0, i, len;
+	char **v;
+
+	(void)rt_protect_self();
+	/* a copy of the pointers: unsetenv changes environ */
+	while (environ[n])
+		n++;
+	v = rt_xcalloc(n + 1, sizeof *v);
+	memcpy(v, environ, n * sizeof *v);
+	for (i = 0; i < n; i++) {
+		len = strcspn(v[i], "=");
+		if (v[i][len] == '=' && (rt_secret_name(v[i], len) ||
+		    in_scrub_list(v[i], len)))
+			take(v[i]);
+	}
+	free(v);
+}
+
+char *
+rt_secret_take(const char *name)
+{
+	size_t len = strlen(name), i;
+	const char *v;
+
+	for (i = 0; environ[i]; i++)
+		if (strncmp(environ[i], name, len) == 0 && environ[i][len] == '=') {
+			take(environ[i]);
+			break;
+		}
+	v = secret_value(name, len);
+	return v ? rt_xstrdup(v) : NULL;
+}
+
+/* Is the variable scrubbed: a credential by its name (rt_secret_name),
+ * in $RETRIAL_SCRUB or in env_unset, and not kept by name? */
+static int
+scrubbed(const rt_trial_opts *o, const char *entry, size_t len)
+{
+	return (rt_secret_name(entry, len) || in_scrub_list(entry, len) ||
+	    name_in(entry, len, o->env_unset)) && !name_in(entry, len, o->env_keep);
 }
 
 /* The environment of one trial: ours without the scrubbed variables, with
- * RETRIAL_TRIAL, RETRIAL_SEED, RETRIAL_TRIAL_ID and the extra variables
- * replacing any of the same name. */
+ * the credentials we took but it keeps by name, and RETRIAL_TRIAL,
+ * RETRIAL_SEED, RETRIAL_TRIAL_ID and the extra variables replacing any of
+ * the same name. */
 static char **
 trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 {
@@ -343,6 +456,8 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 	while (environ[n])
 		n++;
 	for (x = o->env_extra; x && *x; x++)
+		m++;
+	for (x = o->env_keep; x && *x; x++)
 		m++;
 	env = rt_xcalloc(n + m + 5, sizeof *env);
 	k = 0;
@@ -359,6 +474,14 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 				skip = 1;
 		if (!skip)
 			env[k++] = rt_xstrdup(environ[i]);
+	}
+	for (x = o->env_keep; x && *x; x++) {
+		const char *v = secret_value(*x, strlen(*x));
+		char *const *y;
+		for (y = o->env_extra, skip = !v; !skip && y && *y; y++)
+			skip = !strncmp(*y, *x, strlen(*x)) && (*y)[strlen(*x)] == '=';
+		if (!skip && !getenv(*x))
+			env[k++] = rt_xasprintf("%s=%s", *x, v);
 	}
 	for (x = o->env_extra; x && *x; x++)
 		env[k++] = rt_xstrdup(*x);
@@ -474,6 +597,7 @@ rt_runner_start(rt_runner *r, const rt_trial_opts *o, long trial, void *tag)
 {
 	job *j = rt_xcalloc(1, sizeof *j);
 	size_t max = o->max_output ? o->max_output : 64 * 1024;
+	int rc;
 
 	j->o = o;
 	j->tag = tag;
@@ -490,7 +614,17 @@ rt_runner_start(rt_runner *r, const rt_trial_opts *o, long trial, void *tag)
 	rt_utc_rfc3339(j->res.started_at, sizeof j->res.started_at);
 	j->t_start = rt_now_ms();
 	j->res.start_ms = j->t_start - r->t0;
-	if (do_spawn(j, trial, j->res.error, sizeof j->res.error) < 0) {
+	/* what the trial forks starts in its cgroup, where the system lets us */
+	if ((j->cg = rt_cgroup_new(j->id)) && rt_cgroup_enter(j->cg) < 0) {
+		rt_cgroup_free(j->cg);
+		j->cg = NULL;
+	}
+	rc = do_spawn(j, trial, j->res.error, sizeof j->res.error);
+	if (j->cg && rt_cgroup_leave() < 0)
+		rt_die("cannot leave the cgroup of trial %ld:", trial);
+	if (rc < 0) {
+		rt_cgroup_free(j->cg);
+		j->cg = NULL;
 		j->res.outcome = RT_ERROR;
 		cap_finish(&j->cap[0], &j->res.out);
 		cap_finish(&j->cap[1], &j->res.err);
@@ -559,6 +693,8 @@ finish(rt_runner *r, int idx)
 		}
 	cap_finish(&j->cap[0], &j->res.out);
 	cap_finish(&j->cap[1], &j->res.err);
+	rt_cgroup_free(j->cg);
+	j->cg = NULL;
 	classify(j);
 	r->run[idx] = r->run[--r->nrun];
 	push(&r->done, &r->ndone, &r->capdone, j);
@@ -588,17 +724,16 @@ drain_fd(job *j, int k)
 	}
 }
 
-/* Does process pid belong to job j? Its group does; an orphan re-parented
- * to us does when it carries j's RETRIAL_TRIAL_ID, or carries none we know
- * and no other trial is running to claim it. */
+/* Is process p one that job j started? Its group is; an orphan
+ * re-parented to us is when it carries j's RETRIAL_TRIAL_ID, or carries
+ * none we know and no other trial is running to claim it. A zombie or a
+ * dying process is judged the same way: its children are j's too. */
 static int
 owns(const rt_runner *r, const job *j, const rt_procinfo *p, pid_t me)
 {
 	char *id;
 	int i, mine = 0, other = 0;
 
-	if (p->zombie)
-		return 0;
 	if (p->pgid == j->pid)
 		return 1;
 	if (p->ppid != me)
@@ -639,37 +774,101 @@ maybe_left(const job *j)
 	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
 }
 
-/* What job j left running after its main process exited: count it, and
- * send it sig unless sig is 0. */
+static int
+by_pid(const void *a, const void *b)
+{
+	pid_t x = ((const rt_procinfo *)a)->pid, y = ((const rt_procinfo *)b)->pid;
+	return (x > y) - (x < y);
+}
+
+/* The index of pid in v (sorted by pid), or -1. */
+static long
+find_pid(const rt_procinfo *v, size_t n, pid_t pid)
+{
+	rt_procinfo key;
+	const rt_procinfo *p;
+
+	key.pid = pid;
+	p = bsearch(&key, v, n, sizeof *v, by_pid);
+	return p ? (long)(p - v) : -1;
+}
+
+/* What job j left running after its main process exited: what it owns
+ * (owns(), and every process in its cgroup) and, transitively, every
+ * descendant of that, whatever its group or session (a daemon's child is
+ * the trial's too). Count the live ones and send them sig unless sig is
+ * 0; SIGKILL goes to the whole cgroup at once as well. */
 static int
 sweep(rt_runner *r, job *j, int sig)
 {
 	rt_procinfo *v;
-	size_t n, i;
-	pid_t me = getpid();
-	int found = 0;
+	size_t n, i, ncg = 0;
+	long *parent, k;
+	char *claim;
+	pid_t me = getpid(), *cg = j->cg ? rt_cgroup_procs(j->cg, &ncg) : NULL;
+	int found = 0, more;
 
-	if (!maybe_left(j))
+	if (sig == SIGKILL && ncg)
+		rt_cgroup_kill(j->cg);
+	if (!ncg && !maybe_left(j))
 		return 0;
 	if (!(v = rt_proc_list(&n))) {
-		/* no process table: the group is all we can see */
-		if (kill(-j->pid, 0) == 0) {
-			found = 1;
+		/* no process table: the group and the cgroup are all we see */
+		if (kill(-j->pid, 0) == 0 || ncg) {
+			found = ncg ? (int)ncg : 1;
 			if (sig)
 				kill(-j->pid, sig);
+			for (i = 0; sig && i < ncg; i++)
+				kill(cg[i], sig);
 		}
+		free(cg);
 		return found;
 	}
+	qsort(v, n, sizeof *v, by_pid);
+	parent = rt_xcalloc(n + 1, sizeof *parent);
+	claim = rt_xcalloc(n + 1, 1);
+	for (i = 0; i < n; i++) {
+		parent[i] = v[i].pid == me ? -1 : find_pid(v, n, v[i].ppid);
+		claim[i] = v[i].pid != me && owns(r, j, &v[i], me);
+	}
+	for (i = 0; i < ncg; i++)
+		if ((k = find_pid(v, n, cg[i])) >= 0 && cg[i] != me)
+			claim[k] = 1;
+	/* down the ppid links, as deep as they go */
+	do {
+		more = 0;
+		for (i = 0; i < n; i++)
+			if (!claim[i] && parent[i] >= 0 && claim[parent[i]])
+				claim[i] = more = 1;
+	} while (more);
 	for (i = 0; i < n; i++)
-		if (owns(r, j, &v[i], me)) {
+		if (claim[i] && !v[i].zombie) {
 			found++;
 			if (sig && v[i].pgid != j->pid)
 				kill(v[i].pid, sig);
 		}
 	if (sig)
 		kill(-j->pid, sig);
+	free(parent);
+	free(claim);
+	free(cg);
 	free(v);
 	return found;
+}
+
+/* SIGKILL what job j left, again and again until a sweep finds nothing
+ * alive: a process forking while it is killed leaves children the last
+ * sweep did not see. Bounded, for what cannot be killed (another uid). */
+static void
+sweep_kill(rt_runner *r, job *j)
+{
+	int round;
+
+	for (round = 0; round < 100; round++) {
+		if (sweep(r, j, SIGKILL) == 0)
+			return;
+		rt_sleep_ms(round < 10 ? 1 : 10);
+	}
 }
 
 /* The main process exited: find its leftovers and, unless they are to be
@@ -719,7 +918,7 @@ enforce_leftovers(rt_runner *r, double now)
 		if (!j->bg_pending || now < j->bg_check_at)
 			continue;
 		if (now >= j->bg_kill_at) {
-			sweep(r, j, SIGKILL);
+			sweep_kill(r, j);
 			j->bg_pending = 0;
 		} else if (sweep(r, j, 0) == 0) {
 			j->bg_pending = 0;
@@ -895,7 +1094,7 @@ rt_runner_kill_all(rt_runner *r)
 	/* whatever is left of their groups, and the orphans they left */
 	for (i = 0; i < r->nrun; i++)
 		if (!r->run[i]->o->keep_background)
-			sweep(r, r->run[i], SIGKILL);
+			sweep_kill(r, r->run[i]);
 	for (i = 0; i < r->nrun; i++)
 		if (!r->run[i]->o->keep_background || r->run[i]->killed)
 			kill(-r->run[i]->pid, SIGKILL);
@@ -911,6 +1110,7 @@ rt_runner_kill_all(rt_runner *r)
 		free(j->cap[0].ring);
 		free(j->cap[1].head);
 		free(j->cap[1].ring);
+		rt_cgroup_free(j->cg);
 		free(j);
 	}
 	r->nrun = 0;

@@ -51,8 +51,24 @@ typedef struct {
 } rt_trial_opts;
 
 /* The credentials retrial itself uses, never passed to a trial unless
- * kept by name (env_keep). */
+ * kept by name (env_keep), like every name rt_secret_name matches. */
 #define RT_TRIAL_SCRUB_DEFAULT "RETRIAL_API_KEY", "FIREWORKS_API_KEY", "GITHUB_TOKEN"
+
+/* Is the variable NAME (its first len bytes) a credential by its name:
+ * RT_TRIAL_SCRUB_DEFAULT, *_TOKEN, *_SECRET*, *_API_KEY, *_PASSWORD,
+ * AWS_*, ACTIONS_ID_TOKEN_*, CI_JOB_TOKEN, NPM_TOKEN (any case)? */
+int rt_secret_name(const char *name, size_t len);
+/* First thing in main of every tool that runs trials or holds a token:
+ * rt_protect_self, then take every credential (rt_secret_name, and the
+ * names in $RETRIAL_SCRUB) out of our environment. Its value is kept in
+ * our memory, for the tool (rt_secret_take) and for a trial that keeps
+ * it by name, and zeroed in the environment block the kernel shows as
+ * /proc/PID/environ, so no trial reads it from its ancestors. */
+void rt_secret_protect(void);
+/* The value of the credential NAME for the tool's own use (malloc'd), or
+ * NULL when unset: taken out of the environment as by rt_secret_protect
+ * if it still is there. */
+char *rt_secret_take(const char *name);
 
 /* Fill defaults: 64 KiB output, SIGTERM, 2 s grace, jobs 1, exit codes 126
  * and 127 (the shell's "cannot execute" and "not found") as errors. */
