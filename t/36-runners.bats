@@ -149,3 +149,52 @@ go_env() {
 	run collect1 --cmd "go test ./calc"
 	echo "$output" | jqe '.outcome == "fail" and .exit_code == 1'
 }
+
+@test "rt-junit reads go test -json: a table test's subtests as PKG::Test/sub, the failing one's message" {
+	have_go || skip "no go"
+	go_env
+	cp -R "$R/gomod" "$T/go"
+	cd "$T/go"
+	sed -i 's/{"zero", 0, 0, 0}/{"zero", 0, 0, 1}/' calc/calc_test.go
+	go test -json -count=3 ./... > "$T/go.json" || true
+	run rt-junit "$T/go.json"
+	status_is 0
+	echo "$output" | jqe -s 'length == 12 and
+	    (map(.case) | unique) == ["example.com/gomod/calc::TestAdd", "example.com/gomod/calc::TestAdd/negative",
+	      "example.com/gomod/calc::TestAdd/small", "example.com/gomod/calc::TestAdd/zero"] and
+	    (map(select(.case == "example.com/gomod/calc::TestAdd/zero")) | all(.outcome == "fail" and
+	      .message == "Add(0, 0) = 0, want 1" and .source == "go test -json") and (map(.attempt) == [1, 2, 3])) and
+	    (map(select(.case == "example.com/gomod/calc::TestAdd/small")) | all(.outcome == "pass"))'
+	run sh -c 'rt-junit "$1" | rt-measure --by case' sh "$T/go.json"
+	echo "$output" | jqe -s 'map(select(.case == "example.com/gomod/calc::TestAdd/zero"))[0] | .failures == 3 and .trials == 3'
+}
+
+@test "rt-junit reads go test -json: a build failure is one error record, a panic a failure, a cut stream a failure" {
+	have_go || skip "no go"
+	go_env
+	cp -R "$R/gomod" "$T/go"
+	cd "$T/go"
+	echo 'func broken( {' >> calc/calc.go
+	go test -json ./... > "$T/build.json" 2>/dev/null || true
+	run rt-junit "$T/build.json"
+	status_is 0
+	echo "$output" | jqe -s 'length == 1 and .[0].case == "example.com/gomod/calc" and .[0].outcome == "error" and
+	    .[0].message == "the package did not build"'
+	cp "$R/gomod/calc/calc.go" calc/calc.go
+	printf 'package calc\nimport "testing"\nfunc TestPanics(t *testing.T) {\n\tvar m map[string]int\n\tm["x"] = 1\n}\n' > calc/panic_test.go
+	go test -json ./... > "$T/panic.json" 2>/dev/null || true
+	run rt-junit "$T/panic.json"
+	echo "$output" | jqe -s 'map(select(.case == "example.com/gomod/calc::TestPanics"))[0] |
+	    .outcome == "fail" and (.message | startswith("panic: assignment to entry in nil map"))'
+	# killed mid-run: the last test started and never ended
+	grep -v '"Action":"pass"' "$T/panic.json" | grep -v '"Action":"fail"' > "$T/cut.json"
+	run rt-junit "$T/cut.json"
+	echo "$output" | jqe -s 'all(.outcome == "fail" and .message == "the test did not finish (the stream ended)")'
+}
+
+@test "rt-junit: input that is neither JUnit XML nor go test -json names the file and line" {
+	printf 'hello\nworld\n' > "$T/x.txt"
+	run rt-junit "$T/x.txt"
+	status_is 2
+	has "rt-junit: $T/x.txt:2: neither JUnit XML"
+}
