@@ -1,5 +1,7 @@
 /* rt_runner: the runner adapters — finding a runner in a command and
  * reading "the test did not run" from its exit and output. */
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -429,4 +431,121 @@ rt_runner_not_run(rt_runner_kind k, int code, const char *out, const char *err,
 		break;
 	}
 	return 0;
+}
+
+/* s without leading and trailing blanks (malloc'd). */
+static char *
+trimmed(const char *s)
+{
+	const char *e;
+
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	for (e = s + strlen(s); e > s && isspace((unsigned char)e[-1]); e--)
+		;
+	return rt_xasprintf("%.*s", (int)(e - s), s);
+}
+
+static int
+is_file(const char *dir, const char *rel)
+{
+	struct stat st;
+	char *p = dir && *dir ? rt_xasprintf("%s/%s", dir, rel) : rt_xstrdup(rel);
+	int r = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+
+	free(p);
+	return r;
+}
+
+/* pytest: "tests.test_x.TestC" (+ file "tests/test_x.py") -> the node ID
+ * "tests/test_x.py::TestC::NAME". */
+static char *
+pytest_id(const char *classname, const char *name, const char *file, const char *dir)
+{
+	rt_buf b = { 0 };
+	char *cls = rt_xstrdup(classname), *mod = NULL, *p, *id;
+	size_t n = strlen(cls), k;
+	const char *rest = NULL;
+
+	if (file && *file && ends_with(file, ".py")) {
+		/* the module's dotted name is the file's path without .py */
+		mod = rt_xasprintf("%.*s", (int)(strlen(file) - 3), file);
+		for (p = mod; *p; p++)
+			if (*p == '/')
+				*p = '.';
+		k = strlen(mod);
+		if (!strncmp(cls, mod, k) && (cls[k] == '.' || !cls[k]))
+			rest = cls[k] ? cls + k + 1 : "";
+		else
+			rest = "";  /* a classname pytest did not derive: trust the file */
+		rt_buf_adds(&b, file);
+	} else {
+		/* the longest dotted prefix that is a file, else up to the first
+		 * capitalised word (pytest collects classes named Test*) */
+		size_t cut = 0;
+		for (k = n; k > 0; k--) {
+			if (k < n && cls[k] != '.')
+				continue;
+			mod = rt_xasprintf("%.*s.py", (int)k, cls);
+			for (p = mod; *p && p < mod + k; p++)
+				if (*p == '.')
+					*p = '/';
+			if (is_file(dir, mod)) {
+				cut = k;
+				break;
+			}
+			free(mod);
+			mod = NULL;
+		}
+		if (!mod) {
+			for (k = 0, cut = n; k < n; k++)
+				if ((k == 0 || cls[k - 1] == '.') && isupper((unsigned char)cls[k])) {
+					cut = k ? k - 1 : 0;
+					break;
+				}
+			mod = rt_xasprintf("%.*s.py", (int)cut, cls);
+			for (p = mod; *p && p < mod + cut; p++)
+				if (*p == '.')
+					*p = '/';
+		}
+		rest = cls[cut] == '.' ? cls + cut + 1 : cls + cut;
+		rt_buf_adds(&b, mod);
+	}
+	if (*rest) {
+		rt_buf_adds(&b, "::");
+		for (p = (char *)rest; *p; p++)
+			if (*p == '.')
+				rt_buf_adds(&b, "::");
+			else
+				rt_buf_addc(&b, *p);
+	}
+	rt_buf_adds(&b, "::");
+	rt_buf_adds(&b, name);
+	id = rt_xstrdup(rt_buf_str(&b));
+	rt_buf_free(&b);
+	free(mod);
+	free(cls);
+	return id;
+}
+
+char *
+rt_runner_junit_id(const char *suite, const char *classname, const char *name,
+    const char *file, const char *dir)
+{
+	char *cls = trimmed(classname ? classname : ""), *nm = trimmed(name ? name : "");
+	char *id;
+
+	if ((suite && !strcmp(suite, "pytest") && *cls) ||
+	    (file && ends_with(file, ".py") && *cls && !strchr(cls, '/')))
+		id = pytest_id(cls, nm, file, dir);
+	else if (file && *file && (ends_with(file, ".js") || ends_with(file, ".ts") ||
+	    ends_with(file, ".jsx") || ends_with(file, ".tsx") || ends_with(file, ".mjs")))
+		id = rt_xasprintf("%s::%s", file, nm);
+	else if (*cls && strcmp(cls, nm) != 0)
+		id = rt_xasprintf("%s::%s", cls, nm);
+	else
+		id = rt_xstrdup(nm);
+	free(cls);
+	free(nm);
+	return id;
 }

@@ -60,4 +60,21 @@ rt_runner_kind rt_runner_detect(const char *shell_cmd, char *const *argv);
 int rt_runner_not_run(rt_runner_kind k, int exit_code, const char *out,
     const char *err, char *why, size_t size);
 
+/* A JUnit testcase's canonical ID: the runner's own selection syntax, so
+ * the same string selects the test in rt-bisect, rt-verify --case and
+ * the runner itself (malloc'd):
+ *   pytest (a suite named "pytest", or a file ending in .py): the node ID
+ *     "tests/test_x.py::TestC::test_y[p]", the module's path from the
+ *     file attribute (xunit1) or from the dotted classname (xunit2: the
+ *     longest prefix that is a .py file under dir, else the words before
+ *     the first capitalised one);
+ *   jest-junit: "FILE::full name" with a file attribute, else the full
+ *     name, never with jest-junit's leading space;
+ *   everyone else (go-junit-report's "PKG::TestX/sub", Surefire's
+ *     "com.x.FooTest::testBar"...): "classname::name", or the name alone
+ *     when the classname is empty or the same (Bazel).
+ * dir may be NULL (the current directory). */
+char *rt_runner_junit_id(const char *suite, const char *classname,
+    const char *name, const char *file, const char *dir);
+
 #endif
