@@ -549,3 +549,46 @@ rt_runner_junit_id(const char *suite, const char *classname, const char *name,
 	free(nm);
 	return id;
 }
+
+char *
+rt_seed_conflict(const char *runner, const char *shell_cmd, char *const *argv)
+{
+	static const struct {
+		const char *runner, *opt, *var, *plugin;
+	} pins[] = {
+		{ "pytest-random-order", "--random-order-seed", "PYTEST_ADDOPTS", "random_order" },
+		{ "pytest-randomly", "--randomly-seed", "PYTEST_ADDOPTS", "randomly" },
+		{ "hypothesis", "--hypothesis-seed", "PYTEST_ADDOPTS", NULL },
+		{ "go-shuffle", "-shuffle", "GOFLAGS", NULL },
+		{ "go-shuffle", "--shuffle", "GOFLAGS", NULL },
+		{ "go-shuffle", "-test.shuffle", "GOFLAGS", NULL },
+		{ "PYTHONHASHSEED", NULL, "PYTHONHASHSEED", NULL },
+	};
+	char *w[512], *hit = NULL;
+	size_t n = 0, i, j, k;
+
+	if (shell_cmd)
+		n = rt_cmd_split(shell_cmd, w, sizeof w / sizeof *w);
+	else
+		for (; argv && argv[n] && n < sizeof w / sizeof *w; n++)
+			w[n] = rt_xstrdup(argv[n]);
+	for (i = 0; i < n && !hit; i++)
+		for (j = 0; j < sizeof pins / sizeof *pins && !hit; j++) {
+			if (strcmp(pins[j].runner, runner))
+				continue;
+			k = pins[j].opt ? strlen(pins[j].opt) : 0;
+			if ((k && !strncmp(w[i], pins[j].opt, k) && (!w[i][k] || w[i][k] == '=')) ||
+			    (!strncmp(w[i], pins[j].var, strlen(pins[j].var)) &&
+			    w[i][strlen(pins[j].var)] == '=' && is_assignment(w[i])))
+				hit = rt_xstrdup(w[i]);
+			else if (pins[j].plugin && i + 1 < n && !strcmp(w[i], "-p") &&
+			    !strncmp(w[i + 1], "no:", 3) && !strcmp(w[i + 1] + 3, pins[j].plugin))
+				hit = rt_xasprintf("-p %s", w[i + 1]);
+			else if (pins[j].plugin && !strncmp(w[i], "-pno:", 5) &&
+			    !strcmp(w[i] + 5, pins[j].plugin))
+				hit = rt_xstrdup(w[i]);
+		}
+	for (i = 0; i < n; i++)
+		free(w[i]);
+	return hit;
+}

@@ -60,6 +60,15 @@ rt_runner_kind rt_runner_detect(const char *shell_cmd, char *const *argv);
 int rt_runner_not_run(rt_runner_kind k, int exit_code, const char *out,
     const char *err, char *why, size_t size);
 
+/* Would the command override a seed pinned for runner (rt_seed_pin's
+ * names: pytest-random-order, pytest-randomly, hypothesis, go-shuffle,
+ * PYTHONHASHSEED)? The command's own seed option or assignment
+ * ("--random-order-seed=$RETRIAL_SEED", "-shuffle=on",
+ * "PYTHONHASHSEED=0"), an assignment of the variable the pin goes through
+ * (PYTEST_ADDOPTS, GOFLAGS), or "-p no:PLUGIN", which turns the plugin
+ * off: that word (malloc'd), else NULL. */
+char *rt_seed_conflict(const char *runner, const char *shell_cmd, char *const *argv);
+
 /* A JUnit testcase's canonical ID: the runner's own selection syntax, so
  * the same string selects the test in rt-bisect, rt-verify --case and
  * the runner itself (malloc'd):
