@@ -8,6 +8,7 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_gotest.h"
 #include "rt_junit.h"
 #include "rt_util.h"
 
@@ -28,7 +29,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 "usage: rt-junit [--run ID] [--revision SHA] [--max-output BYTES] [REPORT ...]\n"
-"Read JUnit XML reports and write one \"trial\" record per test execution.\n"
+"Read JUnit XML reports (or go test -json output) and write one \"trial\"\n"
+"record per test execution.\n"
 "      --run ID           the run the reports belong to (default: the file and\n"
 "                         its testsuite timestamp)\n"
 "      --revision SHA     the revision tested (default: $GITHUB_SHA, $CI_COMMIT_SHA,\n"
@@ -95,7 +97,7 @@ main(int argc, char *argv[])
 			continue;
 		} else
 			o.report = path;
-		if (rt_junit_read(f, &o, on_rec, NULL, err, sizeof err) < 0) {
+		if (rt_cases_read(f, &o, on_rec, NULL, err, sizeof err) < 0) {
 			rt_warn("%s:%s", o.report, err);
 			bad = 1;
 		}

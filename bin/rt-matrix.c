@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "rt_cli.h"
+#include "rt_runner.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
 #include "rt_platform.h"
@@ -1343,6 +1344,19 @@ parse(int argc, char *argv[])
 	}
 	M.jobs = M.cli.o.jobs;
 	M.seed = M.cli.o.seed;
+	/* a pin the command would override is refused, never reported "ok" */
+	for (i = 0; i < M.ncells; i++) {
+		cell *c = &M.cells[i];
+		const char *runner, *seed;
+		char *w;
+		if (c->kind != K_SEED)
+			continue;
+		runner = json_string_value(json_object_get(c->pert, "runner"));
+		seed = json_string_value(json_object_get(c->pert, "seed"));
+		if (runner && (w = rt_seed_conflict(runner, M.cli.cmd, M.cli.argv)))
+			rt_usage_die("--pin-seed %s=%s: the command's own \"%s\" would override "
+			    "the pin: take it out of the command", runner, seed ? seed : "", w);
+	}
 	if (M.ncells == 0)
 		rt_usage_die("no perturbation: give one or more of --slow, "
 		    "--parallel, --hashseed, --tz, --locale, --env, --no-network, --order, "

@@ -107,6 +107,7 @@ usage(FILE *f)
 "                         retrial's credentials and $RETRIAL_SCRUB always are)\n"
 "      --keep-env NAME    pass a variable removed by default (repeatable)\n"
 "      --keep-background  leave running what an attempt left running\n"
+"      --runner NAME      whose \"did not run\" exits are errors (rt-collect(1))\n"
 "  -h, --help             this help\n"
 "  -V, --version          print the version\n", f);
 }
@@ -1027,6 +1028,7 @@ main(int argc, char *argv[])
 		{ "unset-env", required_argument, NULL, RT_OPT_UNSET_ENV },
 		{ "keep-env", required_argument, NULL, RT_OPT_KEEP_ENV },
 		{ "keep-background", no_argument, NULL, RT_OPT_KEEP_BG },
+		{ "runner", required_argument, NULL, RT_OPT_RUNNER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		RT_LIST_OPTIONS_LONGOPT,

@@ -111,6 +111,7 @@ static struct {
 	int warned_big;
 	int racing;                  /* the race is on: the baseline runs with the lanes */
 	long base_input;             /* baseline trials that came from a record */
+	long base_input_errors;      /* its errors and ignored trials */
 	long canary_trials;          /* trials every canary spent */
 	rt_buf evidence;             /* stdout and stderr of failing baseline trials */
 	int nevidence;
@@ -533,9 +534,10 @@ static int
 startable(const lane *l)
 {
 	if (l == &V.base && V.racing) {
-		long need = base_need();
-		return l->t.trials + l->inflight < need &&
-		    l->t.errors + l->t.ignored + l->inflight < need + 3;
+		/* the live trials only: a measure record's are not paired */
+		long need = base_need(), live = l->t.trials - V.base_input,
+		    bad = l->t.errors + l->t.ignored - V.base_input_errors;
+		return live + l->inflight < need && bad + l->inflight < need + 3;
 	}
 	if (l->canary && (l->t.passes >= CANARY_K || l->t.failures >= CANARY_K ||
 	    l->t.passes + l->t.failures + l->inflight >= 2 * CANARY_K - 1))
@@ -921,34 +923,13 @@ baseline_json(void)
 	json_object_set_new(o, "source", json_string(!V.measure_in ? "measured" :
 	    V.base.t.trials > V.base_input ? "input+measured" : "input"));
 	json_object_set_new(o, "input_trials", json_integer(V.base_input));
+	/* lane trial i is paired with the original's trial of the same
+	 * RETRIAL_SEED: measured ones when the original was measured here,
+	 * else run alongside the lanes (a measure record has no seeds) */
+	json_object_set_new(o, "pairing", json_string(V.measure_in ?
+	    "seed (the original run alongside; the measure record is detect evidence only)" :
+	    "seed"));
 	return o;
-}
-
-/* A measure record gives counts, not a sequence: its k failures are placed
- * among its n trials in an order drawn from the seed. A uniformly random
- * order of independent trials is again independent trials, so the pairs
- * keep their law. */
-static void
-input_sequence(lane *b)
-{
-	uint64_t x = V.cli.o.seed ^ 0x9e3779b97f4a7c15ULL;
-	long i, j, n = b->t.trials;
-	unsigned char t;
-
-	b->vcap = n > 64 ? n : 64;
-	b->vs = rt_xcalloc((size_t)b->vcap, 1);
-	for (i = 0; i < n; i++)
-		b->vs[i] = i < b->t.failures;
-	for (i = n - 1; i > 0; i--) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		j = (long)(x % (uint64_t)(i + 1));
-		t = b->vs[i];
-		b->vs[i] = b->vs[j];
-		b->vs[j] = t;
-	}
-	b->nv = n;
 }
 
 static void
@@ -981,11 +962,15 @@ measure_baseline(void)
 			b->t.ignored = (long)v;
 		b->t.passes = b->t.trials - b->t.failures;
 		b->done = 1;
-		V.fresh = b->t.trials + b->t.errors + b->t.ignored + 1;
+		/* A measure record gives counts, not trials with seeds: it is the
+		 * detect gate's evidence and the budgets' rate, never a side of a
+		 * pair. The original runs alongside the lanes from trial 1, each
+		 * of its trials with the seed of the lane trials it is paired
+		 * with. */
+		V.fresh = 1;
 		V.base_input = b->t.trials;
-		input_sequence(b);
-		b->next_trial = V.fresh;
-		b->scan = V.fresh;
+		V.base_input_errors = b->t.errors + b->t.ignored;
+		b->next_trial = 1;
 	} else {
 		if (!(b->dir = new_copy("baseline")))
 			return -1;

@@ -145,6 +145,12 @@ rt_trial_cli_opt(rt_trial_cli *c, int opt, const char *arg)
 	case RT_OPT_KEEP_BG:
 		c->o.keep_background = 1;
 		return 1;
+	case RT_OPT_RUNNER:
+		if (rt_runner_kind_parse(arg, &c->o.runner) < 0)
+			rt_usage_die("--runner %s: unknown runner (want one of: %s)", arg,
+			    rt_runner_kind_list());
+		c->runner_given = 1;
+		return 1;
 	}
 	return 0;
 }
@@ -166,6 +172,8 @@ rt_trial_cli_finish(rt_trial_cli *c, int argc, char **argv, int optind, int need
 		rt_usage_die("--cmd: empty command");
 	c->o.shell_cmd = c->cmd;
 	c->o.argv = c->argv;
+	if (!c->runner_given && (c->cmd || c->argv))
+		c->o.runner = rt_runner_detect(c->cmd, c->argv);
 	if (!c->seed_given) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
@@ -214,7 +222,10 @@ rt_trial_cli_usage(FILE *f)
 "                         RETRIAL_API_KEY, FIREWORKS_API_KEY, GITHUB_TOKEN and\n"
 "                         the names in $RETRIAL_SCRUB always are)\n"
 "      --keep-env NAME    pass a variable removed by default (repeatable)\n"
-"      --keep-background  leave running what a trial left running\n", f);
+"      --keep-background  leave running what a trial left running\n"
+"      --runner NAME      whose \"the test did not run\" exits are errors: pytest,\n"
+"                         unittest, python, go, jest, vitest, generic (default:\n"
+"                         the runner the command names)\n", f);
 }
 
 void

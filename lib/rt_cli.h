@@ -12,7 +12,7 @@
 enum {
 	RT_OPT_GAP = 1000, RT_OPT_TIMEOUT_SIG, RT_OPT_GRACE, RT_OPT_MAXOUT,
 	RT_OPT_SEED, RT_OPT_ERRCODES, RT_OPT_FAILIF, RT_OPT_IGNOREIF, RT_OPT_ENV,
-	RT_OPT_UNSET_ENV, RT_OPT_KEEP_ENV, RT_OPT_KEEP_BG,
+	RT_OPT_UNSET_ENV, RT_OPT_KEEP_ENV, RT_OPT_KEEP_BG, RT_OPT_RUNNER,
 	RT_OPT_TOOL_BASE = 1100,     /* tools number their own options from here */
 	RT_OPT_LIST_OPTIONS = 999    /* the hidden --list-options */
 };
@@ -44,7 +44,8 @@ int rt_cli_list_options(const struct option *lo);
 	{ "env", required_argument, NULL, RT_OPT_ENV }, \
 	{ "unset-env", required_argument, NULL, RT_OPT_UNSET_ENV }, \
 	{ "keep-env", required_argument, NULL, RT_OPT_KEEP_ENV }, \
-	{ "keep-background", no_argument, NULL, RT_OPT_KEEP_BG }
+	{ "keep-background", no_argument, NULL, RT_OPT_KEEP_BG }, \
+	{ "runner", required_argument, NULL, RT_OPT_RUNNER }
 /* Their short letters, for the getopt string. */
 #define RT_TRIAL_SHORTOPTS "c:j:t:"
 
@@ -57,7 +58,7 @@ typedef struct {
 	char **unset, **keep;        /* --unset-env, --keep-env NAME, NULL-terminated */
 	size_t nunset, nkeep;
 	regex_t fail_re, ignore_re;
-	int has_fail_re, has_ignore_re, seed_given;
+	int has_fail_re, has_ignore_re, seed_given, runner_given;
 	char *command;               /* the command as text, for records */
 } rt_trial_cli;
 
@@ -65,7 +66,8 @@ void rt_trial_cli_init(rt_trial_cli *c);
 /* Handle one option if it is a shared trial option: 1 if handled, else 0. */
 int rt_trial_cli_opt(rt_trial_cli *c, int opt, const char *arg);
 /* After getopt: take "-- ARGV" (argv[optind..]) if any, check that exactly
- * one of --cmd and ARGV is given (need_cmd) or at most one (!need_cmd).
+ * one of --cmd and ARGV is given (need_cmd) or at most one (!need_cmd);
+ * without --runner, the runner is the one the command names.
  * Returns 1 when a command was given. */
 int rt_trial_cli_finish(rt_trial_cli *c, int argc, char **argv, int optind,
     int need_cmd);

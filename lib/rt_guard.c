@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "rt_guard.h"
+#include "rt_runner.h"
 #include "rt_util.h"
 
 const char *const rt_guard_rules[] = {
@@ -2580,62 +2581,6 @@ pytest_named(const char *rel)
 	    n > 3 && !strcmp(b + n - 3, ".py");
 }
 
-/* Split a command into words like sh(1) would, without running it; the
- * separators ; && || | & become ";". */
-static size_t
-split_words(const char *s, char **w, size_t max)
-{
-	rt_buf b = { 0 };
-	size_t n = 0;
-	int in = 0;
-	char q;
-
-	while (*s && n < max) {
-		if (isspace((unsigned char)*s) || strchr(";&|", *s)) {
-			if (in) {
-				w[n++] = rt_xstrdup(rt_buf_str(&b));
-				b.len = 0;
-				in = 0;
-			}
-			if (strchr(";&|", *s) && n < max) {
-				w[n++] = rt_xstrdup(";");
-				while (s[1] && strchr(";&|", s[1]))
-					s++;
-			}
-			s++;
-			continue;
-		}
-		in = 1;
-		if (*s == '\'' || *s == '"') {
-			q = *s++;
-			while (*s && *s != q) {
-				if (q == '"' && *s == '\\' && s[1])
-					s++;
-				rt_buf_addc(&b, *s++);
-			}
-			if (*s)
-				s++;
-		} else if (*s == '\\' && s[1]) {
-			rt_buf_addc(&b, s[1]);
-			s += 2;
-		} else {
-			rt_buf_addc(&b, *s++);
-		}
-	}
-	if (in && n < max)
-		w[n++] = rt_xstrdup(rt_buf_str(&b));
-	rt_buf_free(&b);
-	return n;
-}
-
-static const char *
-base_name(const char *p)
-{
-	const char *b = strrchr(p, '/');
-
-	return b ? b + 1 : p;
-}
-
 static int
 opt_takes_value(const char *o, const char *const *list)
 {
@@ -2897,63 +2842,39 @@ cmd_go(struct tree *tr, struct picks *ps, char **w, size_t n)
 		regfree(&re);
 }
 
-/* The tests a command runs, as far as its words say. */
+/* The tests a command runs, as far as its words say (rt_cmd_locate finds
+ * the runner in each segment). */
 static void
 command_tests(struct tree *tr, struct picks *ps, char **w, size_t n)
 {
-	size_t i = 0, j, seg;
-	const char *b;
+	size_t i = 0, seg;
+	rt_cmd_loc L;
 
 	while (i < n) {
 		for (seg = i; seg < n && strcmp(w[seg], ";"); seg++)
 			;
-		/* assignments and wrappers */
-		while (i < seg && (strchr(w[i], '=') && is_ident(w[i][0]) &&
-		    (size_t)(strchr(w[i], '=') - w[i]) < strcspn(w[i], "/")))
-			i++;
-		while (i < seg) {
-			b = base_name(w[i]);
-			if (!strcmp(b, "env") || !strcmp(b, "nice") || !strcmp(b, "exec") ||
-			    !strcmp(b, "command") || !strcmp(b, "xvfb-run") ||
-			    (strchr(w[i], '=') && is_ident(w[i][0])) || w[i][0] == '-' ||
-			    isdigit((unsigned char)w[i][0]) || !strcmp(b, "run"))
-				i++;
-			else if ((!strcmp(b, "timeout") || !strcmp(b, "uv") ||
-			    !strcmp(b, "poetry") || !strcmp(b, "pipenv") || !strcmp(b, "hatch")) &&
-			    i + 1 < seg)
-				i++;
+		rt_cmd_locate(w, i, seg, &L);
+		switch (L.kind) {
+		case RT_RUNNER_PYTEST:
+			cmd_pytest(tr, ps, w + L.args, seg - L.args);
+			break;
+		case RT_RUNNER_UNITTEST:
+			cmd_unittest(tr, ps, w + L.args, seg - L.args);
+			break;
+		case RT_RUNNER_GO:
+			cmd_go(tr, ps, w + L.args, seg - L.args);
+			break;
+		case RT_RUNNER_PYTHON:
+			if (L.target > i && !strcmp(w[L.target - 1], "-m"))
+				cmd_dotted(tr, ps, w[L.target]);
 			else
-				break;
-		}
-		if (i < seg) {
-			b = base_name(w[i]);
-			if (!strcmp(b, "pytest") || !strcmp(b, "py.test")) {
-				cmd_pytest(tr, ps, w + i + 1, seg - i - 1);
-			} else if (!strcmp(b, "go") && i + 1 < seg && !strcmp(w[i + 1], "test")) {
-				cmd_go(tr, ps, w + i + 2, seg - i - 2);
-			} else if (!strncmp(b, "python", 6) || !strncmp(b, "pypy", 4)) {
-				for (j = i + 1; j < seg && w[j][0] == '-' && strcmp(w[j], "-m"); j++)
-					if ((!strcmp(w[j], "-X") || !strcmp(w[j], "-W")) && j + 1 < seg)
-						j++;
-				if (j + 1 < seg && !strcmp(w[j], "-m")) {
-					if (!strcmp(w[j + 1], "pytest") || !strcmp(w[j + 1], "py.test"))
-						cmd_pytest(tr, ps, w + j + 2, seg - j - 2);
-					else if (!strcmp(w[j + 1], "unittest"))
-						cmd_unittest(tr, ps, w + j + 2, seg - j - 2);
-					else
-						cmd_dotted(tr, ps, w[j + 1]);
-				} else if (j < seg) {
-					pick_tests(ps, tree_find(tr, w[j]), NULL, NULL);
-				}
-			} else if (strlen(b) > 3 && !strcmp(b + strlen(b) - 3, ".py")) {
-				pick_tests(ps, tree_find(tr, w[i]), NULL, NULL);
-			} else {
-				/* tox -e py -- tests/x.py::t, make test ARGS=...: what follows -- */
-				for (j = i; j < seg && strcmp(w[j], "--"); j++)
-					;
-				if (j < seg)
-					cmd_pytest(tr, ps, w + j + 1, seg - j - 1);
-			}
+				pick_tests(ps, tree_find(tr, w[L.target]), NULL, NULL);
+			break;
+		default:
+			/* tox -e py -- tests/x.py::t, make test ARGS=...: what follows -- */
+			if (L.dashdash)
+				cmd_pytest(tr, ps, w + L.dashdash, seg - L.dashdash);
+			break;
 		}
 		i = seg + 1;
 	}
@@ -3270,7 +3191,7 @@ rt_guard_canary_place(const char *dir, const char *command, char *const *argv,
 		for (; argv[nw] && nw < 255; nw++)
 			w[nw] = rt_xstrdup(argv[nw]);
 	else if (command)
-		nw = split_words(command, w, 256);
+		nw = rt_cmd_split(command, w, 256);
 	command_tests(&tr, &fromcmd, w, nw);
 	nloc = rt_guard_failing_locations(evidence, locs, sizeof locs / sizeof locs[0]);
 	for (i = 0; i < nloc; i++) {

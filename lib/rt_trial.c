@@ -663,6 +663,13 @@ classify(job *j)
 		res->outcome = RT_TIMEOUT;
 		return;
 	}
+	/* the runner's own word that the test did not run: an error, never a
+	 * failure (nor a pass: go test's "no tests to run" exits 0) */
+	if (res->exit_code >= 0 && rt_runner_not_run(o->runner, res->exit_code,
+	    res->out.data, res->err.data, res->error, sizeof res->error)) {
+		res->outcome = RT_ERROR;
+		return;
+	}
 	if (res->exit_code == 0) {
 		res->outcome = RT_PASS;
 		return;
@@ -1306,6 +1313,8 @@ rt_trial_json(const rt_trial_result *res, const rt_trial_opts *o, const char *co
 		}
 	}
 	json_object_set_new(j, "env", env);
+	json_object_set_new(j, "runner", json_string(rt_runner_kind_name(o ? o->runner :
+	    RT_RUNNER_GENERIC)));
 	if (res->outcome == RT_ERROR && res->error[0])
 		json_object_set_new(j, "error", json_string(res->error));
 	return j;
@@ -1349,6 +1358,20 @@ rt_error_reason(char *buf, size_t size, long trial, const char *error,
 	if (err_text)
 		while (err_text[n] && err_text[n] != '\n' && n < 160)
 			n++;
+	/* a runner's reason that quotes that line already */
+	if (n && error) {
+		char line[161];
+		const char *s = err_text;
+		size_t m = n;
+		while (m && (*s == ' ' || *s == '\t'))
+			s++, m--;
+		while (m && (s[m - 1] == ' ' || s[m - 1] == '\t' || s[m - 1] == '\r'))
+			m--;
+		memcpy(line, s, m);
+		line[m] = '\0';
+		if (m && strstr(error, line))
+			n = 0;
+	}
 	snprintf(buf, size, "trial %ld: %s%s%.*s", trial,
 	    error && *error ? error : "an error", n ? "; stderr: " : "", (int)n,
 	    err_text ? err_text : "");

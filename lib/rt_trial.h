@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "rt_runner.h"
+
 typedef enum {
 	RT_PASS,      /* exit 0 */
 	RT_FAIL,      /* non-zero exit or killed by a signal */
@@ -48,6 +50,8 @@ typedef struct {
 	unsigned char error_code[256]; /* non-zero: that exit code is RT_ERROR */
 	const regex_t *fail_if;      /* a failure counts only when output matches */
 	const regex_t *ignore_if;    /* a failure whose output matches is set aside */
+	rt_runner_kind runner;       /* whose "did not run" exits are errors
+	                              * (rt_runner_not_run); GENERIC: none */
 } rt_trial_opts;
 
 /* The credentials retrial itself uses, never passed to a trial unless

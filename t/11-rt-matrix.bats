@@ -319,6 +319,27 @@ load helper
 	has "given twice"
 }
 
+@test "rt-matrix: a --pin-seed the command would override is refused, never probed ok" {
+	run rt-matrix -n 2 --pin-seed pytest-random-order=7 --cmd 'python3 -m pytest -q --random-order-seed=$RETRIAL_SEED'
+	status_is 2
+	has 'rt-matrix: --pin-seed pytest-random-order=7: the command'"'"'s own "--random-order-seed=$RETRIAL_SEED" would override the pin: take it out of the command'
+	run rt-matrix -n 2 --pin-seed pytest-random-order=7 -- python3 -m pytest -p no:random_order tests
+	status_is 2
+	has '"-p no:random_order" would override the pin'
+	run rt-matrix -n 2 --pin-seed PYTHONHASHSEED=3 --cmd 'PYTHONHASHSEED=0 python3 t.py'
+	status_is 2
+	has '"PYTHONHASHSEED=0" would override'
+	run rt-matrix -n 2 --pin-seed go-shuffle=5 --cmd 'go test -shuffle=on ./...'
+	status_is 2
+	has '"-shuffle=on" would override'
+	run rt-matrix -n 2 --pin-seed pytest-randomly=5 --cmd 'PYTEST_ADDOPTS=-q pytest'
+	status_is 2
+	has '"PYTEST_ADDOPTS=-q" would override'
+	# another runner's seed option is no conflict
+	run rt-matrix -n 1 --pin-seed PYTHONHASHSEED=3 --cmd 'true --random-order-seed=1'
+	status_is 0
+}
+
 @test "rt-matrix: --pin-seed sets the runner's variable, probed like --env" {
 	PYTEST_ADDOPTS=-x run rt-matrix -n 1 --seed 3 --facts "$T/f.jsonl" \
 	    --pin-seed pytest-randomly=42 --pin-seed go-shuffle=-9 --pin-seed PYTHONHASHSEED=0 \

@@ -1,0 +1,594 @@
+/* rt_runner: the runner adapters — finding a runner in a command and
+ * reading "the test did not run" from its exit and output. */
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_runner.h"
+#include "rt_util.h"
+
+static const char *const names[] = {
+	[RT_RUNNER_GENERIC] = "generic", [RT_RUNNER_PYTEST] = "pytest",
+	[RT_RUNNER_UNITTEST] = "unittest", [RT_RUNNER_PYTHON] = "python",
+	[RT_RUNNER_GO] = "go", [RT_RUNNER_JEST] = "jest", [RT_RUNNER_VITEST] = "vitest",
+};
+
+const char *
+rt_runner_kind_name(rt_runner_kind k)
+{
+	return (unsigned)k < sizeof names / sizeof *names ? names[k] : "generic";
+}
+
+int
+rt_runner_kind_parse(const char *name, rt_runner_kind *k)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(name, names[i])) {
+			*k = (rt_runner_kind)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *
+rt_runner_kind_list(void)
+{
+	return "pytest, unittest, python, go, jest, vitest, generic";
+}
+
+size_t
+rt_cmd_split(const char *s, char **w, size_t max)
+{
+	rt_buf b = { 0 };
+	size_t n = 0;
+	int in = 0;
+	char q;
+
+	while (*s && n < max) {
+		if (isspace((unsigned char)*s) || strchr(";&|", *s)) {
+			if (in) {
+				w[n++] = rt_xstrdup(rt_buf_str(&b));
+				b.len = 0;
+				in = 0;
+			}
+			if (strchr(";&|", *s) && n < max) {
+				w[n++] = rt_xstrdup(";");
+				while (s[1] && strchr(";&|", s[1]))
+					s++;
+			}
+			s++;
+			continue;
+		}
+		in = 1;
+		if (*s == '\'' || *s == '"') {
+			q = *s++;
+			while (*s && *s != q) {
+				if (q == '"' && *s == '\\' && s[1])
+					s++;
+				rt_buf_addc(&b, *s++);
+			}
+			if (*s)
+				s++;
+		} else if (*s == '\\' && s[1]) {
+			rt_buf_addc(&b, s[1]);
+			s += 2;
+		} else {
+			rt_buf_addc(&b, *s++);
+		}
+	}
+	if (in && n < max)
+		w[n++] = rt_xstrdup(rt_buf_str(&b));
+	rt_buf_free(&b);
+	return n;
+}
+
+static const char *
+base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+static int
+is_assignment(const char *w)
+{
+	const char *eq = strchr(w, '=');
+
+	return eq && eq != w && (isalpha((unsigned char)*w) || *w == '_') &&
+	    (size_t)(eq - w) < strcspn(w, "/");
+}
+
+static int
+ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+void
+rt_cmd_locate(char **w, size_t from, size_t to, rt_cmd_loc *loc)
+{
+	size_t i = from, j;
+	const char *b;
+
+	memset(loc, 0, sizeof *loc);
+	loc->kind = RT_RUNNER_GENERIC;
+	while (i < to && is_assignment(w[i]))
+		i++;
+	while (i < to) {
+		b = base_name(w[i]);
+		if (!strcmp(b, "env") || !strcmp(b, "nice") || !strcmp(b, "exec") ||
+		    !strcmp(b, "command") || !strcmp(b, "xvfb-run") ||
+		    is_assignment(w[i]) || w[i][0] == '-' ||
+		    isdigit((unsigned char)w[i][0]) || !strcmp(b, "run") ||
+		    !strcmp(b, "npx") || !strcmp(b, "yarn") || !strcmp(b, "pnpm") ||
+		    !strcmp(b, "bunx") || !strcmp(b, "exec"))
+			i++;
+		else if ((!strcmp(b, "timeout") || !strcmp(b, "uv") ||
+		    !strcmp(b, "poetry") || !strcmp(b, "pipenv") || !strcmp(b, "hatch")) &&
+		    i + 1 < to)
+			i++;
+		else
+			break;
+	}
+	if (i >= to)
+		return;
+	b = base_name(w[i]);
+	loc->target = i;
+	loc->args = i + 1;
+	if (!strcmp(b, "pytest") || !strcmp(b, "py.test")) {
+		loc->kind = RT_RUNNER_PYTEST;
+		return;
+	}
+	if (!strcmp(b, "go") && i + 1 < to && !strcmp(w[i + 1], "test")) {
+		loc->kind = RT_RUNNER_GO;
+		loc->args = i + 2;
+		return;
+	}
+	if (!strcmp(b, "jest") || !strcmp(b, "vitest")) {
+		loc->kind = *b == 'j' ? RT_RUNNER_JEST : RT_RUNNER_VITEST;
+		return;
+	}
+	if (!strncmp(b, "python", 6) || !strncmp(b, "pypy", 4)) {
+		for (j = i + 1; j < to && w[j][0] == '-' && strcmp(w[j], "-m"); j++)
+			if ((!strcmp(w[j], "-X") || !strcmp(w[j], "-W")) && j + 1 < to)
+				j++;
+		if (j + 1 < to && !strcmp(w[j], "-m")) {
+			loc->target = j + 1;
+			loc->args = j + 2;
+			if (!strcmp(w[j + 1], "pytest") || !strcmp(w[j + 1], "py.test"))
+				loc->kind = RT_RUNNER_PYTEST;
+			else if (!strcmp(w[j + 1], "unittest"))
+				loc->kind = RT_RUNNER_UNITTEST;
+			else
+				loc->kind = RT_RUNNER_PYTHON;
+		} else if (j < to) {
+			loc->kind = RT_RUNNER_PYTHON;
+			loc->target = j;
+			loc->args = j + 1;
+		}
+		return;
+	}
+	if (ends_with(b, ".py")) {
+		loc->kind = RT_RUNNER_PYTHON;
+		return;
+	}
+	for (j = i; j < to && strcmp(w[j], "--"); j++)
+		;
+	if (j < to)
+		loc->dashdash = j + 1;
+}
+
+rt_runner_kind
+rt_runner_detect(const char *shell_cmd, char *const *argv)
+{
+	char *w[256];
+	size_t n = 0, i = 0, seg;
+	rt_cmd_loc loc = { RT_RUNNER_GENERIC, 0, 0, 0 };
+
+	if (shell_cmd)
+		n = rt_cmd_split(shell_cmd, w, sizeof w / sizeof *w);
+	else
+		for (; argv && argv[n] && n < sizeof w / sizeof *w; n++)
+			w[n] = rt_xstrdup(argv[n]);
+	while (i < n) {
+		for (seg = i; seg < n && strcmp(w[seg], ";"); seg++)
+			;
+		rt_cmd_locate(w, i, seg, &loc);
+		if (loc.kind != RT_RUNNER_GENERIC)
+			break;
+		i = seg + 1;
+	}
+	for (i = 0; i < n; i++)
+		free(w[i]);
+	return loc.kind;
+}
+
+/* Does the line p[0..len) hold needle? */
+static int
+memmem_line(const char *p, size_t len, const char *needle)
+{
+	size_t m = strlen(needle), i;
+
+	for (i = 0; i + m <= len; i++)
+		if (!memcmp(p + i, needle, m))
+			return 1;
+	return 0;
+}
+
+/* The first line of text holding needle (NULL: none), into buf, trimmed. */
+static const char *
+line_with(const char *text, const char *needle, char *buf, size_t size)
+{
+	const char *p, *s, *e;
+	size_t len;
+
+	if (!text || !(p = strstr(text, needle)))
+		return NULL;
+	for (s = p; s > text && s[-1] != '\n'; s--)
+		;
+	for (e = p; *e && *e != '\n'; e++)
+		;
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	len = (size_t)(e - s);
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+/* The first of needles found in err, then in out. */
+static const char *
+find_line(const char *out, const char *err, const char *const *needles,
+    char *buf, size_t size)
+{
+	size_t i;
+
+	for (i = 0; needles[i]; i++)
+		if (line_with(err, needles[i], buf, size) || line_with(out, needles[i], buf, size))
+			return buf;
+	return NULL;
+}
+
+static int
+say(char *why, size_t size, const char *what, const char *line)
+{
+	if (line && *line)
+		snprintf(why, size, "%s: %s", what, line);
+	else
+		snprintf(why, size, "%s", what);
+	return 1;
+}
+
+static const char *const py_not_run[] = { "can't open file", NULL };
+static const char *const py_import[] = {
+	"Failed to import test module", "ImportError while importing test module", NULL
+};
+
+static int
+pytest_not_run(int code, const char *out, const char *err, char *why, size_t size)
+{
+	static const char *const usage[] = {
+		"file or directory not found", "ERROR: usage", "error: unrecognized arguments",
+		"ERROR: not found", "ERROR:", "error:", NULL
+	};
+	static const char *const collect[] = {
+		"error during collection", "errors during collection", "ERROR collecting",
+		"Interrupted", NULL
+	};
+	static const char *const none[] = { "no tests ran", "collected 0 items", NULL };
+	static const char *const internal[] = { "INTERNALERROR", NULL };
+	char line[200];
+
+	switch (code) {
+	case 2:
+		return say(why, size, "pytest exit 2 (interrupted: the tests did not run)",
+		    find_line(out, err, collect, line, sizeof line));
+	case 3:
+		return say(why, size, "pytest exit 3 (internal error)",
+		    find_line(out, err, internal, line, sizeof line));
+	case 4:
+		return say(why, size, "pytest exit 4 (usage error)",
+		    find_line(out, err, usage, line, sizeof line));
+	case 5:
+		return say(why, size, "pytest exit 5 (no tests collected)",
+		    find_line(out, err, none, line, sizeof line));
+	}
+	if (code != 0 && find_line(out, err, py_not_run, line, sizeof line))
+		return say(why, size, "python could not start pytest", line);
+	return 0;
+}
+
+static int
+python_not_run(rt_runner_kind k, int code, const char *out, const char *err,
+    char *why, size_t size)
+{
+	static const char *const none[] = { "NO TESTS RAN", "Ran 0 tests", NULL };
+	static const char *const nomod[] = { "No module named", NULL };
+	char line[200];
+
+	if (code == 0)
+		return 0;
+	if (find_line(out, err, py_not_run, line, sizeof line))
+		return say(why, size, "python could not open the test file", line);
+	if (find_line(out, err, py_import, line, sizeof line))
+		return say(why, size, "the test module could not be imported", line);
+	if (k == RT_RUNNER_UNITTEST && (code == 5 || find_line(out, err, none, line, sizeof line)))
+		return say(why, size, "unittest ran no tests", code == 5 ? "exit 5" : line);
+	/* python -m MODULE with no such module: "No module named X" at exit 1,
+	 * before any of the test's code ran */
+	if (code == 1 && err && !strstr(err, "Traceback") &&
+	    find_line(NULL, err, nomod, line, sizeof line))
+		return say(why, size, "python could not find the module", line);
+	return 0;
+}
+
+/* Did any test run: a "--- PASS/FAIL/SKIP" or "=== RUN" line, a -json
+ * "run" event, or an "ok" package line that does not say it ran none. */
+static int
+go_ran_tests(const char *out)
+{
+	const char *p;
+
+	if (!out)
+		return 0;
+	if (strstr(out, "--- ") || strstr(out, "=== RUN") || strstr(out, "\"Action\":\"run\""))
+		return 1;
+	for (p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len > 3 && !strncmp(p, "ok ", 3) &&
+		    !memmem_line(p, len, "[no test"))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+go_not_run(int code, const char *out, const char *err, char *why, size_t size)
+{
+	static const char *const build[] = {
+		"[build failed]", "[setup failed]", "build failed", "setup failed", NULL
+	};
+	static const char *const none[] = {
+		"no test files", "no tests to run", "matched no packages", NULL
+	};
+	static const char *const setup[] = {
+		"cannot find main module", "go.mod file not found", "no required module",
+		"cannot find package", "is not in std", "directory not found", "no Go files",
+		"flag provided but not defined", NULL
+	};
+	char line[200];
+
+	if (find_line(out, err, build, line, sizeof line))
+		return say(why, size, "go test: the package did not build", line);
+	if (code != 0 && find_line(out, err, setup, line, sizeof line))
+		return say(why, size, "go test did not run the tests", line);
+	/* "testing: warning: no tests to run" is an exit 0 */
+	if (find_line(out, err, none, line, sizeof line) && !go_ran_tests(out))
+		return say(why, size, "go test ran no tests", line);
+	return 0;
+}
+
+static int
+jest_not_run(rt_runner_kind k, int code, const char *out, const char *err,
+    char *why, size_t size)
+{
+	static const char *const none[] = {
+		"No tests found", "No test files found", "No test suite found", NULL
+	};
+	static const char *const failed[] = { "Test suite failed to run", NULL };
+	static const char *const missing[] = { "command not found", "could not determine executable", NULL };
+	char line[200];
+	const char *name = k == RT_RUNNER_JEST ? "jest" : "vitest";
+	char what[64];
+
+	if (code == 0)
+		return 0;
+	if (find_line(out, err, none, line, sizeof line)) {
+		snprintf(what, sizeof what, "%s found no tests", name);
+		return say(why, size, what, line);
+	}
+	if (find_line(out, err, failed, line, sizeof line) &&
+	    !(err && strstr(err, "\xe2\x9c\x95")) && !(out && strstr(out, "\xe2\x9c\x95"))) {
+		snprintf(what, sizeof what, "%s: a test suite failed to run", name);
+		return say(why, size, what, line);
+	}
+	if (find_line(out, err, missing, line, sizeof line)) {
+		snprintf(what, sizeof what, "%s could not start", name);
+		return say(why, size, what, line);
+	}
+	return 0;
+}
+
+int
+rt_runner_not_run(rt_runner_kind k, int code, const char *out, const char *err,
+    char *why, size_t size)
+{
+	switch (k) {
+	case RT_RUNNER_PYTEST:
+		return pytest_not_run(code, out, err, why, size);
+	case RT_RUNNER_UNITTEST:
+	case RT_RUNNER_PYTHON:
+		return python_not_run(k, code, out, err, why, size);
+	case RT_RUNNER_GO:
+		return go_not_run(code, out, err, why, size);
+	case RT_RUNNER_JEST:
+	case RT_RUNNER_VITEST:
+		return jest_not_run(k, code, out, err, why, size);
+	case RT_RUNNER_GENERIC:
+		break;
+	}
+	return 0;
+}
+
+/* s without leading and trailing blanks (malloc'd). */
+static char *
+trimmed(const char *s)
+{
+	const char *e;
+
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	for (e = s + strlen(s); e > s && isspace((unsigned char)e[-1]); e--)
+		;
+	return rt_xasprintf("%.*s", (int)(e - s), s);
+}
+
+static int
+is_file(const char *dir, const char *rel)
+{
+	struct stat st;
+	char *p = dir && *dir ? rt_xasprintf("%s/%s", dir, rel) : rt_xstrdup(rel);
+	int r = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+
+	free(p);
+	return r;
+}
+
+/* pytest: "tests.test_x.TestC" (+ file "tests/test_x.py") -> the node ID
+ * "tests/test_x.py::TestC::NAME". */
+static char *
+pytest_id(const char *classname, const char *name, const char *file, const char *dir)
+{
+	rt_buf b = { 0 };
+	char *cls = rt_xstrdup(classname), *mod = NULL, *p, *id;
+	size_t n = strlen(cls), k;
+	const char *rest = NULL;
+
+	if (file && *file && ends_with(file, ".py")) {
+		/* the module's dotted name is the file's path without .py */
+		mod = rt_xasprintf("%.*s", (int)(strlen(file) - 3), file);
+		for (p = mod; *p; p++)
+			if (*p == '/')
+				*p = '.';
+		k = strlen(mod);
+		if (!strncmp(cls, mod, k) && (cls[k] == '.' || !cls[k]))
+			rest = cls[k] ? cls + k + 1 : "";
+		else
+			rest = "";  /* a classname pytest did not derive: trust the file */
+		rt_buf_adds(&b, file);
+	} else {
+		/* the longest dotted prefix that is a file, else up to the first
+		 * capitalised word (pytest collects classes named Test*) */
+		size_t cut = 0;
+		for (k = n; k > 0; k--) {
+			if (k < n && cls[k] != '.')
+				continue;
+			mod = rt_xasprintf("%.*s.py", (int)k, cls);
+			for (p = mod; *p && p < mod + k; p++)
+				if (*p == '.')
+					*p = '/';
+			if (is_file(dir, mod)) {
+				cut = k;
+				break;
+			}
+			free(mod);
+			mod = NULL;
+		}
+		if (!mod) {
+			for (k = 0, cut = n; k < n; k++)
+				if ((k == 0 || cls[k - 1] == '.') && isupper((unsigned char)cls[k])) {
+					cut = k ? k - 1 : 0;
+					break;
+				}
+			mod = rt_xasprintf("%.*s.py", (int)cut, cls);
+			for (p = mod; *p && p < mod + cut; p++)
+				if (*p == '.')
+					*p = '/';
+		}
+		rest = cls[cut] == '.' ? cls + cut + 1 : cls + cut;
+		rt_buf_adds(&b, mod);
+	}
+	if (*rest) {
+		rt_buf_adds(&b, "::");
+		for (p = (char *)rest; *p; p++)
+			if (*p == '.')
+				rt_buf_adds(&b, "::");
+			else
+				rt_buf_addc(&b, *p);
+	}
+	rt_buf_adds(&b, "::");
+	rt_buf_adds(&b, name);
+	id = rt_xstrdup(rt_buf_str(&b));
+	rt_buf_free(&b);
+	free(mod);
+	free(cls);
+	return id;
+}
+
+char *
+rt_runner_junit_id(const char *suite, const char *classname, const char *name,
+    const char *file, const char *dir)
+{
+	char *cls = trimmed(classname ? classname : ""), *nm = trimmed(name ? name : "");
+	char *id;
+
+	if ((suite && !strcmp(suite, "pytest") && *cls) ||
+	    (file && ends_with(file, ".py") && *cls && !strchr(cls, '/')))
+		id = pytest_id(cls, nm, file, dir);
+	else if (file && *file && (ends_with(file, ".js") || ends_with(file, ".ts") ||
+	    ends_with(file, ".jsx") || ends_with(file, ".tsx") || ends_with(file, ".mjs")))
+		id = rt_xasprintf("%s::%s", file, nm);
+	else if (*cls && strcmp(cls, nm) != 0)
+		id = rt_xasprintf("%s::%s", cls, nm);
+	else
+		id = rt_xstrdup(nm);
+	free(cls);
+	free(nm);
+	return id;
+}
+
+char *
+rt_seed_conflict(const char *runner, const char *shell_cmd, char *const *argv)
+{
+	static const struct {
+		const char *runner, *opt, *var, *plugin;
+	} pins[] = {
+		{ "pytest-random-order", "--random-order-seed", "PYTEST_ADDOPTS", "random_order" },
+		{ "pytest-randomly", "--randomly-seed", "PYTEST_ADDOPTS", "randomly" },
+		{ "hypothesis", "--hypothesis-seed", "PYTEST_ADDOPTS", NULL },
+		{ "go-shuffle", "-shuffle", "GOFLAGS", NULL },
+		{ "go-shuffle", "--shuffle", "GOFLAGS", NULL },
+		{ "go-shuffle", "-test.shuffle", "GOFLAGS", NULL },
+		{ "PYTHONHASHSEED", NULL, "PYTHONHASHSEED", NULL },
+	};
+	char *w[512], *hit = NULL;
+	size_t n = 0, i, j, k;
+
+	if (shell_cmd)
+		n = rt_cmd_split(shell_cmd, w, sizeof w / sizeof *w);
+	else
+		for (; argv && argv[n] && n < sizeof w / sizeof *w; n++)
+			w[n] = rt_xstrdup(argv[n]);
+	for (i = 0; i < n && !hit; i++)
+		for (j = 0; j < sizeof pins / sizeof *pins && !hit; j++) {
+			if (strcmp(pins[j].runner, runner))
+				continue;
+			k = pins[j].opt ? strlen(pins[j].opt) : 0;
+			if ((k && !strncmp(w[i], pins[j].opt, k) && (!w[i][k] || w[i][k] == '=')) ||
+			    (!strncmp(w[i], pins[j].var, strlen(pins[j].var)) &&
+			    w[i][strlen(pins[j].var)] == '=' && is_assignment(w[i])))
+				hit = rt_xstrdup(w[i]);
+			else if (pins[j].plugin && i + 1 < n && !strcmp(w[i], "-p") &&
+			    !strncmp(w[i + 1], "no:", 3) && !strcmp(w[i + 1] + 3, pins[j].plugin))
+				hit = rt_xasprintf("-p %s", w[i + 1]);
+			else if (pins[j].plugin && !strncmp(w[i], "-pno:", 5) &&
+			    !strcmp(w[i] + 5, pins[j].plugin))
+				hit = rt_xstrdup(w[i]);
+		}
+	for (i = 0; i < n; i++)
+		free(w[i]);
+	return hit;
+}

@@ -1,0 +1,89 @@
+/* rt_runner: what retrial knows of each test runner — where it stands in
+ * a command, and which of its exits mean "the test did not run" — one
+ * adapter per runner (pytest, unittest, python, go, jest, vitest) and a
+ * generic fallback that knows only the exit status. */
+#ifndef RT_RUNNER_H
+#define RT_RUNNER_H
+
+#include <stddef.h>
+
+typedef enum {
+	RT_RUNNER_GENERIC,           /* exit status only */
+	RT_RUNNER_PYTEST,            /* pytest, py.test, python -m pytest */
+	RT_RUNNER_UNITTEST,          /* python -m unittest */
+	RT_RUNNER_PYTHON,            /* python FILE.py, python -m MODULE, ./FILE.py */
+	RT_RUNNER_GO,                /* go test */
+	RT_RUNNER_JEST,              /* jest, npx jest, yarn jest */
+	RT_RUNNER_VITEST             /* vitest, npx vitest */
+} rt_runner_kind;
+
+/* The adapter's name ("pytest", "generic"...). */
+const char *rt_runner_kind_name(rt_runner_kind k);
+/* The adapter of a --runner NAME: 0, or -1 when unknown. */
+int rt_runner_kind_parse(const char *name, rt_runner_kind *k);
+/* Every adapter's name, for the message of an unknown one:
+ * "pytest, unittest, python, go, jest, vitest, generic". */
+const char *rt_runner_kind_list(void);
+
+/* Split a command into words as sh(1) would, without running it: quotes
+ * and backslashes are undone, and the separators ; && || | & become one
+ * word ";". At most max words (malloc'd; free each). The count. */
+size_t rt_cmd_split(const char *s, char **w, size_t max);
+
+/* Where the runner stands in words w[from..to) (one segment, no ";"):
+ * assignments (VAR=x) and wrappers (env, nice, exec, command, timeout,
+ * xvfb-run, uv run, poetry run, pipenv run, hatch run, npx, yarn, pnpm
+ * exec) are passed over. kind is the runner found, target the word that
+ * names it (python's script or module: "python -m pkg.mod" sets target to
+ * "pkg.mod"), args the index of its first own argument. A segment with no
+ * runner but a "--" (tox -e py -- tests/x.py) is RT_RUNNER_GENERIC with
+ * dashdash set to the index after it; else dashdash is 0. */
+typedef struct {
+	rt_runner_kind kind;
+	size_t target, args, dashdash;
+} rt_cmd_loc;
+void rt_cmd_locate(char **w, size_t from, size_t to, rt_cmd_loc *loc);
+
+/* The runner a command runs (the first segment that names one), from
+ * the shell text or an argv; RT_RUNNER_GENERIC when none. */
+rt_runner_kind rt_runner_detect(const char *shell_cmd, char *const *argv);
+
+/* Did the test not run? The runner's own word for it, from its exit code
+ * and output: pytest's exits 2-5 (interrupted or collection errors,
+ * internal error, usage error such as a missing file, no tests
+ * collected); Python's "can't open file" and a test module that cannot be
+ * imported; unittest's "NO TESTS RAN"; go test's build and setup
+ * failures, "no test files" and "no tests to run" (exit 0 included); jest's
+ * "No tests found" and a suite that failed to run. 1 with the reason in
+ * why ("pytest exit 4 (usage error): ERROR: file or directory not found:
+ * t.py"), else 0. The generic adapter never says so. */
+int rt_runner_not_run(rt_runner_kind k, int exit_code, const char *out,
+    const char *err, char *why, size_t size);
+
+/* Would the command override a seed pinned for runner (rt_seed_pin's
+ * names: pytest-random-order, pytest-randomly, hypothesis, go-shuffle,
+ * PYTHONHASHSEED)? The command's own seed option or assignment
+ * ("--random-order-seed=$RETRIAL_SEED", "-shuffle=on",
+ * "PYTHONHASHSEED=0"), an assignment of the variable the pin goes through
+ * (PYTEST_ADDOPTS, GOFLAGS), or "-p no:PLUGIN", which turns the plugin
+ * off: that word (malloc'd), else NULL. */
+char *rt_seed_conflict(const char *runner, const char *shell_cmd, char *const *argv);
+
+/* A JUnit testcase's canonical ID: the runner's own selection syntax, so
+ * the same string selects the test in rt-bisect, rt-verify --case and
+ * the runner itself (malloc'd):
+ *   pytest (a suite named "pytest", or a file ending in .py): the node ID
+ *     "tests/test_x.py::TestC::test_y[p]", the module's path from the
+ *     file attribute (xunit1) or from the dotted classname (xunit2: the
+ *     longest prefix that is a .py file under dir, else the words before
+ *     the first capitalised one);
+ *   jest-junit: "FILE::full name" with a file attribute, else the full
+ *     name, never with jest-junit's leading space;
+ *   everyone else (go-junit-report's "PKG::TestX/sub", Surefire's
+ *     "com.x.FooTest::testBar"...): "classname::name", or the name alone
+ *     when the classname is empty or the same (Bazel).
+ * dir may be NULL (the current directory). */
+char *rt_runner_junit_id(const char *suite, const char *classname,
+    const char *name, const char *file, const char *dir);
+
+#endif

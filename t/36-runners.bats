@@ -1,0 +1,200 @@
+#!/usr/bin/env bats
+# The runner adapters (lib/rt_runner): a test the runner says did not run
+# is an error with the runner's reason, never a failure and never a pass,
+# on real projects run by the real runners (pytest, unittest, python,
+# go test). t/fixtures/runners/README says what each project holds.
+load helper
+
+R="$RT_TOP/t/fixtures/runners"
+PY=/usr/bin/python3
+PYT="PYTHONDONTWRITEBYTECODE=1 $PY -m pytest -q -p no:cacheprovider -p no:random_order"
+
+have_pytest() {
+	[ -x "$PY" ] && "$PY" -c 'import pytest' 2>/dev/null
+}
+
+have_go() {
+	command -v go >/dev/null 2>&1
+}
+
+setup() {
+	cp -R "$R/pyproj" "$T/py"
+}
+
+# one trial record; the error warnings on stderr go to $T/err
+collect1() {
+	rt-collect -n 1 "$@" 2>"$T/err"
+}
+
+go_env() {
+	export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+}
+
+@test "--runner: an unknown name is a usage error listing the runners, in every tool that runs trials" {
+	for tool in rt-measure rt-collect rt-retry rt-matrix rt-verify; do
+		run "$tool" --runner nose --cmd true
+		status_is 2
+		has "$tool: --runner nose: unknown runner (want one of: pytest, unittest, python, go, jest, vitest, generic)"
+	done
+}
+
+@test "--runner: in --help and the man page" {
+	run rt-measure --help
+	has "--runner NAME"
+	run man -l "$RT_TOP/man/man1/rt-collect.1"
+	has "runner"
+}
+
+@test "pytest: a missing test file is ERROR with pytest's message, not ALWAYS_FAILING" {
+	have_pytest || skip "no Debian pytest"
+	cd "$T/py"
+	rt-measure -n 30 --cmd "$PYT tests/test_gone.py" >"$T/m.json" 2>"$T/err"
+	grep -q "30 of 30 trials were errors" "$T/err"
+	jqe < "$T/m.json" '.verdict == "ERROR" and .errors == 30 and .failures == 0 and .trials == 0'
+	run collect1 --cmd "$PYT tests/test_gone.py"
+	echo "$output" | jqe '.outcome == "error" and .runner == "pytest" and .exit_code == 4 and
+	    (.error | startswith("pytest exit 4 (usage error): ERROR: file or directory not found: tests/test_gone.py"))'
+}
+
+@test "python: a script run from the wrong directory is ERROR (can't open file), not ALWAYS_FAILING" {
+	have_pytest || skip "no Debian python3"
+	cd "$T"
+	run rt-measure -n 29 --text --cmd "$PY test_cache.py"
+	has "ERROR"
+	hasnt "ALWAYS_FAILING"
+	has "python could not open the test file"
+	run collect1 --cmd "$PY test_cache.py"
+	echo "$output" | jqe '.outcome == "error" and .runner == "python"'
+	# the same script from its own directory runs, and its outcome counts
+	cd "$EX/timing"
+	run collect1 --cmd "$PY test_cache.py"
+	echo "$output" | jqe '.runner == "python" and (.outcome == "pass" or .outcome == "fail")'
+}
+
+@test "pytest: a collection error (exit 2) and a -k that selects nothing (exit 5) are errors" {
+	have_pytest || skip "no Debian pytest"
+	cd "$T/py"
+	printf 'def test_x(:\n    pass\n' > tests/test_broken.py
+	run collect1 --cmd "$PYT tests/test_broken.py"
+	echo "$output" | jqe '.outcome == "error" and .exit_code == 2 and
+	    (.error | startswith("pytest exit 2 (interrupted: the tests did not run)"))'
+	rm tests/test_broken.py
+	run collect1 --cmd "$PYT -k no_such_test tests/test_cart.py"
+	echo "$output" | jqe '.outcome == "error" and .exit_code == 5 and
+	    (.error | startswith("pytest exit 5 (no tests collected)"))'
+}
+
+@test "pytest: a real failure is still a failure, a pass a pass" {
+	have_pytest || skip "no Debian pytest"
+	cd "$T/py"
+	run collect1 --cmd "$PYT tests/test_cart.py"
+	echo "$output" | jqe '.outcome == "pass" and .runner == "pytest"'
+	sed -i 's/== 10/== 11/' tests/test_cart.py
+	run collect1 --cmd "$PYT tests/test_cart.py"
+	echo "$output" | jqe '.outcome == "fail" and .exit_code == 1 and (has("error") | not)'
+}
+
+@test "--runner generic: exit status only, and the record says so" {
+	have_pytest || skip "no Debian pytest"
+	cd "$T/py"
+	run collect1 --runner generic --cmd "$PYT tests/test_gone.py"
+	echo "$output" | jqe '.outcome == "fail" and .runner == "generic" and .exit_code == 4'
+	run collect1 --cmd "sh -c 'exit 4'"
+	echo "$output" | jqe '.outcome == "fail" and .runner == "generic"'
+}
+
+@test "unittest: a test module that cannot be imported is an error; its failures count" {
+	have_pytest || skip "no Debian python3"
+	cd "$T/py"
+	run collect1 --cmd "PYTHONDONTWRITEBYTECODE=1 $PY -m unittest tests.test_nothere"
+	echo "$output" | jqe '.outcome == "error" and .runner == "unittest" and
+	    (.error | startswith("the test module could not be imported"))'
+	run collect1 --cmd "PYTHONDONTWRITEBYTECODE=1 $PY -m unittest tests.test_cart"
+	echo "$output" | jqe '.outcome == "pass" and .runner == "unittest"'
+	sed -i 's/, 17)/, 18)/' tests/test_cart.py
+	run collect1 --cmd "PYTHONDONTWRITEBYTECODE=1 $PY -m unittest tests.test_cart"
+	echo "$output" | jqe '.outcome == "fail"'
+}
+
+@test "the runner is found behind wrappers and assignments, and the first segment that names one wins" {
+	have_pytest || skip "no Debian pytest"
+	cd "$T/py"
+	run collect1 --cmd "cd . && env X=1 timeout 60 $PYT tests/test_gone.py"
+	echo "$output" | jqe '.runner == "pytest" and .outcome == "error"'
+	run collect1 -- env PYTHONDONTWRITEBYTECODE=1 "$PY" -m pytest -q -p no:cacheprovider tests/test_gone.py
+	echo "$output" | jqe '.runner == "pytest" and .outcome == "error"'
+}
+
+@test "go test: a table test runs; a build failure, no test files and -run matching nothing are errors" {
+	have_go || skip "no go"
+	go_env
+	cp -R "$R/gomod" "$T/go"
+	cd "$T/go"
+	run collect1 --cmd "go test ./..."
+	echo "$output" | jqe '.outcome == "pass" and .runner == "go"'
+	run collect1 --cmd "go test -json ./..."
+	echo "$output" | jqe '.outcome == "pass" and .runner == "go"'
+	# -run that matches nothing exits 0: "no tests to run" is not a pass
+	run collect1 --cmd "go test -run TestNothing ./calc"
+	echo "$output" | jqe '.outcome == "error" and .exit_code == 0 and (.error | startswith("go test ran no tests"))'
+	mkdir empty && echo 'package empty' > empty/e.go
+	run collect1 --cmd "go test ./empty"
+	echo "$output" | jqe '.outcome == "error" and (.error | contains("no test files"))'
+	echo 'func broken( {' >> calc/calc.go
+	run collect1 --cmd "go test ./calc"
+	echo "$output" | jqe '.outcome == "error" and (.error | startswith("go test: the package did not build"))'
+	# a failing subtest is a failure
+	cp "$R/gomod/calc/calc.go" calc/calc.go
+	sed -i 's/{"zero", 0, 0, 0}/{"zero", 0, 0, 1}/' calc/calc_test.go
+	run collect1 --cmd "go test ./calc"
+	echo "$output" | jqe '.outcome == "fail" and .exit_code == 1'
+}
+
+@test "rt-junit reads go test -json: a table test's subtests as PKG::Test/sub, the failing one's message" {
+	have_go || skip "no go"
+	go_env
+	cp -R "$R/gomod" "$T/go"
+	cd "$T/go"
+	sed -i 's/{"zero", 0, 0, 0}/{"zero", 0, 0, 1}/' calc/calc_test.go
+	go test -json -count=3 ./... > "$T/go.json" || true
+	run rt-junit "$T/go.json"
+	status_is 0
+	echo "$output" | jqe -s 'length == 12 and
+	    (map(.case) | unique) == ["example.com/gomod/calc::TestAdd", "example.com/gomod/calc::TestAdd/negative",
+	      "example.com/gomod/calc::TestAdd/small", "example.com/gomod/calc::TestAdd/zero"] and
+	    (map(select(.case == "example.com/gomod/calc::TestAdd/zero")) | all(.outcome == "fail" and
+	      .message == "Add(0, 0) = 0, want 1" and .source == "go test -json") and (map(.attempt) == [1, 2, 3])) and
+	    (map(select(.case == "example.com/gomod/calc::TestAdd/small")) | all(.outcome == "pass"))'
+	run sh -c 'rt-junit "$1" | rt-measure --by case' sh "$T/go.json"
+	echo "$output" | jqe -s 'map(select(.case == "example.com/gomod/calc::TestAdd/zero"))[0] | .failures == 3 and .trials == 3'
+}
+
+@test "rt-junit reads go test -json: a build failure is one error record, a panic a failure, a cut stream a failure" {
+	have_go || skip "no go"
+	go_env
+	cp -R "$R/gomod" "$T/go"
+	cd "$T/go"
+	echo 'func broken( {' >> calc/calc.go
+	go test -json ./... > "$T/build.json" 2>/dev/null || true
+	run rt-junit "$T/build.json"
+	status_is 0
+	echo "$output" | jqe -s 'length == 1 and .[0].case == "example.com/gomod/calc" and .[0].outcome == "error" and
+	    .[0].message == "the package did not build"'
+	cp "$R/gomod/calc/calc.go" calc/calc.go
+	printf 'package calc\nimport "testing"\nfunc TestPanics(t *testing.T) {\n\tvar m map[string]int\n\tm["x"] = 1\n}\n' > calc/panic_test.go
+	go test -json ./... > "$T/panic.json" 2>/dev/null || true
+	run rt-junit "$T/panic.json"
+	echo "$output" | jqe -s 'map(select(.case == "example.com/gomod/calc::TestPanics"))[0] |
+	    .outcome == "fail" and (.message | startswith("panic: assignment to entry in nil map"))'
+	# killed mid-run: the last test started and never ended
+	grep -v '"Action":"pass"' "$T/panic.json" | grep -v '"Action":"fail"' > "$T/cut.json"
+	run rt-junit "$T/cut.json"
+	echo "$output" | jqe -s 'all(.outcome == "fail" and .message == "the test did not finish (the stream ended)")'
+}
+
+@test "rt-junit: input that is neither JUnit XML nor go test -json names the file and line" {
+	printf 'hello\nworld\n' > "$T/x.txt"
+	run rt-junit "$T/x.txt"
+	status_is 2
+	has "rt-junit: $T/x.txt:2: neither JUnit XML"
+}
