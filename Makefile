@@ -216,12 +216,14 @@ fuzz-build: $(FUZZ_LIB) fuzz/hypothesis
 
 # The corpora start from the fixtures, and the newest readers' (junit,
 # attempt, audit) also from real reports: pytest's xunit1 and xunit2 of
-# t/fixtures/junit/suite, and rt-junit's case records of every report.
+# t/fixtures/junit/suite, a real go test -json capture, and rt-junit's
+# case records of every report.
 fuzz-corpus: all
 	@for n in $(FUZZ_NAMES); do \
 	  mkdir -p fuzz/corpus/$$n t/fuzz/$$n; \
 	  if [ $$n = junit ]; then \
 	    find t/fixtures -name '*.xml' -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
+	    cp t/fixtures/runners/go-test.json fuzz/corpus/$$n/; \
 	    for fam in xunit1 xunit2; do \
 	      (cd t/fixtures/junit/suite && PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider \
 	        -p no:randomly -p no:random_order -o junit_family=$$fam \
@@ -231,7 +233,7 @@ fuzz-corpus: all
 	    find t/fixtures examples \( -name '*.jsonl' -o -name '*.json' \) -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
 	  fi; \
 	done; \
-	for x in t/fixtures/junit/*.xml fuzz/corpus/junit/pytest-*.xml; do \
+	for x in t/fixtures/junit/*.xml fuzz/corpus/junit/pytest-*.xml t/fixtures/runners/go-test.json; do \
 	  [ -f "$$x" ] || continue; b=$$(basename "$$x" .xml); \
 	  ./bin/rt-junit --run night-1 "$$x" >fuzz/corpus/attempt/junit-$$b.jsonl 2>/dev/null || true; \
 	  cp fuzz/corpus/attempt/junit-$$b.jsonl fuzz/corpus/audit/; \
