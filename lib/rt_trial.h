@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <jansson.h>
 
+struct rt_sandbox;
+
 typedef enum {
 	RT_PASS,      /* exit 0 */
 	RT_FAIL,      /* non-zero exit or killed by a signal */
@@ -48,6 +50,8 @@ typedef struct {
 	unsigned char error_code[256]; /* non-zero: that exit code is RT_ERROR */
 	const regex_t *fail_if;      /* a failure counts only when output matches */
 	const regex_t *ignore_if;    /* a failure whose output matches is set aside */
+	const struct rt_sandbox *sandbox; /* non-NULL: run confined (rt_sandbox.h),
+	                              * cwd and junit_dir writable */
 } rt_trial_opts;
 
 /* The credentials retrial itself uses, never passed to a trial unless
