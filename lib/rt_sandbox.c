@@ -243,6 +243,7 @@ rt_sandbox_init(rt_sandbox *sb, rt_sandbox_want want, int network, const char *p
 	memset(sb, 0, sizeof *sb);
 	sb->network = network;
 	if (want == RT_SANDBOX_WANT_NONE) {
+		sb->network = 1;
 		snprintf(sb->why, sizeof sb->why, "--sandbox none");
 		return 0;
 	}
