@@ -38,7 +38,7 @@ LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt
 	lib/rt_runner.o lib/rt_gotest.o \
 	lib/rt_text.o lib/rt_http.o lib/rt_hash.o lib/rt_patch.o lib/rt_store.o lib/rt_guard.o lib/rt_race.o \
 	lib/rt_audit_store.o lib/rt_out.o lib/rt_tmpl.o lib/rt_git.o lib/rt_junit.o lib/rt_sqlite.o lib/rt_md.o \
-	$(STATS_OBJ)
+	lib/rt_sandbox.o $(STATS_OBJ)
 LIB_HDR   = $(LIB_OBJ:.o=.h)
 STATS_SO_VER = 0
 
@@ -106,7 +106,7 @@ lint:
 # make deps: install the Debian packages retrial needs (as root), or say how.
 DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
 	libsqlite3-dev libssl-dev jq sqlite3 bats git python3 parallel mandoc \
-	python3-pytest python3-pytest-random-order libexpat1-dev golang-go
+	python3-pytest python3-pytest-random-order libexpat1-dev golang-go bubblewrap
 BENCH_PKGS = hyperfine time
 FUZZ_PKGS  = clang valgrind
 deps:

@@ -21,6 +21,7 @@
 #include "rt_patch.h"
 #include "rt_platform.h"
 #include "rt_race.h"
+#include "rt_sandbox.h"
 #include "rt_stats.h"
 #include "rt_store.h"
 #include "rt_trial.h"
@@ -30,7 +31,8 @@
 enum {
 	OPT_CONF = RT_OPT_TOOL_BASE, OPT_TARGET, OPT_ISOLATE, OPT_KEEP,
 	OPT_GENOME, OPT_NO_GENOME, OPT_EVENTS, OPT_BOARD, OPT_NO_CANARY,
-	OPT_TEST, OPT_CONFIRMS, OPT_ALLOW, OPT_ALLOW_PATH, OPT_RACE_FAILING
+	OPT_TEST, OPT_CONFIRMS, OPT_ALLOW, OPT_ALLOW_PATH, OPT_RACE_FAILING,
+	OPT_SANDBOX, OPT_NETWORK
 };
 
 typedef struct lane {
@@ -45,6 +47,7 @@ typedef struct lane {
 	rt_tally t;
 	long started, inflight, limit, next_trial;
 	int done, better, anytime, raced;
+	int owned;                   /* its copy is the sandbox uid's */
 	const char *status, *rule;
 	char reason[800];
 	char first_error[256];
@@ -79,6 +82,9 @@ static struct {
 	size_t nallow;
 	char **allow_path;           /* --allow-path GLOB, NULL-terminated */
 	int race_failing;            /* --race-failing */
+	rt_sandbox_want sandbox_want; /* --sandbox */
+	int network;                 /* --network */
+	rt_sandbox sb;
 	size_t nallow_path;
 	const char *genome, *events_path, *test, *dir_opt;
 	rt_trial_cli cli;
@@ -130,7 +136,8 @@ usage(FILE *f)
 "                 [--isolate process|copy] [--confirmations M] [--keep]\n"
 "                 [--genome FILE | --no-genome] [--events FILE] [--board]\n"
 "                 [--no-canary] [--allow RULE] [--allow-path GLOB] [--race-failing]\n"
-"                 [--test NAME] [trial options]\n"
+"                 [--test NAME] [--sandbox auto|bwrap|none] [--network]\n"
+"                 [trial options]\n"
 "                 (--cmd \"CMD\" [hypothesis-file ...] | -- ARGV...)\n"
 "Race each hypothesis' patch on fresh reruns and confirm the winner.\n"
 "  -C, --dir DIR          the project (default: the current directory)\n"
@@ -155,7 +162,11 @@ usage(FILE *f)
 "                         or .gitattributes matching GLOB (repeatable; recorded)\n"
 "      --race-failing     race even when the original fails every trial\n"
 "                         (an ordered \"polluter victim\" pair)\n"
-"      --test NAME        the test's name in records (default: the command)\n", f);
+"      --test NAME        the test's name in records (default: the command)\n"
+"      --sandbox MODE     auto: confine every trial to its copy where the system\n"
+"                         allows (default); bwrap: bubblewrap or exit 2;\n"
+"                         none: unconfined (recorded, and warned about)\n"
+"      --network          let sandboxed trials reach the network (recorded)\n", f);
 	rt_trial_cli_usage(f);
 	fputs(
 "  -h, --help             this text\n"
@@ -458,7 +469,7 @@ copy_named(const char *src, const char *what, long n, char *err, size_t errsize)
 	    rt_xasprintf("%s/%s.%d", V.tmp, what, V.ncopies++);
 	char *dir;
 
-	if (mkdir(outer, 0700) < 0) {
+	if (mkdir(outer, V.sb.kind == RT_SANDBOX_UID ? 0711 : 0700) < 0) {
 		snprintf(err, errsize, "mkdir %s: %s", outer, strerror(errno));
 		free(outer);
 		return NULL;
@@ -583,6 +594,11 @@ start_trial(lane *l)
 
 	t->l = l;
 	t->o = l->o;
+	if (!l->owned && l->o.cwd) {
+		if (rt_sandbox_own(&V.sb, l->o.cwd) < 0)
+			rt_die("cannot hand %s to the sandbox's uid:", l->o.cwd);
+		l->owned = 1;
+	}
 	if (V.copy_each) {
 		t->dir = copy_named(l->dir, "trial", trial, err, sizeof err);
 		if (!t->dir) {
@@ -592,6 +608,8 @@ start_trial(lane *l)
 			return;
 		}
 		t->o.cwd = t->dir;
+		if (rt_sandbox_own(&V.sb, t->dir) < 0)
+			rt_die("cannot hand %s to the sandbox's uid:", t->dir);
 	}
 	t->next = V.inflight;
 	if (V.inflight)
@@ -1316,6 +1334,8 @@ reproduce(double pref, double cm)
 	free(q);
 	if (V.cli.o.timeout_s > 0)
 		rt_buf_printf(&b, " --timeout %g", V.cli.o.timeout_s);
+	if (V.network)
+		rt_buf_adds(&b, " --network");
 	if (V.cli.cmd) {
 		q = shell_quote(V.cli.cmd);
 		rt_buf_printf(&b, " --cmd %s", q);
@@ -1395,6 +1415,8 @@ main(int argc, char *argv[])
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "allow-path", required_argument, NULL, OPT_ALLOW_PATH },
 		{ "race-failing", no_argument, NULL, OPT_RACE_FAILING },
+		{ "sandbox", required_argument, NULL, OPT_SANDBOX },
+		{ "network", no_argument, NULL, OPT_NETWORK },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		RT_LIST_OPTIONS_LONGOPT,
@@ -1486,6 +1508,13 @@ main(int argc, char *argv[])
 		case OPT_RACE_FAILING:
 			V.race_failing = 1;
 			break;
+		case OPT_SANDBOX:
+			if (rt_sandbox_parse(optarg, &V.sandbox_want) < 0)
+				rt_usage_die("--sandbox %s: want auto, bwrap or none", optarg);
+			break;
+		case OPT_NETWORK:
+			V.network = 1;
+			break;
 		case OPT_ALLOW_PATH:
 			V.allow_path = rt_xrealloc(V.allow_path,
 			    (V.nallow_path + 2) * sizeof *V.allow_path);
@@ -1539,13 +1568,27 @@ main(int argc, char *argv[])
 		V.tmp_ino = st.st_ino;
 	}
 	atexit(cleanup);
+	/* every trial confined to its copy: patches are the model's code */
+	if (rt_sandbox_init(&V.sb, V.sandbox_want, V.network, V.tmp) < 0)
+		rt_die("--sandbox bwrap: %s", V.sb.why);
+	if (V.sb.kind == RT_SANDBOX_NONE)
+		rt_warn("warning: trials run unconfined (%s): a patch's code can write the "
+		    "project, $HOME and the network", V.sb.why);
+	else if (V.sb.kind == RT_SANDBOX_UID) {
+		rt_warn("warning: no bwrap (%s): trials run as uid %ld, with the network "
+		    "and each other's copies in reach", V.sb.why, (long)V.sb.uid);
+		if (chmod(V.tmp, 0711) < 0)
+			rt_die("chmod %s:", V.tmp);
+	}
+	V.cli.o.sandbox = &V.sb;
 	V.runner = rt_runner_new();
 	V.board_live = rt_isatty(2) && !isatty(1);
 	V.board_end = V.board_forced || (rt_isatty(2) && isatty(1));
-	event("start", json_pack("{s:s,s:s,s:I,s:s,s:f,s:f}", "command", V.cli.command,
+	event("start", json_pack("{s:s,s:s,s:I,s:s,s:f,s:f,s:s,s:b}", "command", V.cli.command,
 	    "project", V.project, "hypotheses", (json_int_t)V.nlanes, "seed",
 	    (snprintf(a, sizeof a, "%llu", (unsigned long long)V.cli.o.seed), a),
-	    "confidence", V.conf, "target", V.target));
+	    "confidence", V.conf, "target", V.target, "sandbox", rt_sandbox_name(&V.sb),
+	    "network", V.sb.network));
 
 	/* 1. the baseline and the detect gate */
 	tp = rt_now_ms();
@@ -1794,6 +1837,8 @@ verdict:
 		json_object_set_new(v, "allowed_paths", al);
 	}
 	json_object_set_new(v, "canary_trials", json_integer(V.canary_trials));
+	json_object_set_new(v, "sandbox", json_string(rt_sandbox_name(&V.sb)));
+	json_object_set_new(v, "network", json_boolean(V.sb.network));
 	V.phase = "the verdict";
 	board_draw(1);
 	board_reasons(sum);

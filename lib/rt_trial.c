@@ -17,6 +17,7 @@
 
 #include "rt_jsonl.h"
 #include "rt_platform.h"
+#include "rt_sandbox.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
 #include "rt_util.h"
@@ -502,7 +503,7 @@ do_spawn(job *j, long trial, char *err, size_t errsize)
 	posix_spawnattr_t at;
 	sigset_t none, dflt;
 	int po[2], pe[2], rc, cwdfd = -1;
-	char **env, **argv = NULL;
+	char **env, **argv = NULL, **boxed = NULL;
 	size_t na = 0, i;
 	char *const *x;
 
@@ -551,6 +552,9 @@ do_spawn(job *j, long trial, char *err, size_t errsize)
 		for (i = 0; i < na; i++)
 			argv[4 + i] = o->shell_args[i];
 	}
+	if (o->sandbox)
+		boxed = rt_sandbox_argv(o->sandbox, o->cwd, o->junit_dir,
+		    o->shell_cmd ? "/bin/sh" : NULL, o->shell_cmd ? argv : o->argv);
 	/* posix_spawn has no portable chdir action: change ours around it */
 	if (o->cwd) {
 		if ((cwdfd = open(".", O_RDONLY | O_CLOEXEC)) < 0 || chdir(o->cwd) < 0) {
@@ -559,14 +563,16 @@ do_spawn(job *j, long trial, char *err, size_t errsize)
 			goto out;
 		}
 	}
-	if (o->shell_cmd)
+	if (boxed)
+		rc = posix_spawn(&j->pid, boxed[0], &fa, &at, boxed, env);
+	else if (o->shell_cmd)
 		rc = posix_spawn(&j->pid, "/bin/sh", &fa, &at, argv, env);
 	else
 		rc = posix_spawnp(&j->pid, o->argv[0], &fa, &at, o->argv, env);
 	if (cwdfd >= 0 && fchdir(cwdfd) < 0)
 		rt_die("cannot return to the working directory:");
 	if (rc != 0) {
-		snprintf(err, errsize, "cannot run %s: %s",
+		snprintf(err, errsize, "cannot run %s: %s", boxed ? boxed[0] :
 		    o->shell_cmd ? "/bin/sh" : o->argv[0], strerror(rc));
 		rc = -1;
 	}
@@ -574,6 +580,7 @@ out:
 	if (cwdfd >= 0)
 		close(cwdfd);
 	free(argv);
+	rt_free_vec(boxed);
 	rt_free_vec(env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "rt_runner.h"
+struct rt_sandbox;
 
 typedef enum {
 	RT_PASS,      /* exit 0 */
@@ -52,6 +53,8 @@ typedef struct {
 	const regex_t *ignore_if;    /* a failure whose output matches is set aside */
 	rt_runner_kind runner;       /* whose "did not run" exits are errors
 	                              * (rt_runner_not_run); GENERIC: none */
+	const struct rt_sandbox *sandbox; /* non-NULL: run confined (rt_sandbox.h),
+	                              * cwd and junit_dir writable */
 } rt_trial_opts;
 
 /* The credentials retrial itself uses, never passed to a trial unless

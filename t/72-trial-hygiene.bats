@@ -137,6 +137,7 @@ trial_env() {
 	cp -R "$FX/shexit" "$T/proj"
 	export ENV_OUT="$T/lane-env"
 	# the model-written patch dumps the environment from inside the test
+	# (to $T: unconfined, as t/74-sandbox keeps a lane inside its copy)
 	patch='--- a/test_end.sh
 +++ b/test_end.sh
 @@ -3,2 +3,3 @@
@@ -149,7 +150,7 @@ trial_env() {
 		files:["test_end.sh"], status:"ok", evidence_digest:("0" * 64)}' >"$T/h.jsonl"
 	(echo '{"type":"measure","trials":30,"failures":10}'; cat "$T/h.jsonl") |
 		rt-verify -C "$T/proj" -N 4 -j 2 --seed 42 --no-genome --no-canary \
-		--cmd ./test_end.sh >"$T/out" 2>"$T/err" || true
+		--sandbox none --cmd ./test_end.sh >"$T/out" 2>"$T/err" || true
 	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "h-env") | .trials > 0'
 	# the lane ran: the patch wrote its environment
 	grep -q "^RETRIAL_TRIAL=" "$ENV_OUT"
@@ -177,7 +178,7 @@ trial_env() {
 	export FDS="$T/fds"
 	exec 5>"$T/stray"
 	rt-verify -C "$T/proj" -n 20 -N 10 -j 2 --seed 42 --no-genome --no-canary \
-		--events "$T/ev" \
+		--events "$T/ev" --sandbox none \
 		--cmd 'printf "%s\n" "$(ls /proc/self/fd | tr "\n" " ")" >>"$FDS"; ./test_pool.sh' \
 		"$FX/pool.jsonl" >"$T/out" 2>"$T/err" 3>"$T/three" || true
 	exec 5>&-

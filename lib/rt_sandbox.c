@@ -1,0 +1,321 @@
+/* rt_sandbox: bubblewrap (user, mount, pid, network, IPC and UTS
+ * namespaces, a read-only root, no capabilities), else setpriv to nobody
+ * when run as root, else none; one probe at start decides. */
+#define _XOPEN_SOURCE 700  /* realpath(3): POSIX.1-2008, but glibc hides it */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rt_platform.h"
+#include "rt_sandbox.h"
+#include "rt_util.h"
+
+extern char **environ;
+
+#define NOBODY 65534
+
+int
+rt_sandbox_parse(const char *s, rt_sandbox_want *w)
+{
+	if (!strcmp(s, "auto"))
+		*w = RT_SANDBOX_WANT_AUTO;
+	else if (!strcmp(s, "bwrap"))
+		*w = RT_SANDBOX_WANT_BWRAP;
+	else if (!strcmp(s, "none"))
+		*w = RT_SANDBOX_WANT_NONE;
+	else
+		return -1;
+	return 0;
+}
+
+const char *
+rt_sandbox_name(const rt_sandbox *sb)
+{
+	return sb->kind == RT_SANDBOX_BWRAP ? "bwrap" : sb->kind == RT_SANDBOX_UID ?
+	    "uid" : "none";
+}
+
+/* prog as given when it holds a slash, else the first executable of that
+ * name on $PATH. */
+static int
+find_prog(const char *prog, char *out, size_t size)
+{
+	const char *p = getenv("PATH"), *e;
+	size_t n;
+
+	if (strchr(prog, '/')) {
+		snprintf(out, size, "%s", prog);
+		return access(out, X_OK);
+	}
+	for (p = p && *p ? p : "/usr/bin:/bin"; ; p = e + 1) {
+		e = strchr(p, ':');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n > 0 && (size_t)snprintf(out, size, "%.*s/%s", (int)n, p, prog) < size &&
+		    access(out, X_OK) == 0)
+			return 0;
+		if (!e)
+			return -1;
+	}
+}
+
+typedef struct {
+	char **v;
+	size_t n, cap;
+} vec;
+
+static void
+add(vec *a, const char *s)
+{
+	if (a->n + 2 > a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 64;
+		a->v = rt_xrealloc(a->v, a->cap * sizeof *a->v);
+	}
+	a->v[a->n++] = rt_xstrdup(s);
+	a->v[a->n] = NULL;
+}
+
+/* The command itself: path with argv's arguments, or argv through
+ * sh -c 'exec "$@"', whose "not found" (127) and "cannot execute" (126)
+ * are the trial engine's errors, where the sandbox's own exec failure
+ * would be an ordinary exit 1. */
+static void
+add_cmd(vec *a, const char *path, char *const *argv)
+{
+	char *const *x;
+
+	if (path) {
+		add(a, path);
+	} else {
+		add(a, "/bin/sh");
+		add(a, "-c");
+		add(a, "exec \"$@\"");
+		add(a, "sh");
+		add(a, argv[0]);
+	}
+	for (x = argv + 1; *x; x++)
+		add(a, *x);
+}
+
+char **
+rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
+    const char *path, char *const *argv)
+{
+	vec a = { 0 };
+	char d[PATH_MAX], x[PATH_MAX], *u;
+
+	if (sb->kind == RT_SANDBOX_NONE)
+		return NULL;
+	if (sb->kind == RT_SANDBOX_UID) {
+		add(&a, sb->prog);
+		u = rt_xasprintf("--reuid=%ld", (long)sb->uid);
+		add(&a, u);
+		free(u);
+		u = rt_xasprintf("--regid=%ld", (long)sb->gid);
+		add(&a, u);
+		free(u);
+		add(&a, "--clear-groups");
+		add(&a, "--");
+		add_cmd(&a, path, argv);
+		return a.v;
+	}
+	/* the real names: a bind follows no link we did not mean */
+	if (!realpath(dir ? dir : ".", d))
+		snprintf(d, sizeof d, "%s", dir ? dir : ".");
+	add(&a, sb->prog);
+	add(&a, "--unshare-user-try");
+	add(&a, "--unshare-pid");      /* no ancestor's /proc/PID to read */
+	add(&a, "--unshare-ipc");
+	add(&a, "--unshare-uts");
+	if (!sb->network)
+		add(&a, "--unshare-net");
+	add(&a, "--cap-drop");         /* bwrap run by root keeps them otherwise */
+	add(&a, "ALL");
+	add(&a, "--die-with-parent");  /* a timeout's signal ends all of it */
+	add(&a, "--new-session");      /* no TIOCSTI into our terminal */
+	add(&a, "--ro-bind");
+	add(&a, "/");
+	add(&a, "/");
+	add(&a, "--dev");
+	add(&a, "/dev");
+	add(&a, "--proc");
+	add(&a, "/proc");
+	add(&a, "--tmpfs");
+	add(&a, "/tmp");
+	if (sb->var_tmp) {
+		add(&a, "--tmpfs");
+		add(&a, "/var/tmp");
+	}
+	add(&a, "--bind");
+	add(&a, d);
+	add(&a, d);
+	if (extra && realpath(extra, x) && strcmp(x, d) != 0) {
+		add(&a, "--bind");
+		add(&a, x);
+		add(&a, x);
+	}
+	add(&a, "--chdir");
+	add(&a, d);
+	add(&a, "--setenv");
+	add(&a, "TMPDIR");
+	add(&a, "/tmp");
+	add(&a, "--");
+	add_cmd(&a, path, argv);
+	return a.v;
+}
+
+/* Run the sandbox's probe (sh -c :) in dir: 0 when it exits 0, else -1
+ * with the first line it wrote, or how it ended, in why. */
+static int
+probe(rt_sandbox *sb, const char *dir)
+{
+	static char *const colon[] = { "sh", "-c", ":", NULL };
+	char **argv = rt_sandbox_argv(sb, dir, NULL, "/bin/sh", colon);
+	posix_spawn_file_actions_t fa;
+	char buf[sizeof sb->why], *nl;
+	int pe[2], rc, st;
+	ssize_t n;
+	size_t len = 0;
+	pid_t pid;
+
+	if (pipe(pe) < 0) {
+		rt_free_vec(argv);
+		snprintf(sb->why, sizeof sb->why, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	fcntl(pe[0], F_SETFD, FD_CLOEXEC);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
+	rt_spawn_closefrom(&fa, 3);
+	rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pe[1]);
+	if (rc != 0) {
+		snprintf(sb->why, sizeof sb->why, "cannot run %s: %s", argv[0], strerror(rc));
+		close(pe[0]);
+		rt_free_vec(argv);
+		return -1;
+	}
+	while (len + 1 < sizeof buf &&
+	    ((n = read(pe[0], buf + len, sizeof buf - 1 - len)) > 0 || (n < 0 && errno == EINTR)))
+		if (n > 0)
+			len += (size_t)n;
+	buf[len] = '\0';
+	close(pe[0]);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			st = -1;
+			break;
+		}
+	if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		rt_free_vec(argv);
+		return 0;
+	}
+	if ((nl = strchr(buf, '\n')))
+		*nl = '\0';
+	if (*buf)
+		snprintf(sb->why, sizeof sb->why, "%s", buf);
+	else if (st != -1 && WIFEXITED(st))
+		snprintf(sb->why, sizeof sb->why, "%s exits %d", argv[0], WEXITSTATUS(st));
+	else
+		snprintf(sb->why, sizeof sb->why, "%s was killed", argv[0]);
+	rt_free_vec(argv);
+	return -1;
+}
+
+int
+rt_sandbox_init(rt_sandbox *sb, rt_sandbox_want want, int network, const char *probe_dir)
+{
+	const char *b = getenv("RETRIAL_BWRAP");
+	char why[sizeof sb->why];
+	struct stat st;
+
+	memset(sb, 0, sizeof *sb);
+	sb->network = network;
+	if (want == RT_SANDBOX_WANT_NONE) {
+		sb->network = 1;
+		snprintf(sb->why, sizeof sb->why, "--sandbox none");
+		return 0;
+	}
+	sb->var_tmp = stat("/var/tmp", &st) == 0 && S_ISDIR(st.st_mode);
+	if (!b || !*b)
+		b = "bwrap";
+	if (find_prog(b, sb->prog, sizeof sb->prog) < 0) {
+		snprintf(sb->why, sizeof sb->why, "%s: not found (Debian: apt-get install "
+		    "bubblewrap)", b);
+	} else {
+		sb->kind = RT_SANDBOX_BWRAP;
+		if (probe(sb, probe_dir) == 0)
+			return 0;
+		sb->kind = RT_SANDBOX_NONE;
+		snprintf(why, sizeof why, "%.100s cannot run here: %.180s", sb->prog, sb->why);
+		memcpy(sb->why, why, sizeof why);
+	}
+	if (want == RT_SANDBOX_WANT_BWRAP)
+		return -1;
+	/* root without namespaces: at least not root */
+	if (geteuid() == 0 && find_prog("setpriv", sb->prog, sizeof sb->prog) == 0) {
+		sb->kind = RT_SANDBOX_UID;
+		sb->uid = NOBODY;
+		sb->gid = NOBODY;
+		sb->network = 1;
+		memcpy(why, sb->why, sizeof why);
+		if (probe(sb, probe_dir) == 0) {
+			memcpy(sb->why, why, sizeof why);
+			return 0;
+		}
+		sb->kind = RT_SANDBOX_NONE;
+	}
+	sb->network = 1;
+	return 0;
+}
+
+/* chown the tree at dirfd/name (not following links), depth first */
+static int
+own_at(int dirfd, const char *name, uid_t uid, gid_t gid, int depth)
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *d;
+	int fd, rc = 0;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (S_ISDIR(st.st_mode)) {
+		if (depth > 256) {
+			errno = ELOOP;
+			return -1;
+		}
+		if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			return -1;
+		if (!(d = fdopendir(fd))) {
+			close(fd);
+			return -1;
+		}
+		while (rc == 0 && (e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+				rc = own_at(fd, e->d_name, uid, gid, depth + 1);
+		closedir(d);
+		if (rc < 0)
+			return -1;
+	}
+	return fchownat(dirfd, name, uid, gid, AT_SYMLINK_NOFOLLOW);
+}
+
+int
+rt_sandbox_own(const rt_sandbox *sb, const char *dir)
+{
+	if (sb->kind != RT_SANDBOX_UID)
+		return 0;
+	return own_at(AT_FDCWD, dir, sb->uid, sb->gid, 0);
+}
