@@ -380,8 +380,10 @@ snooped() {
 @test "hygiene: rt-verify's trials find no credential in their ancestors either" {
 	secret_env
 	cp -R "$FX/pool" "$T/proj"
+	# unconfined, so the trial can write $T/s6 and see its real ancestors
+	# (the sandbox, t/74, hides them in a pid namespace of its own)
 	env "${SECRETS[@]}" rt-verify -C "$T/proj" -n 4 -N 4 -j 1 --seed 42 --no-genome \
-		--no-canary --cmd "sh '$SNOOP' >>'$T/s6'; ./test_pool.sh" \
+		--sandbox none --no-canary --cmd "sh '$SNOOP' >>'$T/s6'; ./test_pool.sh" \
 		"$FX/pool.jsonl" >"$T/out" 2>"$T/err" || true
 	snooped "$T/s6"
 }
