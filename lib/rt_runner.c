@@ -367,7 +367,8 @@ go_not_run(int code, const char *out, const char *err, char *why, size_t size)
 	static const char *const setup[] = {
 		"cannot find main module", "go.mod file not found", "no required module",
 		"cannot find package", "is not in std", "directory not found", "no Go files",
-		"flag provided but not defined", NULL
+		"flag provided but not defined", "failed to initialize build cache",
+		"build cache is required", NULL
 	};
 	char line[200];
 

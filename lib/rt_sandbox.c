@@ -105,6 +105,37 @@ add_cmd(vec *a, const char *path, char *const *argv)
 		add(a, *x);
 }
 
+/* $HOME is read-only in the sandbox, and a runner that cannot write its
+ * cache fails every trial (go test: "failed to initialize build cache").
+ * Beside the copy, in the directory rt-verify keeps for the lane, a cache
+ * of its own: written by that lane's trials only, kept across them, never
+ * inside the project. */
+static void
+cache_dir(vec *a, const char *d)
+{
+	char *slash = strrchr(d, '/'), *c, *g;
+
+	if (!slash || slash == d)
+		return;
+	c = rt_xasprintf("%.*s/.retrial-cache", (int)(slash - d), d);
+	if (mkdir(c, 0700) < 0 && errno != EEXIST) {
+		free(c);
+		return;
+	}
+	g = rt_xasprintf("%s/go-build", c);
+	add(a, "--bind");
+	add(a, c);
+	add(a, c);
+	add(a, "--setenv");
+	add(a, "XDG_CACHE_HOME");
+	add(a, c);
+	add(a, "--setenv");
+	add(a, "GOCACHE");
+	add(a, g);
+	free(g);
+	free(c);
+}
+
 char **
 rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
     const char *path, char *const *argv)
@@ -167,6 +198,8 @@ rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
 	add(&a, "--setenv");
 	add(&a, "TMPDIR");
 	add(&a, "/tmp");
+	if (sb->caches)
+		cache_dir(&a, d);
 	add(&a, "--");
 	add_cmd(&a, path, argv);
 	return a.v;
@@ -255,8 +288,10 @@ rt_sandbox_init(rt_sandbox *sb, rt_sandbox_want want, int network, const char *p
 		    "bubblewrap)", b);
 	} else {
 		sb->kind = RT_SANDBOX_BWRAP;
-		if (probe(sb, probe_dir) == 0)
+		if (probe(sb, probe_dir) == 0) {
+			sb->caches = 1;
 			return 0;
+		}
 		sb->kind = RT_SANDBOX_NONE;
 		snprintf(why, sizeof why, "%.100s cannot run here: %.180s", sb->prog, sb->why);
 		memcpy(sb->why, why, sizeof why);

@@ -24,6 +24,8 @@ typedef struct rt_sandbox {
 	uid_t uid;                   /* RT_SANDBOX_UID: the uid trials run as */
 	gid_t gid;
 	char why[300];               /* why a stronger kind was not available */
+	int caches;                  /* bwrap: a writable cache beside each copy
+	                              * (set once the probe has passed) */
 } rt_sandbox;
 
 /* Parse "auto", "bwrap" or "none"; -1 if none of them. */
@@ -39,7 +41,9 @@ int rt_sandbox_init(rt_sandbox *sb, rt_sandbox_want want, int network,
 const char *rt_sandbox_name(const rt_sandbox *sb);
 /* The argv running argv in the sandbox with dir (NULL: the current one)
  * and extra (NULL or an existing directory) writable, and a private /tmp
- * ($TMPDIR=/tmp) with bwrap. With path, exec path (argv[0] is replaced);
+ * ($TMPDIR=/tmp) with bwrap, and with sb->caches a cache of the copy's own
+ * beside it (DIR/../.retrial-cache: $XDG_CACHE_HOME and $GOCACHE, since
+ * $HOME is read-only). With path, exec path (argv[0] is replaced);
  * without, search $PATH, exit 127 or 126 when the program cannot run, as
  * the shell does. malloc'd, every string too (rt_free_vec). NULL when
  * sb->kind is RT_SANDBOX_NONE. */

@@ -198,3 +198,41 @@ go_env() {
 	status_is 2
 	has "rt-junit: $T/x.txt:2: neither JUnit XML"
 }
+
+@test "go test under rt-verify's sandbox: a fresh HOME (no build cache) still runs, and a real fix is FIXED" {
+	have_go || skip "no go"
+	command -v bwrap >/dev/null || skip "no bwrap"
+	export GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+	unset GOCACHE GOPATH
+	# a fresh machine: nothing cached under a HOME the sandbox makes read-only
+	mkdir -p "$T/home"
+	export HOME="$T/home" XDG_CACHE_HOME="$T/home/.cache"
+	cp -R "$R/gomod" "$T/go"
+	cat >"$T/go/calc/seed_test.go" <<'GO'
+package calc
+
+import (
+	"os"
+	"strconv"
+	"testing"
+)
+
+// TestSeeded fails for one seed in four: a stand-in for a real flake.
+func TestSeeded(t *testing.T) {
+	seed, _ := strconv.ParseUint(os.Getenv("RETRIAL_SEED"), 10, 64)
+	if seed%4 == 0 {
+		t.Fatalf("unlucky seed %d", seed)
+	}
+}
+GO
+	mkdir -p "$T/fixed/calc"
+	sed 's/^\(\tseed, _ := .*\)$/\1\n\tseed |= 1 \/\/ the runner hands out odd seeds only/' "$T/go/calc/seed_test.go" >"$T/fixed/calc/seed_test.go"
+	(cd "$T" && diff -u go/calc/seed_test.go fixed/calc/seed_test.go) | sed '1s|^--- go/|--- a/|; 2s|^+++ fixed/|+++ b/|' >"$T/fix.diff" || true
+	jq -nc --rawfile p "$T/fix.diff" '{type: "hypothesis", id: "h-go", source: "cache", cause_class: "randomness",
+	    explanation: "Drop the unlucky branch.", files: ["calc/seed_test.go"], patch: $p}' >"$T/h.jsonl"
+	rt-verify -C "$T/go" -n 40 -N 300 --seed 3 --no-genome --no-canary --allow expected-value-changed \
+		--cmd "go test -run TestSeeded ./calc" "$T/h.jsonl" >"$T/out" 2>"$T/err" || true
+	tail -n 1 "$T/out" | jqe '.sandbox == "bwrap" and .baseline.errors == 0 and .baseline.failures > 0 and
+	    .verdict == "FIXED" and .winner.id == "h-go"'
+	[ ! -e "$T/home/.cache/go-build" ]
+}
