@@ -300,22 +300,27 @@ topipe() {
 }
 
 @test "outputs: /dev/stderr gets the output, and standard output keeps its own" {
-	rt-measure -n 1 -o /dev/stderr --cmd true > "$T/out" 2> "$T/err"
-	jq -e '.type == "measure"' "$T/err"
+	# standard error a log opened with >>: kept, and the records added
+	echo '{"type":"prior"}' > "$T/err"
+	rt-measure -n 1 -o /dev/stderr --cmd true > "$T/out" 2>> "$T/err"
 	jq -e '.type == "measure"' "$T/out"
-	rt-collect -n 2 -o /dev/stderr --cmd true > "$T/out" 2> "$T/err"
-	jq -s -e 'map(.trial) == [1, 2]' "$T/err"
+	rt-collect -n 2 -o /dev/stderr --cmd true > "$T/out" 2>> "$T/err"
 	[ ! -s "$T/out" ]
-	rt-measure -n 2 --facts /dev/stderr --cmd true > "$T/out" 2> "$T/err"
-	jq -s -e 'map(.type) == ["trial", "trial"]' "$T/err"
+	rt-measure -n 2 --facts /dev/stderr --cmd true > "$T/out" 2>> "$T/err"
+	jq -s -e 'map(.type) == ["prior", "measure", "trial", "trial", "trial", "trial"]' "$T/err"
+	# standard error a pipe
+	{ rt-measure -n 1 -o /dev/stderr --cmd true 2>&1 >/dev/null; echo "rc=$?"; } | cat > "$T/p"
+	grep -q '^rc=0$' "$T/p"
+	grep -q '"type":"measure"' "$T/p"
 }
 
 @test "outputs: /dev/fd/N the tool did not get is refused, never its own database" {
 	audit_in
-	# the history's SQLite file is the tool's descriptor 3 when the digest
-	# is written; the caller has no descriptor 3
+	# the history's SQLite files are the tool's descriptors 3, 4 and 5
+	# when the digest is written; the caller has none of 3 to 7
 	for n in 3 4 5 6 7; do
-		run rt-audit -H "$T/audit$n.db" --md /dev/fd/$n "$T/audit.jsonl" 3>&-
+		run rt-audit -H "$T/audit$n.db" --md /dev/fd/$n "$T/audit.jsonl" \
+		    3>&- 4>&- 5>&- 6>&- 7>&-
 		status_is 2
 		has "/dev/fd/$n: Bad file descriptor"
 		[ "$(sqlite3 "$T/audit$n.db" 'pragma integrity_check')" = ok ]
@@ -360,6 +365,90 @@ topipe() {
 	rc=0; wait "$pid" || rc=$?
 	[ "$rc" -eq 0 ]
 	jq -s -e 'map(.trial) == [1,2,3,4]' "$T/f.jsonl"
+}
+
+# locked_out NAME: the last `run` was refused, in one line naming NAME,
+# because $pid streams into it
+locked_out() {
+	status_is 2
+	has "$1: another process (pid $pid) is writing it (locked); refusing to write it too"
+	[ "$(printf '%s\n' "$output" | grep -c 'is writing it (locked)')" -eq 1 ]
+}
+
+@test "one writer per record file: every tool refuses a file another tool streams into" {
+	printf '%s\n' a b > "$T/cases"
+	seq -f 't%03g' 1 8 > "$T/list"
+	audit_in
+	export HOME="$T/home" GIT_CONFIG_NOSYSTEM=1
+	mkdir -p "$HOME" "$T/tmp"
+	F="$T/f.jsonl"
+	ln -s f.jsonl "$T/link"
+	rt-collect -n 1 -o "$F" --cmd "touch '$T/go'; exec sleep 30" 3>&- &
+	pid=$!
+	wait_for "$T/go"
+	ino=$(stat -c %i "$F")
+	# streaming writers
+	run rt-measure -n 1 --facts "$F" --cmd true
+	locked_out "$F"
+	run rt-matrix -n 1 --env A=1 --facts "$F" --cmd true
+	locked_out "$F"
+	TMPDIR="$T/tmp" run rt-verify -C "$RT_TOP/t/fixtures/verify/pool" -n 30 -N 40 \
+	    --seed 42 --no-genome --events "$F" --cmd ./test_pool.sh \
+	    "$RT_TOP/t/fixtures/verify/pool.jsonl"
+	locked_out "$F"
+	run rt-collect -n 1 -o "$F" --resume --cmd true
+	locked_out "$F"
+	run rt-measure -n 1 --facts "$T/link" --cmd true
+	locked_out "$T/link"
+	# a descriptor on the same file: `>> f.jsonl`
+	run bash -c 'rt-collect -n 1 -o /dev/stdout --cmd true >> "$1"' sh "$F"
+	locked_out /dev/stdout
+	# results written whole are not renamed over it, nor written into it
+	run rt-measure -n 1 -o "$F" --cmd true
+	locked_out "$F"
+	run rt-measure -n 1 -o "$T/link" --cmd true
+	locked_out "$T/link"
+	run bash -c 'rt-measure -n 1 -o /dev/stdout --cmd true >> "$1"' sh "$F"
+	locked_out /dev/stdout
+	run rt-retry -f "$T/cases" --junit "$F" --cmd true
+	locked_out "$F"
+	run rt-bisect -v t005 -f "$T/list" -o "$F" -- \
+	    "$RT_TOP/t/fixtures/bisect/stub.sh" t003 t005 {}
+	locked_out "$F"
+	run rt-audit -H "$T/audit.db" --md "$F" "$T/audit.jsonl"
+	locked_out "$F"
+	run rt-pr --body "$F" "$RT_TOP/t/fixtures/pr/fixed.jsonl"
+	locked_out "$F"
+	# the first writer's file: the same file, untouched by the refused
+	[ "$(stat -c %i "$F")" = "$ino" ]
+	[ ! -s "$F" ]
+	[ -z "$(ls "$T" | grep tmp)" ] || [ "$(ls "$T" | grep tmp)" = tmp ]
+	kill -TERM "$pid"
+	wait "$pid" || true
+	# the lock went with it
+	run rt-measure -n 1 --facts "$F" --cmd true
+	status_is 0
+}
+
+@test "one writer per record file: rt-measure, rt-matrix and a >> descriptor hold the lock too" {
+	F="$T/f.jsonl"
+	SLOW="touch '$T/go'; exec sleep 30"
+	for first in "rt-measure -n 1 --facts $F" "rt-matrix -n 1 --env A=1 --facts $F" \
+	    "rt-measure -n 1 --facts /dev/stdout"; do
+		rm -f "$T/go" "$F"
+		touch "$F"
+		bash -c 'exec $1 --cmd "$2" >> "$3"' sh "$first" "$SLOW" "$F" 3>&- &
+		pid=$!
+		wait_for "$T/go"
+		run rt-collect -n 1 -o "$F" --cmd true
+		locked_out "$F"
+		run rt-measure -n 1 --facts "$F" --cmd true
+		locked_out "$F"
+		run rt-measure -n 1 -o "$F" --cmd true
+		locked_out "$F"
+		kill -TERM "$pid"
+		wait "$pid" || true
+	done
 }
 
 # --- SIGHUP: like SIGTERM, exit 129 ---
