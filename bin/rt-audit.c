@@ -738,7 +738,7 @@ static void
 write_out(const char *path, const char *data, size_t len)
 {
 	if (rt_write_output(path, data, len) < 0)
-		rt_die("%s:", path);
+		rt_output_die(path);
 }
 
 static void

@@ -1054,7 +1054,7 @@ main(int argc, char *argv[])
 		s = rt_xrealloc(s, strlen(s) + 2);
 		strcat(s, "\n");
 		if (rt_write_output(out, s, strlen(s)) < 0)
-			rt_die("%s:", out);
+			rt_output_die(out);
 		free(s);
 	}
 	if (text)

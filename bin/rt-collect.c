@@ -283,8 +283,8 @@ main(int argc, char *argv[])
 		}
 	}
 	rt_trial_cli_finish(&cli, argc, argv, optind, 1);
-	if (resume && (!out || strcmp(out, "-") == 0))
-		rt_usage_die("--resume needs --out FILE");
+	if (resume && (!out || rt_output_fd(out) >= 0))
+		rt_usage_die("--resume needs --out FILE (a file it reads back, not a descriptor)");
 
 	memset(&c, 0, sizeof c);
 	c.cli = &cli;
@@ -294,12 +294,8 @@ main(int argc, char *argv[])
 	todo = count;
 	/* one writer per file: the lock comes before any truncation or scan */
 	if (out && !(outf = rt_output_open(out, RT_OUT_LOCK |
-	    (resume ? RT_OUT_APPEND : 0)))) {
-		if (errno == EAGAIN)
-			rt_die("%s: another rt-collect is writing it (locked); "
-			    "refusing to write it too", out);
-		rt_die("%s:", out);
-	}
+	    (resume ? RT_OUT_APPEND : 0))))
+		rt_output_die(out);
 	c.fd = outf ? fileno(outf) : 1;
 	if (resume) {
 		have = rt_xcalloc((size_t)n / 8 + 1, 1);

@@ -1389,8 +1389,8 @@ main(int argc, char *argv[])
 	rt_setprogname(argv[0]);
 	rt_secret_protect();
 	parse(argc, argv);
-	if (M.facts_path && !(M.facts = rt_output_open(M.facts_path, 0)))
-		rt_die("%s:", M.facts_path);
+	if (M.facts_path && !(M.facts = rt_output_open(M.facts_path, RT_OUT_LOCK)))
+		rt_output_die(M.facts_path);
 	rt_trial_signals_install();
 
 	for (i = 0; i < M.ncells; i++) {

@@ -614,8 +614,8 @@ main(int argc, char *argv[])
 
 	if (have_cmd) {
 		if (facts) {
-			if (!(m.facts = rt_output_open(facts, 0)))
-				rt_die("%s:", facts);
+			if (!(m.facts = rt_output_open(facts, RT_OUT_LOCK)))
+				rt_output_die(facts);
 			m.factsname = facts;
 		}
 		rt_trial_signals_install();
@@ -728,7 +728,7 @@ main(int argc, char *argv[])
 		s = rt_xrealloc(s, strlen(s) + 2);
 		strcat(s, "\n");
 		if (rt_write_output(out, s, strlen(s)) < 0)
-			rt_die("%s:", out);
+			rt_output_die(out);
 		free(s);
 	}
 	if (text)

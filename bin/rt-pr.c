@@ -1620,7 +1620,7 @@ parse_author(const char *a, char **name, char **email)
 }
 
 static void
-write_out(const char *path, const char *data, const char *what)
+write_out(const char *path, const char *data)
 {
 	if (strcmp(path, "-") == 0) {
 		/* a gone reader: the other file still gets written */
@@ -1629,7 +1629,7 @@ write_out(const char *path, const char *data, const char *what)
 		return;
 	}
 	if (rt_write_output(path, data, strlen(data)) < 0)
-		rt_die("%s: cannot write the %s:", path, what);
+		rt_output_die(path);
 }
 
 /* ---- GitHub ---- */
@@ -2239,13 +2239,13 @@ main(int argc, char *argv[])
 	if (opt_github)
 		gh_open();
 	if (opt_body)
-		write_out(opt_body, dossier, "dossier");
+		write_out(opt_body, dossier);
 	if (opt_mbox || opt_github)
 		commit = rt_git_commit(&R, C.diff, C.files, C.nfiles, msg, aname, aemail,
 		    change_epoch(&v));
 	if (opt_mbox) {
 		char *mbox = rt_git_format_patch(&R, commit);
-		write_out(opt_mbox, mbox, "mbox");
+		write_out(opt_mbox, mbox);
 		free(mbox);
 	}
 	if (opt_github) {

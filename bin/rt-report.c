@@ -2330,7 +2330,7 @@ write_out(const char *dir, const char *name, rt_buf *data)
 	char *path = dir ? rt_xasprintf("%s/%s", dir, name) : rt_xstrdup(name);
 
 	if (rt_write_output(path, rt_buf_str(data), data->len) < 0)
-		rt_die("%s: cannot write:", path);
+		rt_output_die(path);
 	printf("%s\n", path);
 	free(path);
 }

@@ -900,7 +900,7 @@ write_junit(const char *path, double total_s)
 	}
 	rt_buf_adds(&b, "</testsuite>\n");
 	if (rt_write_output(path, b.data, b.len) < 0)
-		rt_die("%s:", path);
+		rt_output_die(path);
 	rt_buf_free(&b);
 }
 

@@ -1554,8 +1554,8 @@ main(int argc, char *argv[])
 
 	rt_jsonl_loop(V.ninfiles, V.infiles, NULL, on_record, NULL);
 
-	if (V.events_path && !(V.events = rt_output_open(V.events_path, 0)))
-		rt_die("%s:", V.events_path);
+	if (V.events_path && !(V.events = rt_output_open(V.events_path, RT_OUT_LOCK)))
+		rt_output_die(V.events_path);
 	V.t0 = rt_now_ms();
 	rt_trial_signals_install();
 	td = getenv("TMPDIR");

@@ -1,8 +1,9 @@
-/* rt_out: user-named outputs written like a shell redirection: devices and
- * FIFOs in place, symlinks followed, regular files replaced atomically. */
+/* rt_out: user-named outputs written like a shell redirection: descriptor
+ * names to the descriptor, devices, FIFOs and symlinks' targets in place,
+ * plain regular files replaced atomically, one writer per regular file. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,46 +13,110 @@
 #include "rt_out.h"
 #include "rt_util.h"
 
-/* The path a chain of symlinks ends at (malloc'd), which may not exist
- * yet: `> link` creates a dangling link's target. NULL with errno. */
-static char *
-resolve(const char *path)
-{
-	char *cur = rt_xstrdup(path), *next, *slash;
-	char buf[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-	int hops;
+/* the holder of the lock that refused the last open, for rt_output_die */
+static long lock_holder;
 
-	for (hops = 0; hops < 40; hops++) {
-		if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode))
-			return cur;
-		if ((n = readlink(cur, buf, sizeof buf - 1)) < 0) {
-			free(cur);
-			return NULL;
-		}
-		buf[n] = '\0';
-		if (buf[0] == '/' || !(slash = strrchr(cur, '/')))
-			next = rt_xstrdup(buf);
-		else
-			next = rt_xasprintf("%.*s/%s", (int)(slash - cur), cur, buf);
-		free(cur);
-		cur = next;
+int
+rt_output_fd(const char *path)
+{
+	static const char *const dirs[] = { "/dev/fd/", "/proc/self/fd/" };
+	const char *p;
+	long n;
+	size_t i;
+
+	if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0)
+		return 1;
+	if (strcmp(path, "/dev/stdin") == 0)
+		return 0;
+	if (strcmp(path, "/dev/stderr") == 0)
+		return 2;
+	for (i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		if (strncmp(path, dirs[i], strlen(dirs[i])) != 0)
+			continue;
+		p = path + strlen(dirs[i]);
+		/* digits only, as the shell reads them: "/dev/fd/3x" is a path */
+		if (strspn(p, "0123456789") != strlen(p) || rt_parse_long(p, 0, 65535, &n) < 0)
+			return -1;
+		return (int)n;
 	}
-	free(cur);
-	errno = ELOOP;
-	return NULL;
+	return -1;
+}
+
+/* The descriptor a name stands for, checked: open, and handed to this
+ * process rather than opened by it. After exec only descriptors without
+ * FD_CLOEXEC survive, and every one this toolkit opens has it, so
+ * /dev/fd/N never writes into the tool's own database or scratch file. */
+static int
+given_fd(const char *path)
+{
+	int fd = rt_output_fd(path), fl;
+
+	if ((fl = fcntl(fd, F_GETFD)) < 0)
+		return -1;
+	if (fl & FD_CLOEXEC) {
+		errno = EBADF;
+		return -1;
+	}
+	return fd;
+}
+
+/* Does another process hold a lock on fd's regular file? Tested with
+ * F_GETLK, which takes nothing: a lock this process holds on the same file
+ * (its own --facts) is neither a conflict nor converted. */
+static int
+locked_by_other(int fd)
+{
+	struct flock lk;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	memset(&lk, 0, sizeof lk);
+	lk.l_type = F_WRLCK;
+	lk.l_whence = SEEK_SET;
+	if (fcntl(fd, F_GETLK, &lk) < 0 || lk.l_type == F_UNLCK)
+		return 0;
+	lock_holder = (long)lk.l_pid;
+	errno = EAGAIN;
+	return 1;
+}
+
+/* Take the write lock on fd's regular file, or -1 with errno EAGAIN when
+ * another process holds it. */
+static int
+lock(int fd)
+{
+	struct flock lk;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	memset(&lk, 0, sizeof lk);
+	lk.l_type = F_WRLCK;
+	lk.l_whence = SEEK_SET;
+	if (fcntl(fd, F_SETLK, &lk) == 0)
+		return 0;
+	if (errno != EACCES && errno != EAGAIN)
+		return -1;
+	if (!locked_by_other(fd))
+		lock_holder = -1;
+	errno = EAGAIN;
+	return -1;
 }
 
 static int
 write_all(int fd, const char *data, size_t len)
 {
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
 	size_t off = 0;
 	ssize_t w;
 
 	while (off < len) {
 		w = write(fd, data + off, len - off);
 		if (w < 0 && errno == EINTR)
+			continue;
+		/* an inherited descriptor may be non-blocking: wait, not fail */
+		if (w < 0 && errno == EAGAIN && poll(&p, 1, -1) >= 0)
 			continue;
 		if (w < 0)
 			return -1;
@@ -60,15 +125,36 @@ write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+static int
+write_close(int fd, const char *data, size_t len)
+{
+	int rc = write_all(fd, data, len), e = errno;
+
+	if (close(fd) < 0 && rc == 0)
+		return -1;
+	errno = e;
+	return rc;
+}
+
 /* Replace path atomically: a temporary beside it, fsync, rename. */
 static int
 replace(const char *path, const struct stat *old, const char *data, size_t len)
 {
 	char *tmp = rt_xasprintf("%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp), e;
+	int fd, e;
 	mode_t mask;
 
-	if (fd < 0) {
+	/* a record file another tool is streaming into is not renamed over */
+	if (old && (fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
+		e = locked_by_other(fd);
+		close(fd);
+		if (e) {
+			free(tmp);
+			errno = EAGAIN;
+			return -1;
+		}
+	}
+	if ((fd = mkstemp(tmp)) < 0) {
 		free(tmp);
 		return -1;
 	}
@@ -101,81 +187,101 @@ fail:
 	return -1;
 }
 
-int
-rt_write_output(const char *path, const char *data, size_t len)
+/* A whole result to a descriptor name: appended where the shell's `>>`
+ * put it, at its offset otherwise; never truncated, never renamed. */
+static int
+write_fd(const char *path, const char *data, size_t len)
 {
-	struct stat st;
-	char *real;
-	int fd, rc, e;
+	int fd = given_fd(path);
 
-	if (strcmp(path, "-") == 0) {
-		/* a gone reader is left to rt_fshut(stdout) at the end (exit
+	if (fd < 0 || locked_by_other(fd))
+		return -1;
+	if (fd == 1) {
+		/* through stdout's own buffer, after what the tool printed;
+		 * a gone reader is left to rt_fshut(stdout) at the end (exit
 		 * 141), so the other named files are still written */
 		if ((fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) &&
 		    errno != EPIPE && !rt_stdout_gone())
 			return -1;
 		return 0;
 	}
-	if (!(real = resolve(path)))
+	if (fd == 2)
+		fflush(stderr);
+	if ((fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
 		return -1;
-	if (stat(real, &st) < 0) {
-		rc = errno == ENOENT ? replace(real, NULL, data, len) : -1;
-	} else if (S_ISREG(st.st_mode)) {
-		rc = replace(real, &st, data, len);
-	} else {
-		/* a device, FIFO or socket: written in place, as `>` would */
-		if ((fd = open(real, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0) {
-			rc = -1;
-		} else {
-			rc = write_all(fd, data, len);
-			e = errno;
-			if (close(fd) < 0 && rc == 0)
-				rc = -1;
-			else
-				errno = e;
+	return write_close(fd, data, len);
+}
+
+int
+rt_write_output(const char *path, const char *data, size_t len)
+{
+	struct stat st;
+	int fd;
+
+	lock_holder = 0;
+	if (rt_output_fd(path) >= 0)
+		return write_fd(path, data, len);
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? replace(path, NULL, data, len) : -1;
+	if (S_ISREG(st.st_mode))
+		return replace(path, &st, data, len);
+	if (S_ISLNK(st.st_mode)) {
+		/* the kernel follows the link (fs.protected_symlinks applies)
+		 * and the target is written in place, as `> link` does; a
+		 * dangling link gets its target created */
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666)) < 0)
+			return -1;
+		if (locked_by_other(fd) || (fstat(fd, &st) == 0 &&
+		    S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0)) {
+			int e = errno;
+			close(fd);
+			errno = e;
+			return -1;
 		}
+		return write_close(fd, data, len);
 	}
-	e = errno;
-	free(real);
-	errno = e;
-	return rc;
+	/* a device, FIFO or socket: written in place, as `>` would; O_NOFOLLOW
+	 * in case a link took its place since lstat */
+	if ((fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC)) < 0)
+		return -1;
+	return write_close(fd, data, len);
 }
 
 FILE *
 rt_output_open(const char *path, int flags)
 {
-	struct flock lk;
 	struct stat st;
-	char *real;
 	int fd, e, reg, how;
 	FILE *f;
 
-	if (strcmp(path, "-") == 0)
-		return stdout;
-	if (!(real = resolve(path)))
-		return NULL;
-	reg = stat(real, &st) < 0 || S_ISREG(st.st_mode);
-	/* never O_TRUNC at open: a locked file must not be emptied by the
-	 * writer the lock refuses */
-	how = !reg ? O_WRONLY : (flags & RT_OUT_APPEND) ? O_RDWR | O_APPEND : O_WRONLY;
-	fd = open(real, how | (reg ? O_CREAT : 0) | O_NOCTTY | O_CLOEXEC, 0666);
-	e = errno;
-	free(real);
-	if (fd < 0) {
-		errno = e;
-		return NULL;
-	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		if (flags & RT_OUT_LOCK) {
-			memset(&lk, 0, sizeof lk);
-			lk.l_type = F_WRLCK;
-			lk.l_whence = SEEK_SET;
-			if (fcntl(fd, F_SETLK, &lk) < 0) {
-				e = errno == EACCES ? EAGAIN : errno;
-				goto fail;
-			}
+	lock_holder = 0;
+	if (rt_output_fd(path) >= 0) {
+		if ((fd = given_fd(path)) < 0)
+			return NULL;
+		if ((flags & RT_OUT_LOCK) && lock(fd) < 0)
+			return NULL;
+		/* stdout itself, so records and what the tool prints share
+		 * one buffer and arrive whole and in order; a dup where the
+		 * caller reads it back (RT_OUT_APPEND) */
+		if (fd == 1 && !(flags & RT_OUT_APPEND))
+			return stdout;
+		if ((fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
+			return NULL;
+	} else {
+		/* opened by the kernel, links and all; only the choice of
+		 * mode looks first */
+		reg = stat(path, &st) < 0 || S_ISREG(st.st_mode);
+		how = !reg ? O_WRONLY : (flags & RT_OUT_APPEND) ? O_RDWR | O_APPEND : O_WRONLY;
+		if ((fd = open(path, how | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666)) < 0)
+			return NULL;
+		/* never O_TRUNC at open: a locked file must not be emptied by
+		 * the writer the lock refuses */
+		if ((flags & RT_OUT_LOCK) && lock(fd) < 0) {
+			e = errno;
+			goto fail;
 		}
-		if (!(flags & RT_OUT_APPEND) && ftruncate(fd, 0) < 0) {
+		if (!(flags & RT_OUT_APPEND) && fstat(fd, &st) == 0 &&
+		    S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
 			e = errno;
 			goto fail;
 		}
@@ -197,8 +303,21 @@ rt_output_close(FILE *f)
 	int bad = fflush(f) != 0 || ferror(f);
 
 	if (f == stdout)
-		return bad ? -1 : 0;
+		/* a gone reader: rt_fshut(stdout) at the end says so (141) */
+		return bad && errno != EPIPE && !rt_stdout_gone() ? -1 : 0;
 	if (fclose(f) != 0)
 		bad = 1;
 	return bad ? -1 : 0;
+}
+
+void
+rt_output_die(const char *path)
+{
+	if (lock_holder > 0)
+		rt_die("%s: another process (pid %ld) is writing it (locked); "
+		    "refusing to write it too", path, lock_holder);
+	if (lock_holder < 0)
+		rt_die("%s: another process is writing it (locked); "
+		    "refusing to write it too", path);
+	rt_die("%s:", path);
 }
