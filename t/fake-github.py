@@ -4,14 +4,16 @@ uses: the REST API (GET /repos/O/R, GET and POST /repos/O/R/pulls) and, with
 --bare, git over smart HTTP at /O/R.git (git http-backend, Basic auth), the
 way github.com serves both for an API at api.github.com.
 
-  fake-github.py --log FILE [--mode MODE] [--bare DIR] [--default-branch B]
+  fake-github.py --log FILE [--git-log FILE] [--mode MODE] [--bare DIR]
+                 [--default-branch B]
 
 Listens on 127.0.0.1, port 0, and prints the port on the first line of
 stdout. The expected token comes from the environment (FAKE_GITHUB_TOKEN),
 never argv. Each request is logged to FILE as one JSON line: method, path,
 query, whether the Authorization header carried the right token ("ok",
 "bad", "none"), the parsed JSON body and the status sent. The token itself
-is never logged.
+is never logged. The API also answers under /api/v3 (as GitHub Enterprise
+Server does).
 
 Modes:
   ok    a well-behaved server (the default)
@@ -27,8 +29,8 @@ With --bare, POST pulls checks that the head branch exists in that bare
 repository, as GitHub does (422 otherwise), and records its commit; and
 /OWNER/REPO.git/... (any OWNER/REPO) is that repository over smart HTTP,
 for Basic credentials whose password is the token (401 asking for them
-otherwise). Those requests are logged with "git": true, the path, the
-user name and "auth" as for the API.
+otherwise). Those requests are logged to --git-log (default: --log) with
+"git": true, the path, the user name and "auth" as for the API.
 """
 import argparse
 import base64
@@ -99,7 +101,8 @@ class Handler(BaseHTTPRequestHandler):
         return self.rfile.read(n) if n else b""
 
     def log_entry(self, entry):
-        with S.lock, open(S.args.log, "a") as f:
+        log = S.args.git_log if entry.get("git") and S.args.git_log else S.args.log
+        with S.lock, open(log, "a") as f:
             f.write(json.dumps(entry) + "\n")
 
     def send_raw(self, status, headers, data):
@@ -179,6 +182,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.git(method, g.group(1), g.group(2), g.group(3))
         q = parse_qs(u.query)
         body = None
+        path = u.path[7:] if u.path.startswith("/api/v3/") else u.path
         raw = self.read_body()
         if raw:
             try:
@@ -188,7 +192,7 @@ class Handler(BaseHTTPRequestHandler):
         auth = self.auth()
         entry = {"method": method, "path": u.path,
                  "query": {k: v[0] for k, v in q.items()}, "auth": auth, "body": body}
-        parts = u.path.strip("/").split("/")
+        parts = path.strip("/").split("/")
         mode = S.args.mode
         if mode == "401" or auth != "ok":
             return self.reply(401, {"message": "Bad credentials",
@@ -255,6 +259,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--log", required=True)
     ap.add_argument("--mode", default="ok", choices=["ok", "401", "422", "500", "thief"])
+    ap.add_argument("--git-log")
     ap.add_argument("--bare")
     ap.add_argument("--default-branch", default="main")
     S = State(ap.parse_args())
