@@ -719,6 +719,21 @@ EOF
 	[ -z "$output" ]
 }
 
+@test "the user's own credential helpers are not asked and store nothing" {
+	mkorigin
+	start_gh ok
+	printf '#!/bin/sh\necho "$@" >>"%s"; cat >>"%s"\n' "$T/helper.log" "$T/helper.log" >"$T/myhelper"
+	chmod +x "$T/myhelper"
+	git config --global credential.helper store
+	git config --global "credential.http://127.0.0.1:$GH_PORT.helper" "$T/myhelper"
+	git -C "$T/work" config credential.helper "$T/myhelper"
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 0
+	[ -n "$(remote_branches)" ]
+	[ ! -e "$T/helper.log" ]
+	[ ! -e "$HOME/.git-credentials" ]
+}
+
 @test "no hook runs in the git that holds the token" {
 	mkorigin
 	start_gh ok
