@@ -44,6 +44,7 @@ mkorigin() {
 # API requests are logged in gh.log, its git requests (the bare "origin"
 # over smart HTTP at /OWNER/REPO.git) in git.log.
 start_gh() {
+	rm -f "$T/gh.port"  # a restart must not read the last server's port
 	FAKE_GITHUB_TOKEN="$TOKEN" python3 "$RT_TOP/t/fake-github.py" --log "$T/gh.log" \
 	    --git-log "$T/git.log" --bare "$T/origin.git" --mode "$1" \
 	    >"$T/gh.port" 2>"$T/gh.err" 3>&- &
