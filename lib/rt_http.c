@@ -1,5 +1,6 @@
 /* rt_http: libcurl easy handles driven by one multi handle. */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,6 +254,8 @@ rt_url_parse(const char *s, rt_url *u)
 		rt_url_free(u);
 		return -1;
 	}
+	for (x = u->host; *x; x++)  /* host names are case-insensitive: one spelling */
+		*x = (char)tolower((unsigned char)*x);
 	u->port = url_part(h, CURLUPART_PORT);
 	u->path = url_part(h, CURLUPART_PATH);
 	if (!u->path)

@@ -47,7 +47,7 @@ void rt_http_stop_on(volatile sig_atomic_t *flag);
  * them; every string malloc'd, freed with rt_url_free. */
 typedef struct {
 	char *scheme;                /* "http" or "https" */
-	char *host;                  /* as in the URL; an IPv6 address keeps its [] */
+	char *host;                  /* lower case; an IPv6 address keeps its [] */
 	char *port;                  /* NULL when the URL names none */
 	char *path;                  /* "" or "/...", trailing '/' dropped */
 	int userinfo;                /* the URL holds user[:password]@ */

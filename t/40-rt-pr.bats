@@ -788,7 +788,7 @@ EOF
 @test "loopback by name may be plain http; an Enterprise Server API (HOST/api/v3) pushes to HOST/OWNER/REPO.git" {
 	mkorigin
 	start_gh ok
-	GITHUB_API_URL="http://localhost:$GH_PORT/api/v3/" GITHUB_TOKEN="$TOKEN" \
+	GITHUB_API_URL="http://LocalHost:$GH_PORT/api/v3/" GITHUB_TOKEN="$TOKEN" \
 	    run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
 	status_is 0
 	has "(pushed to http://localhost:$GH_PORT/acme/cache.git)"
