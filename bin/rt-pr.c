@@ -1636,7 +1636,7 @@ write_out(const char *path, const char *data, const char *what)
 
 /* The API, and where git is served for it: --github pushes to gh_push_url
  * only, never to a git remote, and the credential helper answers for
- * gh_git_proto://gh_git_host only (gh_open). */
+ * gh_git_proto://gh_git_host only (gh_api). */
 static char *gh_base_url, *gh_push_url, *gh_git_proto, *gh_git_host, *gh_helper;
 
 static char *
