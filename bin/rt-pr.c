@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,7 +35,7 @@
 #define TOKEN_ENV      "RETRIAL_GITHUB_TOKEN"
 
 static const char *opt_dir = ".", *opt_mbox, *opt_body, *opt_github;
-static const char *opt_remote = "origin", *opt_base, *opt_tmpl, *opt_author;
+static const char *opt_base, *opt_tmpl, *opt_author;
 static const char *opt_qfile = DEFAULT_QFILE, *opt_test, *opt_token_file;
 static int opt_verbose, opt_draft;
 /* --allow-path GLOB: dangerous paths the user lets ship (rt_patch_dangerous);
@@ -51,12 +52,11 @@ static void
 usage(void)
 {
 	printf("usage: rt-pr [-v] [-C dir] [-t template] [-q file] [-a author] [--test name]\n"
-	    "             [-b body] [-m mbox] [-g owner/repo [-r remote] [--base branch]\n"
+	    "             [-b body] [-m mbox] [-g owner/repo [--base branch]\n"
 	    "             [--token-file file] [--draft]] [--allow-path glob] [verdict-file]\n"
 	    "  -b, --body FILE            write the dossier (Markdown) to FILE (- stdout)\n"
 	    "  -m, --mbox FILE            write the change as a git-am-able mbox (- stdout)\n"
 	    "  -g, --github OWNER/REPO    open a pull request on GitHub\n"
-	    "  -r, --remote NAME          git remote to push the branch to (origin)\n"
 	    "      --base BRANCH          pull request base (the repository's default branch)\n"
 	    "      --token-file FILE      read the token from FILE instead of GITHUB_TOKEN\n"
 	    "      --draft                open the pull request as a draft\n"
@@ -1634,7 +1634,10 @@ write_out(const char *path, const char *data)
 
 /* ---- GitHub ---- */
 
-static char *gh_base_url;
+/* The API, and where git is served for it: --github pushes to gh_push_url
+ * only, never to a git remote, and the credential helper answers for
+ * gh_git_proto://gh_git_host only (gh_api). */
+static char *gh_base_url, *gh_push_url, *gh_git_proto, *gh_git_host, *gh_helper;
 
 static char *
 urlenc(const char *s)
@@ -1745,16 +1748,27 @@ report_existing(json_t *pr, const char *branch)
 	free(url);
 }
 
-/* The SHA a remote branch points at, or NULL when it does not exist. */
+/* git, for the push URL only: no credential helper but ours, which is
+ * scoped to the push URL's host (git asks it for no other) and checks
+ * that host itself; no hooks (they would inherit the token's variable);
+ * no prompt. */
+static int
+gh_git(rt_repo *r, const char *const *env, rt_proc *p, const char *a, const char *b,
+    const char *c, const char *d)
+{
+	return rt_git(r, env, NULL, p, "-c", "credential.helper=", "-c", gh_helper,
+	    "-c", "core.hooksPath=/dev/null", a, b, c, d, (char *)NULL);
+}
+
+/* The SHA a branch at the push URL points at, or NULL when it does not exist. */
 static char *
-remote_branch(rt_repo *r, const char *const *env, const char *helper, const char *branch)
+remote_branch(rt_repo *r, const char *const *env, const char *branch)
 {
 	rt_proc p;
 	char *ref = rt_xasprintf("refs/heads/%s", branch), *sha = NULL, *tab;
 
-	if (rt_git(r, env, NULL, &p, "-c", "credential.helper=", "-c", helper, "ls-remote",
-	    opt_remote, ref, (char *)NULL) < 0)
-		rt_die("git ls-remote %s: %s; nothing was pushed", opt_remote, complaint(p.err.data));
+	if (gh_git(r, env, &p, "ls-remote", gh_push_url, ref, NULL) < 0)
+		rt_die("git ls-remote %s: %s; nothing was pushed", gh_push_url, complaint(p.err.data));
 	if (p.out.len && (tab = strchr(p.out.data, '\t'))) {
 		*tab = '\0';
 		sha = rt_xstrdup(p.out.data);
@@ -1768,9 +1782,7 @@ static void
 ship_github(rt_repo *r, const ship_t *S, const char *commit, const char *dossier)
 {
 	char owner[256], repo[256], *slash, *base, *m, *existing, *pmsg, *refspec;
-	char *envs[3];
-	const char *helper = "credential.helper=!f() { test \"$1\" = get || exit 0; "
-	    "echo username=x-access-token; printf 'password=%s\\n' \"$" TOKEN_ENV "\"; }; f";
+	char *envs[4];
 	json_t *pr, *j, *body;
 	long st;
 	rt_proc p;
@@ -1781,11 +1793,8 @@ ship_github(rt_repo *r, const ship_t *S, const char *commit, const char *dossier
 	snprintf(repo, sizeof repo, "%s", slash + 1);
 	envs[0] = rt_xasprintf(TOKEN_ENV "=%s", gh_token);
 	envs[1] = "GIT_TERMINAL_PROMPT=0";
-	envs[2] = NULL;
-
-	if (rt_git(r, NULL, NULL, &p, "remote", "get-url", opt_remote, (char *)NULL) < 0)
-		rt_die("%s: no git remote named %s (use --remote)", opt_dir, opt_remote);
-	rt_proc_free(&p);
+	envs[2] = "GIT_ASKPASS=";
+	envs[3] = NULL;
 
 	/* 1. the same verdict shipped before? */
 	if ((pr = gh_find_pr(owner, repo, S->branch, 1))) {
@@ -1809,20 +1818,20 @@ ship_github(rt_repo *r, const ship_t *S, const char *commit, const char *dossier
 		free(path);
 	}
 	/* 3. the branch */
-	existing = remote_branch(r, (const char *const *)envs, helper, S->branch);
+	existing = remote_branch(r, (const char *const *)envs, S->branch);
 	if (existing && strcmp(existing, commit) != 0)
 		rt_die("branch %s already exists on %s at %.12s, which is not this change, and no "
 		    "pull request uses it; delete it (git push %s --delete %s) and run again",
-		    S->branch, opt_remote, existing, opt_remote, S->branch);
+		    S->branch, gh_push_url, existing, gh_push_url, S->branch);
 	if (!existing) {
 		refspec = rt_xasprintf("%s:refs/heads/%s", commit, S->branch);
 		snprintf(pushed_note, sizeof pushed_note,
 		    "%s: interrupted: branch %s was pushed to %s and is left there\n",
-		    rt_progname, S->branch, opt_remote);
-		if (rt_git(r, (const char *const *)envs, NULL, &p, "-c", "credential.helper=", "-c", helper,
-		    "push", "--quiet", opt_remote, refspec, (char *)NULL) < 0) {
+		    rt_progname, S->branch, gh_push_url);
+		if (gh_git(r, (const char *const *)envs, &p, "push", "--quiet", gh_push_url,
+		    refspec) < 0) {
 			pushed_note[0] = '\0';
-			rt_die("git push %s: %s; nothing was pushed", opt_remote, complaint(p.err.data));
+			rt_die("git push %s: %s; nothing was pushed", gh_push_url, complaint(p.err.data));
 		}
 		rt_proc_free(&p);
 		free(refspec);
@@ -1841,8 +1850,9 @@ ship_github(rt_repo *r, const ship_t *S, const char *commit, const char *dossier
 		json_t *u = json_object_get(j, "html_url"), *n = json_object_get(j, "number");
 		char *url = scrub(json_is_string(u) ? json_string_value(u) : "");
 		pushed_note[0] = '\0';
-		rt_warn("opened pull request #%lld: %s into %s",
-		    json_is_integer(n) ? (long long)json_integer_value(n) : 0LL, S->branch, base);
+		rt_warn("opened pull request #%lld: %s into %s (pushed to %s)",
+		    json_is_integer(n) ? (long long)json_integer_value(n) : 0LL, S->branch, base,
+		    gh_push_url);
 		printf("%s\n", url);
 		free(url);
 		goto done;
@@ -1855,7 +1865,7 @@ ship_github(rt_repo *r, const ship_t *S, const char *commit, const char *dossier
 		} else {
 			rt_warn("GitHub says a pull request for %s:%s already exists (%s); not "
 			    "opening a second; branch %s is on %s", owner, S->branch, pmsg,
-			    S->branch, opt_remote);
+			    S->branch, gh_push_url);
 		}
 		goto done;
 	}
@@ -1866,16 +1876,16 @@ ship_github(rt_repo *r, const ship_t *S, const char *commit, const char *dossier
 		rt_warn("GitHub: POST /repos/%s/%s/pulls: %s", owner, repo, what);
 		if (!created) {
 			rt_warn("branch %s was on %s before this run (at %.12s) and is left as it was; "
-			    "no pull request was opened", S->branch, opt_remote, commit);
-		} else if (rt_git(r, (const char *const *)envs, NULL, &p, "-c", "credential.helper=", "-c",
-		    helper, "push", "--quiet", opt_remote, del, (char *)NULL) == 0) {
+			    "no pull request was opened", S->branch, gh_push_url, commit);
+		} else if (gh_git(r, (const char *const *)envs, &p, "push", "--quiet", gh_push_url,
+		    del) == 0) {
 			rt_warn("removed branch %s from %s again; nothing is left behind", S->branch,
-			    opt_remote);
+			    gh_push_url);
 		} else {
 			char *why = complaint(p.err.data);
 			rt_warn("branch %s is left on %s at %.12s (removing it failed: %s); no pull "
 			    "request was opened; remove it with: git push %s --delete %s", S->branch,
-			    opt_remote, commit, why, opt_remote, S->branch);
+			    gh_push_url, commit, why, gh_push_url, S->branch);
 			free(why);
 		}
 		pushed_note[0] = '\0';
@@ -2027,15 +2037,62 @@ build_change(rt_repo *r, const verdict_t *v, const ship_t *S, const char *dossie
 	add_evidence(r, v, S, dossier, C);
 }
 
+/* The API from GITHUB_API_URL, and where git is served for it:
+ *   https://api.github.com            git at https://github.com/OWNER/REPO.git
+ *   https://api.SUB.ghe.com           git at https://SUB.ghe.com/...
+ *   https://HOST[:PORT]/api/v3        git at https://HOST[:PORT]/... (Enterprise Server)
+ *   SCHEME://HOST[:PORT]              git at the same origin (a loopback test server)
+ * Plain http only to a loopback host. Checked before anything is read or sent. */
 static void
-gh_open(void)
+gh_api(void)
 {
-	const char *e = getenv("GITHUB_API_URL");
+	const char *e = getenv("GITHUB_API_URL"), *api = e && *e ? e : GH_API, *x, *ghost;
+	char *hp, *shown;
+	size_t n;
+	rt_url u;
 
-	gh_token = read_token();
-	gh_base_url = rt_xstrdup(e && *e ? e : GH_API);
-	while (*gh_base_url && gh_base_url[strlen(gh_base_url) - 1] == '/')
-		gh_base_url[strlen(gh_base_url) - 1] = '\0';
+	if (rt_url_parse(api, &u) < 0)
+		rt_die("GITHUB_API_URL: not an http or https URL");
+	hp = u.port ? rt_xasprintf("%s:%s", u.host, u.port) : rt_xstrdup(u.host);
+	shown = rt_xasprintf("%s://%s%s%s", u.scheme, u.userinfo ? "***@" : "", hp, u.path);
+	if (u.userinfo)
+		rt_die("GITHUB_API_URL %s: credentials in the URL are refused (the token goes in "
+		    "GITHUB_TOKEN or --token-file)", shown);
+	if (u.query)
+		rt_die("GITHUB_API_URL %s: a query or fragment is refused", shown);
+	for (x = hp; *x; x++)
+		if (!isalnum((unsigned char)*x) && !strchr(".-:[]", *x))
+			rt_die("GITHUB_API_URL %s: not a host name or address", shown);
+	if (strcmp(u.scheme, "http") == 0 && !rt_host_is_loopback(u.host))
+		rt_die("GITHUB_API_URL %s: plain http is refused for a host that is not loopback "
+		    "(127.0.0.0/8, ::1, localhost): the token would travel in clear; use https",
+		    shown);
+	n = strlen(u.host);
+	if (!*u.path && (strcasecmp(u.host, "api.github.com") == 0 ||
+	    (strncasecmp(u.host, "api.", 4) == 0 && n > 12 && strcasecmp(u.host + n - 8, ".ghe.com") == 0)))
+		ghost = u.host + 4;
+	else if (!*u.path || strcasecmp(u.path, "/api/v3") == 0)
+		ghost = u.host;
+	else
+		rt_die("GITHUB_API_URL %s: cannot tell where git is served for this API: expected "
+		    "https://api.github.com, https://HOST/api/v3 (GitHub Enterprise Server) or a "
+		    "loopback test server's http://127.0.0.1:PORT", shown);
+	gh_base_url = rt_xasprintf("%s://%s%s", u.scheme, hp, u.path);
+	gh_git_proto = rt_xstrdup(u.scheme);
+	gh_git_host = u.port ? rt_xasprintf("%s:%s", ghost, u.port) : rt_xstrdup(ghost);
+	gh_push_url = rt_xasprintf("%s://%s/%s.git", gh_git_proto, gh_git_host, opt_github);
+	/* git asks this helper for gh_git_proto://gh_git_host only; it checks
+	 * the protocol and host it is asked for all the same, and answers
+	 * nothing for any other. The token is in its environment, never argv. */
+	gh_helper = rt_xasprintf("credential.%s://%s.helper=!f() { test \"$1\" = get || exit 0; "
+	    "p= h=; while IFS= read -r l && test -n \"$l\"; do case $l in "
+	    "protocol=*) p=${l#protocol=} ;; host=*) h=${l#host=} ;; esac; done; "
+	    "test \"$p\" = '%s' && test \"$h\" = '%s' && test -n \"$" TOKEN_ENV "\" || exit 0; "
+	    "echo username=x-access-token; printf 'password=%%s\\n' \"$" TOKEN_ENV "\"; }; f",
+	    gh_git_proto, gh_git_host, gh_git_proto, gh_git_host);
+	free(hp);
+	free(shown);
+	rt_url_free(&u);
 }
 
 static void
@@ -2134,7 +2191,6 @@ main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ "mbox", required_argument, NULL, 'm' },
 		{ "quarantine-file", required_argument, NULL, 'q' },
-		{ "remote", required_argument, NULL, 'r' },
 		{ "template", required_argument, NULL, 't' },
 		{ "test", required_argument, NULL, 'T' },
 		{ "token-file", required_argument, NULL, 'K' },
@@ -2154,7 +2210,7 @@ main(int argc, char *argv[])
 	rt_setprogname(argv[0]);
 	rt_secret_protect();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "a:b:C:g:hm:q:r:t:vV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:b:C:g:hm:q:t:vV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': opt_author = optarg; break;
 		case 'B': opt_base = optarg; break;
@@ -2172,12 +2228,11 @@ main(int argc, char *argv[])
 		case 'K': opt_token_file = optarg; break;
 		case 'm': opt_mbox = optarg; break;
 		case 'q': opt_qfile = optarg; break;
-		case 'r': opt_remote = optarg; break;
 		case 't': opt_tmpl = optarg; break;
 		case 'T': opt_test = optarg; break;
 		case 'v': opt_verbose = 1; break;
 		case 'V': rt_print_version(); rt_fshut(stdout, "stdout"); return 0;
-		default: rt_bad_option(c, "a:b:C:g:hm:q:r:t:vV", argv);
+		default: rt_bad_option(c, "a:b:C:g:hm:q:t:vV", argv);
 		}
 	}
 	argc -= optind;
@@ -2188,18 +2243,22 @@ main(int argc, char *argv[])
 		rt_usage_die("nothing to do: give --mbox FILE, --body FILE or --github OWNER/REPO");
 	if (opt_github) {
 		const char *sl = strchr(opt_github, '/'), *x;
-		if (!sl || sl == opt_github || !sl[1] || strchr(sl + 1, '/') || strlen(opt_github) > 200)
+		if (!sl || sl == opt_github || !sl[1] || strchr(sl + 1, '/') || strlen(opt_github) > 200 ||
+		    strcmp(sl + 1, ".") == 0 || strcmp(sl + 1, "..") == 0 ||
+		    strncmp(opt_github, "./", 2) == 0 || strncmp(opt_github, "../", 3) == 0)
 			rt_usage_die("--github %s: must be OWNER/REPO", opt_github);
 		for (x = opt_github; *x; x++)
 			if (!isalnum((unsigned char)*x) && !strchr("-_./", *x))
 				rt_usage_die("--github %s: must be OWNER/REPO", opt_github);
-	} else if (opt_base || opt_token_file || opt_draft || strcmp(opt_remote, "origin") != 0) {
-		rt_usage_die("--remote, --base, --token-file and --draft need --github");
+	} else if (opt_base || opt_token_file || opt_draft) {
+		rt_usage_die("--base, --token-file and --draft need --github");
 	}
 	if (!safe_relpath(opt_qfile))
 		rt_usage_die("--quarantine-file %s: must be a relative path inside the project", opt_qfile);
 	if (opt_mbox && opt_body && strcmp(opt_mbox, "-") == 0 && strcmp(opt_body, "-") == 0)
 		rt_usage_die("--mbox and --body cannot both write to stdout");
+	if (opt_github)
+		gh_api();
 	rt_run_verbose = opt_verbose;
 	author = opt_author ? rt_xstrdup(opt_author) : rt_git_config(opt_dir, "retrial.author");
 	parse_author(author ? author : DEFAULT_AUTHOR, &aname, &aemail);
@@ -2237,7 +2296,7 @@ main(int argc, char *argv[])
 		}
 	}
 	if (opt_github)
-		gh_open();
+		gh_token = read_token();
 	if (opt_body)
 		write_out(opt_body, dossier);
 	if (opt_mbox || opt_github)
@@ -2264,6 +2323,10 @@ main(int argc, char *argv[])
 	free(aemail);
 	free(gh_token);
 	free(gh_base_url);
+	free(gh_push_url);
+	free(gh_git_proto);
+	free(gh_git_host);
+	free(gh_helper);
 	free(dossier);
 	free(msg);
 	return 0;

@@ -1,4 +1,7 @@
 /* rt_http: libcurl easy handles driven by one multi handle. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,4 +211,86 @@ rt_http_resp_free(rt_http_resp *r)
 	free(r->body);
 	free(r->location);
 	r->body = r->location = NULL;
+}
+
+void
+rt_url_free(rt_url *u)
+{
+	free(u->scheme);
+	free(u->host);
+	free(u->port);
+	free(u->path);
+	memset(u, 0, sizeof *u);
+}
+
+/* One part of h as a malloc'd string (NULL when absent). */
+static char *
+url_part(CURLU *h, CURLUPart what)
+{
+	char *v = NULL, *r;
+
+	if (curl_url_get(h, what, &v, 0) != CURLUE_OK || !v)
+		return NULL;
+	r = rt_xstrdup(v);
+	curl_free(v);
+	return r;
+}
+
+int
+rt_url_parse(const char *s, rt_url *u)
+{
+	CURLU *h = curl_url();
+	char *x;
+	size_t n;
+
+	memset(u, 0, sizeof *u);
+	if (!h)
+		rt_die("libcurl: cannot create a URL handle");
+	if (curl_url_set(h, CURLUPART_URL, s, 0) != CURLUE_OK ||
+	    !(u->scheme = url_part(h, CURLUPART_SCHEME)) ||
+	    (strcmp(u->scheme, "http") != 0 && strcmp(u->scheme, "https") != 0) ||
+	    !(u->host = url_part(h, CURLUPART_HOST)) || !*u->host) {
+		curl_url_cleanup(h);
+		rt_url_free(u);
+		return -1;
+	}
+	for (x = u->host; *x; x++)  /* host names are case-insensitive: one spelling */
+		*x = (char)tolower((unsigned char)*x);
+	u->port = url_part(h, CURLUPART_PORT);
+	u->path = url_part(h, CURLUPART_PATH);
+	if (!u->path)
+		u->path = rt_xstrdup("");
+	for (n = strlen(u->path); n > 0 && u->path[n - 1] == '/'; )
+		u->path[--n] = '\0';
+	if ((x = url_part(h, CURLUPART_USER)) || (x = url_part(h, CURLUPART_PASSWORD)) ||
+	    (x = url_part(h, CURLUPART_OPTIONS))) {
+		u->userinfo = 1;
+		free(x);
+	}
+	if ((x = url_part(h, CURLUPART_QUERY)) || (x = url_part(h, CURLUPART_FRAGMENT))) {
+		u->query = 1;
+		free(x);
+	}
+	curl_url_cleanup(h);
+	return 0;
+}
+
+int
+rt_host_is_loopback(const char *host)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+	char buf[64];
+	size_t n = strlen(host);
+
+	if (strcasecmp(host, "localhost") == 0)
+		return 1;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (n > 2 && n < sizeof buf && host[0] == '[' && host[n - 1] == ']') {
+		memcpy(buf, host + 1, n - 2);
+		buf[n - 2] = '\0';
+		return inet_pton(AF_INET6, buf, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+	}
+	return 0;
 }

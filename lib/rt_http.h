@@ -43,4 +43,22 @@ void rt_http_resp_free(rt_http_resp *r);
  * rest fail with error "interrupted". NULL: never stop early. */
 void rt_http_stop_on(volatile sig_atomic_t *flag);
 
+/* An http or https URL's parts, as libcurl's URL parser (RFC 3986) reads
+ * them; every string malloc'd, freed with rt_url_free. */
+typedef struct {
+	char *scheme;                /* "http" or "https" */
+	char *host;                  /* lower case; an IPv6 address keeps its [] */
+	char *port;                  /* NULL when the URL names none */
+	char *path;                  /* "" or "/...", trailing '/' dropped */
+	int userinfo;                /* the URL holds user[:password]@ */
+	int query;                   /* the URL holds ?query or #fragment */
+} rt_url;
+
+/* 0 when s is an absolute http or https URL, else -1 (u is left empty). */
+int rt_url_parse(const char *s, rt_url *u);
+void rt_url_free(rt_url *u);
+
+/* Is host (as rt_url has it) loopback: localhost, 127.0.0.0/8 or ::1? */
+int rt_host_is_loopback(const char *host);
+
 #endif

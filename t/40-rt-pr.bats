@@ -18,6 +18,7 @@ setup() {
 
 teardown() {
 	if [ -f "$T/gh.pid" ]; then kill "$(cat "$T/gh.pid")" 2>/dev/null || true; fi
+	if [ -f "$T/thief.pid" ]; then kill "$(cat "$T/thief.pid")" 2>/dev/null || true; fi
 }
 
 # A repository holding the flaky example at its top.
@@ -39,14 +40,31 @@ mkorigin() {
 	git -C "$T/work" push -q origin main
 }
 
-# The fake GitHub on loopback, in MODE; GITHUB_API_URL points at it.
+# The fake GitHub on loopback, in MODE; GITHUB_API_URL points at it. Its
+# API requests are logged in gh.log, its git requests (the bare "origin"
+# over smart HTTP at /OWNER/REPO.git) in git.log.
 start_gh() {
+	rm -f "$T/gh.port"  # a restart must not read the last server's port
 	FAKE_GITHUB_TOKEN="$TOKEN" python3 "$RT_TOP/t/fake-github.py" --log "$T/gh.log" \
-	    --bare "$T/origin.git" --mode "$1" >"$T/gh.port" 2>"$T/gh.err" 3>&- &
+	    --git-log "$T/git.log" --bare "$T/origin.git" --mode "$1" \
+	    >"$T/gh.port" 2>"$T/gh.err" 3>&- &
 	echo $! >"$T/gh.pid"
 	for _ in $(seq 200); do [ -s "$T/gh.port" ] && break; sleep 0.05; done
-	export GITHUB_API_URL="http://127.0.0.1:$(head -1 "$T/gh.port")"
-	touch "$T/gh.log"
+	GH_PORT=$(head -1 "$T/gh.port")
+	export GITHUB_API_URL="http://127.0.0.1:$GH_PORT"
+	PUSH_URL="http://127.0.0.1:$GH_PORT/acme/cache.git"
+	touch "$T/gh.log" "$T/git.log"
+}
+
+# An http server on loopback that asks every request for Basic credentials
+# and logs what it gets (Authorization verbatim, Basic decoded) in thief.log.
+start_thief() {
+	python3 "$RT_TOP/t/fake-github.py" --log "$T/thief.log" --mode thief \
+	    >"$T/thief.port" 2>"$T/thief.err" 3>&- &
+	echo $! >"$T/thief.pid"
+	for _ in $(seq 200); do [ -s "$T/thief.port" ] && break; sleep 0.05; done
+	THIEF_PORT=$(head -1 "$T/thief.port")
+	touch "$T/thief.log"
 }
 
 # A git on PATH that logs its argv and /proc/PID/cmdline, then runs git.
@@ -98,9 +116,12 @@ remote_branches() {
 	run rt-pr --body - -q ../escape "$FX/quarantine.jsonl"
 	status_is 2
 	has "must be a relative path inside the project"
-	run rt-pr --body - --remote up "$FX/fixed.jsonl"
+	run rt-pr --body - --base main "$FX/fixed.jsonl"
 	status_is 2
 	has "need --github"
+	run rt-pr --body - --remote up "$FX/fixed.jsonl"
+	status_is 2
+	has "--remote: unknown option"
 	run rt-pr --body - --author "nobody" "$FX/fixed.jsonl"
 	status_is 2
 	has "must be 'NAME <EMAIL>'"
@@ -575,8 +596,8 @@ EOF
 	br=$(remote_branches)
 	[ -n "$br" ]
 	sha=$(git --git-dir "$T/origin.git" rev-parse "$br")
-	has "branch ${br#refs/heads/} is left on origin at ${sha:0:12}"
-	has "remove it with: git push origin --delete ${br#refs/heads/}"
+	has "branch ${br#refs/heads/} is left on $PUSH_URL at ${sha:0:12}"
+	has "remove it with: git push $PUSH_URL --delete ${br#refs/heads/}"
 	# run again once GitHub is back: the branch is reused, one pull request
 	kill "$(cat "$T/gh.pid")"
 	start_gh ok
@@ -602,11 +623,17 @@ EOF
 	has "opened pull request"
 	# git was spawned, with the credential helper, for the push and its removal
 	grep -q '^argv: \[-C\] .* \[push\]' "$GIT_SHIM_LOG"
-	grep -q 'credential.helper=!f()' "$GIT_SHIM_LOG"
+	grep -qF "[credential.http://127.0.0.1:$GH_PORT.helper=!f()" "$GIT_SHIM_LOG"
 	grep -q '^cmdline: ' "$GIT_SHIM_LOG"
 	[ "$(grep -c '^argv:' "$GIT_SHIM_LOG")" -gt 10 ]
 	jqe -s 'all(.auth == "ok")' "$T/gh.log"
-	for f in "$GIT_SHIM_LOG" "$T/gh.log" "$T/fix.mbox" "$T/d.md"; do
+	# git was asked for credentials (401) and then pushed with the token
+	jqe -s 'all(.auth == "ok" or (.auth == "none" and .status == 401))
+	    and any(.method == "POST" and (.path | endswith("/git-receive-pack")) and .auth == "ok")' "$T/git.log"
+	# the push went to the URL, never with a token in it
+	grep -qF "[push] [--quiet] [$PUSH_URL]" "$GIT_SHIM_LOG"
+	! grep -q '://[^/ ]*@' "$GIT_SHIM_LOG"
+	for f in "$GIT_SHIM_LOG" "$T/gh.log" "$T/git.log" "$T/fix.mbox" "$T/d.md"; do
 		! grep -qF "$TOKEN" "$f"
 	done
 	case "$out1$output" in *"$TOKEN"*) false ;; esac
@@ -623,13 +650,151 @@ EOF
 	[ -z "$(remote_branches)" ]
 }
 
-@test "--github with an unknown remote fails before any request, exit 2" {
+# ---- the token goes to the API's host and nowhere else ----
+
+@test "a loopback origin over plain http gets no token: the push goes to the API's host" {
 	mkorigin
 	start_gh ok
-	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache --remote nosuch "$FX/fixed.jsonl"
+	start_thief
+	# the work tree's origin, fetch and push, names another server
+	git -C "$T/work" remote set-url origin "http://127.0.0.1:$THIEF_PORT/acme/cache.git"
+	git -C "$T/work" remote set-url --push origin "http://127.0.0.1:$THIEF_PORT/acme/cache.git"
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 0
+	has "opened pull request #1: retrial/fix-test_cache-"
+	has "(pushed to $PUSH_URL)"
+	# the branch is where the API is; the other server heard nothing
+	[[ "$(remote_branches)" == refs/heads/retrial/fix-test_cache-* ]]
+	[ ! -s "$T/thief.log" ]
+	jqe -s 'any(.path == "/acme/cache.git/git-receive-pack" and .auth == "ok")' "$T/git.log"
+}
+
+@test "a push URL rewritten to another host (url.insteadOf) gets no token, exit 2" {
+	mkorigin
+	start_gh ok
+	start_thief
+	git config --global "url.http://127.0.0.1:$THIEF_PORT/.insteadOf" "http://127.0.0.1:$GH_PORT/"
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
 	status_is 2
-	has "no git remote named nosuch"
-	[ ! -s "$T/gh.log" ]
+	has "git ls-remote $PUSH_URL: "
+	has "nothing was pushed"
+	# git did go there, was asked for credentials, and had none to give
+	jqe -s 'length > 0 and all(.status == 401 and .authorization == null and .basic == null)' "$T/thief.log"
+	! grep -qF "$TOKEN" "$T/thief.log"
+	[ -z "$(remote_branches)" ]
+}
+
+@test "the credential helper answers only for the API's git host and protocol" {
+	mkorigin
+	mkshim
+	start_gh ok
+	PATH="$T/shim:$PATH" GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 0
+	# scoped in git's config to the one URL, and no other helper kept
+	grep -qF "[-c] [credential.helper=] [-c] [credential.http://127.0.0.1:$GH_PORT.helper=!" "$GIT_SHIM_LOG"
+	helper=$(sed -n "s|.*\[credential\.http://127\.0\.0\.1:$GH_PORT\.helper=!\([^]]*\)\].*|\1|p" "$GIT_SHIM_LOG" | head -1)
+	[ -n "$helper" ]
+	ask() { printf '%b' "$2" | RETRIAL_GITHUB_TOKEN="$TOKEN" sh -c "$helper $1"; }
+	# called directly, as git calls it: the right host gets the token
+	run ask get "protocol=http\nhost=127.0.0.1:$GH_PORT\npath=acme/cache.git\n\n"
+	[ "$output" = $'username=x-access-token\npassword='"$TOKEN" ]
+	# any other host, port or protocol gets nothing
+	for q in "protocol=http\nhost=127.0.0.1:1$GH_PORT\n\n" \
+	    "protocol=http\nhost=127.0.0.1:${GH_PORT}0\n\n" \
+	    "protocol=https\nhost=127.0.0.1:$GH_PORT\n\n" \
+	    "protocol=http\nhost=evil.example\n\n" \
+	    "protocol=http\nhost=127.0.0.1\n\n" \
+	    "host=127.0.0.1:$GH_PORT\n\n" \
+	    "protocol=http\n\n" ""; do
+		run ask get "$q"
+		status_is 0
+		[ -z "$output" ]
+	done
+	# nothing for store or erase
+	run ask store "protocol=http\nhost=127.0.0.1:$GH_PORT\n\n"
+	[ -z "$output" ]
+	run ask erase "protocol=http\nhost=127.0.0.1:$GH_PORT\n\n"
+	[ -z "$output" ]
+	# nor without the token in its environment
+	run sh -c "printf 'protocol=http\nhost=127.0.0.1:$GH_PORT\n\n' | RETRIAL_GITHUB_TOKEN= sh -c '$helper get'"
+	[ -z "$output" ]
+}
+
+@test "the user's own credential helpers are not asked and store nothing" {
+	mkorigin
+	start_gh ok
+	printf '#!/bin/sh\necho "$@" >>"%s"; cat >>"%s"\n' "$T/helper.log" "$T/helper.log" >"$T/myhelper"
+	chmod +x "$T/myhelper"
+	git config --global credential.helper store
+	git config --global "credential.http://127.0.0.1:$GH_PORT.helper" "$T/myhelper"
+	git -C "$T/work" config credential.helper "$T/myhelper"
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 0
+	[ -n "$(remote_branches)" ]
+	[ ! -e "$T/helper.log" ]
+	[ ! -e "$HOME/.git-credentials" ]
+}
+
+@test "no hook runs in the git that holds the token" {
+	mkorigin
+	start_gh ok
+	printf '#!/bin/sh\nenv >"%s"\n' "$T/hook.env" >"$T/work/.git/hooks/pre-push"
+	chmod +x "$T/work/.git/hooks/pre-push"
+	GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 0
+	[ -n "$(remote_branches)" ]
+	[ ! -e "$T/hook.env" ]
+}
+
+@test "plain-http GITHUB_API_URL to a host that is not loopback is refused before any connection, exit 2" {
+	mkorigin
+	for u in http://example.invalid http://example.invalid:8080/api/v3 "http://[2001:db8::1]/" \
+	    http://10.0.0.1/ http://128.0.0.1/; do
+		GITHUB_API_URL=$u GITHUB_TOKEN="$TOKEN" run rt-pr -C "$T/work" --github acme/cache \
+		    --body "$T/d.md" "$FX/fixed.jsonl"
+		status_is 2
+		has "GITHUB_API_URL ${u%/}: plain http is refused for a host that is not loopback (127.0.0.0/8, ::1, localhost)"
+		# one line, ours: refused before curl or git saw the URL
+		[ "${#lines[@]}" -eq 1 ]
+		[ ! -e "$T/d.md" ]
+	done
+}
+
+@test "GITHUB_API_URL with credentials, a query or an unknown shape is refused, the token unsaid" {
+	mkorigin
+	GITHUB_API_URL="https://x-access-token:$TOKEN@api.github.com" GITHUB_TOKEN="$TOKEN" \
+	    run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 2
+	has "GITHUB_API_URL https://***@api.github.com: credentials in the URL are refused"
+	hasnt "$TOKEN"
+	hasnt "x-access-token"
+	GITHUB_API_URL="https://ghe.example.invalid/api/v3?x=1" GITHUB_TOKEN="$TOKEN" \
+	    run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 2
+	has "a query or fragment is refused"
+	GITHUB_API_URL="https://ghe.example.invalid/some/proxy" GITHUB_TOKEN="$TOKEN" \
+	    run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 2
+	has "cannot tell where git is served for this API"
+	GITHUB_API_URL="ftp://ghe.example.invalid/" GITHUB_TOKEN="$TOKEN" \
+	    run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 2
+	has "GITHUB_API_URL: not an http or https URL"
+	run rt-pr -C "$T/work" --github acme/.. "$FX/fixed.jsonl"
+	status_is 2
+	has "must be OWNER/REPO"
+}
+
+@test "loopback by name may be plain http; an Enterprise Server API (HOST/api/v3) pushes to HOST/OWNER/REPO.git" {
+	mkorigin
+	start_gh ok
+	GITHUB_API_URL="http://LocalHost:$GH_PORT/api/v3/" GITHUB_TOKEN="$TOKEN" \
+	    run rt-pr -C "$T/work" --github acme/cache "$FX/fixed.jsonl"
+	status_is 0
+	has "(pushed to http://localhost:$GH_PORT/acme/cache.git)"
+	jqe -s 'all(.path | startswith("/api/v3/repos/acme/cache"))' "$T/gh.log"
+	jqe -s 'any(.path == "/acme/cache.git/git-receive-pack" and .auth == "ok")' "$T/git.log"
+	[ -n "$(remote_branches)" ]
 }
 
 @test "QUARANTINE through --github: the branch holds the list and the dossier" {

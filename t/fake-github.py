@@ -1,28 +1,43 @@
 #!/usr/bin/env python3
-"""t/fake-github.py: a loopback stand-in for the part of the GitHub REST API
-that rt-pr uses (GET /repos/O/R, GET and POST /repos/O/R/pulls).
+"""t/fake-github.py: a loopback stand-in for the part of GitHub that rt-pr
+uses: the REST API (GET /repos/O/R, GET and POST /repos/O/R/pulls) and, with
+--bare, git over smart HTTP at /O/R.git (git http-backend, Basic auth), the
+way github.com serves both for an API at api.github.com.
 
-  fake-github.py --log FILE [--mode MODE] [--bare DIR] [--default-branch B]
+  fake-github.py --log FILE [--git-log FILE] [--mode MODE] [--bare DIR]
+                 [--default-branch B]
 
 Listens on 127.0.0.1, port 0, and prints the port on the first line of
 stdout. The expected token comes from the environment (FAKE_GITHUB_TOKEN),
 never argv. Each request is logged to FILE as one JSON line: method, path,
 query, whether the Authorization header carried the right token ("ok",
 "bad", "none"), the parsed JSON body and the status sent. The token itself
-is never logged.
+is never logged. The API also answers under /api/v3 (as GitHub Enterprise
+Server does).
 
 Modes:
   ok    a well-behaved server (the default)
   401   every request: 401 Bad credentials
   422   POST pulls: 422 "A pull request already exists"; GET pulls finds none
   500   POST pulls: 500, after the GETs succeeded (a failure halfway through)
+  thief a server that must never see the token: every request is answered
+        401 asking for Basic credentials, and logged with its Authorization
+        header verbatim and any Basic credentials decoded ("authorization",
+        "basic"), so a test can grep the log for the token
 
 With --bare, POST pulls checks that the head branch exists in that bare
-repository, as GitHub does (422 otherwise), and records its commit.
+repository, as GitHub does (422 otherwise), and records its commit; and
+/OWNER/REPO.git/... (any OWNER/REPO) is that repository over smart HTTP,
+for Basic credentials whose password is the token (401 asking for them
+otherwise). Those requests are logged to --git-log (default: --log) with
+"git": true, the path, the user name and "auth" as for the API.
 """
 import argparse
+import base64
+import binascii
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -59,6 +74,94 @@ class Handler(BaseHTTPRequestHandler):
                 return "ok"
         return "bad"
 
+    def basic(self):
+        """The (user, password) of a Basic Authorization header, or None."""
+        h = self.headers.get("Authorization", "")
+        if not h.startswith("Basic "):
+            return None
+        try:
+            user, _, pw = base64.b64decode(h[6:], validate=True).decode(
+                "utf-8", "replace").partition(":")
+        except (binascii.Error, ValueError):
+            return None
+        return user, pw
+
+    def read_body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            out = b""
+            while True:
+                n = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if n == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return out
+                out += self.rfile.read(n)
+                self.rfile.readline()
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def log_entry(self, entry):
+        log = S.args.git_log if entry.get("git") and S.args.git_log else S.args.log
+        with S.lock, open(log, "a") as f:
+            f.write(json.dumps(entry) + "\n")
+
+    def send_raw(self, status, headers, data):
+        self.send_response(status)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def thief(self, method):
+        u = urlsplit(self.path)
+        raw = self.read_body()
+        b = self.basic()
+        entry = {"method": method, "path": u.path, "query": u.query,
+                 "authorization": self.headers.get("Authorization"),
+                 "basic": list(b) if b else None,
+                 "body": raw.decode("utf-8", "replace"), "status": 401}
+        self.send_raw(401, [("WWW-Authenticate", 'Basic realm="thief"')], b"who are you?\n")
+        self.log_entry(entry)
+
+    def git(self, method, owner, repo, rest):
+        u = urlsplit(self.path)
+        raw = self.read_body()
+        b = self.basic()
+        auth = "none" if not self.headers.get("Authorization") else \
+            "ok" if b and S.token and b[1] == S.token else "bad"
+        entry = {"git": True, "method": method, "path": u.path, "query": u.query,
+                 "repo": owner + "/" + repo, "auth": auth, "user": b[0] if b else None}
+        if auth != "ok":
+            self.send_raw(401, [("WWW-Authenticate", 'Basic realm="GitHub"')], b"")
+            entry["status"] = 401
+            return self.log_entry(entry)
+        bare = os.path.abspath(S.args.bare)
+        env = dict(os.environ, GIT_PROJECT_ROOT=os.path.dirname(bare), GIT_HTTP_EXPORT_ALL="1",
+                   PATH_INFO="/" + os.path.basename(bare) + rest, QUERY_STRING=u.query,
+                   REQUEST_METHOD=method, REMOTE_USER=b[0], REMOTE_ADDR="127.0.0.1",
+                   CONTENT_TYPE=self.headers.get("Content-Type", ""),
+                   CONTENT_LENGTH=str(len(raw)))
+        for h, v in (("Git-Protocol", "GIT_PROTOCOL"),
+                     ("Content-Encoding", "HTTP_CONTENT_ENCODING")):
+            if self.headers.get(h):
+                env[v] = self.headers[h]
+        r = subprocess.run(["git", "http-backend"], input=raw, env=env, capture_output=True)
+        head, sep, data = r.stdout.partition(b"\r\n\r\n")
+        if not sep:
+            head, sep, data = r.stdout.partition(b"\n\n")
+        status, headers = 200, []
+        for line in head.decode("latin-1").splitlines():
+            k, _, v = line.partition(":")
+            if k.lower() == "status":
+                status = int(v.split()[0])
+            elif k:
+                headers.append((k, v.strip()))
+        self.send_raw(status, headers, data)
+        entry["status"] = status
+        self.log_entry(entry)
+
     def reply(self, status, obj, entry):
         data = json.dumps(obj).encode()
         self.send_response(status)
@@ -68,16 +171,20 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         entry["status"] = status
-        with S.lock, open(S.args.log, "a") as f:
-            f.write(json.dumps(entry) + "\n")
+        self.log_entry(entry)
 
     def handle_any(self, method):
+        if S.args.mode == "thief":
+            return self.thief(method)
         u = urlsplit(self.path)
+        g = re.match(r"^/([^/]+)/([^/]+)\.git(/.*)$", u.path)
+        if g and S.args.bare:
+            return self.git(method, g.group(1), g.group(2), g.group(3))
         q = parse_qs(u.query)
         body = None
-        n = int(self.headers.get("Content-Length") or 0)
-        if n:
-            raw = self.rfile.read(n)
+        path = u.path[7:] if u.path.startswith("/api/v3/") else u.path
+        raw = self.read_body()
+        if raw:
             try:
                 body = json.loads(raw)
             except ValueError:
@@ -85,7 +192,7 @@ class Handler(BaseHTTPRequestHandler):
         auth = self.auth()
         entry = {"method": method, "path": u.path,
                  "query": {k: v[0] for k, v in q.items()}, "auth": auth, "body": body}
-        parts = u.path.strip("/").split("/")
+        parts = path.strip("/").split("/")
         mode = S.args.mode
         if mode == "401" or auth != "ok":
             return self.reply(401, {"message": "Bad credentials",
@@ -151,7 +258,8 @@ def main():
     global S
     ap = argparse.ArgumentParser()
     ap.add_argument("--log", required=True)
-    ap.add_argument("--mode", default="ok", choices=["ok", "401", "422", "500"])
+    ap.add_argument("--mode", default="ok", choices=["ok", "401", "422", "500", "thief"])
+    ap.add_argument("--git-log")
     ap.add_argument("--bare")
     ap.add_argument("--default-branch", default="main")
     S = State(ap.parse_args())
