@@ -971,8 +971,10 @@ EOF
 	! grep -q "$T\|/home/\|< hypotheses.jsonl" "$T/reproduce.sh"
 	(cd "$T/review" && sh -e "$T/reproduce.sh") >"$T/repro.out" 2>"$T/repro.err"
 	# the rerun reaches the same verdict with the same winner
+	# (the committed baseline is the detect evidence; the original runs
+	# again alongside the lanes, seed-paired)
 	jqe 'select(.type == "verdict") | .verdict == "FIXED" and .winner.id == "h-fix"
-	    and .baseline.trials == 40' "$T/review/verdict.jsonl"
+	    and .baseline.input_trials == 40 and .baseline.trials >= 40' "$T/review/verdict.jsonl"
 	# and leaves the fix in place
 	[ -z "$(git -C "$T/review" status --porcelain --untracked-files=no)" ]
 }
