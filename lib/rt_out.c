@@ -60,9 +60,11 @@ write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-/* Replace path atomically: a temporary beside it, fsync, rename. */
+/* Write data to a temporary beside path, with old's owner and mode (else
+ * 0666 & ~umask), and fsync it; its name in *tmpp (malloc'd). */
 static int
-replace(const char *path, const struct stat *old, const char *data, size_t len)
+stage_tmp(const char *path, const struct stat *old, const char *data, size_t len,
+    char **tmpp)
 {
 	char *tmp = rt_xasprintf("%s.tmpXXXXXX", path);
 	int fd = mkstemp(tmp), e;
@@ -86,10 +88,7 @@ replace(const char *path, const struct stat *old, const char *data, size_t len)
 		fd = -1;
 		goto fail;
 	}
-	fd = -1;
-	if (rename(tmp, path) < 0)
-		goto fail;
-	free(tmp);
+	*tmpp = tmp;
 	return 0;
 fail:
 	e = errno;
@@ -99,6 +98,26 @@ fail:
 	free(tmp);
 	errno = e;
 	return -1;
+}
+
+/* Replace path atomically: a temporary beside it, fsync, rename. */
+static int
+replace(const char *path, const struct stat *old, const char *data, size_t len)
+{
+	char *tmp;
+	int e;
+
+	if (stage_tmp(path, old, data, len, &tmp) < 0)
+		return -1;
+	if (rename(tmp, path) < 0) {
+		e = errno;
+		unlink(tmp);
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	free(tmp);
+	return 0;
 }
 
 int
@@ -201,4 +220,72 @@ rt_output_close(FILE *f)
 	if (fclose(f) != 0)
 		bad = 1;
 	return bad ? -1 : 0;
+}
+
+struct rt_output_stage {
+	char *tmp, *path;       /* NULL: already written in place */
+};
+
+rt_output_stage *
+rt_output_stage_new(const char *path, const char *data, size_t len)
+{
+	rt_output_stage *s = rt_xcalloc(1, sizeof *s);
+	struct stat st;
+	int e, missing;
+
+	if (strcmp(path, "-") == 0) {
+		/* cannot be taken back: written now, and a gone reader is an
+		 * error here, before anything is committed */
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+			goto fail;
+		return s;
+	}
+	if ((missing = lstat(path, &st) < 0) && errno != ENOENT)
+		goto fail;
+	if (missing || S_ISREG(st.st_mode)) {
+		if (stage_tmp(path, missing ? NULL : &st, data, len, &s->tmp) < 0)
+			goto fail;
+		s->path = rt_xstrdup(path);
+		return s;
+	}
+	/* a link, device, FIFO: the redirection rules, written now */
+	if (rt_write_output(path, data, len) < 0)
+		goto fail;
+	return s;
+fail:
+	e = errno;
+	free(s);
+	errno = e;
+	return NULL;
+}
+
+int
+rt_output_publish(rt_output_stage *s)
+{
+	int rc = 0, e = 0;
+
+	if (!s)
+		return 0;
+	if (s->tmp && rename(s->tmp, s->path) < 0) {
+		e = errno;
+		unlink(s->tmp);
+		rc = -1;
+	}
+	free(s->tmp);
+	free(s->path);
+	free(s);
+	errno = e;
+	return rc;
+}
+
+void
+rt_output_discard(rt_output_stage *s)
+{
+	if (!s)
+		return;
+	if (s->tmp)
+		unlink(s->tmp);
+	free(s->tmp);
+	free(s->path);
+	free(s);
 }

@@ -33,4 +33,18 @@ FILE *rt_output_open(const char *path, int flags);
 /* Flush, check and close (stdout is flushed, not closed). 0, or -1. */
 int rt_output_close(FILE *f);
 
+/* Staged outputs, for a tool that must not commit what an output failed to
+ * carry (rt-audit's history). rt_output_stage_new writes data now where it
+ * can still be taken back: to a temporary beside a regular file (or none),
+ * fsync'ed; where it cannot (standard output, a device, a FIFO, a link) it
+ * writes in place as rt_write_output does and checks it, a gone reader of
+ * stdout included (EPIPE). NULL with errno when the data did not get
+ * there. After the commit, rt_output_publish renames the temporary into
+ * place (0, or -1 with errno); rt_output_discard removes it. Both free
+ * the stage. */
+typedef struct rt_output_stage rt_output_stage;
+rt_output_stage *rt_output_stage_new(const char *path, const char *data, size_t len);
+int rt_output_publish(rt_output_stage *s);
+void rt_output_discard(rt_output_stage *s);
+
 #endif
