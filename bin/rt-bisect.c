@@ -101,7 +101,8 @@ static struct {
 	int first, noclean, linear, sig, budget_out, stop;
 	double pass_hi, fail_lo;     /* the two reference intervals' inner bounds */
 	decision target;             /* what a dependency does: D_FAIL or D_PASS */
-	json_t *probes, *notes;
+	json_t *probes, *notes, *dropped;
+	int ids_safe;                /* the IDs follow the command's own "--" */
 	memo *memo;
 	size_t nmemo, capmemo;
 	rt_progress prog;
@@ -134,31 +135,99 @@ note(const char *fmt, ...)
 
 /* --- candidates --- */
 
+/* Does the command put the IDs after its own "--"? A runner (pytest,
+ * unittest, any getopt or argparse one) then takes them as operands,
+ * whatever they look like; elsewhere an ID like --basetemp=DIR is an
+ * option to it. */
 static int
-is_id_line(const char *s)
+ids_after_dashdash(void)
 {
-	/* pytest --collect-only -q ends with "40 tests collected in 0.01s" */
-	if (!*s || *s == ' ' || *s == '\t' || *s == '=' || *s == '-' || *s == '#')
-		return 0;
-	if (*s >= '0' && *s <= '9' && strchr(s, ' '))
-		return 0;
-	if (strncmp(s, "no tests ran", 12) == 0)
-		return 0;
-	return 1;
+	int k;
+
+	for (k = 0; B.cli.argv && B.cli.argv[k]; k++) {
+		if (strcmp(B.cli.argv[k], "{}") == 0)
+			return 0;
+		if (strcmp(B.cli.argv[k], "--") == 0)
+			return 1;
+	}
+	return 0;
 }
 
-static void
-add_lines(list *l, char *text)
-{
-	char *line, *save = NULL;
-	size_t n;
+#define OPTION_REASON "it starts with '-', so the runner would take it as an " \
+	"option (give the command as -- ARGV with its own -- before {} to pass it)"
 
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+/* A candidate left out: named in the record's "dropped" with where it
+ * came from and why, and on stderr unless quiet. */
+static void
+drop(const char *src, long line, const char *id, const char *reason, int quiet)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_string(id));
+	json_object_set_new(o, "source", json_string(src));
+	if (line > 0)
+		json_object_set_new(o, "line", json_integer(line));
+	json_object_set_new(o, "reason", json_string(reason));
+	json_array_append_new(B.dropped, o);
+	if (quiet)
+		return;
+	if (line > 0)
+		rt_warn("%s:%ld: %s: left out: %s", src, line, id, reason);
+	else
+		rt_warn("%s: %s: left out: %s", src, id, reason);
+}
+
+/* Why a line of a collect command's output is not an ID, or NULL. A test
+ * runner's own summary ("40 tests collected in 0.05s", "no tests ran")
+ * is no ID at all (quiet): it is not named. */
+static const char *
+not_an_id(const char *s, int *quiet)
+{
+	*quiet = 0;
+	if (*s >= '0' && *s <= '9' && strchr(s, ' ')) {
+		*quiet = strstr(s, " collected") || strstr(s, " passed") ||
+		    strstr(s, " deselected");
+		return "a count and words: a runner's summary line";
+	}
+	if (strncmp(s, "no tests ran", 12) == 0) {
+		*quiet = 1;
+		return "a runner's summary line";
+	}
+	if (*s == ' ' || *s == '\t')
+		return "indented: runner output, not an ID";
+	if (*s == '=')
+		return "it starts with '=': a runner's section rule";
+	if (*s == '#')
+		return "it starts with '#': a comment";
+	return NULL;
+}
+
+/* One ID a line. A list (-f) skips blank lines and '#' comments only; a
+ * collect command's output also the lines not_an_id names. */
+static void
+add_lines(list *l, char *text, const char *src, int collect)
+{
+	char *line, *next;
+	const char *why;
+	long lineno = 0;
+	size_t n;
+	int quiet;
+
+	for (line = text; line; line = next) {
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		lineno++;
 		n = strlen(line);
 		while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
 			line[--n] = '\0';
-		if (is_id_line(line))
-			ladd(l, rt_xstrdup(line));
+		if (!*line || (!collect && *line == '#'))
+			continue;
+		if (collect && (why = not_an_id(line, &quiet))) {
+			if (!quiet)
+				drop(src, lineno, line, why, 0);
+			continue;
+		}
+		ladd(l, rt_xstrdup(line));
 	}
 }
 
@@ -194,7 +263,7 @@ from_collect(list *l, const char *cmd)
 	o.max_output = (size_t)256 << 20;
 	if (rt_run_trials(&o, 0, 1, 1, collect_done, &text) != 0 || !text)
 		exit(RT_EXIT_INT);
-	add_lines(l, text);
+	add_lines(l, text, "--collect", 1);
 	free(text);
 }
 
@@ -814,6 +883,9 @@ print_text(FILE *f, json_t *rec)
 	json_array_foreach(json_object_get(rec, "inconclusive"), i, x)
 		fprintf(f, "inconclusive: a %s found by search was contradicted by its confirmation\n",
 		    json_string_value(json_object_get(x, "claim")));
+	json_array_foreach(B.dropped, i, x)
+		fprintf(f, "left out: %s (%s)\n", json_string_value(json_object_get(x, "id")),
+		    json_string_value(json_object_get(x, "reason")));
 	json_array_foreach(B.notes, i, x)
 		fprintf(f, "note: %s\n", json_string_value(x));
 	fprintf(f, "%zu probes, %ld trials, %.1f s%s\n", json_array_size(B.probes),
@@ -871,13 +943,14 @@ static void
 read_candidates(const char *file, const char *collect, const char *records, int before)
 {
 	list l = { 0 };
-	int i, seen = 0;
+	int i, seen = 0, after = 0;
 	char *text;
+	const char *src = file ? file : collect ? "--collect" : records;
 
 	if (file) {
 		if (!(text = rt_read_file(file, NULL)))
 			rt_die("%s:", file);
-		add_lines(&l, text);
+		add_lines(&l, text, file, 0);
 		free(text);
 	} else if (collect)
 		from_collect(&l, collect);
@@ -891,14 +964,27 @@ read_candidates(const char *file, const char *collect, const char *records, int 
 			continue;
 		}
 		if (before && seen) {
+			drop(src, 0, l.v[i], "listed after the victim (--before)", 1);
+			after++;
 			free(l.v[i]);
 			continue;
 		}
+		if (*l.v[i] == '-' && !B.ids_safe) {
+			drop(src, 0, l.v[i], OPTION_REASON, 0);
+			free(l.v[i]);
+			continue;
+		}
+		if (*l.v[i] == '-')
+			note("%s starts with '-': it goes after the command's own --, as "
+			    "an operand, never an option", l.v[i]);
 		B.ids[B.nids++] = l.v[i];
 	}
 	free(l.v);
 	if (before && !seen)
 		rt_die("--before: the victim %s is not among the candidates", B.victim);
+	if (after)
+		rt_warn("--before: %d candidate%s listed after the victim left out (the "
+		    "record's \"dropped\" names them)", after, after == 1 ? "" : "s");
 	if (B.nids == 0)
 		rt_die("no candidate tests besides the victim");
 }
@@ -992,8 +1078,12 @@ main(int argc, char *argv[])
 	if (records && before)
 		rt_usage_die("--records already keeps the cases before the victim; --before is for -f and --collect");
 	rt_trial_cli_finish(&B.cli, argc, argv, optind, 1);
+	B.ids_safe = ids_after_dashdash();
+	if (*B.victim == '-' && !B.ids_safe)
+		rt_usage_die("-v %s: %s", B.victim, OPTION_REASON);
 	B.probes = json_array();
 	B.notes = json_array();
+	B.dropped = json_array();
 	t0 = rt_now_ms();
 	rt_trial_signals_install();
 	read_candidates(file, collect, records, before);
@@ -1034,6 +1124,7 @@ main(int argc, char *argv[])
 	json_object_set_new(rec, "command", json_string(B.cli.command));
 	json_object_set_new(rec, "category", json_string(category));
 	json_object_set_new(rec, "candidates", json_integer(B.nids));
+	json_object_set_new(rec, "dropped", B.dropped);
 	json_object_set_new(rec, "polluters", pflat);
 	json_object_set_new(rec, "polluter_sets", pset);
 	json_object_set_new(rec, "setters", sflat);
