@@ -14,8 +14,10 @@
 #include "rt_hash.h"
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_md.h"
 #include "rt_out.h"
 #include "rt_stats.h"
+#include "rt_text.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
@@ -545,42 +547,14 @@ change_text(char *buf, size_t size, json_t *o, double conf)
 	return buf;
 }
 
-/* A case ID as Markdown code: a fence longer than any backtick run in it,
- * newlines as spaces. */
-static void
-md_code(rt_buf *b, const char *s)
-{
-	size_t run = 0, most = 0, i;
-	const char *p;
-
-	for (p = s; *p; p++) {
-		run = *p == '`' ? run + 1 : 0;
-		if (run > most)
-			most = run;
-	}
-	for (i = 0; i <= most; i++)
-		rt_buf_addc(b, '`');
-	if (*s == '`' || most)
-		rt_buf_addc(b, ' ');
-	for (p = s; *p; p++)
-		rt_buf_addc(b, *p == '\n' || *p == '\r' ? ' ' : *p);
-	if (most)
-		rt_buf_addc(b, ' ');
-	for (i = 0; i <= most; i++)
-		rt_buf_addc(b, '`');
-}
-
+/* Record text in HTML: visible (rt_text_visible), then escaped. */
 static void
 html_esc(rt_buf *b, const char *s)
 {
-	for (; *s; s++)
-		switch (*s) {
-		case '&': rt_buf_adds(b, "&amp;"); break;
-		case '<': rt_buf_adds(b, "&lt;"); break;
-		case '>': rt_buf_adds(b, "&gt;"); break;
-		case '"': rt_buf_adds(b, "&quot;"); break;
-		default: rt_buf_addc(b, *s);
-		}
+	char *v = rt_visible(s);
+
+	rt_html_esc(b, v, strlen(v));
+	free(v);
 }
 
 /* One digest, two markups: each item is a case and its line of text. */
@@ -608,6 +582,8 @@ d_head(doc *d, const char *title, size_t n, const char *none)
 static void
 d_item(doc *d, const char *c, const char *text)
 {
+	char *v;
+
 	if (d->html) {
 		rt_buf_adds(&d->b, "<li><code>");
 		html_esc(&d->b, c);
@@ -616,11 +592,10 @@ d_item(doc *d, const char *c, const char *text)
 		rt_buf_adds(&d->b, "</li>\n");
 	} else {
 		rt_buf_adds(&d->b, "- ");
-		md_code(&d->b, c);
-		rt_buf_adds(&d->b, ": ");
-		for (; *text; text++)
-			rt_buf_addc(&d->b, *text == '\n' ? ' ' : *text);
-		rt_buf_addc(&d->b, '\n');
+		rt_md_code(&d->b, c);
+		v = rt_visible(text);
+		rt_buf_printf(&d->b, ": %s\n", v);
+		free(v);
 	}
 }
 

@@ -14,6 +14,7 @@
 #include "rt_out.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
+#include "rt_text.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
@@ -162,6 +163,7 @@ static void
 drop(const char *src, long line, const char *id, const char *reason, int quiet)
 {
 	json_t *o = json_object();
+	char *v;
 
 	json_object_set_new(o, "id", json_string(id));
 	json_object_set_new(o, "source", json_string(src));
@@ -171,10 +173,12 @@ drop(const char *src, long line, const char *id, const char *reason, int quiet)
 	json_array_append_new(B.dropped, o);
 	if (quiet)
 		return;
+	v = rt_visible(id);
 	if (line > 0)
-		rt_warn("%s:%ld: %s: left out: %s", src, line, id, reason);
+		rt_warn("%s:%ld: %s: left out: %s", src, line, v, reason);
 	else
-		rt_warn("%s: %s: left out: %s", src, id, reason);
+		rt_warn("%s: %s: left out: %s", src, v, reason);
+	free(v);
 }
 
 /* Why a line of a collect command's output is not an ID, or NULL. A test
@@ -841,6 +845,17 @@ probe_of(json_t *order)
 	return NULL;
 }
 
+/* Record text (a test ID, a note naming one) for a person: before, s
+ * with its control characters made visible, after. */
+static void
+put_visible(FILE *f, const char *before, const char *s, const char *after)
+{
+	char *v = rt_visible(s);
+
+	fprintf(f, "%s%s%s", before, v, after);
+	free(v);
+}
+
 static void
 print_claims(FILE *f, json_t *rec, const char *key, const char *label)
 {
@@ -854,7 +869,7 @@ print_claims(FILE *f, json_t *rec, const char *key, const char *label)
 		p = probe_of(order);
 		fprintf(f, "%s:", label);
 		for (j = 0; j < json_array_size(s); j++)
-			fprintf(f, " %s", json_string_value(json_array_get(s, j)));
+			put_visible(f, " ", json_string_value(json_array_get(s, j)), "");
 		if (p)
 			fprintf(f, " (then the victim: %s)", probe_counts(p, buf, sizeof buf));
 		fputc('\n', f);
@@ -871,23 +886,27 @@ print_text(FILE *f, json_t *rec)
 	size_t i;
 	char buf[200];
 
-	fprintf(f, "%s: %s", B.victim, cat);
+	put_visible(f, "", B.victim, ": ");
+	fputs(cat, f);
 	if (p)
 		fprintf(f, " (alone: %s)", probe_counts(p, buf, sizeof buf));
 	fputc('\n', f);
 	print_claims(f, rec, "polluter_sets", "polluter");
 	print_claims(f, rec, "setter_sets", "state-setter");
 	json_object_foreach(json_object_get(rec, "cleaners"), key, cl)
-		json_array_foreach(cl, i, x)
-			fprintf(f, "cleaner of %s: %s\n", key, json_string_value(x));
+		json_array_foreach(cl, i, x) {
+			put_visible(f, "cleaner of ", key, ": ");
+			put_visible(f, "", json_string_value(x), "\n");
+		}
 	json_array_foreach(json_object_get(rec, "inconclusive"), i, x)
 		fprintf(f, "inconclusive: a %s found by search was contradicted by its confirmation\n",
 		    json_string_value(json_object_get(x, "claim")));
-	json_array_foreach(B.dropped, i, x)
-		fprintf(f, "left out: %s (%s)\n", json_string_value(json_object_get(x, "id")),
-		    json_string_value(json_object_get(x, "reason")));
+	json_array_foreach(B.dropped, i, x) {
+		put_visible(f, "left out: ", json_string_value(json_object_get(x, "id")), " (");
+		put_visible(f, "", json_string_value(json_object_get(x, "reason")), ")\n");
+	}
 	json_array_foreach(B.notes, i, x)
-		fprintf(f, "note: %s\n", json_string_value(x));
+		put_visible(f, "note: ", json_string_value(x), "\n");
 	fprintf(f, "%zu probes, %ld trials, %.1f s%s\n", json_array_size(B.probes),
 	    (long)json_integer_value(json_object_get(rec, "trials")),
 	    json_real_value(json_object_get(rec, "elapsed_s")),

@@ -15,6 +15,7 @@
 #include "rt_out.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
+#include "rt_text.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
@@ -458,7 +459,7 @@ write_cases(measure *m, int text, FILE *f)
 	json_t **recs = rt_xcalloc(m->ncases + 1, sizeof *recs), *rec;
 	size_t i, j, n = 0, both;
 	long valid = 0;
-	char line[600];
+	char line[600], *vis;
 
 	for (i = 0; i < m->capcases; i++)
 		if (m->cases[i])
@@ -501,7 +502,9 @@ write_cases(measure *m, int text, FILE *f)
 			const char *sum = json_string_value(json_object_get(rec, "summary"));
 			pad(f, v[i]->verdict, 16);
 			pad(f, sum, 52);
-			fputs(v[i]->name, f);
+			vis = rt_visible(v[i]->name);
+			fputs(vis, f);
+			free(vis);
 			if (v[i]->t.errors || v[i]->t.skipped || v[i]->t.ignored)
 				fprintf(f, "  (%ld errors, %ld skipped, %ld ignored not counted)",
 				    v[i]->t.errors, v[i]->t.skipped, v[i]->t.ignored);

@@ -255,3 +255,23 @@ load helper
 	run rt-measure -n 30 --confidence 0.9 -- "$EX/kth/every-kth.sh"
 	echo "$output" | jq -e '.z == 1.644854 and .confidence == 0.9'
 }
+
+# A case named with a terminal's title (OSC) and clear-screen (CSI)
+# sequences, and a C1 CSI (U+009B): what a person reads shows them.
+ESC_NAME=$(printf 't.\033]0;pwned\007evil\033[2J\302\2332J')
+ESC_SHOWN='t.␛]0;pwned␇evil␛[2J\u009b2J'
+no_raw_controls() {
+	if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$1" || grep -q "$(printf '\302\233')" "$1"; then
+		echo "raw control characters in $1:" >&2; od -c "$1" | head >&2; return 1
+	fi
+}
+
+@test "rt-measure: --by case --text shows a case name's escape sequences, never sends them" {
+	jq -cn --arg c "$ESC_NAME" '{type: "trial", trial: 1, case: $c, outcome: "pass", run: "r"},
+	    {type: "trial", trial: 2, case: $c, outcome: "fail", run: "r"}' > "$T/esc.jsonl"
+	rt-measure --by case --text "$T/esc.jsonl" > "$T/out"
+	no_raw_controls "$T/out"
+	grep -qF "$ESC_SHOWN" "$T/out"
+	# the record keeps the name as it is
+	rt-measure --by case "$T/esc.jsonl" | jqe --arg c "$ESC_NAME" '.case == $c'
+}

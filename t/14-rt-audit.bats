@@ -369,3 +369,20 @@ sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' rt-audit -H "$(H)" 
 	[ "$(ls "$T/dev")" = "$(printf 'fifo\nnull')" ]
 	[ ! -e /dev/null-journal ] && [ ! -e /dev/null-wal ]
 }
+
+@test "rt-audit: a case name's escape sequences show in the Markdown, text and HTML digests" {
+	name=$(printf 't.\033]0;pwned\007evil\033[2J\302\2332J')
+	shown='t.␛]0;pwned␇evil␛[2J\u009b2J'
+	jq -cn --arg c "$name" '{type: "trial", trial: 1, case: $c, outcome: "pass", run: "r", revision: "a"},
+	    {type: "trial", trial: 2, case: $c, outcome: "fail", run: "r", revision: "a"}' > "$T/esc.jsonl"
+	rt-audit -H "$(H)" --md "$T/d.md" --html "$T/d.html" --json "$T/d.json" "$T/esc.jsonl" 2>/dev/null
+	rt-audit -H "$(H)" --audit 1 > "$T/d.txt"
+	for f in "$T/d.md" "$T/d.txt" "$T/d.html"; do
+		if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$f" || grep -q "$(printf '\302\233')" "$f"; then
+			od -c "$f" | head >&2; return 1
+		fi
+		grep -qF "$shown" "$f"
+	done
+	grep -qF -- '- `'"$shown"'`: first flaky on revision a' "$T/d.md"
+	jqe --arg c "$name" '.new_flaky[0].case == $c' "$T/d.json"
+}

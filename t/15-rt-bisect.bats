@@ -434,3 +434,14 @@ claims_confirmed() {
 	[ "$(cat "$T/keep/file")" = precious ]
 	[ -z "$(find "$F/tmpfiles" -name __pycache__)" ]
 }
+
+@test "rt-bisect: --text shows the escape sequences in test IDs, never sends them" {
+	p=$(printf 'p\033]0;pwned\007\033[2J\302\2332J')
+	printf '%s\n' a "$p" b v > "$T/list"
+	rt-bisect --text -v v -f "$T/list" -- "$STUB" "$p" v {} > "$T/out"
+	if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$T/out" || grep -q "$(printf '\302\233')" "$T/out"; then
+		od -c "$T/out" | head >&2; return 1
+	fi
+	grep -qF 'polluter: p␛]0;pwned␇␛[2J\u009b2J (then the victim: ' "$T/out"
+	[ -z "$(grep -F 'left out' "$T/out")" ]
+}
