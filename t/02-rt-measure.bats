@@ -275,3 +275,20 @@ no_raw_controls() {
 	# the record keeps the name as it is
 	rt-measure --by case "$T/esc.jsonl" | jqe --arg c "$ESC_NAME" '.case == $c'
 }
+
+@test "rt-measure: --by case holds counts, not records: well under 1 KiB a case" {
+	[ -x /usr/bin/time ] || skip "no /usr/bin/time"
+	gen() {
+		awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) for (t = 1; t <= 2; t++)
+			printf "{\"type\":\"trial\",\"trial\":%d,\"case\":\"tests/test_m%d.py::T::test_%d\",\"outcome\":\"%s\",\"run\":\"r\",\"revision\":\"a\",\"stdout\":\"\",\"stderr\":\"\"}\n",
+			    t, i / 100, i, (t == 2 && i % 50 == 0) ? "fail" : "pass" }'
+	}
+	gen 2000 > "$T/s.jsonl"
+	gen 40000 > "$T/b.jsonl"
+	s=$(/usr/bin/time -f %M rt-measure --by case "$T/s.jsonl" 2>&1 >/dev/null | tail -n 1)
+	b=$(/usr/bin/time -f %M rt-measure --by case "$T/b.jsonl" 2>&1 >"$T/out" | tail -n 1)
+	# the record per case held until the sort cost about 3 KiB a case
+	awk -v a="$b" -v b="$s" 'BEGIN { per = (a - b) / 38000; print per " KiB a case"; exit !(per < 1) }'
+	[ "$(wc -l < "$T/out")" = 40000 ]
+	jqe -s '[.[] | select(.verdict == "FLAKY")] | length == 800' "$T/out"
+}
