@@ -37,7 +37,8 @@ rt_visible(const char *s)
 	rt_buf b = { 0 };
 
 	rt_text_visible(&b, s, strlen(s), 0);
-	return rt_xstrdup(rt_buf_str(&b));
+	rt_buf_str(&b);
+	return b.data;
 }
 
 /* Character classes, one table lookup per byte. */

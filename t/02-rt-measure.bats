@@ -278,6 +278,8 @@ no_raw_controls() {
 
 @test "rt-measure: --by case holds counts, not records: well under 1 KiB a case" {
 	[ -x /usr/bin/time ] || skip "no /usr/bin/time"
+	! ldd "$RT_TOP/bin/rt-measure" 2>/dev/null | grep -q libasan || skip "the sanitizer build's memory is not the tool's"
+	! [ "${RT_VALGRIND:-}" = 1 ] || skip "valgrind's memory is not the tool's"
 	gen() {
 		awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) for (t = 1; t <= 2; t++)
 			printf "{\"type\":\"trial\",\"trial\":%d,\"case\":\"tests/test_m%d.py::T::test_%d\",\"outcome\":\"%s\",\"run\":\"r\",\"revision\":\"a\",\"stdout\":\"\",\"stderr\":\"\"}\n",
