@@ -809,7 +809,8 @@ commit_digest(json_t *a)
 		sqlite3_exec(G.db, "ROLLBACK", NULL, NULL, NULL);
 		sqlite3_close(G.db);
 		errno = e;
-		if (!strcmp(out[i].path, "-") && (e == EPIPE || rt_stdout_gone()))
+		/* "-" or a name of it (/dev/stdout): its reader went away */
+		if (e == EPIPE && rt_stdout_gone())
 			rt_write_failed(stdout, "stdout");
 		rt_die("%s: %s; audit %lld rolled back, nothing recorded", out[i].path,
 		    strerror(e), G.audit);

@@ -230,10 +230,13 @@ rt_output_stage *
 rt_output_stage_new(const char *path, const char *data, size_t len)
 {
 	rt_output_stage *s = rt_xcalloc(1, sizeof *s);
-	struct stat st;
+	struct stat st, so;
 	int e, missing;
 
-	if (strcmp(path, "-") == 0) {
+	/* /dev/stdout, /dev/fd/1 or another link to it: standard output */
+	if (strcmp(path, "-") == 0 || (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+	    stat(path, &st) == 0 && fstat(STDOUT_FILENO, &so) == 0 &&
+	    st.st_dev == so.st_dev && st.st_ino == so.st_ino)) {
 		/* cannot be taken back: written now, and a gone reader is an
 		 * error here, before anything is committed */
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)

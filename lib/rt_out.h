@@ -37,8 +37,9 @@ int rt_output_close(FILE *f);
  * carry (rt-audit's history). rt_output_stage_new writes data now where it
  * can still be taken back: to a temporary beside a regular file (or none),
  * fsync'ed; where it cannot (standard output, a device, a FIFO, a link) it
- * writes in place as rt_write_output does and checks it, a gone reader of
- * stdout included (EPIPE). NULL with errno when the data did not get
+ * writes in place as rt_write_output does and checks it; standard output
+ * ("-", or a name of it such as /dev/stdout) through stdout, a gone reader
+ * included (EPIPE). NULL with errno when the data did not get
  * there. After the commit, rt_output_publish renames the temporary into
  * place (0, or -1 with errno); rt_output_discard removes it. Both free
  * the stage. */

@@ -386,3 +386,16 @@ sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' rt-audit -H "$(H)" 
 	grep -qF -- '- `'"$shown"'`: first flaky on revision a' "$T/d.md"
 	jqe --arg c "$name" '.new_flaky[0].case == $c' "$T/d.json"
 }
+
+@test "rt-audit: --md /dev/stdout is standard output: a gone reader rolls back, a log opened >> is appended to" {
+	nights
+	run python3 -c 'import os, subprocess, sys
+r, w = os.pipe(); os.close(r)
+sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' rt-audit -H "$(H)" --gate --md /dev/stdout "$T/n2.jsonl"
+	status_is 141
+	[ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 1 ]
+	echo "earlier line" > "$T/app.log"
+	rt-audit -H "$(H)" --md /dev/stdout "$T/n2.jsonl" >> "$T/app.log" 2>/dev/null
+	[ "$(head -n 1 "$T/app.log")" = "earlier line" ]
+	grep -q '^## Newly flaky (1)' "$T/app.log"
+}
