@@ -1,22 +1,27 @@
 /* rt-audit: the nightly flake audit — ingest a night's per-case trial
  * records into a SQLite history and write a digest of what changed. */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "rt_audit_store.h"
 #include "rt_hash.h"
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_md.h"
 #include "rt_out.h"
 #include "rt_stats.h"
+#include "rt_text.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
-enum { OPT_MD = 1100, OPT_HTML, OPT_JSON, OPT_REVISION, OPT_CONF };
+enum { OPT_MD = 1100, OPT_HTML, OPT_JSON, OPT_REVISION, OPT_CONF, OPT_AUDIT };
 
 static struct {
 	const char *history, *run, *revision;
@@ -26,7 +31,8 @@ static struct {
 	double conf;
 	sqlite3 *db;
 	rt_audit_writer *w;
-	long long audit;
+	long long audit, rerender;
+	const char *tuned;      /* an option --audit N does not take */
 	char at[32];
 	long read, ingested, duplicates, counted, nocase, other;
 } G;
@@ -38,6 +44,7 @@ usage(FILE *f)
 	    "usage: rt-audit [-gC] [-H FILE] [-r RUN] [--revision REV] [-n N] [-w W]\n"
 	    "                [--confidence C] [--md FILE] [--html FILE] [--json FILE]\n"
 	    "                [file ...]\n"
+	    "       rt-audit --audit N [-g] [-H FILE] [--md FILE] [--html FILE] [--json FILE]\n"
 	    "Ingest per-case trial records (rt-junit, rt-collect --junit) into the flake\n"
 	    "history and write the digest: new flaky tests, tests no longer flaky, rate\n"
 	    "changes, the top rates and quarantine candidates.\n"
@@ -51,6 +58,7 @@ usage(FILE *f)
 	    "      --md FILE           write the Markdown digest to FILE (- stdout)\n"
 	    "      --html FILE         write the HTML digest to FILE\n"
 	    "      --json FILE         write the digest as one JSON record to FILE\n"
+	    "  -a, --audit N           write the digest of stored audit N again\n"
 	    "  -g, --gate              exit 1 when a test is newly flaky\n"
 	    "  -h, --help              print this help\n"
 	    "  -V, --version           print the version\n");
@@ -528,53 +536,25 @@ pct(char *buf, size_t size, double v)
 
 /* "+20.0 points (95% CI +3.1 to +36.4)" */
 static const char *
-change_text(char *buf, size_t size, json_t *o)
+change_text(char *buf, size_t size, json_t *o, double conf)
 {
 	char a[32], b[32], c[32];
 
 	pct(a, sizeof a, json_number_value(json_object_get(o, "change")));
 	pct(b, sizeof b, json_number_value(json_object_get(o, "change_low")));
 	pct(c, sizeof c, json_number_value(json_object_get(o, "change_high")));
-	snprintf(buf, size, "%s points (%g%% CI %s to %s)", a, G.conf * 100, b, c);
+	snprintf(buf, size, "%s points (%g%% CI %s to %s)", a, conf * 100, b, c);
 	return buf;
 }
 
-/* A case ID as Markdown code: a fence longer than any backtick run in it,
- * newlines as spaces. */
-static void
-md_code(rt_buf *b, const char *s)
-{
-	size_t run = 0, most = 0, i;
-	const char *p;
-
-	for (p = s; *p; p++) {
-		run = *p == '`' ? run + 1 : 0;
-		if (run > most)
-			most = run;
-	}
-	for (i = 0; i <= most; i++)
-		rt_buf_addc(b, '`');
-	if (*s == '`' || most)
-		rt_buf_addc(b, ' ');
-	for (p = s; *p; p++)
-		rt_buf_addc(b, *p == '\n' || *p == '\r' ? ' ' : *p);
-	if (most)
-		rt_buf_addc(b, ' ');
-	for (i = 0; i <= most; i++)
-		rt_buf_addc(b, '`');
-}
-
+/* Record text in HTML: visible (rt_text_visible), then escaped. */
 static void
 html_esc(rt_buf *b, const char *s)
 {
-	for (; *s; s++)
-		switch (*s) {
-		case '&': rt_buf_adds(b, "&amp;"); break;
-		case '<': rt_buf_adds(b, "&lt;"); break;
-		case '>': rt_buf_adds(b, "&gt;"); break;
-		case '"': rt_buf_adds(b, "&quot;"); break;
-		default: rt_buf_addc(b, *s);
-		}
+	char *v = rt_visible(s);
+
+	rt_html_esc(b, v, strlen(v));
+	free(v);
 }
 
 /* One digest, two markups: each item is a case and its line of text. */
@@ -602,6 +582,8 @@ d_head(doc *d, const char *title, size_t n, const char *none)
 static void
 d_item(doc *d, const char *c, const char *text)
 {
+	char *v;
+
 	if (d->html) {
 		rt_buf_adds(&d->b, "<li><code>");
 		html_esc(&d->b, c);
@@ -610,11 +592,10 @@ d_item(doc *d, const char *c, const char *text)
 		rt_buf_adds(&d->b, "</li>\n");
 	} else {
 		rt_buf_adds(&d->b, "- ");
-		md_code(&d->b, c);
-		rt_buf_adds(&d->b, ": ");
-		for (; *text; text++)
-			rt_buf_addc(&d->b, *text == '\n' ? ' ' : *text);
-		rt_buf_addc(&d->b, '\n');
+		rt_md_code(&d->b, c);
+		v = rt_visible(text);
+		rt_buf_printf(&d->b, ": %s\n", v);
+		free(v);
 	}
 }
 
@@ -631,6 +612,9 @@ render(doc *d, json_t *a)
 	json_t *v, *o;
 	size_t i;
 	char line[1200], ch[160];
+	/* the audit's own settings, so that --audit N renders it the same */
+	double conf = json_number_value(json_object_get(a, "confidence"));
+	long long window = json_integer_value(json_object_get(a, "window"));
 
 	snprintf(line, sizeof line, "Flake audit %lld, %s", (long long)json_integer_value(
 	    json_object_get(a, "audit")), jstr(a, "at"));
@@ -676,7 +660,7 @@ render(doc *d, json_t *a)
 		long long s = json_integer_value(json_object_get(o, "runs_since"));
 		snprintf(line, sizeof line, "%s before, %s in the %lld run%s since; "
 		    "change %s", rsum(o, "before"), rsum(o, "since"), s, s == 1 ? "" : "s",
-		    change_text(ch, sizeof ch, o));
+		    change_text(ch, sizeof ch, o, conf));
 		d_item(d, jstr(o, "case"), line);
 	}
 	d_end(d, json_array_size(v));
@@ -688,7 +672,7 @@ render(doc *d, json_t *a)
 		long long s = json_integer_value(json_object_get(o, "runs_since"));
 		snprintf(line, sizeof line, "not seen failing since %lld run%s (%s); too "
 		    "few to show it fixed: change %s", s, s == 1 ? "" : "s",
-		    rsum(o, "since"), change_text(ch, sizeof ch, o));
+		    rsum(o, "since"), change_text(ch, sizeof ch, o, conf));
 		d_item(d, jstr(o, "case"), line);
 	}
 	d_end(d, json_array_size(v));
@@ -698,13 +682,13 @@ render(doc *d, json_t *a)
 	    "No rate changed beyond its interval.");
 	json_array_foreach(v, i, o) {
 		snprintf(line, sizeof line, "%s tonight, %s before; change %s",
-		    rsum(o, "tonight"), rsum(o, "before"), change_text(ch, sizeof ch, o));
+		    rsum(o, "tonight"), rsum(o, "before"), change_text(ch, sizeof ch, o, conf));
 		d_item(d, jstr(o, "case"), line);
 	}
 	d_end(d, json_array_size(v));
 
 	v = json_object_get(a, "top");
-	snprintf(ch, sizeof ch, "Highest failure rates, last %ld runs", G.window);
+	snprintf(ch, sizeof ch, "Highest failure rates, last %lld runs", window);
 	d_head(d, ch, json_array_size(v), "No test failed in the window.");
 	json_array_foreach(v, i, o) {
 		snprintf(line, sizeof line, "%s%s", rsum(o, "rate"),
@@ -734,45 +718,164 @@ render(doc *d, json_t *a)
 		rt_buf_adds(&d->b, "</body></html>\n");
 }
 
-static void
-write_out(const char *path, const char *data, size_t len)
-{
-	if (rt_write_output(path, data, len) < 0)
-		rt_output_die(path);
-}
+/* The digest in each form asked for, in order: files, then standard
+ * output (which cannot be taken back) last. */
+typedef struct {
+	const char *path;
+	char *data;
+} output;
 
-static void
-digest(json_t *a)
+static size_t
+outputs(json_t *a, output out[3])
 {
+	size_t n = 0, i;
+	output t;
 	doc d;
-	char *s;
+	char *j;
 
 	if (G.md || (!G.html && !G.json)) {
 		memset(&d, 0, sizeof d);
 		render(&d, a);
-		write_out(G.md ? G.md : "-", d.b.data, d.b.len);
+		out[n].path = G.md ? G.md : "-";
+		out[n++].data = rt_xstrdup(rt_buf_str(&d.b));
 		rt_buf_free(&d.b);
 	}
 	if (G.html) {
 		memset(&d, 0, sizeof d);
 		d.html = 1;
 		render(&d, a);
-		write_out(G.html, d.b.data, d.b.len);
+		out[n].path = G.html;
+		out[n++].data = rt_xstrdup(rt_buf_str(&d.b));
 		rt_buf_free(&d.b);
 	}
 	if (G.json) {
-		char *j = rt_dumps(a);
-		s = rt_xasprintf("%s\n", j);
-		write_out(G.json, s, strlen(s));
+		j = rt_dumps(a);
+		out[n].path = G.json;
+		out[n++].data = rt_xasprintf("%s\n", j);
 		free(j);
-		free(s);
 	}
+	for (i = 0; i + 1 < n; i++)
+		if (!strcmp(out[i].path, "-")) {
+			t = out[i];
+			memmove(out + i, out + i + 1, (n - i - 1) * sizeof *out);
+			out[n - 1] = t;
+			break;
+		}
+	return n;
+}
+
+/* Re-render a stored audit: nothing is committed, so written plainly. */
+static void
+write_digest(json_t *a)
+{
+	output out[3];
+	size_t n = outputs(a, out), i;
+
+	for (i = 0; i < n; i++) {
+		if (rt_write_output(out[i].path, out[i].data, strlen(out[i].data)) < 0)
+			rt_output_die(out[i].path);
+		free(out[i].data);
+	}
+}
+
+/* The night's news is committed only once every digest holds it: each is
+ * staged (a temporary beside a file, written and checked where it cannot
+ * be), then the history commits, then the temporaries are renamed. A
+ * digest that cannot be written rolls the audit back, so the rerun
+ * reports the same news. */
+static void
+commit_digest(json_t *a)
+{
+	rt_output_stage *st[3] = { NULL, NULL, NULL };
+	output out[3];
+	size_t n = outputs(a, out), i, k;
+	char err[512], *j;
+	int e;
+
+	j = rt_dumps(a);
+	if (rt_audit_set_digest(G.db, G.audit, j, err, sizeof err) < 0)
+		rt_die("%s: %s", G.history, err);
+	free(j);
+	for (i = 0; i < n; i++)
+		if (!(st[i] = rt_output_stage_new(out[i].path, out[i].data,
+		    strlen(out[i].data))))
+			break;
+	e = errno;
+	for (k = 0; k < n; k++)
+		free(out[k].data);
+	if (i < n) {
+		for (k = 0; k < i; k++)
+			rt_output_discard(st[k]);
+		sqlite3_exec(G.db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_close(G.db);
+		errno = e;
+		/* "-" or a name of it (/dev/stdout): its reader went away */
+		if (e == EPIPE && rt_stdout_gone())
+			rt_write_failed(stdout, "stdout");
+		if (e == EAGAIN)   /* another tool streams into it */
+			rt_output_die(out[i].path);
+		rt_die("%s: %s; audit %lld rolled back, nothing recorded", out[i].path,
+		    strerror(e), G.audit);
+	}
+	if (rt_audit_exec(G.db, "COMMIT", err, sizeof err) < 0) {
+		for (k = 0; k < n; k++)
+			rt_output_discard(st[k]);
+		rt_die("%s: %s", G.history, err);
+	}
+	for (i = 0; i < n; i++)
+		if (rt_output_publish(st[i]) < 0)
+			rt_die("%s: %s; audit %lld is recorded: rt-audit --audit %lld "
+			    "writes its digest again", out[i].path, strerror(errno),
+			    G.audit, G.audit);
+}
+
+/* --audit N: the digest of audit N as it was written that night. */
+static int
+rerender(void)
+{
+	json_error_t je;
+	struct stat sb;
+	char err[512], *j;
+	json_t *a;
+	int rc, newflaky;
+
+	if (stat(G.history, &sb) < 0)
+		rt_die("%s:", G.history);
+	if (!(G.db = rt_audit_open(G.history, 0, err, sizeof err)))
+		rt_die("%s", err);
+	rc = rt_audit_get_digest(G.db, G.rerender, &j, err, sizeof err);
+	if (rc == -1)
+		rt_die("%s: %s", G.history, err);
+	if (rc == -2) {
+		long long lo = scalar("SELECT min(id) FROM audits");
+		long long hi = scalar("SELECT max(id) FROM audits");
+		sqlite3_close(G.db);
+		if (hi == 0)
+			rt_die("--audit %lld: %s holds no audit", G.rerender, G.history);
+		rt_die("--audit %lld: no such audit in %s (it holds audits %lld to %lld)",
+		    G.rerender, G.history, lo, hi);
+	}
+	sqlite3_close(G.db);
+	if (rc == 0)
+		rt_die("--audit %lld: audit %lld in %s predates stored digests (a "
+		    "history of schema 1): it cannot be written again", G.rerender,
+		    G.rerender, G.history);
+	if (!(a = json_loads(j, 0, &je)) || !json_is_object(a))
+		rt_die("%s: audit %lld: the stored digest is not JSON: %s", G.history,
+		    G.rerender, je.text);
+	free(j);
+	write_digest(a);
+	newflaky = json_array_size(json_object_get(a, "new_flaky")) > 0;
+	json_decref(a);
+	rt_fshut(stdout, "stdout");
+	return G.gate && newflaky ? RT_EXIT_NO : RT_EXIT_OK;
 }
 
 int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
+		{ "audit", required_argument, NULL, 'a' },
 		{ "command-case", no_argument, NULL, 'C' },
 		{ "confidence", required_argument, NULL, OPT_CONF },
 		{ "gate", no_argument, NULL, 'g' },
@@ -789,7 +892,7 @@ main(int argc, char *argv[])
 		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *shortopts = "CgH:hn:r:Vw:";
+	const char *shortopts = "a:CgH:hn:r:Vw:";
 	rt_jsonl_opts jo = { 0 };
 	char err[512], *path = NULL;
 	json_t *a;
@@ -803,19 +906,29 @@ main(int argc, char *argv[])
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'C': G.command_case = 1; break;
+		case 'a':
+			G.rerender = rt_num_long("--audit", optarg, 1, LONG_MAX);
+			break;
+		case 'C': G.command_case = 1; G.tuned = "-C"; break;
 		case 'g': G.gate = 1; break;
 		case 'H': G.history = optarg; break;
-		case 'n': G.top = rt_num_long("--top", optarg, 0, 1000000); break;
-		case 'r': G.run = optarg; break;
-		case 'w': G.window = rt_num_long("--window", optarg, 1, 1000000); break;
+		case 'n':
+			G.top = rt_num_long("--top", optarg, 0, 1000000);
+			G.tuned = "--top";
+			break;
+		case 'r': G.run = optarg; G.tuned = "--run"; break;
+		case 'w':
+			G.window = rt_num_long("--window", optarg, 1, 1000000);
+			G.tuned = "--window";
+			break;
 		case OPT_CONF:
 			G.conf = rt_num_double("--confidence", optarg, 0, 1, 1, 1);
+			G.tuned = "--confidence";
 			break;
 		case OPT_HTML: G.html = optarg; break;
 		case OPT_JSON: G.json = optarg; break;
 		case OPT_MD: G.md = optarg; break;
-		case OPT_REVISION: G.revision = optarg; break;
+		case OPT_REVISION: G.revision = optarg; G.tuned = "--revision"; break;
 		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h':
 			usage(stdout);
@@ -831,8 +944,18 @@ main(int argc, char *argv[])
 	}
 	if (G.run && !*G.run)
 		rt_usage_die("--run: empty");
+	if (G.rerender && G.tuned)
+		rt_usage_die("--audit and %s are exclusive: audit %lld is written as "
+		    "it was", G.tuned, G.rerender);
+	if (G.rerender && optind < argc)
+		rt_usage_die("--audit reads no records (%s given)", argv[optind]);
 	if (!G.history && !(G.history = path = rt_audit_default_path()))
 		rt_die("no history: set XDG_DATA_HOME or HOME, or give --history");
+	if (G.rerender) {
+		opt = rerender();
+		free(path);
+		return opt;
+	}
 	if (!(G.db = rt_audit_open(G.history, path != NULL, err, sizeof err)))
 		rt_die("%s", err);
 
@@ -870,13 +993,12 @@ main(int argc, char *argv[])
 		    "or ignored only): nothing to audit", G.ingested);
 	}
 	a = audit();
-	exec("COMMIT");
+	commit_digest(a);
 	sqlite3_close(G.db);
 	newflaky = json_array_size(json_object_get(a, "new_flaky")) > 0;
 	fprintf(stderr, "%s: audit %lld: ingested %ld record%s (%ld already there) "
 	    "into %s\n", rt_progname, G.audit, G.ingested, G.ingested == 1 ? "" : "s",
 	    G.duplicates, G.history);
-	digest(a);
 	json_decref(a);
 	free(path);
 	rt_fshut(stdout, "stdout");

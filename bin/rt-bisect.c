@@ -14,6 +14,7 @@
 #include "rt_out.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
+#include "rt_text.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
@@ -101,7 +102,8 @@ static struct {
 	int first, noclean, linear, sig, budget_out, stop;
 	double pass_hi, fail_lo;     /* the two reference intervals' inner bounds */
 	decision target;             /* what a dependency does: D_FAIL or D_PASS */
-	json_t *probes, *notes;
+	json_t *probes, *notes, *dropped;
+	int ids_safe;                /* the IDs follow the command's own "--" */
 	memo *memo;
 	size_t nmemo, capmemo;
 	rt_progress prog;
@@ -134,31 +136,102 @@ note(const char *fmt, ...)
 
 /* --- candidates --- */
 
+/* Does the command put the IDs after its own "--"? A runner (pytest,
+ * unittest, any getopt or argparse one) then takes them as operands,
+ * whatever they look like; elsewhere an ID like --basetemp=DIR is an
+ * option to it. */
 static int
-is_id_line(const char *s)
+ids_after_dashdash(void)
 {
-	/* pytest --collect-only -q ends with "40 tests collected in 0.01s" */
-	if (!*s || *s == ' ' || *s == '\t' || *s == '=' || *s == '-' || *s == '#')
-		return 0;
-	if (*s >= '0' && *s <= '9' && strchr(s, ' '))
-		return 0;
-	if (strncmp(s, "no tests ran", 12) == 0)
-		return 0;
-	return 1;
+	int k;
+
+	for (k = 0; B.cli.argv && B.cli.argv[k]; k++) {
+		if (strcmp(B.cli.argv[k], "{}") == 0)
+			return 0;
+		if (strcmp(B.cli.argv[k], "--") == 0)
+			return 1;
+	}
+	return 0;
 }
 
-static void
-add_lines(list *l, char *text)
-{
-	char *line, *save = NULL;
-	size_t n;
+#define OPTION_REASON "it starts with '-', so the runner would take it as an " \
+	"option (give the command as -- ARGV with its own -- before {} to pass it)"
 
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+/* A candidate left out: named in the record's "dropped" with where it
+ * came from and why, and on stderr unless quiet. */
+static void
+drop(const char *src, long line, const char *id, const char *reason, int quiet)
+{
+	json_t *o = json_object();
+	char *v;
+
+	json_object_set_new(o, "id", json_string(id));
+	json_object_set_new(o, "source", json_string(src));
+	if (line > 0)
+		json_object_set_new(o, "line", json_integer(line));
+	json_object_set_new(o, "reason", json_string(reason));
+	json_array_append_new(B.dropped, o);
+	if (quiet)
+		return;
+	v = rt_visible(id);
+	if (line > 0)
+		rt_warn("%s:%ld: %s: left out: %s", src, line, v, reason);
+	else
+		rt_warn("%s: %s: left out: %s", src, v, reason);
+	free(v);
+}
+
+/* Why a line of a collect command's output is not an ID, or NULL. A test
+ * runner's own summary ("40 tests collected in 0.05s", "no tests ran")
+ * is no ID at all (quiet): it is not named. */
+static const char *
+not_an_id(const char *s, int *quiet)
+{
+	*quiet = 0;
+	if (*s >= '0' && *s <= '9' && strchr(s, ' ')) {
+		*quiet = strstr(s, " collected") || strstr(s, " passed") ||
+		    strstr(s, " deselected");
+		return "a count and words: a runner's summary line";
+	}
+	if (strncmp(s, "no tests ran", 12) == 0) {
+		*quiet = 1;
+		return "a runner's summary line";
+	}
+	if (*s == ' ' || *s == '\t')
+		return "indented: runner output, not an ID";
+	if (*s == '=')
+		return "it starts with '=': a runner's section rule";
+	if (*s == '#')
+		return "it starts with '#': a comment";
+	return NULL;
+}
+
+/* One ID a line. A list (-f) skips blank lines and '#' comments only; a
+ * collect command's output also the lines not_an_id names. */
+static void
+add_lines(list *l, char *text, const char *src, int collect)
+{
+	char *line, *next;
+	const char *why;
+	long lineno = 0;
+	size_t n;
+	int quiet;
+
+	for (line = text; line; line = next) {
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		lineno++;
 		n = strlen(line);
 		while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' ' || line[n - 1] == '\t'))
 			line[--n] = '\0';
-		if (is_id_line(line))
-			ladd(l, rt_xstrdup(line));
+		if (!*line || (!collect && *line == '#'))
+			continue;
+		if (collect && (why = not_an_id(line, &quiet))) {
+			if (!quiet)
+				drop(src, lineno, line, why, 0);
+			continue;
+		}
+		ladd(l, rt_xstrdup(line));
 	}
 }
 
@@ -194,7 +267,7 @@ from_collect(list *l, const char *cmd)
 	o.max_output = (size_t)256 << 20;
 	if (rt_run_trials(&o, 0, 1, 1, collect_done, &text) != 0 || !text)
 		exit(RT_EXIT_INT);
-	add_lines(l, text);
+	add_lines(l, text, "--collect", 1);
 	free(text);
 }
 
@@ -772,6 +845,17 @@ probe_of(json_t *order)
 	return NULL;
 }
 
+/* Record text (a test ID, a note naming one) for a person: before, s
+ * with its control characters made visible, after. */
+static void
+put_visible(FILE *f, const char *before, const char *s, const char *after)
+{
+	char *v = rt_visible(s);
+
+	fprintf(f, "%s%s%s", before, v, after);
+	free(v);
+}
+
 static void
 print_claims(FILE *f, json_t *rec, const char *key, const char *label)
 {
@@ -785,7 +869,7 @@ print_claims(FILE *f, json_t *rec, const char *key, const char *label)
 		p = probe_of(order);
 		fprintf(f, "%s:", label);
 		for (j = 0; j < json_array_size(s); j++)
-			fprintf(f, " %s", json_string_value(json_array_get(s, j)));
+			put_visible(f, " ", json_string_value(json_array_get(s, j)), "");
 		if (p)
 			fprintf(f, " (then the victim: %s)", probe_counts(p, buf, sizeof buf));
 		fputc('\n', f);
@@ -802,20 +886,27 @@ print_text(FILE *f, json_t *rec)
 	size_t i;
 	char buf[200];
 
-	fprintf(f, "%s: %s", B.victim, cat);
+	put_visible(f, "", B.victim, ": ");
+	fputs(cat, f);
 	if (p)
 		fprintf(f, " (alone: %s)", probe_counts(p, buf, sizeof buf));
 	fputc('\n', f);
 	print_claims(f, rec, "polluter_sets", "polluter");
 	print_claims(f, rec, "setter_sets", "state-setter");
 	json_object_foreach(json_object_get(rec, "cleaners"), key, cl)
-		json_array_foreach(cl, i, x)
-			fprintf(f, "cleaner of %s: %s\n", key, json_string_value(x));
+		json_array_foreach(cl, i, x) {
+			put_visible(f, "cleaner of ", key, ": ");
+			put_visible(f, "", json_string_value(x), "\n");
+		}
 	json_array_foreach(json_object_get(rec, "inconclusive"), i, x)
 		fprintf(f, "inconclusive: a %s found by search was contradicted by its confirmation\n",
 		    json_string_value(json_object_get(x, "claim")));
+	json_array_foreach(B.dropped, i, x) {
+		put_visible(f, "left out: ", json_string_value(json_object_get(x, "id")), " (");
+		put_visible(f, "", json_string_value(json_object_get(x, "reason")), ")\n");
+	}
 	json_array_foreach(B.notes, i, x)
-		fprintf(f, "note: %s\n", json_string_value(x));
+		put_visible(f, "note: ", json_string_value(x), "\n");
 	fprintf(f, "%zu probes, %ld trials, %.1f s%s\n", json_array_size(B.probes),
 	    (long)json_integer_value(json_object_get(rec, "trials")),
 	    json_real_value(json_object_get(rec, "elapsed_s")),
@@ -871,13 +962,14 @@ static void
 read_candidates(const char *file, const char *collect, const char *records, int before)
 {
 	list l = { 0 };
-	int i, seen = 0;
+	int i, seen = 0, after = 0;
 	char *text;
+	const char *src = file ? file : collect ? "--collect" : records;
 
 	if (file) {
 		if (!(text = rt_read_file(file, NULL)))
 			rt_die("%s:", file);
-		add_lines(&l, text);
+		add_lines(&l, text, file, 0);
 		free(text);
 	} else if (collect)
 		from_collect(&l, collect);
@@ -891,14 +983,27 @@ read_candidates(const char *file, const char *collect, const char *records, int 
 			continue;
 		}
 		if (before && seen) {
+			drop(src, 0, l.v[i], "listed after the victim (--before)", 1);
+			after++;
 			free(l.v[i]);
 			continue;
 		}
+		if (*l.v[i] == '-' && !B.ids_safe) {
+			drop(src, 0, l.v[i], OPTION_REASON, 0);
+			free(l.v[i]);
+			continue;
+		}
+		if (*l.v[i] == '-')
+			note("%s starts with '-': it goes after the command's own --, as "
+			    "an operand, never an option", l.v[i]);
 		B.ids[B.nids++] = l.v[i];
 	}
 	free(l.v);
 	if (before && !seen)
 		rt_die("--before: the victim %s is not among the candidates", B.victim);
+	if (after)
+		rt_warn("--before: %d candidate%s listed after the victim left out (the "
+		    "record's \"dropped\" names them)", after, after == 1 ? "" : "s");
 	if (B.nids == 0)
 		rt_die("no candidate tests besides the victim");
 }
@@ -993,8 +1098,12 @@ main(int argc, char *argv[])
 	if (records && before)
 		rt_usage_die("--records already keeps the cases before the victim; --before is for -f and --collect");
 	rt_trial_cli_finish(&B.cli, argc, argv, optind, 1);
+	B.ids_safe = ids_after_dashdash();
+	if (*B.victim == '-' && !B.ids_safe)
+		rt_usage_die("-v %s: %s", B.victim, OPTION_REASON);
 	B.probes = json_array();
 	B.notes = json_array();
+	B.dropped = json_array();
 	t0 = rt_now_ms();
 	rt_trial_signals_install();
 	read_candidates(file, collect, records, before);
@@ -1035,6 +1144,7 @@ main(int argc, char *argv[])
 	json_object_set_new(rec, "command", json_string(B.cli.command));
 	json_object_set_new(rec, "category", json_string(category));
 	json_object_set_new(rec, "candidates", json_integer(B.nids));
+	json_object_set_new(rec, "dropped", B.dropped);
 	json_object_set_new(rec, "polluters", pflat);
 	json_object_set_new(rec, "polluter_sets", pset);
 	json_object_set_new(rec, "setters", sflat);

@@ -15,6 +15,7 @@
 #include "rt_out.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
+#include "rt_text.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
@@ -69,22 +70,21 @@ usage(FILE *f)
 "  -V, --version          the version\n");
 }
 
-/* One test case of --by case: its tally, and passes and failures per
- * revision, since FLAKY needs both on one revision. */
+/* One test case of --by case, kept small (about 100 bytes besides its
+ * name) so a suite of 100k cases streams through: its tally, and passes
+ * and failures per revision, since FLAKY needs both on one revision. The
+ * first revision is inline; revisions are ids into one shared table. */
 typedef struct {
-	char *rev;                   /* "" for records without one */
-	long passes, failures;
+	uint32_t rev;                /* id in measure.revs ("" without one) */
+	uint32_t passes, failures;
 } crev;
 
-struct tcase {
-	char *name;
-	uint64_t hash;
+typedef struct {
 	rt_tally t;
-	crev *revs;
-	size_t nrevs;
-	const char *verdict;         /* set when the cases are written */
-	double rate, low, high;
-};
+	crev rev0;                   /* the first revision, when nrevs > 0 */
+	crev *more;                  /* the others */
+	uint32_t nrevs;
+} tcase;
 
 typedef struct {
 	rt_trial_cli *cli;
@@ -106,8 +106,9 @@ typedef struct {
 	rt_tally case_tally;
 	int by_case;
 	long unstable;               /* cases neither STABLE nor SKIPPED */
-	struct tcase **cases;        /* open addressing, keyed by name */
-	size_t ncases, capcases;
+	rt_strtab *cases;            /* name -> tcase */
+	rt_strtab *revs;             /* the revisions of the cases, interned */
+	size_t ncases;
 	/* reading records: (trial, seed) pairs seen, to drop duplicates */
 	uint64_t *seen;
 	size_t nseen, capseen;
@@ -232,60 +233,48 @@ str_hash(const char *s, uint64_t h)
 	return rt_mix64(h ^ 0xff);
 }
 
-static struct tcase *
-case_get(measure *m, const char *name)
+/* The case named by len bytes of name, created empty when new; valid
+ * until the next case_get. */
+static tcase *
+case_get(measure *m, const char *name, size_t len)
 {
-	uint64_t h = str_hash(name, 14695981039346656037ULL);
-	struct tcase **old, *c;
-	size_t i, j, oldcap, mask;
-
-	if (m->ncases * 2 >= m->capcases) {
-		old = m->cases;
-		oldcap = m->capcases;
-		m->capcases = oldcap ? oldcap * 2 : 256;
-		m->cases = rt_xcalloc(m->capcases, sizeof *m->cases);
-		for (i = 0; i < oldcap; i++)
-			if (old[i]) {
-				for (j = old[i]->hash & (m->capcases - 1); m->cases[j];
-				    j = (j + 1) & (m->capcases - 1))
-					;
-				m->cases[j] = old[i];
-			}
-		free(old);
+	if (!m->cases) {
+		m->cases = rt_strtab_new(sizeof(tcase));
+		m->revs = rt_strtab_new(0);
 	}
-	mask = m->capcases - 1;
-	for (i = h & mask; m->cases[i]; i = (i + 1) & mask)
-		if (m->cases[i]->hash == h && strcmp(m->cases[i]->name, name) == 0)
-			return m->cases[i];
-	c = rt_xcalloc(1, sizeof *c);
-	c->name = rt_xstrdup(name);
-	c->hash = h;
-	m->cases[i] = c;
-	m->ncases++;
-	return c;
+	return rt_strtab_val(m->cases, rt_strtab_put(m->cases, name, len, NULL));
 }
 
 static void
-case_add(struct tcase *c, const char *rev, rt_outcome o)
+case_add(measure *m, tcase *c, const char *rev, rt_outcome o)
 {
-	size_t i;
+	uint32_t id, i;
+	crev *r = NULL;
 
 	rt_tally_add(&c->t, o);
 	if (o != RT_PASS && o != RT_FAIL && o != RT_TIMEOUT)
 		return;
-	for (i = 0; i < c->nrevs; i++)
-		if (strcmp(c->revs[i].rev, rev) == 0)
+	id = (uint32_t)rt_strtab_put(m->revs, rev, strlen(rev), NULL);
+	for (i = 0; i < c->nrevs; i++) {
+		r = i == 0 ? &c->rev0 : &c->more[i - 1];
+		if (r->rev == id)
 			break;
+	}
 	if (i == c->nrevs) {
-		c->revs = rt_xrealloc(c->revs, (c->nrevs + 1) * sizeof *c->revs);
-		c->revs[i].rev = rt_xstrdup(rev);
-		c->revs[i].passes = c->revs[i].failures = 0;
+		if (i > 0) {
+			c->more = rt_xrealloc(c->more, i * sizeof *c->more);
+			r = &c->more[i - 1];
+		} else {
+			r = &c->rev0;
+		}
+		r->rev = id;
+		r->passes = r->failures = 0;
 		c->nrevs++;
 	}
 	if (o == RT_PASS)
-		c->revs[i].passes++;
+		r->passes++;
 	else
-		c->revs[i].failures++;
+		r->failures++;
 }
 
 /* A record carrying "case": drop an exact repeat (the same run, case,
@@ -321,7 +310,7 @@ on_case_record(measure *m, json_t *rec, const rt_where *w, const char *name,
 		return;
 	if (!rt_rec_opt_str(rec, "revision", w, &rev))
 		rev = "";
-	case_add(case_get(m, name), rev, o);
+	case_add(m, case_get(m, name, strlen(name)), rev, o);
 }
 
 static int
@@ -429,10 +418,18 @@ pad(FILE *f, const char *s, int w)
 		fputc(' ', f);
 }
 
+/* A case's place in the output, and what it is sorted by. */
+typedef struct {
+	size_t id;
+	char verdict[24];
+	double rate, low, high;
+	const char *name;
+} corder;
+
 static int
 case_cmp(const void *a, const void *b)
 {
-	const struct tcase *x = *(struct tcase *const *)a, *y = *(struct tcase *const *)b;
+	const corder *x = a, *y = b;
 	int fx = strcmp(x->verdict, "FLAKY") == 0, fy = strcmp(y->verdict, "FLAKY") == 0;
 
 	if (fx != fy)
@@ -447,79 +444,98 @@ case_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The measure record of one case. "FLAKY needs a pass and a failure on
+ * the same revision": a case that passed on one revision and failed on
+ * another, never both on one, changed; it is "CHANGED", never FLAKY. */
+static json_t *
+case_record(measure *m, size_t id)
+{
+	tcase *c = rt_strtab_val(m->cases, id);
+	const crev *r;
+	size_t len, both = 0;
+	const char *name = rt_strtab_key(m->cases, id, &len);
+	char line[600];
+	json_t *rec = json_object();
+	uint32_t j;
+
+	json_object_set_new(rec, "type", json_string("measure"));
+	json_object_set_new(rec, "case", rt_json_bytes(name, len));
+	rt_measure_fields(rec, &c->t, m->conf, m->threshold);
+	for (j = 0; j < c->nrevs; j++) {
+		r = j == 0 ? &c->rev0 : &c->more[j - 1];
+		both += r->passes > 0 && r->failures > 0;
+	}
+	json_object_set_new(rec, "revisions", json_integer((json_int_t)c->nrevs));
+	json_object_set_new(rec, "flaky_revisions", json_integer((json_int_t)both));
+	if (c->t.passes > 0 && c->t.failures > 0 && both == 0) {
+		json_object_set_new(rec, "verdict", json_string("CHANGED"));
+		snprintf(line, sizeof line, "%s; passed and failed only on different "
+		    "revisions (%u)", json_string_value(json_object_get(rec, "summary")),
+		    (unsigned)c->nrevs);
+		json_object_set_new(rec, "summary", json_string(line));
+	}
+	/* never ran: not an error of the test */
+	if (c->t.trials == 0 && c->t.errors == 0 && c->t.skipped > 0)
+		json_object_set_new(rec, "verdict", json_string("SKIPPED"));
+	return rec;
+}
+
 /* --by case: one measure record per case, flaky first, then by rate, lower
- * and upper bound. "FLAKY needs a pass and a failure on the same revision": a
- * case that passed on one revision and failed on another, never both on
- * one, changed; it is "CHANGED", never FLAKY. Returns the valid trials. */
+ * and upper bound. Each record is made, written and freed in turn (made
+ * once more after the sort), so memory holds the counts, never the
+ * records. Returns the valid trials. */
 static long
 write_cases(measure *m, int text, FILE *f)
 {
-	struct tcase **v = rt_xcalloc(m->ncases + 1, sizeof *v);
-	json_t **recs = rt_xcalloc(m->ncases + 1, sizeof *recs), *rec;
-	size_t i, j, n = 0, both;
+	size_t n = m->cases ? rt_strtab_count(m->cases) : 0, i;
+	corder *v = rt_xcalloc(n + 1, sizeof *v);
+	const tcase *c;
 	long valid = 0;
-	char line[600];
+	json_t *rec;
+	char *vis;
 
-	for (i = 0; i < m->capcases; i++)
-		if (m->cases[i])
-			v[n++] = m->cases[i];
 	for (i = 0; i < n; i++) {
-		struct tcase *c = v[i];
-		rec = json_object();
-		json_object_set_new(rec, "type", json_string("measure"));
-		json_object_set_new(rec, "case", rt_json_bytes(c->name, strlen(c->name)));
-		rt_measure_fields(rec, &c->t, m->conf, m->threshold);
-		for (both = 0, j = 0; j < c->nrevs; j++)
-			both += c->revs[j].passes > 0 && c->revs[j].failures > 0;
-		json_object_set_new(rec, "revisions", json_integer((json_int_t)c->nrevs));
-		json_object_set_new(rec, "flaky_revisions", json_integer((json_int_t)both));
-		if (c->t.passes > 0 && c->t.failures > 0 && both == 0) {
-			json_object_set_new(rec, "verdict", json_string("CHANGED"));
-			snprintf(line, sizeof line, "%s; passed and failed only on different "
-			    "revisions (%zu)", json_string_value(json_object_get(rec, "summary")),
-			    c->nrevs);
-			json_object_set_new(rec, "summary", json_string(line));
-		}
-		/* never ran: not an error of the test */
-		if (c->t.trials == 0 && c->t.errors == 0 && c->t.skipped > 0)
-			json_object_set_new(rec, "verdict", json_string("SKIPPED"));
-		c->verdict = json_string_value(json_object_get(rec, "verdict"));
-		m->unstable += strcmp(c->verdict, "STABLE") && strcmp(c->verdict, "SKIPPED");
-		c->rate = c->t.trials ? (double)c->t.failures / (double)c->t.trials : -1;
-		c->low = json_number_value(json_object_get(rec, "ci_low"));
-		c->high = json_number_value(json_object_get(rec, "ci_high"));
+		c = rt_strtab_val(m->cases, i);
+		rec = case_record(m, i);
+		v[i].id = i;
+		v[i].name = rt_strtab_key(m->cases, i, NULL);
+		snprintf(v[i].verdict, sizeof v[i].verdict, "%s",
+		    json_string_value(json_object_get(rec, "verdict")));
+		m->unstable += strcmp(v[i].verdict, "STABLE") && strcmp(v[i].verdict, "SKIPPED");
+		v[i].rate = c->t.trials ? (double)c->t.failures / (double)c->t.trials : -1;
+		v[i].low = json_number_value(json_object_get(rec, "ci_low"));
+		v[i].high = json_number_value(json_object_get(rec, "ci_high"));
 		valid += c->t.trials;
-		recs[i] = rec;
-		c->hash = i;             /* the record's index, after the table is done */
+		json_decref(rec);
 	}
 	qsort(v, n, sizeof *v, case_cmp);
 	if (text && n)
 		fprintf(f, "%-16s%-52s%s\n", "VERDICT", "FAILED (INTERVAL)", "CASE");
 	for (i = 0; i < n; i++) {
-		rec = recs[v[i]->hash];
+		rec = case_record(m, v[i].id);
+		c = rt_strtab_val(m->cases, v[i].id);
 		if (text) {
 			const char *sum = json_string_value(json_object_get(rec, "summary"));
-			pad(f, v[i]->verdict, 16);
+			pad(f, v[i].verdict, 16);
 			pad(f, sum, 52);
-			fputs(v[i]->name, f);
-			if (v[i]->t.errors || v[i]->t.skipped || v[i]->t.ignored)
+			vis = rt_visible(v[i].name);
+			fputs(vis, f);
+			free(vis);
+			if (c->t.errors || c->t.skipped || c->t.ignored)
 				fprintf(f, "  (%ld errors, %ld skipped, %ld ignored not counted)",
-				    v[i]->t.errors, v[i]->t.skipped, v[i]->t.ignored);
+				    c->t.errors, c->t.skipped, c->t.ignored);
 			fputc('\n', f);
-		} else if (rt_emit_try(f, rec) < 0)
+		} else if (rt_emit_try(f, rec) < 0) {
 			rt_die("stdout: write error:");
+		}
+		json_decref(rec);
 	}
-	for (i = 0; i < n; i++) {
-		json_decref(recs[i]);
-		for (j = 0; j < v[i]->nrevs; j++)
-			free(v[i]->revs[j].rev);
-		free(v[i]->revs);
-		free(v[i]->name);
-		free(v[i]);
-	}
-	free(recs);
+	for (i = 0; i < n; i++)
+		free(((tcase *)rt_strtab_val(m->cases, i))->more);
 	free(v);
-	free(m->cases);
+	rt_strtab_free(m->cases);
+	rt_strtab_free(m->revs);
+	m->cases = m->revs = NULL;
 	return valid;
 }
 
@@ -632,7 +648,7 @@ main(int argc, char *argv[])
 	}
 	if (m.by_case) {
 		long valid;
-		if (m.ncases == 0)
+		if ((m.ncases = m.cases ? rt_strtab_count(m.cases) : 0) == 0)
 			rt_die("%s: no records carrying \"case\" (%ld record%s read): nothing "
 			    "was measured", argc > optind ? argv[optind] : "<stdin>", jo.records,
 			    jo.records == 1 ? "" : "s");

@@ -52,6 +52,9 @@ static const char *const migrations[] = {
 	" cleared_audit INTEGER REFERENCES audits(id),"
 	" cleared_at TEXT);"
 	"PRAGMA user_version = 1;",
+	/* 1 -> 2: each audit's digest, the "audit" record (rt-audit --audit N) */
+	"ALTER TABLE audits ADD COLUMN digest TEXT;"
+	"PRAGMA user_version = 2;",
 };
 
 static void
@@ -209,5 +212,56 @@ rt_audit_add(rt_audit_writer *w, const rt_audit_rec *r, char *err, size_t errsiz
 	rc = 1;
 out:
 	free(key);
+	return rc;
+}
+
+int
+rt_audit_set_digest(sqlite3 *db, long long audit_id, const char *json, char *err,
+    size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "UPDATE audits SET digest = ?2 WHERE id = ?1", -1,
+	    &st, NULL) != SQLITE_OK) {
+		seterr(err, errsize, "%s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, audit_id);
+	sqlite3_bind_text(st, 2, json, -1, SQLITE_TRANSIENT);
+	rc = step_done(st, db, err, errsize);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int
+rt_audit_get_digest(sqlite3 *db, long long audit_id, char **json, char *err,
+    size_t errsize)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*json = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT digest FROM audits WHERE id = ?1", -1, &st,
+	    NULL) != SQLITE_OK) {
+		seterr(err, errsize, "%s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_int64(st, 1, audit_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+			rc = 0;
+		} else {
+			*json = rt_xstrdup((const char *)sqlite3_column_text(st, 0));
+			rc = 1;
+		}
+	} else if (rc == SQLITE_DONE) {
+		rc = -2;
+	} else {
+		seterr(err, errsize, "%s", sqlite3_errmsg(db));
+		rc = -1;
+	}
+	sqlite3_finalize(st);
 	return rc;
 }

@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 
 /* The schema this build writes (PRAGMA user_version). */
-#define RT_AUDIT_SCHEMA 1
+#define RT_AUDIT_SCHEMA 2
 
 /* $XDG_DATA_HOME/retrial/audit.db, else $HOME/.local/share/retrial/
  * audit.db; malloc'd, NULL when neither variable is set. */
@@ -44,5 +44,15 @@ void rt_audit_writer_free(rt_audit_writer *w);
  * in err. Also records its run (first audit, earliest timestamp). */
 int rt_audit_add(rt_audit_writer *w, const rt_audit_rec *r, char *err,
     size_t errsize);
+
+/* Keep the digest of an audit, its "audit" record as JSON text (inside the
+ * audit's transaction). 0, or -1 with the reason in err. */
+int rt_audit_set_digest(sqlite3 *db, long long audit_id, const char *json,
+    char *err, size_t errsize);
+/* The digest kept for an audit, malloc'd in *json: 1; 0 when the audit
+ * was written before digests were kept (schema 1); -2 when there is no
+ * such audit; -1 with the reason in err. */
+int rt_audit_get_digest(sqlite3 *db, long long audit_id, char **json,
+    char *err, size_t errsize);
 
 #endif

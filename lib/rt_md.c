@@ -4,14 +4,17 @@
 #include <string.h>
 
 #include "rt_md.h"
+#include "rt_text.h"
 #include "rt_util.h"
 
-/* Record text for one line: control characters become spaces, at most
- * RT_MD_MAX bytes (cut on a UTF-8 boundary, then "…"). */
+/* Record text for one line: control characters made visible
+ * (rt_text_visible), at most RT_MD_MAX bytes of the text (cut on a UTF-8
+ * boundary, then "…"). */
 char *
 rt_md_clean(const char *s)
 {
-	size_t n = strlen(s), i, len;
+	size_t n = strlen(s);
+	rt_buf b = { 0 };
 	int cut = 0;
 	char *o;
 
@@ -21,14 +24,11 @@ rt_md_clean(const char *s)
 			n--;
 		cut = 1;
 	}
-	o = rt_utf8_repair(s, n, &len, NULL);
-	for (i = 0; i < len; i++)
-		if ((unsigned char)o[i] < 0x20 || o[i] == 0x7f)
-			o[i] = ' ';
-	if (cut) {
-		o = rt_xrealloc(o, len + 4);
-		memcpy(o + len, "\xE2\x80\xA6", 4);
-	}
+	rt_text_visible(&b, s, n, 0);
+	if (cut)
+		rt_buf_adds(&b, "\xE2\x80\xA6");
+	o = rt_xstrdup(rt_buf_str(&b));
+	rt_buf_free(&b);
 	return o;
 }
 
@@ -79,7 +79,10 @@ rt_md_fence(rt_buf *b, const char *text, const char *info)
 	}
 	for (i = 0; i <= longest; i++)
 		rt_buf_addc(b, '`');
-	rt_buf_printf(b, "%s\n%s%s", info, text, *text && text[strlen(text) - 1] != '\n' ? "\n" : "");
+	rt_buf_printf(b, "%s\n", info);
+	rt_text_visible(b, text, strlen(text), RT_VIS_LINES);
+	if (*text && text[strlen(text) - 1] != '\n')
+		rt_buf_addc(b, '\n');
 	for (i = 0; i <= longest; i++)
 		rt_buf_addc(b, '`');
 	rt_buf_adds(b, "\n");

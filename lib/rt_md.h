@@ -10,8 +10,8 @@
 #define RT_MD_MAX 400
 
 /* Record text for one line (malloc'd): invalid UTF-8 repaired, control
- * characters as spaces, at most RT_MD_MAX bytes (cut on a UTF-8 boundary,
- * then "…"). */
+ * characters made visible (rt_text_visible), at most RT_MD_MAX bytes of
+ * the text (cut on a UTF-8 boundary, then "…"). */
 char *rt_md_clean(const char *s);
 
 /* s, cleaned, as a Markdown code span: fenced with one backtick more than
@@ -20,7 +20,8 @@ char *rt_md_clean(const char *s);
 void rt_md_code(rt_buf *b, const char *s);
 
 /* text as a fenced block with info string info ("diff"): the fence one
- * backtick longer than any run in the text (at least three). */
+ * backtick longer than any run in the text (at least three); control
+ * characters but line feeds and tabs made visible. */
 void rt_md_fence(rt_buf *b, const char *text, const char *info);
 
 /* n bytes of s with & < > " ' escaped for HTML text and attributes. */

@@ -136,15 +136,17 @@ write_close(int fd, const char *data, size_t len)
 	return rc;
 }
 
-/* Replace path atomically: a temporary beside it, fsync, rename. */
+/* Write data to a temporary beside path, with old's owner and mode (else
+ * 0666 & ~umask), and fsync it; its name in *tmpp (malloc'd). A record
+ * file another tool is streaming into is refused (EAGAIN). */
 static int
-replace(const char *path, const struct stat *old, const char *data, size_t len)
+stage_tmp(const char *path, const struct stat *old, const char *data, size_t len,
+    char **tmpp)
 {
 	char *tmp = rt_xasprintf("%s.tmpXXXXXX", path);
 	int fd, e;
 	mode_t mask;
 
-	/* a record file another tool is streaming into is not renamed over */
 	if (old && (fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
 		e = locked_by_other(fd);
 		close(fd);
@@ -172,10 +174,7 @@ replace(const char *path, const struct stat *old, const char *data, size_t len)
 		fd = -1;
 		goto fail;
 	}
-	fd = -1;
-	if (rename(tmp, path) < 0)
-		goto fail;
-	free(tmp);
+	*tmpp = tmp;
 	return 0;
 fail:
 	e = errno;
@@ -185,6 +184,26 @@ fail:
 	free(tmp);
 	errno = e;
 	return -1;
+}
+
+/* Replace path atomically: a temporary beside it, fsync, rename. */
+static int
+replace(const char *path, const struct stat *old, const char *data, size_t len)
+{
+	char *tmp;
+	int e;
+
+	if (stage_tmp(path, old, data, len, &tmp) < 0)
+		return -1;
+	if (rename(tmp, path) < 0) {
+		e = errno;
+		unlink(tmp);
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	free(tmp);
+	return 0;
 }
 
 /* A whole result to a descriptor name: appended where the shell's `>>`
@@ -320,4 +339,82 @@ rt_output_die(const char *path)
 		rt_die("%s: another process is writing it (locked); "
 		    "refusing to write it too", path);
 	rt_die("%s:", path);
+}
+
+struct rt_output_stage {
+	char *tmp, *path;       /* NULL: already written in place */
+};
+
+rt_output_stage *
+rt_output_stage_new(const char *path, const char *data, size_t len)
+{
+	rt_output_stage *s = rt_xcalloc(1, sizeof *s);
+	struct stat st, so;
+	int e, missing;
+
+	/* "-", /dev/stdout, /dev/fd/1, or a link to standard output */
+	lock_holder = 0;
+	if (rt_output_fd(path) == 1 || (rt_output_fd(path) < 0 && lstat(path, &st) == 0 &&
+	    S_ISLNK(st.st_mode) && stat(path, &st) == 0 && fstat(STDOUT_FILENO, &so) == 0 &&
+	    st.st_dev == so.st_dev && st.st_ino == so.st_ino)) {
+		/* cannot be taken back: written now, and a gone reader is an
+		 * error here, before anything is committed */
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+			goto fail;
+		return s;
+	}
+	if (rt_output_fd(path) >= 0) {
+		/* another descriptor name: written in place now */
+		if (rt_write_output(path, data, len) < 0)
+			goto fail;
+		return s;
+	}
+	if ((missing = lstat(path, &st) < 0) && errno != ENOENT)
+		goto fail;
+	if (missing || S_ISREG(st.st_mode)) {
+		if (stage_tmp(path, missing ? NULL : &st, data, len, &s->tmp) < 0)
+			goto fail;
+		s->path = rt_xstrdup(path);
+		return s;
+	}
+	/* a link, device, FIFO: the redirection rules, written now */
+	if (rt_write_output(path, data, len) < 0)
+		goto fail;
+	return s;
+fail:
+	e = errno;
+	free(s);
+	errno = e;
+	return NULL;
+}
+
+int
+rt_output_publish(rt_output_stage *s)
+{
+	int rc = 0, e = 0;
+
+	if (!s)
+		return 0;
+	if (s->tmp && rename(s->tmp, s->path) < 0) {
+		e = errno;
+		unlink(s->tmp);
+		rc = -1;
+	}
+	free(s->tmp);
+	free(s->path);
+	free(s);
+	errno = e;
+	return rc;
+}
+
+void
+rt_output_discard(rt_output_stage *s)
+{
+	if (!s)
+		return;
+	if (s->tmp)
+		unlink(s->tmp);
+	free(s->tmp);
+	free(s->path);
+	free(s);
 }

@@ -56,4 +56,19 @@ _Noreturn void rt_output_die(const char *path);
  * or -1 for a path. */
 int rt_output_fd(const char *path);
 
+/* Staged outputs, for a tool that must not commit what an output failed to
+ * carry (rt-audit's history). rt_output_stage_new writes data now where it
+ * can still be taken back: to a temporary beside a regular file (or none),
+ * fsync'ed; where it cannot (standard output, a device, a FIFO, a link) it
+ * writes in place as rt_write_output does and checks it; standard output
+ * ("-", or a name of it such as /dev/stdout) through stdout, a gone reader
+ * included (EPIPE). NULL with errno when the data did not get
+ * there. After the commit, rt_output_publish renames the temporary into
+ * place (0, or -1 with errno); rt_output_discard removes it. Both free
+ * the stage. */
+typedef struct rt_output_stage rt_output_stage;
+rt_output_stage *rt_output_stage_new(const char *path, const char *data, size_t len);
+int rt_output_publish(rt_output_stage *s);
+void rt_output_discard(rt_output_stage *s);
+
 #endif

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rt_fs.h"
 #include "rt_platform.h"
@@ -51,9 +52,16 @@ rt_sqlite_open(const char *path, int mkdirs, const char *const *migrations,
     size_t n, rt_sqlite_fixup_fn fixup, char *err, size_t errsize)
 {
 	sqlite3 *db = NULL;
+	struct stat st;
 	int v = 0, rc;
 	size_t i;
 
+	/* SQLite keeps a journal and a WAL beside the database: a device or
+	 * a FIFO would grow /dev/null-journal next to it */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(err, errsize, "%s: not a regular file", path);
+		return NULL;
+	}
 	if (mkdirs && rt_mkdir_parents(path, 0700) < 0) {
 		snprintf(err, errsize, "%s: cannot create its directory: %s", path,
 		    strerror(errno));

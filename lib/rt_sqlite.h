@@ -19,7 +19,9 @@ typedef int (*rt_sqlite_fixup_fn)(sqlite3 *db, int from);
  * timeout, WAL, foreign keys and synchronous NORMAL, then run
  * migrations[user_version..n-1] and fixup (may be NULL) under BEGIN
  * IMMEDIATE, so that two first runs do not both create. A database newer
- * than n is refused, not rewritten. NULL with the reason in err. */
+ * than n is refused, not rewritten, and so is a path that exists and is
+ * not a regular file (a device, a FIFO, a directory: SQLite would create
+ * its journal beside it). NULL with the reason in err. */
 sqlite3 *rt_sqlite_open(const char *path, int mkdirs, const char *const *migrations,
     size_t n, rt_sqlite_fixup_fn fixup, char *err, size_t errsize);
 

@@ -7,6 +7,40 @@
 #include "rt_text.h"
 #include "rt_util.h"
 
+void
+rt_text_visible(rt_buf *b, const char *s, size_t n, int flags)
+{
+	size_t len, i;
+	char *u = rt_utf8_repair(s, n, &len, NULL);
+	unsigned char c;
+
+	for (i = 0; i < len; i++) {
+		c = (unsigned char)u[i];
+		if ((flags & RT_VIS_LINES) && (c == '\n' || c == '\t'))
+			rt_buf_addc(b, (char)c);
+		else if (c < 0x20)      /* U+2400 + c */
+			rt_buf_printf(b, "\xe2\x90%c", (char)(0x80 + c));
+		else if (c == 0x7f)
+			rt_buf_adds(b, "\xe2\x90\xa1");
+		else if (c == 0xc2 && i + 1 < len && (unsigned char)u[i + 1] >= 0x80 &&
+		    (unsigned char)u[i + 1] <= 0x9f)
+			rt_buf_printf(b, "\\u%04x", (unsigned char)u[++i]);
+		else
+			rt_buf_addc(b, (char)c);
+	}
+	free(u);
+}
+
+char *
+rt_visible(const char *s)
+{
+	rt_buf b = { 0 };
+
+	rt_text_visible(&b, s, strlen(s), 0);
+	rt_buf_str(&b);
+	return b.data;
+}
+
 /* Character classes, one table lookup per byte. */
 enum { C_WORD = 1, C_DIGIT = 2, C_HEX = 4, C_UPPER = 8, C_LOWER = 16 };
 static unsigned char cls[256];

@@ -23,6 +23,20 @@
  * other bytes are kept as they are. Appends; out stays NUL-terminated. */
 void rt_text_mask(const char *s, size_t n, rt_buf *out);
 
+/* Text from a record (a test name, a line of output) for a person to
+ * read, on a terminal or in Markdown and HTML, with nothing in it acted
+ * on: invalid UTF-8 repaired (U+FFFD, so a lone 0x9b byte is no CSI),
+ * each C0 control and DEL shown as its Control Picture (ESC as U+241B
+ * "\u241b", BEL "\u2407", CR "\u240d", LF "\u240a", NUL "\u2400", DEL
+ * "\u2421") and each C1 control U+0080-U+009F as the text "\u009b".
+ * With RT_VIS_LINES, line feeds and tabs are kept (a block of output).
+ * Appends n bytes of s to b. Every tool prints record text for a person
+ * through it. */
+enum { RT_VIS_LINES = 1 };
+void rt_text_visible(rt_buf *b, const char *s, size_t n, int flags);
+/* The same for a NUL-terminated string, one line, malloc'd. */
+char *rt_visible(const char *s);
+
 /* The tokenizer: words are runs of ASCII letters, digits, '_' and bytes
  * ≥ 0x80, masked as by rt_text_mask (a digit run inside a word becomes
  * <num>: "pid1234" is "pid<num>"); everything else separates words.

@@ -255,3 +255,42 @@ load helper
 	run rt-measure -n 30 --confidence 0.9 -- "$EX/kth/every-kth.sh"
 	echo "$output" | jq -e '.z == 1.644854 and .confidence == 0.9'
 }
+
+# A case named with a terminal's title (OSC) and clear-screen (CSI)
+# sequences, and a C1 CSI (U+009B): what a person reads shows them.
+ESC_NAME=$(printf 't.\033]0;pwned\007evil\033[2J\302\2332J')
+ESC_SHOWN='t.␛]0;pwned␇evil␛[2J\u009b2J'
+no_raw_controls() {
+	if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$1" || grep -q "$(printf '\302\233')" "$1"; then
+		echo "raw control characters in $1:" >&2; od -c "$1" | head >&2; return 1
+	fi
+}
+
+@test "rt-measure: --by case --text shows a case name's escape sequences, never sends them" {
+	jq -cn --arg c "$ESC_NAME" '{type: "trial", trial: 1, case: $c, outcome: "pass", run: "r"},
+	    {type: "trial", trial: 2, case: $c, outcome: "fail", run: "r"}' > "$T/esc.jsonl"
+	rt-measure --by case --text "$T/esc.jsonl" > "$T/out"
+	no_raw_controls "$T/out"
+	grep -qF "$ESC_SHOWN" "$T/out"
+	# the record keeps the name as it is
+	rt-measure --by case "$T/esc.jsonl" | jqe --arg c "$ESC_NAME" '.case == $c'
+}
+
+@test "rt-measure: --by case holds counts, not records: well under 1 KiB a case" {
+	[ -x /usr/bin/time ] || skip "no /usr/bin/time"
+	! ldd "$RT_TOP/bin/rt-measure" 2>/dev/null | grep -q libasan || skip "the sanitizer build's memory is not the tool's"
+	! [ "${RT_VALGRIND:-}" = 1 ] || skip "valgrind's memory is not the tool's"
+	gen() {
+		awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++) for (t = 1; t <= 2; t++)
+			printf "{\"type\":\"trial\",\"trial\":%d,\"case\":\"tests/test_m%d.py::T::test_%d\",\"outcome\":\"%s\",\"run\":\"r\",\"revision\":\"a\",\"stdout\":\"\",\"stderr\":\"\"}\n",
+			    t, i / 100, i, (t == 2 && i % 50 == 0) ? "fail" : "pass" }'
+	}
+	gen 2000 > "$T/s.jsonl"
+	gen 40000 > "$T/b.jsonl"
+	s=$(/usr/bin/time -f %M rt-measure --by case "$T/s.jsonl" 2>&1 >/dev/null | tail -n 1)
+	b=$(/usr/bin/time -f %M rt-measure --by case "$T/b.jsonl" 2>&1 >"$T/out" | tail -n 1)
+	# the record per case held until the sort cost about 3 KiB a case
+	awk -v a="$b" -v b="$s" 'BEGIN { per = (a - b) / 38000; print per " KiB a case"; exit !(per < 1) }'
+	[ "$(wc -l < "$T/out")" = 40000 ]
+	jqe -s '[.[] | select(.verdict == "FLAKY")] | length == 800' "$T/out"
+}

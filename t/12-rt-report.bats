@@ -603,3 +603,16 @@ fixed_section() {
 	has '`w` (from model).'
 	hasnt '( from'
 }
+
+@test "the Markdown shows the escape sequences in a command and its output, never sends them" {
+	c=$(printf 'pytest -k \033]0;pwned\007x\033[2J\302\2332J')
+	jq -c --arg c "$c" '.command = $c' "$F/measure.jsonl" > "$T/m.jsonl"
+	jq -c --arg c "$c" 'if .type == "trial" then .command = $c | .stdout = ("out " + $c) else . end' \
+	    "$F/trials.jsonl" > "$T/t.jsonl"
+	rt-report -o "$T/rep" "$T/m.jsonl" "$T/t.jsonl" "$F/diff.jsonl" >/dev/null
+	if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$T/rep/report.md" ||
+	    grep -q "$(printf '\302\233')" "$T/rep/report.md"; then
+		od -c "$T/rep/report.md" | head >&2; return 1
+	fi
+	grep -qF 'pytest -k ␛]0;pwned␇x␛[2J\u009b2J' "$T/rep/report.md"
+}

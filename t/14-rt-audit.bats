@@ -155,7 +155,7 @@ H() { echo "$T/audit.db"; }
 	[ "$(sqlite3 "$(H)" 'select count(*) from results')" = 600 ]
 	[ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 2 ]
 	[ "$(sqlite3 "$(H)" "select count(*) from results where case_id = 't.a' and failed = 1")" = 3 ]
-	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 1 ]
+	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 2 ]
 }
 
 @test "rt-audit: quarantine candidates by the rt-plan policy" {
@@ -257,4 +257,145 @@ XML
 	has "## Newly flaky (1)"
 	has "first flaky on revision abc"
 	jqe '.ingested == 2 and .new_flaky[0].first_run == "n1"' audit/n1/digest.json
+}
+
+# two nights: t.f is clean the first, flaky the second
+nights() {
+	{ recs t.ok n1 aaa 2026-11-01 0 5; recs t.f n1 aaa 2026-11-01 0 5; } > "$T/n1.jsonl"
+	{ recs t.ok n2 bbb 2026-11-02 0 5; recs t.f n2 bbb 2026-11-02 2 5; } > "$T/n2.jsonl"
+	rt-audit -H "$(H)" --md "$T/n1.md" "$T/n1.jsonl" 2>/dev/null
+}
+
+@test "rt-audit: a digest that cannot be written (missing directory, full disk) rolls the audit back; the rerun reports the news" {
+	nights
+	run rt-audit -H "$(H)" --gate --md "$T/nodir/d.md" "$T/n2.jsonl"
+	status_is 2
+	has "rt-audit: $T/nodir/d.md: No such file or directory; audit 2 rolled back, nothing recorded"
+	[ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 1 ]
+	[ "$(sqlite3 "$(H)" 'select count(*) from flaky')" = 0 ]
+	# the full disk, and a good file next to it: neither is written
+	run rt-audit -H "$(H)" --gate --json "$T/d.json" --md /dev/full "$T/n2.jsonl"
+	status_is 2
+	has "rt-audit: /dev/full: No space left on device; audit 2 rolled back"
+	[ ! -e "$T/d.json" ]
+	[ -z "$(find "$T" -name '*.tmp*')" ]
+	[ "$(sqlite3 "$(H)" 'select count(*) from results')" = 10 ]
+	# the rerun still has the news, and the gate still fails
+	run rt-audit -H "$(H)" --gate --md - "$T/n2.jsonl"
+	status_is 1
+	has "## Newly flaky (1)"
+	has '- `t.f`: first flaky on revision bbb'
+}
+
+@test "rt-audit: standard output is written and checked before the commit: a gone reader rolls back" {
+	nights
+	# a pipe whose reader is gone: exit 141, the audit rolled back
+	run python3 -c 'import os, subprocess, sys
+r, w = os.pipe(); os.close(r)
+sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' rt-audit -H "$(H)" --gate "$T/n2.jsonl"
+	status_is 141
+	[ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 1 ]
+	run rt-audit -H "$(H)" --gate "$T/n2.jsonl"
+	status_is 1
+	has "## Newly flaky (1)"
+}
+
+@test "rt-audit: --audit N writes the digest of night N again, every form the same" {
+	nights
+	rt-audit -H "$(H)" --md "$T/n2.md" --html "$T/n2.html" --json "$T/n2.json" "$T/n2.jsonl" 2>/dev/null
+	recs t.f n3 ccc 2026-11-03 1 5 > "$T/n3.jsonl"
+	rt-audit -H "$(H)" -n 1 -w 2 --confidence 0.9 --md "$T/n3.md" "$T/n3.jsonl" 2>/dev/null
+	run rt-audit -H "$(H)" --audit 2 --md "$T/a2.md" --html "$T/a2.html" --json "$T/a2.json"
+	status_is 0
+	cmp "$T/n2.md" "$T/a2.md"
+	cmp "$T/n2.html" "$T/a2.html"
+	cmp "$T/n2.json" "$T/a2.json"
+	rt-audit -H "$(H)" --audit 1 | cmp - "$T/n1.md"
+	# night 3's own window and confidence, not the defaults
+	rt-audit -H "$(H)" --audit 3 | cmp - "$T/n3.md"
+	grep -q 'last 2 runs' "$T/n3.md"
+	# --gate asks whether that night found a newly flaky test
+	run rt-audit -H "$(H)" --audit 2 --gate
+	status_is 1
+	run rt-audit -H "$(H)" --audit 3 --gate
+	status_is 0
+	# re-rendering records nothing
+	[ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 3 ]
+}
+
+@test "rt-audit: --audit with a bad N, a missing history or records is a clear error" {
+	nights
+	run rt-audit -H "$(H)" --audit 9
+	status_is 2
+	[ "$output" = "rt-audit: --audit 9: no such audit in $(H) (it holds audits 1 to 1)" ]
+	run rt-audit -H "$(H)" --audit 0
+	status_is 2
+	has "rt-audit: --audit 0: must be between 1"
+	run rt-audit -H "$(H)" --audit x
+	status_is 2
+	has "rt-audit: --audit x"
+	run rt-audit -H "$(H)" --audit 1 -w 5
+	status_is 2
+	has "rt-audit: --audit and --window are exclusive"
+	run rt-audit -H "$(H)" --audit 1 "$T/n2.jsonl"
+	status_is 2
+	has "rt-audit: --audit reads no records ($T/n2.jsonl given)"
+	run rt-audit -H "$T/none.db" --audit 1
+	status_is 2
+	has "rt-audit: $T/none.db: No such file or directory"
+	[ ! -e "$T/none.db" ]
+	# a history from before digests were kept is migrated and says so
+	sqlite3 "$(H)" 'alter table audits drop column digest; pragma user_version = 1'
+	run rt-audit -H "$(H)" --audit 1
+	status_is 2
+	has "rt-audit: --audit 1: audit 1 in $(H) predates stored digests"
+	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 2 ]
+}
+
+@test "rt-audit: a history that is a device or a FIFO is refused, with no journal beside it" {
+	rec t.a pass n1 aaa 2026-11-01T03:00:00Z > "$T/ok.jsonl"
+	mkdir "$T/dev"
+	ln -s /dev/null "$T/dev/null"
+	run rt-audit -H "$T/dev/null" "$T/ok.jsonl"
+	status_is 2
+	[ "$output" = "rt-audit: $T/dev/null: not a regular file" ]
+	mkfifo "$T/dev/fifo"
+	run rt-audit -H "$T/dev/fifo" "$T/ok.jsonl"
+	status_is 2
+	[ "$output" = "rt-audit: $T/dev/fifo: not a regular file" ]
+	run rt-audit -H "$T/dev" "$T/ok.jsonl"
+	status_is 2
+	has "not a regular file"
+	[ "$(ls "$T/dev")" = "$(printf 'fifo\nnull')" ]
+	[ ! -e /dev/null-journal ] && [ ! -e /dev/null-wal ]
+}
+
+@test "rt-audit: a case name's escape sequences show in the Markdown, text and HTML digests" {
+	name=$(printf 't.\033]0;pwned\007evil\033[2J\302\2332J')
+	shown='t.␛]0;pwned␇evil␛[2J\u009b2J'
+	jq -cn --arg c "$name" '{type: "trial", trial: 1, case: $c, outcome: "pass", run: "r", revision: "a"},
+	    {type: "trial", trial: 2, case: $c, outcome: "fail", run: "r", revision: "a"}' > "$T/esc.jsonl"
+	rt-audit -H "$(H)" --md "$T/d.md" --html "$T/d.html" --json "$T/d.json" "$T/esc.jsonl" 2>/dev/null
+	rt-audit -H "$(H)" --audit 1 > "$T/d.txt"
+	for f in "$T/d.md" "$T/d.txt" "$T/d.html"; do
+		if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$f" || grep -q "$(printf '\302\233')" "$f"; then
+			od -c "$f" | head >&2; return 1
+		fi
+		grep -qF "$shown" "$f"
+	done
+	grep -qF -- '- `'"$shown"'`: first flaky on revision a' "$T/d.md"
+	jqe --arg c "$name" '.new_flaky[0].case == $c' "$T/d.json"
+}
+
+@test "rt-audit: --md /dev/stdout is standard output: a gone reader rolls back, a log opened >> is appended to" {
+	nights
+	run python3 -c 'import os, subprocess, sys
+r, w = os.pipe(); os.close(r)
+sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' rt-audit -H "$(H)" --gate --md /dev/stdout "$T/n2.jsonl"
+	status_is 141
+	[ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 1 ]
+	echo "earlier line" > "$T/app.log"
+	rt-audit -H "$(H)" --md /dev/stdout "$T/n2.jsonl" >> "$T/app.log" 2>/dev/null
+	[ "$(head -n 1 "$T/app.log")" = "earlier line" ]
+	grep -q '^## Newly flaky (1)' "$T/app.log"
 }

@@ -284,6 +284,55 @@ claims_confirmed() {
 	has "anytime 95% interval"
 }
 
+@test "rt-bisect: no candidate is left out silently: -f keeps every line but comments, --collect names each line it skips" {
+	printf '%s\n' t01 ' t02 indented' '=t03' '# a comment' '1 plus 1 is 2' t06 '' \
+	    '-t07' t08 '#t09' '10 tests collected in 0.01s' '--x=1' t12 t13 t14 > "$T/list"
+	run rt-bisect -v t14 -f "$T/list" -o "$T/rec" -- "$STUB" t08 t14 {}
+	status_is 0
+	# the three shapes the collect filter used to drop from a list are candidates
+	jqe '.candidates == 9 and .polluters == ["t08"]' "$T/rec"
+	jqe 'any(.probes[]; .role == "full" and (.order | index(" t02 indented") and index("=t03")
+	    and index("1 plus 1 is 2") and index("10 tests collected in 0.01s")))' "$T/rec"
+	has "rt-bisect: $T/list: -t07: left out: it starts with '-', so the runner would take it as an option"
+	has "rt-bisect: $T/list: --x=1: left out:"
+	jqe '[.dropped[].id] == ["-t07", "--x=1"] and ([.dropped[].source] | unique) == ["'"$T/list"'"]' "$T/rec"
+	# --collect: every skipped line is named with its line and reason, but the summary
+	printf '#!/bin/sh\ncat "%s"\n' "$T/list" > "$T/collect"
+	chmod +x "$T/collect"
+	run rt-bisect -v t14 --collect "$T/collect" -o "$T/rec" --text -- "$STUB" t08 t14 {}
+	status_is 0
+	has "rt-bisect: --collect:2:  t02 indented: left out: indented: runner output, not an ID"
+	has "rt-bisect: --collect:3: =t03: left out: it starts with '=': a runner's section rule"
+	has "rt-bisect: --collect:4: # a comment: left out: it starts with '#': a comment"
+	has "rt-bisect: --collect:5: 1 plus 1 is 2: left out: a count and words"
+	has "rt-bisect: --collect: -t07: left out: it starts with '-'"
+	has "left out: --x=1 (it starts with '-'"
+	hasnt "10 tests collected in 0.01s: left out"
+	jqe '.candidates == 5 and (.dropped | length) == 7 and ([.dropped[] | select(.line) | .line] == [2, 3, 4, 5, 10])' "$T/rec"
+	# --before: what follows the victim is in the record, counted on stderr
+	printf '%s\n' a p v b c > "$T/list2"
+	run rt-bisect -v v --before -f "$T/list2" -o "$T/rec" -- "$STUB" p v {}
+	status_is 0
+	has "--before: 2 candidates listed after the victim left out"
+	jqe '[.dropped[].id] == ["b", "c"] and .dropped[0].reason == "listed after the victim (--before)"' "$T/rec"
+}
+
+@test "rt-bisect: a victim that starts with '-' is refused unless the command has its own --" {
+	printf '%s\n' a p > "$T/list"
+	run rt-bisect -v --basetemp=x -f "$T/list" -- "$STUB" p v {}
+	status_is 2
+	has "rt-bisect: -v --basetemp=x: it starts with '-', so the runner would take it as an option"
+	run rt-bisect -v -v -f "$T/list" --cmd "$STUB"' p -v "$@"'
+	status_is 2
+	has "rt-bisect: -v -v: it starts with '-'"
+	# with the command's own -- before {}, the stub sees it as an operand
+	printf '#!/bin/sh\n[ "$1" = -- ] || exit 9\nshift\nexec "%s" p -v "$@"\n' "$STUB" > "$T/runner"
+	chmod +x "$T/runner"
+	run rt-bisect -v -v -f "$T/list" -o "$T/rec" -- "$T/runner" -- {}
+	status_is 0
+	jqe '.polluters == ["p"] and .dropped == []' "$T/rec"
+}
+
 # --- real projects: pytest and unittest ---
 
 @test "rt-bisect: pytest, a 40-test class: the one polluter of the shared registry" {
@@ -349,4 +398,50 @@ claims_confirmed() {
 	jqe '.category == "nod" and .polluters == [] and .setters == [] and .cleaners == {}
 	    and .probes[0].decision == "mixed" and .probes[0].failures > 0
 	    and .probes[0].failures < .probes[0].trials' "$T/rec"
+}
+
+@test "rt-bisect: pytest, a JUnit case named --basetemp=DIR is refused, and DIR keeps its file" {
+	# the attacker's shape: a case record whose name is a pytest option
+	# that empties DIR (pytest removes --basetemp when a test asks tmp_path)
+	mkdir "$T/keep"
+	echo precious > "$T/keep/file"
+	cd "$F/tmpfiles"
+	e=tests/test_export.py
+	i=0
+	for c in $e::test_write_report "--basetemp=$T/keep" $e::test_switch_to_csv \
+	    $e::test_row_count $e::test_export_is_json; do
+		i=$((i + 1)); o=pass
+		[ $i = 5 ] && o=fail
+		jq -cn --arg c "$c" --arg o "$o" --argjson i $i \
+		    '{type: "trial", trial: 1, run: "n1", case: $c, outcome: $o, position: $i, source: "junit"}'
+	done > "$T/cases.jsonl"
+	run rt-bisect --threshold 0.3 --seed 1 --no-cleaners -o "$T/rec" \
+	    -v $e::test_export_is_json --records "$T/cases.jsonl" -- $PYTEST {}
+	status_is 0
+	has "rt-bisect: $T/cases.jsonl: --basetemp=$T/keep: left out: it starts with '-', so the runner would take it as an option"
+	[ "$(cat "$T/keep/file")" = precious ]
+	jqe --arg p $e::test_switch_to_csv --arg d "--basetemp=$T/keep" '
+	    .category == "victim" and .polluters == [$p] and .candidates == 3
+	    and .dropped[0].id == $d and (.dropped[0].reason | startswith("it starts with"))
+	    and ([.probes[].order[] | select(startswith("-"))] == [])' "$T/rec"
+	# after the command's own --, pytest takes it as a path it cannot find
+	printf '%s\n' $e::test_write_report "--basetemp=$T/keep" $e::test_export_is_json > "$T/ids"
+	run rt-bisect --threshold 0.3 --seed 1 --error-codes 4 -v $e::test_export_is_json \
+	    -f "$T/ids" -- $PYTEST -- {}
+	status_is 2
+	has "file or directory not found: --basetemp=$T/keep"
+	hasnt "left out"
+	[ "$(cat "$T/keep/file")" = precious ]
+	[ -z "$(find "$F/tmpfiles" -name __pycache__)" ]
+}
+
+@test "rt-bisect: --text shows the escape sequences in test IDs, never sends them" {
+	p=$(printf 'p\033]0;pwned\007\033[2J\302\2332J')
+	printf '%s\n' a "$p" b v > "$T/list"
+	rt-bisect --text -v v -f "$T/list" -- "$STUB" "$p" v {} > "$T/out"
+	if LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$T/out" || grep -q "$(printf '\302\233')" "$T/out"; then
+		od -c "$T/out" | head >&2; return 1
+	fi
+	grep -qF 'polluter: p␛]0;pwned␇␛[2J\u009b2J (then the victim: ' "$T/out"
+	[ -z "$(grep -F 'left out' "$T/out")" ]
 }
