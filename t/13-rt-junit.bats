@@ -386,3 +386,20 @@ PYEOF
 	jqe '.case == "before"' "$T/o.open"
 	jqe '.case == "before"' "$T/o.read"
 }
+
+@test "rt-measure --by case, rt-audit: a NUL inside a case name is refused at file:line, never merged" {
+	printf '%s\n' '{"type":"trial","trial":1,"case":"k::a\u0000b","outcome":"pass","run":"r1"}' \
+	    '{"type":"trial","trial":2,"case":"k::a\u0000c","outcome":"fail","run":"r1"}' > "$T/nul.jsonl"
+	run rt-measure --by case "$T/nul.jsonl"
+	status_is 2
+	has 'nul.jsonl:1: "case": a NUL byte (\u0000) inside'
+	hasnt '"case":"k::a"'
+	run rt-audit -H "$T/h.db" "$T/nul.jsonl"
+	status_is 2
+	has 'nul.jsonl:1: "case": a NUL byte (\u0000) inside'
+	# JUnit cannot carry one: &#0; is not XML
+	printf '<testsuite><testcase name="a&#0;b"/></testsuite>' > "$T/n.xml"
+	run rt-junit "$T/n.xml"
+	status_is 2
+	has "n.xml:1:"
+}
