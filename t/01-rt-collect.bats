@@ -281,7 +281,7 @@ esac
 SH
 	chmod +x "$T/shapes.sh"
 	# timeout: a hang guard only (before the fix the FIFO blocked forever)
-	run sh -c 'TMPDIR="$1/tmp" timeout 60 rt-collect -n 4 --junit -o "$1/o" -- "$1/shapes.sh" < /dev/zero' sh "$T"
+	run sh -c 'TMPDIR="$1/tmp" timeout -k 5 60 rt-collect -n 4 --junit -o "$1/o" -- "$1/shapes.sh" < /dev/zero' sh "$T"
 	status_is 0
 	has "trial 1: "
 	has "junit report is a FIFO, not a regular file"

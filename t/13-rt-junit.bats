@@ -327,7 +327,7 @@ with open(sys.argv[1], "w") as f:
     f.write('"/>\n<testcase classname="k" name="after"/>\n</testsuite>\n')
 PYEOF
 	# timeout: a hang guard only; unbounded, expat 2.5 is quadratic here
-	run sh -c 'timeout 60 rt-junit "$1/a.xml" > "$1/o"' sh "$T"
+	run sh -c 'timeout -k 5 60 rt-junit "$1/a.xml" > "$1/o"' sh "$T"
 	status_is 0
 	has "a.xml:3: an attribute value longer than 1048576 bytes; cut there"
 	has "a.xml:2: a case ID of 1048579 bytes; cut to 4096"
@@ -352,12 +352,12 @@ PYEOF
 
 @test "rt-junit: a 5 MB comment, a 1 MB entity name and 300 nested elements are refused at file:line" {
 	"$PY" -c 'import sys; sys.stdout.write("<testsuite><testcase name=\"a\"/>\n<!--" + "c" * (5 << 20) + "-->\n<testcase name=\"b\"/></testsuite>")' > "$T/cm.xml"
-	run timeout 60 rt-junit "$T/cm.xml"
+	run timeout -k 5 60 rt-junit "$T/cm.xml"
 	status_is 2
 	has "cm.xml:2: a tag, comment or declaration longer than 4 MiB; not read further"
 	has '"case":"a"'
 	"$PY" -c 'import sys; sys.stdout.write("<testsuite><testcase name=\"a\"><system-out>\n&" + "e" * (1 << 20) + ";</system-out></testcase></testsuite>")' > "$T/er.xml"
-	run timeout 60 rt-junit "$T/er.xml"
+	run timeout -k 5 60 rt-junit "$T/er.xml"
 	status_is 2
 	has "er.xml:2: an entity or character reference longer than 256 bytes"
 	"$PY" -c 'import sys; sys.stdout.write("<testsuite>\n" + "<x>" * 300 + "</x>" * 300 + "</testsuite>")' > "$T/d.xml"
