@@ -245,17 +245,6 @@ load helper
 
 # --- issue 23: reports that would hang, signals, crashes between records ---
 
-# wait_for CMD...: poll until CMD succeeds (a hang guard of ~30 s, not a
-# speed threshold); fails if it never does.
-wait_for() {
-	local i
-	for i in $(seq 600); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # A report for trial N with two cases: k::first and k::tN (failed).
 junit_runner() {
 	cat > "$T/junit.sh" <<'SH'
@@ -296,7 +285,8 @@ SH
 
 @test "rt-collect --junit: TERM ends a run whose trials leave FIFOs at \$RETRIAL_JUNIT, exit 143, every record whole" {
 	run sh -c '
-	rt-collect -n 100000 --junit --cmd "mkfifo \"\$RETRIAL_JUNIT\"; sleep 0.01" >"$1/o" 2>"$1/err" &
+	: > "$1/o"
+	rt-collect -n 100000 --junit --cmd "mkfifo \"\$RETRIAL_JUNIT\"; sleep 0.01" >>"$1/o" 2>"$1/err" &
 	pid=$!
 	i=0; while [ "$(wc -l < "$1/o")" -lt 3 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
 	kill -TERM $pid
