@@ -124,7 +124,7 @@ ingest(json_t *rec, const rt_where *w, void *ctx)
 	if (!outcomes[i])
 		rt_die_at(w, "\"outcome\" %s: not one of pass, fail, skip, error, "
 		    "timeout, ignored", r.outcome);
-	if (!rt_rec_opt_str(rec, "case", w, &r.case_id)) {
+	if (!rt_rec_opt_name(rec, "case", w, &r.case_id)) {
 		rt_rec_opt_str(rec, "command", w, &cmd);
 		if (!G.command_case || !cmd) {
 			G.nocase++;

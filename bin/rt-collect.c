@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rt_cli.h"
@@ -62,10 +63,14 @@ typedef struct {
 	int broken;                  /* the reader went away */
 	long done;
 	char reason[400];            /* the first error's, for the warning */
+	int jfd;                     /* --junit: the private directory */
 	long noreport, badreport;    /* --junit: trials without a readable report */
+	int cut;                     /* a case record could not be written */
+	long crash_after;            /* the test hook's N, or 0 */
 } collect;
 
-/* One write(2) per record, so a kill -9 leaves only whole lines. */
+/* One write(2) per record, so a kill -9 leaves only whole lines. A write
+ * blocked on a stalled reader ends with EINTR when a stop signal came. */
 static int
 write_line(int fd, json_t *rec)
 {
@@ -77,7 +82,7 @@ write_line(int fd, json_t *rec)
 	s[n++] = '\n';
 	while (off < n) {
 		w = write(fd, s + off, n - off);
-		if (w < 0 && errno == EINTR)
+		if (w < 0 && errno == EINTR && !rt_trial_interrupted())
 			continue;
 		if (w <= 0) {
 			free(s);
@@ -95,8 +100,9 @@ on_case(json_t *rec, void *ctx)
 	collect *c = ctx;
 
 	if (write_line(c->fd, rec) < 0) {
-		if (errno == EPIPE) {
-			c->broken = 1;
+		if (errno == EPIPE || errno == EINTR) {
+			c->broken = errno == EPIPE;
+			c->cut = 1;
 			return -1;
 		}
 		rt_die("%s: write error:", c->outname);
@@ -104,24 +110,61 @@ on_case(json_t *rec, void *ctx)
 	return 0;
 }
 
+/* Why a report is refused: anything but a regular file could block the
+ * read (a FIFO, /dev/stdin) or is not a report at all. */
+static const char *
+not_regular(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory" :
+	    S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
+	    S_ISSOCK(m) ? "a socket" : "not a file";
+}
+
 /* --junit: the trial's report, one record per test case, then the report
- * goes (it lives in our private directory). -1 when the reader went away. */
+ * goes. It is opened inside the private directory (through its descriptor,
+ * so a trial that renames the directory changes nothing), never through a
+ * symbolic link and without blocking, and only a regular file is read: a
+ * FIFO or a link to /dev/stdin left there would hang us. -1 when the
+ * reader went away or a stop signal interrupted the writing. */
 static int
 junit_records(collect *c, long trial)
 {
-	char *path = rt_xasprintf("%s/trial-%ld.xml", c->cli->o.junit_dir, trial);
-	char run[32], err[400];
+	char name[48], run[32], err[400];
+	char *path;
 	rt_junit_opts jo;
+	struct stat st;
 	FILE *f;
 	long r;
+	int fd;
 
-	if (!(f = fopen(path, "r"))) {
-		if (c->noreport++ == 0)
+	snprintf(name, sizeof name, "trial-%ld.xml", trial);
+	path = rt_xasprintf("%s/%s", c->cli->o.junit_dir, name);
+	if ((fd = openat(c->jfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+	    O_NOCTTY | O_CLOEXEC)) < 0) {
+		if (errno == ELOOP) {
+			c->badreport++;
+			rt_warn("trial %ld: %s: junit report is a symbolic link, not a "
+			    "regular file; not read", trial, path);
+			unlinkat(c->jfd, name, 0);
+		} else if (c->noreport++ == 0)
 			rt_warn("trial %ld: no JUnit report at $RETRIAL_JUNIT (%s)", trial,
 			    strerror(errno));
 		free(path);
 		return 0;
 	}
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0;
+	if (!S_ISREG(st.st_mode)) {
+		c->badreport++;
+		rt_warn("trial %ld: %s: junit report is %s, not a regular file; not read",
+		    trial, path, not_regular(st.st_mode));
+		close(fd);
+		unlinkat(c->jfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
+		free(path);
+		return 0;
+	}
+	if (!(f = fdopen(fd, "r")))
+		rt_die("%s:", path);
 	memset(&jo, 0, sizeof jo);
 	snprintf(run, sizeof run, "%ld", trial);
 	jo.report = path;
@@ -134,30 +177,34 @@ junit_records(collect *c, long trial)
 		c->badreport++;
 		rt_warn("trial %ld: %s:%s", trial, path, err);
 	}
-	unlink(path);
+	unlinkat(c->jfd, name, 0);
 	free(path);
-	return c->broken ? -1 : 0;
+	return c->cut ? -1 : 0;
 }
 
 static int
 on_trial(const rt_trial_result *res, void *ctx)
 {
 	collect *c = ctx;
-	json_t *rec = rt_trial_json(res, &c->cli->o, c->cli->command);
+	json_t *rec;
 
+	/* a trial and its cases are one unit: the cases first, the trial's
+	 * own record last, so a file holding the trial record holds all its
+	 * cases, and --resume drops cases whose trial record never came */
+	if (c->cli->o.junit_dir && junit_records(c, res->trial) < 0)
+		return RT_STOP_KILL;
+	if (c->crash_after == res->trial)
+		raise(SIGKILL);
+	rec = rt_trial_json(res, &c->cli->o, c->cli->command);
 	if (write_line(c->fd, rec) < 0) {
 		json_decref(rec);
-		if (errno == EPIPE) {
-			c->broken = 1;
+		if (errno == EPIPE || errno == EINTR) {
+			c->broken = errno == EPIPE;
 			return RT_STOP_KILL;
 		}
 		rt_die("%s: write error:", c->outname);
 	}
 	json_decref(rec);
-	if (c->cli->o.junit_dir && junit_records(c, res->trial) < 0) {
-		c->broken = 1;
-		return RT_STOP_KILL;
-	}
 	if (res->outcome == RT_ERROR && !c->reason[0])
 		rt_error_reason(c->reason, sizeof c->reason, res->trial, res->error,
 		    res->err.data);
@@ -170,16 +217,18 @@ on_trial(const rt_trial_result *res, void *ctx)
 
 /* --resume: mark the trials the file already has (with -j N they end out of
  * order, so a crash can leave holes below the highest number); a torn last
- * line (a crash mid-write) is cut off with a warning. Trials of another
+ * line (a crash mid-write) is cut off with a warning, and so are the case
+ * records (--junit) at the end whose trial record never came: that trial
+ * is run again, so none of its cases is counted twice. Trials of another
  * command are refused: they belong to a different experiment. */
 static void
 resume_scan(int fd, const char *path, const char *command, long n,
     unsigned char *have)
 {
-	size_t len, i, start, keep;
+	size_t len, i, start, keep, pend_at = 0;
 	rt_buf b = {0};
 	char *data, tmp[65536];
-	long line = 0, t;
+	long line = 0, t, last = 0, pend = 0, pend_trial = 0, pend_line = 0;
 	ssize_t r;
 	off_t at = 0;
 	json_t *rec, *jt, *jc;
@@ -208,22 +257,50 @@ resume_scan(int fd, const char *path, const char *command, long n,
 		if (!json_is_object(rec) || !json_is_integer(jt) ||
 		    json_integer_value(jt) < 1)
 			rt_die("%s:%ld: not a trial record; refusing to resume", path, line);
-		jc = json_object_get(rec, "command");
-		if (json_is_string(jc) && strcmp(json_string_value(jc), command) != 0)
-			rt_die("%s:%ld: a trial of another command (\"%s\"); refusing to "
-			    "resume", path, line, json_string_value(jc));
-		if ((t = (long)json_integer_value(jt)) <= n)
-			have[t / 8] |= (unsigned char)(1u << (t % 8));
+		t = (long)json_integer_value(jt);
+		if (json_object_get(rec, "case")) {
+			/* a case record: its trial's record comes after it (or,
+			 * in files of earlier versions, right before it) */
+			if (!pend && t == last)
+				;
+			else if (pend && t != pend_trial)
+				rt_die("%s:%ld: case records of trial %ld with no trial record "
+				    "(from line %ld); refusing to resume", path, line, pend_trial,
+				    pend_line);
+			else if (!pend++) {
+				pend_trial = t;
+				pend_line = line;
+				pend_at = start;
+			}
+		} else {
+			jc = json_object_get(rec, "command");
+			if (json_is_string(jc) && strcmp(json_string_value(jc), command) != 0)
+				rt_die("%s:%ld: a trial of another command (\"%s\"); refusing to "
+				    "resume", path, line, json_string_value(jc));
+			if (pend && pend_trial != t)
+				rt_die("%s:%ld: case records of trial %ld with no trial record "
+				    "(from line %ld); refusing to resume", path, line, pend_trial,
+				    pend_line);
+			if (t <= n)
+				have[t / 8] |= (unsigned char)(1u << (t % 8));
+			last = t;
+			pend = 0;
+		}
 		json_decref(rec);
 		start = i + 1;
 		keep = start;
 	}
-	if (keep < len) {
+	if (keep < len)
 		rt_warn("%s:%ld: dropping a torn last line (%zu bytes)", path, line + 1,
 		    len - keep);
-		if (ftruncate(fd, (off_t)keep) < 0)
-			rt_die("%s: cannot drop the torn line:", path);
+	if (pend) {
+		rt_warn("%s:%ld: dropping %ld case records of trial %ld, whose trial "
+		    "record is missing (a crash); it runs again", path, pend_line, pend,
+		    pend_trial);
+		keep = pend_at;
 	}
+	if (keep < len && ftruncate(fd, (off_t)keep) < 0)
+		rt_die("%s: cannot drop the torn line:", path);
 	free(data);
 }
 
@@ -240,6 +317,7 @@ main(int argc, char *argv[])
 	int resume = 0, junit = 0, ch, sig;
 	char *jdir = NULL;
 	char *slash;
+	const char *e;
 
 	rt_setprogname(argv[0]);
 	rt_secret_protect();
@@ -310,13 +388,22 @@ main(int argc, char *argv[])
 		jdir = rt_xasprintf("%s/retrial-junit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(jdir))
 			rt_die("%s:", jdir);
+		if ((c.jfd = open(jdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			rt_die("%s:", jdir);
 		cli.o.junit_dir = jdir;
 	}
+	/* a test hook (t/01-rt-collect.bats): die by SIGKILL after trial N's
+	 * case records, before its trial record, as a crash would */
+	if ((e = getenv("RETRIAL_TEST_CRASH_AFTER_CASES")) && *e)
+		c.crash_after = rt_num_long("RETRIAL_TEST_CRASH_AFTER_CASES", e, 1,
+		    100000000);
 	rt_trial_signals_install();
 	/* this shard's trials: shard_k, shard_k + shard_n, ... up to n,
 	 * skipping those a resumed file already has */
 	rt_progress_init(&c.prog, todo);
 	sig = rt_run_trials_except(&cli.o, shard_k, count, shard_n, have, on_trial, &c);
+	if (!sig)
+		sig = rt_trial_interrupted();
 	free(have);
 	rt_progress_clear(&c.prog);
 	if (outf && rt_output_close(outf) < 0)
@@ -326,10 +413,12 @@ main(int argc, char *argv[])
 	if (jdir) {
 		/* reports of trials killed before they were read */
 		for (t = shard_k; t <= n; t += shard_n) {
-			char *p = rt_xasprintf("%s/trial-%ld.xml", jdir, t);
-			unlink(p);
-			free(p);
+			char name[48];
+			snprintf(name, sizeof name, "trial-%ld.xml", t);
+			if (unlinkat(c.jfd, name, 0) < 0 && errno == EISDIR)
+				unlinkat(c.jfd, name, AT_REMOVEDIR);
 		}
+		close(c.jfd);
 		if (rmdir(jdir) < 0)
 			rt_warn("%s:", jdir);
 		if (c.noreport || c.badreport)

@@ -10,6 +10,7 @@
 #include "rt_jsonl.h"
 #include "rt_gotest.h"
 #include "rt_junit.h"
+#include "rt_trial.h"
 #include "rt_util.h"
 
 enum { OPT_RUN = 1000, OPT_REVISION, OPT_MAXOUT };
@@ -86,18 +87,24 @@ main(int argc, char *argv[])
 	}
 	if (!o.revision)
 		o.revision = rt_junit_revision_env();
-	for (i = optind; i < argc || i == optind; i++) {
+	/* a FIFO named here is fine input, but TERM, INT and HUP must end a
+	 * read that waits on it, with the records so far written */
+	rt_trial_signals_install();
+	for (i = optind; (i < argc || i == optind) && !rt_trial_interrupted(); i++) {
 		path = i < argc ? argv[i] : "-";
 		if (strcmp(path, "-") == 0) {
 			f = stdin;
 			o.report = "<stdin>";
-		} else if (!(f = fopen(path, "r"))) {
+		} else if (!(f = fopen(path, "re"))) {
+			if (rt_trial_interrupted())
+				break;
 			rt_warn("%s: %s", path, strerror(errno));
 			bad = 1;
 			continue;
 		} else
 			o.report = path;
-		if (rt_cases_read(f, &o, on_rec, NULL, err, sizeof err) < 0) {
+		if (rt_cases_read(f, &o, on_rec, NULL, err, sizeof err) < 0 &&
+		    !rt_trial_interrupted()) {
 			rt_warn("%s:%s", o.report, err);
 			bad = 1;
 		}
@@ -105,5 +112,7 @@ main(int argc, char *argv[])
 			fclose(f);
 	}
 	rt_fshut(stdout, "stdout");
+	if (rt_trial_interrupted())
+		return rt_signal_status(rt_trial_interrupted());
 	return bad ? RT_EXIT_ERR : RT_EXIT_OK;
 }

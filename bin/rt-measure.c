@@ -334,7 +334,7 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 		o = RT_SKIP;
 	else if (rt_outcome_parse(oc, &o) < 0)
 		rt_die_at(w, "\"outcome\": unknown value \"%s\"", oc);
-	if (rt_rec_opt_str(rec, "case", w, &name)) {
+	if (rt_rec_opt_name(rec, "case", w, &name)) {
 		on_case_record(m, rec, w, name, o);
 		return 0;
 	}

@@ -131,6 +131,19 @@ rt_rec_opt_str(json_t *rec, const char *key, const rt_where *w, const char **out
 }
 
 int
+rt_rec_opt_name(json_t *rec, const char *key, const rt_where *w, const char **out)
+{
+	json_t *v = json_object_get(rec, key);
+
+	if (!rt_rec_opt_str(rec, key, w, out))
+		return 0;
+	if (strlen(*out) != json_string_length(v))
+		rt_die_at(w, "\"%s\": a NUL byte (\\u0000) inside; refused, as it "
+		    "would merge two names", key);
+	return 1;
+}
+
+int
 rt_rec_opt_num(json_t *rec, const char *key, const rt_where *w, double *out)
 {
 	json_t *v = json_object_get(rec, key);

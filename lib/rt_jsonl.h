@@ -36,6 +36,9 @@ _Noreturn void rt_die_at(const rt_where *w, const char *fmt, ...);
 const char *rt_rec_str(json_t *rec, const char *key, const rt_where *w);
 /* Optional fields: 0 when absent or null, 1 when present; wrong types die. */
 int rt_rec_opt_str(json_t *rec, const char *key, const rt_where *w, const char **out);
+/* The same for a name that keys something (a case ID): a NUL inside dies,
+ * since the C string would end there and merge two names. */
+int rt_rec_opt_name(json_t *rec, const char *key, const rt_where *w, const char **out);
 int rt_rec_opt_num(json_t *rec, const char *key, const rt_where *w, double *out);
 int rt_rec_opt_int(json_t *rec, const char *key, const rt_where *w, long long *out);
 double rt_rec_num(json_t *rec, const char *key, double min, double max, const rt_where *w);

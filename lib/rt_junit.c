@@ -1,13 +1,16 @@
 /* rt_junit: a streaming JUnit XML reader on libexpat. Only the testcase being
  * read is held: its attributes, its result element, its failed attempts
  * (Surefire's flaky and rerun elements, at most MAX_ATTEMPTS) and capped
- * output. */
+ * output. A byte-level pre-scan bounds each markup token before expat sees
+ * it: expat 2.5 rescans a token still incomplete at every chunk, which is
+ * quadratic in the token's length (a 100 MB attribute took minutes). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <expat.h>
 
+#include "rt_hash.h"
 #include "rt_jsonl.h"
 #include "rt_junit.h"
 #include "rt_util.h"
@@ -15,6 +18,11 @@
 #define MAX_SUITES 64            /* deeper nesting inherits the 64th */
 #define MAX_ATTEMPTS 100         /* failed attempts kept per testcase */
 #define MAX_MESSAGE 1024         /* bytes of a message taken from text */
+#define MAX_ATTR (1 << 20)       /* bytes kept of an attribute value */
+#define MAX_MARKUP (4 << 20)     /* bytes of one tag, comment, PI or declaration */
+#define MAX_REF 256              /* bytes of one entity or character reference */
+#define MAX_DEPTH 256            /* element nesting */
+#define MAX_ID 4096              /* bytes of a case ID kept whole */
 
 /* result precedence: error > failure > skipped > success */
 enum { R_SUCCESS, R_SKIPPED, R_FAILURE, R_ERROR };
@@ -43,6 +51,7 @@ typedef struct {
 	long ncase;
 	/* the testcase being read */
 	int in_case, case_depth;
+	unsigned long case_line;     /* where the testcase began */
 	char *classname, *name, *file;
 	double time;
 	attempt fin;                 /* the final result */
@@ -185,21 +194,43 @@ suite_at(char *const *v, int n)
 	return NULL;
 }
 
-static void
-emit(parser *q, attempt *a, int num)
+/* The testcase's ID: "scope::name". One longer than MAX_ID bytes is cut at
+ * a character and marked with its length and digest, so two long IDs that
+ * share a beginning stay two cases. */
+static char *
+case_id(parser *q)
 {
-	json_t *j = json_object();
 	const char *suite = suite_at(q->sname, q->nsuite);
 	const char *scope = q->classname && *q->classname ? q->classname :
 	    q->file && *q->file ? q->file : suite_at(q->sfile, q->nsuite);
 	const char *name = q->name ? q->name : "";
-	char *id;
+	char hex[65], *id, *cut;
+	size_t n, k;
 
 	if (!scope)
 		scope = suite;
 	/* Bazel names the suite and its one testcase after the target */
 	id = scope && *scope && strcmp(scope, name) != 0 ?
 	    rt_xasprintf("%s::%s", scope, name) : rt_xstrdup(name);
+	if ((n = strlen(id)) <= MAX_ID)
+		return id;
+	for (k = MAX_ID; k > 0 && ((unsigned char)id[k] & 0xc0) == 0x80; k--)
+		;
+	rt_sha256_hex(id, n, hex);
+	cut = rt_xasprintf("%.*s...[retrial: %zu bytes, sha256 %.16s]", (int)k, id, n,
+	    hex);
+	rt_warn("%s:%lu: a case ID of %zu bytes; cut to %zu", q->o->report ?
+	    q->o->report : "<report>", q->case_line, n, k);
+	free(id);
+	return cut;
+}
+
+static void
+emit(parser *q, attempt *a, int num, const char *id)
+{
+	json_t *j = json_object();
+	const char *suite = suite_at(q->sname, q->nsuite);
+
 	json_object_set_new(j, "type", json_string("trial"));
 	json_object_set_new(j, "trial", json_integer(q->o->trial > 0 ? q->o->trial : q->ncase));
 	json_object_set_new(j, "case", rt_json_bytes(id, strlen(id)));
@@ -220,7 +251,6 @@ emit(parser *q, attempt *a, int num)
 	json_object_set_new(j, "position", json_integer(q->ncase - 1));
 	json_object_set_new(j, "suite", str_or_null(suite));
 	json_object_set_new(j, "source", json_string("junit"));
-	free(id);
 	if (!q->stopped && q->fn(j, q->ctx) != 0) {
 		q->stopped = 1;
 		XML_StopParser(q->p, XML_FALSE);
@@ -267,6 +297,10 @@ on_start(void *ud, const char *el, const char **a)
 	q->depth++;
 	if (q->stopped)
 		return;
+	if (q->depth > MAX_DEPTH) {
+		fail_at(q, "elements nested deeper than %s", "256");
+		return;
+	}
 	if (q->depth == 1 && strcmp(n, "testsuites") && strcmp(n, "testsuite")) {
 		fail_at(q, "not a JUnit report (root element <%s>)", el);
 		return;
@@ -288,6 +322,7 @@ on_start(void *ud, const char *el, const char **a)
 		case_clear(q);
 		q->in_case = 1;
 		q->case_depth = q->depth;
+		q->case_line = (unsigned long)XML_GetCurrentLineNumber(q->p);
 		q->classname = dup_or_null(attr(a, "classname"));
 		q->name = dup_or_null(attr(a, "name"));
 		q->file = dup_or_null(attr(a, "file"));
@@ -363,6 +398,7 @@ on_end(void *ud, const char *el)
 {
 	parser *q = ud;
 	const char *n = local(el);
+	char *id;
 	int i;
 
 	if (q->cap && q->depth == q->cap_depth) {
@@ -379,9 +415,11 @@ on_end(void *ud, const char *el)
 			q->run = q->o->run ? rt_xstrdup(q->o->run) : q->first_ts ?
 			    rt_xasprintf("%s@%s", q->o->report, q->first_ts) :
 			    rt_xstrdup(q->o->report);
+		id = case_id(q);
 		for (i = 0; i < q->ntries; i++)
-			emit(q, &q->tries[i], i + 1);
-		emit(q, &q->fin, q->ntries + 1);
+			emit(q, &q->tries[i], i + 1, id);
+		emit(q, &q->fin, q->ntries + 1, id);
+		free(id);
 		case_clear(q);
 	} else if (!q->in_case && !strcmp(n, "testsuite")) {
 		q->nsuite--;
@@ -417,17 +455,167 @@ on_text(void *ud, const char *s, int len)
 		rt_buf_add(q->cap, s, n);
 }
 
+/* --- the pre-scan: where each byte is in the markup, so that no single
+ * token reaches expat longer than a cap. An attribute value past MAX_ATTR
+ * is cut (at a character, outside a reference) and the rest dropped up to
+ * its closing quote; a tag, comment, processing instruction or declaration
+ * past MAX_MARKUP, or a reference past MAX_REF, ends the file with an error.
+ * Text and CDATA reach expat in pieces, so they are not bounded here. */
+
+enum { S_TEXT, S_LT, S_TAG, S_QUOTE, S_BANG, S_BANG_DASH, S_COMMENT,
+    S_CDATA_OPEN, S_CDATA, S_PI, S_DECL };
+
+typedef struct {
+	int st, k, depth, ref, dropping;
+	char q;                      /* the open quote, in S_QUOTE and S_DECL */
+	size_t mlen, vlen, reflen;   /* markup, attribute value, reference */
+	unsigned long line;          /* 1-based, of the byte being scanned */
+	unsigned long cuts, cut_line;
+	const char *why;             /* set when the file is refused */
+} prescan;
+
+/* A reference's byte: '&' opens one, ';' closes it. 0, or -1 when one
+ * grows past MAX_REF. */
+static int
+ref_byte(prescan *ps, unsigned char c)
+{
+	if (ps->ref) {
+		if (c == ';')
+			ps->ref = 0;
+		else if (++ps->reflen > MAX_REF) {
+			ps->why = "an entity or character reference longer than 256 bytes";
+			return -1;
+		}
+	} else if (c == '&') {
+		ps->ref = 1;
+		ps->reflen = 0;
+	}
+	return 0;
+}
+
+/* Scan n bytes of buf, compacting in place the ones expat is to see; their
+ * number, or the bytes kept before the refusal (with ps->why set). */
+static size_t
+prescan_chunk(prescan *ps, char *buf, size_t n)
+{
+	size_t i, w = 0;
+	unsigned char c;
+	int keep;
+
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)buf[i];
+		keep = 1;
+		switch (ps->st) {
+		case S_TEXT:
+			if (c == '<') {
+				ps->st = S_LT;
+				ps->ref = 0;
+				ps->mlen = 0;
+			} else if (ref_byte(ps, c) < 0)
+				return w;
+			break;
+		case S_LT:
+			ps->st = c == '!' ? S_BANG : c == '?' ? S_PI : c == '>' ? S_TEXT : S_TAG;
+			ps->k = 0;
+			break;
+		case S_TAG:
+			if (c == '"' || c == '\'') {
+				ps->st = S_QUOTE;
+				ps->q = (char)c;
+				ps->vlen = 0;
+				ps->ref = ps->dropping = 0;
+			} else if (c == '>')
+				ps->st = S_TEXT;
+			break;
+		case S_QUOTE:
+			if (c == (unsigned char)ps->q) {
+				ps->st = S_TAG;
+				ps->ref = 0;
+			} else if (ps->dropping) {
+				keep = 0;
+			} else if (ps->vlen >= MAX_ATTR && !ps->ref && (c & 0xc0) != 0x80) {
+				ps->dropping = 1;
+				if (ps->cuts++ == 0)
+					ps->cut_line = ps->line;
+				keep = 0;
+			} else {
+				ps->vlen++;
+				if (ref_byte(ps, c) < 0)
+					return w;
+			}
+			break;
+		case S_BANG:
+			ps->st = c == '-' ? S_BANG_DASH : c == '[' ? S_CDATA_OPEN :
+			    c == '>' ? S_TEXT : S_DECL;
+			ps->depth = 0;
+			ps->q = 0;
+			break;
+		case S_BANG_DASH:
+			ps->st = c == '-' ? S_COMMENT : S_DECL;
+			break;
+		case S_COMMENT:
+			if (c == '>' && ps->k >= 2)
+				ps->st = S_TEXT;
+			ps->k = c == '-' ? ps->k + 1 : 0;
+			break;
+		case S_CDATA_OPEN:          /* "CDATA[" */
+			if (++ps->k == 6) {
+				ps->st = S_CDATA;
+				ps->k = 0;
+			}
+			break;
+		case S_CDATA:
+			if (c == '>' && ps->k >= 2)
+				ps->st = S_TEXT;
+			ps->k = c == ']' ? ps->k + 1 : 0;
+			break;
+		case S_PI:
+			if (c == '>' && ps->k)
+				ps->st = S_TEXT;
+			ps->k = c == '?';
+			break;
+		case S_DECL:
+			if (ps->q) {
+				if (c == (unsigned char)ps->q)
+					ps->q = 0;
+			} else if (c == '"' || c == '\'')
+				ps->q = (char)c;
+			else if (c == '[')
+				ps->depth++;
+			else if (c == ']')
+				ps->depth--;
+			else if (c == '>' && ps->depth <= 0)
+				ps->st = S_TEXT;
+			break;
+		}
+		if (keep && ps->st != S_TEXT && ps->st != S_CDATA &&
+		    ++ps->mlen > MAX_MARKUP) {
+			ps->why = "a tag, comment or declaration longer than 4 MiB";
+			return w;
+		}
+		if (c == '\n')
+			ps->line++;
+		if (keep)
+			buf[w++] = (char)c;
+	}
+	return w;
+}
+
 long
 rt_junit_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
     char *err, size_t errsize)
 {
 	parser q;
+	prescan ps;
 	char buf[65536];
-	size_t n;
+	size_t n, m;
 	int done = 0, i;
 	long ret;
+	const char *report = o->report ? o->report : "<report>";
 
 	memset(&q, 0, sizeof q);
+	memset(&ps, 0, sizeof ps);
+	ps.line = 1;
 	q.o = o;
 	q.fn = fn;
 	q.ctx = ctx;
@@ -446,7 +634,10 @@ rt_junit_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
 			break;
 		}
 		done = n < sizeof buf;
-		if (XML_Parse(q.p, buf, (int)n, done) == XML_STATUS_ERROR && q.stopped != 2) {
+		m = prescan_chunk(&ps, buf, n);
+		if (ps.why)
+			done = 0;
+		if (XML_Parse(q.p, buf, (int)m, done) == XML_STATUS_ERROR && q.stopped != 2) {
 			if (q.stopped == 1)   /* fn asked to stop */
 				break;
 			snprintf(q.err, sizeof q.err, "%lu:%lu: %s",
@@ -455,7 +646,15 @@ rt_junit_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
 			    XML_ErrorString(XML_GetErrorCode(q.p)));
 			q.stopped = 2;
 		}
+		if (ps.why && !q.stopped) {
+			snprintf(q.err, sizeof q.err, "%lu: %s; not read further", ps.line,
+			    ps.why);
+			q.stopped = 2;
+		}
 	}
+	if (ps.cuts)
+		rt_warn("%s:%lu: an attribute value longer than %d bytes; cut there%s",
+		    report, ps.cut_line, MAX_ATTR, ps.cuts > 1 ? " (and more)" : "");
 	ret = q.ncase;
 	if (q.stopped == 2) {
 		snprintf(err, errsize, "%s", q.err);

@@ -108,7 +108,7 @@ on_signal(int sig)
 {
 	int e = errno;
 	if (sig != SIGCHLD && !caught_sig)
-		caught_sig = sig;
+		caught_sig = rt_stop_signal = sig;
 	if (wake[1] >= 0)
 		(void)!write(wake[1], "x", 1);
 	errno = e;
@@ -148,7 +148,10 @@ rt_trial_signals_install(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART;
+	/* no SA_RESTART: a read or write blocked on a FIFO, a stalled pipe or
+	 * a terminal returns EINTR, so the stop is seen (rt_die then exits
+	 * with the signal's status, not 2) instead of waiting forever */
+	sa.sa_flags = 0;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);   /* a closed terminal stops like TERM */

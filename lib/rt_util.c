@@ -99,10 +99,15 @@ rt_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+volatile sig_atomic_t rt_stop_signal;
+
 void
 rt_die(const char *fmt, ...)
 {
 	va_list ap;
+
+	if (errno == EINTR && rt_stop_signal)
+		exit(rt_signal_status(rt_stop_signal));
 	va_start(ap, fmt);
 	rt_vwarn(fmt, ap);
 	va_end(ap);

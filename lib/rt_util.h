@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 
 /* Exit codes, the same in every tool (retrial(7), EXIT STATUS). */
@@ -32,7 +33,12 @@ const char *rt_sharedir(void);
 /* "rt-x retrial 0.1.0" to stdout, for --version. */
 void rt_print_version(void);
 
-/* Print "progname: message"; a trailing ':' in fmt appends strerror(errno). */
+/* The stopping signal caught by a handler installed without SA_RESTART
+ * (rt_trial_signals_install), or 0. */
+extern volatile sig_atomic_t rt_stop_signal;
+/* Print "progname: message"; a trailing ':' in fmt appends strerror(errno).
+ * A call failed by EINTR after a stopping signal exits
+ * rt_signal_status(rt_stop_signal) instead, without a message. */
 _Noreturn void rt_die(const char *fmt, ...);
 _Noreturn void rt_usage_die(const char *fmt, ...); /* same, then "try --help" */
 /* After getopt_long returned '?' or ':' (with opterr = 0): one line that

@@ -242,3 +242,133 @@ load helper
 	status_is 2
 	has "/nonexistent/dir/x.jsonl"
 }
+
+# --- issue 23: reports that would hang, signals, crashes between records ---
+
+# A report for trial N with two cases: k::first and k::tN (failed).
+junit_runner() {
+	cat > "$T/junit.sh" <<'SH'
+#!/bin/sh
+cat > "$RETRIAL_JUNIT" <<XML
+<testsuite name="s"><testcase classname="k" name="first"/><testcase classname="k" name="t$RETRIAL_TRIAL"><failure message="boom"/></testcase></testsuite>
+XML
+SH
+	chmod +x "$T/junit.sh"
+}
+
+@test "rt-collect --junit: a FIFO, a link to /dev/stdin or a directory at \$RETRIAL_JUNIT is refused, not read" {
+	mkdir "$T/tmp"
+	junit_runner
+	cat > "$T/shapes.sh" <<'SH'
+#!/bin/sh
+case $RETRIAL_TRIAL in
+1) mkfifo "$RETRIAL_JUNIT" ;;
+2) ln -s /dev/stdin "$RETRIAL_JUNIT" ;;
+3) mkdir "$RETRIAL_JUNIT" ;;
+*) exec "$(dirname "$0")/junit.sh" ;;
+esac
+SH
+	chmod +x "$T/shapes.sh"
+	# timeout: a hang guard only (before the fix the FIFO blocked forever)
+	run sh -c 'TMPDIR="$1/tmp" timeout -k 5 60 rt-collect -n 4 --junit -o "$1/o" -- "$1/shapes.sh" < /dev/zero' sh "$T"
+	status_is 0
+	has "trial 1: "
+	has "junit report is a FIFO, not a regular file"
+	has "junit report is a symbolic link, not a regular file"
+	has "junit report is a directory, not a regular file"
+	has "0 of 4 trials wrote no JUnit report, 3 an unreadable one"
+	jqe -s 'map(select(.case == null) | .trial) == [1,2,3,4]' "$T/o"
+	jqe -s 'map(select(.case) | .trial) == [4,4]' "$T/o"
+	# the private directory is gone, with whatever the trials left in it
+	[ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "rt-collect --junit: TERM ends a run whose trials leave FIFOs at \$RETRIAL_JUNIT, exit 143, every record whole" {
+	run sh -c '
+	: > "$1/o"
+	rt-collect -n 100000 --junit --cmd "mkfifo \"\$RETRIAL_JUNIT\"; sleep 0.01" >>"$1/o" 2>"$1/err" &
+	pid=$!
+	i=0; while [ "$(wc -l < "$1/o")" -lt 3 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+	kill -TERM $pid
+	i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+	kill -9 $pid 2>/dev/null && { echo "still running after TERM"; exit 99; }
+	wait $pid; echo "rc=$?"' sh "$T"
+	has "rc=143"
+	[ "$(grep -c . "$T/o")" -ge 3 ]
+	jq -c . "$T/o" > /dev/null
+}
+
+@test "rt-collect: TERM ends a write blocked on a reader that stopped reading, exit 143" {
+	mkfifo "$T/p"
+	run sh -c '
+	exec 7<>"$1/p"
+	rt-collect -n 1000000 --cmd true > "$1/p" 2>/dev/null &
+	pid=$!
+	# until the pipe is full and rt-collect blocks in write(2)
+	i=0; while ! grep -q pipe_write /proc/$pid/wchan 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+	grep pipe_write /proc/$pid/wchan; echo
+	kill -TERM $pid
+	i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+	kill -9 $pid 2>/dev/null && { echo "still running after TERM"; exit 99; }
+	wait $pid; echo "rc=$?"' sh "$T"
+	has "pipe_write"
+	has "rc=143"
+}
+
+@test "rt-collect --junit: a trial's cases come first, its own record last" {
+	junit_runner
+	rt-collect -n 3 --junit -o "$T/o" -- "$T/junit.sh"
+	jqe -s '[.[] | [.trial, (.case // "TRIAL")]] ==
+	    [[1,"k::first"],[1,"k::t1"],[1,"TRIAL"],[2,"k::first"],[2,"k::t2"],[2,"TRIAL"],
+	     [3,"k::first"],[3,"k::t3"],[3,"TRIAL"]]' "$T/o"
+}
+
+# The checks of one file after a crash and --resume: trials 1..N once each,
+# two case records per trial, none doubled.
+whole_units() {
+	jqe -s --argjson n "$2" '
+	    (map(select(.case == null) | .trial) | sort) == [range(1; $n + 1)] and
+	    (map(select(.case) | [.trial, .case]) | length) == 2 * $n and
+	    (map(select(.case) | [.trial, .case]) | unique | length) == 2 * $n and
+	    all(.[] | select(.case); .case == "k::first" or .case == "k::t\(.trial)")' "$1"
+}
+
+@test "rt-collect --junit --resume: kill -9 between a trial's cases and its record reruns that trial, no case doubled" {
+	junit_runner
+	# RETRIAL_TEST_CRASH_AFTER_CASES=N: a test hook, SIGKILL right after
+	# trial N's case records, before its trial record
+	run env RETRIAL_TEST_CRASH_AFTER_CASES=3 rt-collect -n 5 --junit -o "$T/o" -- "$T/junit.sh"
+	status_is 137
+	jqe -s 'map(select(.case == null) | .trial) == [1,2] and
+	    map(select(.case) | .trial) == [1,1,2,2,3,3]' "$T/o"
+	# and a torn line after them, as a crash mid-write leaves
+	printf '{"type":"trial","trial":3,"case":"k::t' >> "$T/o"
+	run rt-collect -n 5 --junit -o "$T/o" --resume -- "$T/junit.sh"
+	status_is 0
+	has "o:9: dropping a torn last line"
+	has "o:7: dropping 2 case records of trial 3, whose trial record is missing (a crash); it runs again"
+	whole_units "$T/o" 5
+	rt-measure --by case "$T/o" | jqe -s 'map(select(.case == "k::first"))[0].trials == 5'
+}
+
+@test "rt-collect --junit --resume: a crafted file with trial 3's cases and no trial 3 record" {
+	junit_runner
+	rt-collect -n 4 --junit -o "$T/full" -- "$T/junit.sh"
+	# trials 1, 2 and 4 whole, then trial 3's cases alone: what a crash
+	# leaves in a -j run where trial 4 ended before trial 3
+	jq -c 'select(.trial != 3)' "$T/full" > "$T/o"
+	jq -c 'select(.trial == 3 and .case)' "$T/full" >> "$T/o"
+	run rt-collect -n 4 --junit -o "$T/o" --resume -- "$T/junit.sh"
+	status_is 0
+	has "dropping 2 case records of trial 3"
+	whole_units "$T/o" 4
+	# files of earlier versions (the trial's record before its cases) resume too
+	jq -c 'select(.case == null)' "$T/full" | head -2 > "$T/old"
+	jq -c 'select(.case == null) | .trial' "$T/full" > /dev/null
+	jq -s -c '.[] | select(.trial <= 2)' "$T/full" | jq -s -c 'sort_by(.trial, (.case != null)) | .[]' > "$T/old"
+	run rt-collect -n 4 --junit -o "$T/old" --resume -- "$T/junit.sh"
+	status_is 0
+	hasnt "dropping"
+	jqe -s 'map(select(.case == null) | .trial) | sort == [1,2,3,4]' "$T/old"
+	jqe -s 'map(select(.case)) | length == 8' "$T/old"
+}

@@ -235,7 +235,7 @@ SH
 	rt-measure --by case "$T/att" | jqe -s 'map(select(.case == "flip"))[0] | .verdict == "FLAKY" and .trials == 2'
 }
 
-@test "rt-collect --junit: one report path per trial, per-case records after each trial's" {
+@test "rt-collect --junit: one report path per trial, per-case records before each trial's own" {
 	cat > "$T/fake.sh" <<'SH'
 #!/bin/sh
 # a runner that writes a two-case JUnit report where it is told to
@@ -250,11 +250,11 @@ SH
 	# each report lived in a private directory that is gone afterwards
 	while read -r p; do [ ! -e "$p" ] && [ ! -e "$(dirname "$p")" ]; done < "$T/paths"
 	jqe -s 'length == 18' "$T/o"
-	# the trial's own record, then its cases, with trial, run and position
+	# the trial's cases, with trial, run and position, then its own record
 	jqe -s '[range(0; 18; 3) as $i | .[$i:$i+3] |
-	    (.[0].case == null and .[1].case == "k::first" and .[2].case == "k::t\(.[0].trial)" and
-	     .[1].trial == .[0].trial and .[1].run == (.[0].trial | tostring) and
-	     .[1].position == 0 and .[2].position == 1 and .[2].message == "boom")] | all' "$T/o"
+	    (.[2].case == null and .[0].case == "k::first" and .[1].case == "k::t\(.[2].trial)" and
+	     .[0].trial == .[2].trial and .[0].run == (.[2].trial | tostring) and
+	     .[0].position == 0 and .[1].position == 1 and .[1].message == "boom")] | all' "$T/o"
 	# plain rt-measure counts the command's trials; --by case the cases
 	rt-measure "$T/o" | jqe '.trials == 6 and .failures == 0'
 	rt-measure --by case "$T/o" | jqe -s 'length == 7'
@@ -313,4 +313,93 @@ SH
 @test "rt-junit: a huge message attribute is cut at a character, not inside one" {
 	"$PY" -c 'import sys; sys.stdout.write("<testsuite><testcase name=\"t\"><failure message=\"" + "é" * 5000 + "\"/></testcase></testsuite>")' > "$T/m.xml"
 	rt-junit "$T/m.xml" | jqe '(.message | length) == 512 and (.message | test("\ufffd") | not)'
+}
+
+# --- issue 23: bounded tokens, capped IDs, bounded nesting, stopping on TERM ---
+
+@test "rt-junit: a 50 MB attribute is cut at 1 MiB with a warning at file:line; the case ID is capped" {
+	"$PY" - "$T/a.xml" <<'PYEOF'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write('<testsuite name="s">\n<testcase classname="k"\n name="')
+    for _ in range(50):
+        f.write("x" * (1 << 20))
+    f.write('"/>\n<testcase classname="k" name="after"/>\n</testsuite>\n')
+PYEOF
+	# timeout: a hang guard only; unbounded, expat 2.5 is quadratic here
+	run sh -c 'timeout -k 5 60 rt-junit "$1/a.xml" > "$1/o"' sh "$T"
+	status_is 0
+	has "a.xml:3: an attribute value longer than 1048576 bytes; cut there"
+	has "a.xml:2: a case ID of 1048579 bytes; cut to 4096"
+	jqe -s 'length == 2 and .[1].case == "k::after" and
+	    (.[0].case | startswith("k::xxx") and (utf8bytelength < 4200) and
+	     test("\\.\\.\\.\\[retrial: 1048579 bytes, sha256 [0-9a-f]{16}\\]$"))' "$T/o"
+}
+
+@test "rt-junit: two long case names that share their first 4096 bytes stay two cases" {
+	"$PY" -c 'import sys; p = "y" * 5000; sys.stdout.write("<testsuite><testcase name=\"%sA\"/><testcase name=\"%sB\"/><testcase name=\"%sA\"/></testsuite>" % (p, p, p))' > "$T/l.xml"
+	rt-junit "$T/l.xml" 2>/dev/null | rt-measure --by case | jqe -s 'length == 2 and (map(.trials) | sort == [1, 2])'
+}
+
+@test "rt-junit: an attribute is cut at a character and outside a reference, still well-formed" {
+	# 1 MiB - 1 bytes, then a reference and two-byte characters across the cap
+	"$PY" -c 'import sys; sys.stdout.write("<testsuite><testcase name=\"" + "x" * ((1 << 20) - 1) + "&amp;" + "é" * 10 + "\"/></testsuite>")' > "$T/c.xml"
+	run sh -c 'rt-junit "$1/c.xml" > "$1/o"' sh "$T"
+	status_is 0
+	has "c.xml:1: an attribute value longer than"
+	jqe '(.case | test("\ufffd") | not) and (.case | contains("xx...[retrial: "))' "$T/o"
+}
+
+@test "rt-junit: a 5 MB comment, a 1 MB entity name and 300 nested elements are refused at file:line" {
+	"$PY" -c 'import sys; sys.stdout.write("<testsuite><testcase name=\"a\"/>\n<!--" + "c" * (5 << 20) + "-->\n<testcase name=\"b\"/></testsuite>")' > "$T/cm.xml"
+	run timeout -k 5 60 rt-junit "$T/cm.xml"
+	status_is 2
+	has "cm.xml:2: a tag, comment or declaration longer than 4 MiB; not read further"
+	has '"case":"a"'
+	"$PY" -c 'import sys; sys.stdout.write("<testsuite><testcase name=\"a\"><system-out>\n&" + "e" * (1 << 20) + ";</system-out></testcase></testsuite>")' > "$T/er.xml"
+	run timeout -k 5 60 rt-junit "$T/er.xml"
+	status_is 2
+	has "er.xml:2: an entity or character reference longer than 256 bytes"
+	"$PY" -c 'import sys; sys.stdout.write("<testsuite>\n" + "<x>" * 300 + "</x>" * 300 + "</testsuite>")' > "$T/d.xml"
+	run rt-junit "$T/d.xml"
+	status_is 2
+	has "d.xml:2:"
+	has "elements nested deeper than 256"
+}
+
+@test "rt-junit: TERM ends a read blocked on a FIFO (open and read), exit 143, the records so far written" {
+	mkfifo "$T/f"
+	printf '<testsuite><testcase name="before"/></testsuite>' > "$T/g.xml"
+	run sh -c '
+	for shape in open read; do
+		[ $shape = read ] && exec 7<>"$1/f"
+		rt-junit "$1/g.xml" "$1/f" > "$1/o.$shape" &
+		pid=$!
+		i=0; while ! grep -q "fifo\|pipe" /proc/$pid/wchan 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+		kill -TERM $pid
+		i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+		kill -9 $pid 2>/dev/null && { echo "$shape: still running after TERM"; exit 99; }
+		wait $pid; echo "$shape rc=$?"
+	done' sh "$T"
+	has "open rc=143"
+	has "read rc=143"
+	jqe '.case == "before"' "$T/o.open"
+	jqe '.case == "before"' "$T/o.read"
+}
+
+@test "rt-measure --by case, rt-audit: a NUL inside a case name is refused at file:line, never merged" {
+	printf '%s\n' '{"type":"trial","trial":1,"case":"k::a\u0000b","outcome":"pass","run":"r1"}' \
+	    '{"type":"trial","trial":2,"case":"k::a\u0000c","outcome":"fail","run":"r1"}' > "$T/nul.jsonl"
+	run rt-measure --by case "$T/nul.jsonl"
+	status_is 2
+	has 'nul.jsonl:1: "case": a NUL byte (\u0000) inside'
+	hasnt '"case":"k::a"'
+	run rt-audit -H "$T/h.db" "$T/nul.jsonl"
+	status_is 2
+	has 'nul.jsonl:1: "case": a NUL byte (\u0000) inside'
+	# JUnit cannot carry one: &#0; is not XML
+	printf '<testsuite><testcase name="a&#0;b"/></testsuite>' > "$T/n.xml"
+	run rt-junit "$T/n.xml"
+	status_is 2
+	has "n.xml:1:"
 }
