@@ -1,6 +1,7 @@
 /* rt_gotest: the `go test -json` reader — test2json events into per-test
  * trial records shaped like rt_junit's. */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -349,12 +350,13 @@ rt_cases_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
 
 	while ((c = getc(f)) != EOF && isspace(c))
 		;
-	if (c == EOF) {
-		snprintf(err, errsize, "1:1: empty report");
+	if (c == EOF && ferror(f)) {   /* a stop signal ended the read */
+		snprintf(err, errsize, "1:1: %s", strerror(errno));
 		return -1;
 	}
-	ungetc(c, f);
-	if (c != '<')
+	if (c != EOF)
+		ungetc(c, f);
+	if (c != EOF && c != '<')
 		return rt_gotest_read(f, o, fn, ctx, err, errsize);
 	return rt_junit_read(f, o, fn, ctx, err, errsize);
 }
