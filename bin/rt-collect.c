@@ -13,13 +13,14 @@
 #include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
+#include "rt_cases.h"
 #include "rt_junit.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
-enum { OPT_OUT = RT_OPT_TOOL_BASE, OPT_RESUME, OPT_SHARD, OPT_JUNIT };
+enum { OPT_OUT = RT_OPT_TOOL_BASE, OPT_RESUME, OPT_SHARD, OPT_JUNIT, OPT_CASE };
 
 static const struct option longopts[] = {
 	RT_TRIAL_LONGOPTS,
@@ -28,6 +29,7 @@ static const struct option longopts[] = {
 	{ "resume", no_argument, NULL, OPT_RESUME },
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "junit", no_argument, NULL, OPT_JUNIT },
+	{ "case", required_argument, NULL, OPT_CASE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RT_LIST_OPTIONS_LONGOPT,
@@ -39,14 +41,18 @@ usage(FILE *f)
 {
 	fprintf(f,
 "usage: rt-collect [-j N] [-n N] [--gap-ms MS] [--timeout S] [-o FILE [--resume]]\n"
-"                  [--shard K/N] [--junit] [trial options] (--cmd \"CMD\" | -- ARGV...)\n"
+"                  [--shard K/N] [--junit] [--case ID] [trial options]\n"
+"                  (--cmd \"CMD\" | -- ARGV...)\n"
 "Run the command N times (trials 1..N) and write one \"trial\" record per trial.\n"
 "  -n, --trials N         trials in the whole experiment (default 20)\n"
 "  -o, --out FILE         write the records to FILE instead of stdout\n"
 "      --resume           continue the numbering of an existing --out FILE\n"
 "      --shard K/N        run only trials K, K+N, K+2N... (K from 1 to N)\n"
 "      --junit            each trial writes a JUnit report to $RETRIAL_JUNIT; one\n"
-"                         record per test case follows the trial's record\n");
+"                         record per test case comes before the trial's record\n"
+"      --case ID          judge each trial by that test case's own outcome (the\n"
+"                         runner's ID); implies --junit, and asks pytest and go\n"
+"                         test for their report themselves\n");
 	rt_trial_cli_usage(f);
 	fprintf(f,
 "  -h, --help             this text\n"
@@ -63,7 +69,8 @@ typedef struct {
 	int broken;                  /* the reader went away */
 	long done;
 	char reason[400];            /* the first error's, for the warning */
-	int jfd;                     /* --junit: the private directory */
+	rt_cases_dir jdir;           /* --junit: the private directory */
+	const char *judge;           /* --case ID */
 	long noreport, badreport;    /* --junit: trials without a readable report */
 	int cut;                     /* a case record could not be written */
 	long crash_after;            /* the test hook's N, or 0 */
@@ -110,75 +117,26 @@ on_case(json_t *rec, void *ctx)
 	return 0;
 }
 
-/* Why a report is refused: anything but a regular file could block the
- * read (a FIFO, /dev/stdin) or is not a report at all. */
-static const char *
-not_regular(mode_t m)
-{
-	return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory" :
-	    S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
-	    S_ISSOCK(m) ? "a socket" : "not a file";
-}
-
 /* --junit: the trial's report, one record per test case, then the report
- * goes. It is opened inside the private directory (through its descriptor,
- * so a trial that renames the directory changes nothing), never through a
- * symbolic link and without blocking, and only a regular file is read: a
- * FIFO or a link to /dev/stdin left there would hang us. -1 when the
- * reader went away or a stop signal interrupted the writing. */
+ * goes (rt_cases_trial: opened inside the private directory, never
+ * through a link nor blocking, only a regular file). With --case, set
+ * holds every case's outcome. -1 when the reader went away or a stop
+ * signal interrupted the writing. */
 static int
-junit_records(collect *c, long trial)
+junit_records(collect *c, const rt_trial_result *res, rt_case_set *set)
 {
-	char name[48], run[32], err[400];
-	char *path;
-	rt_junit_opts jo;
-	struct stat st;
-	FILE *f;
-	long r;
-	int fd;
-
-	snprintf(name, sizeof name, "trial-%ld.xml", trial);
-	path = rt_xasprintf("%s/%s", c->cli->o.junit_dir, name);
-	if ((fd = openat(c->jfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
-	    O_NOCTTY | O_CLOEXEC)) < 0) {
-		if (errno == ELOOP) {
+	if (rt_cases_trial(&c->jdir, &c->cli->o, res, on_case, c, set) < 0 && !c->cut) {
+		if (set->refused) {
 			c->badreport++;
-			rt_warn("trial %ld: %s: junit report is a symbolic link, not a "
-			    "regular file; not read", trial, path);
-			unlinkat(c->jfd, name, 0);
-		} else if (c->noreport++ == 0)
-			rt_warn("trial %ld: no JUnit report at $RETRIAL_JUNIT (%s)", trial,
-			    strerror(errno));
-		free(path);
-		return 0;
+			rt_warn("trial %ld: %s", res->trial, set->error);
+		} else if (!strncmp(set->error, "no JUnit report", 15)) {
+			if (c->noreport++ == 0)
+				rt_warn("trial %ld: %s", res->trial, set->error);
+		} else {
+			c->badreport++;
+			rt_warn("trial %ld: %s", res->trial, set->error);
+		}
 	}
-	if (fstat(fd, &st) < 0)
-		st.st_mode = 0;
-	if (!S_ISREG(st.st_mode)) {
-		c->badreport++;
-		rt_warn("trial %ld: %s: junit report is %s, not a regular file; not read",
-		    trial, path, not_regular(st.st_mode));
-		close(fd);
-		unlinkat(c->jfd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
-		free(path);
-		return 0;
-	}
-	if (!(f = fdopen(fd, "r")))
-		rt_die("%s:", path);
-	memset(&jo, 0, sizeof jo);
-	snprintf(run, sizeof run, "%ld", trial);
-	jo.report = path;
-	jo.run = run;
-	jo.trial = trial;
-	jo.revision = rt_junit_revision_env();
-	r = rt_junit_read(f, &jo, on_case, c, err, sizeof err);
-	fclose(f);
-	if (r < 0) {
-		c->badreport++;
-		rt_warn("trial %ld: %s:%s", trial, path, err);
-	}
-	unlinkat(c->jfd, name, 0);
-	free(path);
 	return c->cut ? -1 : 0;
 }
 
@@ -191,11 +149,33 @@ on_trial(const rt_trial_result *res, void *ctx)
 	/* a trial and its cases are one unit: the cases first, the trial's
 	 * own record last, so a file holding the trial record holds all its
 	 * cases, and --resume drops cases whose trial record never came */
-	if (c->cli->o.junit_dir && junit_records(c, res->trial) < 0)
+	rt_case_set set;
+	rt_trial_result judged = *res;
+	rt_outcome exit_outcome = res->outcome;
+
+	memset(&set, 0, sizeof set);
+	if (c->cli->o.junit_dir && junit_records(c, res, &set) < 0) {
+		rt_case_set_free(&set);
 		return RT_STOP_KILL;
+	}
 	if (c->crash_after == res->trial)
 		raise(SIGKILL);
+	/* --case: that test's own outcome, unless the command's says it
+	 * could not run or ran out of time */
+	if (c->judge && res->outcome != RT_ERROR && res->outcome != RT_TIMEOUT) {
+		judged.outcome = rt_cases_judge(&set, c->judge, res->trial, judged.error,
+		    sizeof judged.error);
+		if (judged.outcome != RT_ERROR)
+			judged.error[0] = '\0';
+	}
+	res = &judged;
 	rec = rt_trial_json(res, &c->cli->o, c->cli->command);
+	if (c->judge) {
+		json_object_set_new(rec, "case_judged", json_string(c->judge));
+		json_object_set_new(rec, "exit_outcome", json_string(rt_outcome_name(exit_outcome)));
+		json_object_set_new(rec, "others_failed", rt_cases_others_failed(&set, c->judge));
+	}
+	rt_case_set_free(&set);
 	if (write_line(c->fd, rec) < 0) {
 		json_decref(rec);
 		if (errno == EPIPE || errno == EINTR) {
@@ -315,6 +295,7 @@ main(int argc, char *argv[])
 	const char *out = NULL;
 	FILE *outf = NULL;
 	int resume = 0, junit = 0, ch, sig;
+	const char *judge = NULL;
 	char *jdir = NULL;
 	char *slash;
 	const char *e;
@@ -347,6 +328,12 @@ main(int argc, char *argv[])
 		case OPT_JUNIT:
 			junit = 1;
 			break;
+		case OPT_CASE:
+			if (!*optarg)
+				rt_usage_die("--case: empty ID");
+			judge = optarg;
+			junit = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			rt_trial_cli_free(&cli);
@@ -366,6 +353,13 @@ main(int argc, char *argv[])
 
 	memset(&c, 0, sizeof c);
 	c.cli = &cli;
+	c.judge = judge;
+	if (judge) {
+		/* pytest and go test are asked for their report by retrial; any
+		 * other command writes $RETRIAL_JUNIT itself */
+		char why[200];
+		(void)rt_cases_auto(&cli.o, why, sizeof why);
+	}
 	c.conf = 0.95;
 	c.outname = out && strcmp(out, "-") != 0 ? out : "stdout";
 	count = shard_k > n ? 0 : (n - shard_k) / shard_n + 1;
@@ -388,7 +382,7 @@ main(int argc, char *argv[])
 		jdir = rt_xasprintf("%s/retrial-junit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(jdir))
 			rt_die("%s:", jdir);
-		if ((c.jfd = open(jdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		if (rt_cases_dir_open(&c.jdir, jdir) < 0)
 			rt_die("%s:", jdir);
 		cli.o.junit_dir = jdir;
 	}
@@ -415,10 +409,10 @@ main(int argc, char *argv[])
 		for (t = shard_k; t <= n; t += shard_n) {
 			char name[48];
 			snprintf(name, sizeof name, "trial-%ld.xml", t);
-			if (unlinkat(c.jfd, name, 0) < 0 && errno == EISDIR)
-				unlinkat(c.jfd, name, AT_REMOVEDIR);
+			if (unlinkat(c.jdir.fd, name, 0) < 0 && errno == EISDIR)
+				unlinkat(c.jdir.fd, name, AT_REMOVEDIR);
 		}
-		close(c.jfd);
+		rt_cases_dir_close(&c.jdir);
 		if (rmdir(jdir) < 0)
 			rt_warn("%s:", jdir);
 		if (c.noreport || c.badreport)

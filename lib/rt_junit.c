@@ -13,6 +13,7 @@
 #include "rt_hash.h"
 #include "rt_jsonl.h"
 #include "rt_junit.h"
+#include "rt_runner.h"
 #include "rt_util.h"
 
 #define MAX_SUITES 64            /* deeper nesting inherits the 64th */
@@ -194,7 +195,7 @@ suite_at(char *const *v, int n)
 	return NULL;
 }
 
-/* The testcase's ID: "scope::name". One longer than MAX_ID bytes is cut at
+/* The testcase's ID, the runner's own. One longer than MAX_ID bytes is cut at
  * a character and marked with its length and digest, so two long IDs that
  * share a beginning stay two cases. */
 static char *
@@ -209,9 +210,11 @@ case_id(parser *q)
 
 	if (!scope)
 		scope = suite;
-	/* Bazel names the suite and its one testcase after the target */
-	id = scope && *scope && strcmp(scope, name) != 0 ?
-	    rt_xasprintf("%s::%s", scope, name) : rt_xstrdup(name);
+	/* the runner's own selection syntax (rt_runner_junit_id): pytest's
+	 * node IDs, jest's names without their leading space, else
+	 * "scope::name" (Bazel names the suite and its one testcase after the
+	 * target: the name alone) */
+	id = rt_runner_junit_id(suite, scope, name, q->file, q->o->root);
 	if ((n = strlen(id)) <= MAX_ID)
 		return id;
 	for (k = MAX_ID; k > 0 && ((unsigned char)id[k] & 0xc0) == 0x80; k--)
@@ -251,6 +254,8 @@ emit(parser *q, attempt *a, int num, const char *id)
 	json_object_set_new(j, "position", json_integer(q->ncase - 1));
 	json_object_set_new(j, "suite", str_or_null(suite));
 	json_object_set_new(j, "source", json_string("junit"));
+	json_object_set_new(j, "junit_classname", str_or_null(q->classname));
+	json_object_set_new(j, "junit_name", str_or_null(q->name));
 	if (!q->stopped && q->fn(j, q->ctx) != 0) {
 		q->stopped = 1;
 		XML_StopParser(q->p, XML_FALSE);

@@ -15,6 +15,8 @@ typedef struct {
 	size_t max_output;      /* bytes kept of each system-out/err (0: 4096) */
 	long trial;             /* > 0: every record's "trial" (rt-collect's trial
 	                         * number); 0: the testcase's 1-based index */
+	const char *root;       /* where the tests ran, for pytest's module paths
+	                         * (rt_runner_junit_id); NULL: the current directory */
 } rt_junit_opts;
 
 /* Called once per record (json_decref'd after); non-zero stops the parse. */

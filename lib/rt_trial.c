@@ -463,7 +463,7 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 		m++;
 	for (x = o->env_keep; x && *x; x++)
 		m++;
-	env = rt_xcalloc(n + m + 5, sizeof *env);
+	env = rt_xcalloc(n + m + 7, sizeof *env);
 	k = 0;
 	for (i = 0; i < n; i++) {
 		const char *eq = strchr(environ[i], '=');
@@ -494,6 +494,30 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 	env[k++] = rt_xasprintf(ID_VAR "=%s", id);
 	if (o->junit_dir)
 		env[k++] = rt_xasprintf("RETRIAL_JUNIT=%s/trial-%ld.xml", o->junit_dir, trial);
+	if (o->junit_dir && o->cases_auto) {
+		/* the runner's own report option, through the variable it reads
+		 * (after anything --env or a --pin-seed cell put there) */
+		const char *var = o->runner == RT_RUNNER_PYTEST ? "PYTEST_ADDOPTS" :
+		    o->runner == RT_RUNNER_GO ? "GOFLAGS" : NULL;
+		char *add = o->runner == RT_RUNNER_PYTEST ?
+		    rt_xasprintf("--junitxml=%s/trial-%ld.xml", o->junit_dir, trial) :
+		    rt_xstrdup("-json");
+		size_t vl = var ? strlen(var) : 0;
+		for (i = 0; var && i < k; i++)
+			if (!strncmp(env[i], var, vl) && env[i][vl] == '=')
+				break;
+		if (!var) {
+			free(add);
+		} else if (i < k) {
+			char *old = env[i];
+			env[i] = rt_xasprintf("%s%s%s", old, old[vl + 1] ? " " : "", add);
+			free(old);
+			free(add);
+		} else {
+			env[k++] = rt_xasprintf("%s=%s", var, add);
+			free(add);
+		}
+	}
 	env[k] = NULL;
 	return env;
 }

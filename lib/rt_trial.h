@@ -53,6 +53,8 @@ typedef struct {
 	const regex_t *ignore_if;    /* a failure whose output matches is set aside */
 	rt_runner_kind runner;       /* whose "did not run" exits are errors
 	                              * (rt_runner_not_run); GENERIC: none */
+	int cases_auto;              /* with junit_dir: the runner is asked for
+	                              * its report of every case (rt_cases_auto) */
 	const struct rt_sandbox *sandbox; /* non-NULL: run confined (rt_sandbox.h),
 	                              * cwd and junit_dir writable */
 } rt_trial_opts;

@@ -79,7 +79,7 @@ pytest_report() {
 		rt-junit "$T/$fam.xml" > "$T/$fam.jsonl"
 		# 8 tests, one skipped; pytest's classname is kept as it is
 		jqe -s 'length == 8 and (map(select(.outcome == "skip")) | length) == 1' "$T/$fam.jsonl"
-		jqe -s 'map(.case) | index("tests.test_net::test_parse_header") != null' "$T/$fam.jsonl"
+		jqe -s 'map(.case) | index("tests/test_net.py::test_parse_header") != null' "$T/$fam.jsonl"
 		jqe -s 'map(.position) == [range(8)] and map(.trial) == [range(1; 9)]' "$T/$fam.jsonl"
 		jqe -s 'all(.source == "junit" and .type == "trial" and .attempt == 1)' "$T/$fam.jsonl"
 		jqe -s 'map(select(.outcome == "skip"))[0] | .result == "skipped" and .message == "needs a real server"' "$T/$fam.jsonl"
@@ -274,10 +274,10 @@ SH
 	rt-collect -n 30 -j 2 --junit --cmd '/usr/bin/python3 -m pytest -q -p random_order --random-order --junitxml="$RETRIAL_JUNIT"' > "$T/o"
 	rt-measure --by case "$T/o" > "$T/m"
 	jqe -s 'map(select(.verdict == "FLAKY")) | map(.case) | sort ==
-	    ["tests.test_cart::test_default_price", "tests.test_net::test_request_within_deadline"]' "$T/m"
+	    ["tests/test_cart.py::test_default_price", "tests/test_net.py::test_request_within_deadline"]' "$T/m"
 	jqe -s 'map(select(.verdict == "STABLE")) | length == 5' "$T/m"
 	# positions vary between runs: the order really was random
-	jqe -s 'map(select(.case == "tests.test_cart::test_default_price") | .position) | unique | length > 1' "$T/o"
+	jqe -s 'map(select(.case == "tests/test_cart.py::test_default_price") | .position) | unique | length > 1' "$T/o"
 	run rt-measure --by case --text "$T/o"
 	echo "${lines[1]}" | grep -q '^FLAKY '
 	echo "${lines[2]}" | grep -q '^FLAKY '
@@ -290,12 +290,12 @@ SH
 	cd "$T/suite"
 	OUT="$T" N=6 SHARDS=2 run sh "$EX/shard/suite-rerun.sh"
 	status_is 0
-	has "tests.test_net::test_parse_header"
+	has "tests/test_net.py::test_parse_header"
 	[ -s "$T/suite-1.jsonl" ] && [ -s "$T/suite-2.jsonl" ]
 	# shard 1 ran trials 1, 3, 5 and shard 2 trials 2, 4, 6
 	[ "$(jq -s 'map(select(.case == null) | .trial) | sort | join(",")' -r "$T/suite-1.jsonl")" = "1,3,5" ]
 	cat "$T"/suite-*.jsonl | rt-measure --by case | jqe -s 'length == 8 and
-	    (map(select(.case == "tests.test_cart::test_total"))[0].trials == 6)'
+	    (map(select(.case == "tests/test_cart.py::test_total"))[0].trials == 6)'
 }
 
 @test "rt-measure --by case: --gate fails on any unstable case; -o is refused" {

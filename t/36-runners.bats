@@ -236,3 +236,42 @@ GO
 	    .verdict == "FIXED" and .winner.id == "h-go"'
 	[ ! -e "$T/home/.cache/go-build" ]
 }
+
+@test "rt-collect --case: the judged test's own outcome, while another test of the command fails on its own" {
+	have_pytest || skip "no Debian pytest"
+	cd "$T/py"
+	# test_apple fails every time; the judged test_pear passes
+	sed -i 's/== 10/== 11/' tests/test_cart.py
+	run collect1 --case tests/test_cart.py::test_pear --cmd "$PYT tests/test_cart.py"
+	echo "$output" | jq -c 'select(.case == null)' | jqe '.outcome == "pass" and .exit_code == 1 and
+	    .exit_outcome == "fail" and .case_judged == "tests/test_cart.py::test_pear" and
+	    .others_failed == ["tests/test_cart.py::test_apple"]'
+	# pytest's own IDs, asked for by retrial (no --junitxml in the command)
+	echo "$output" | jq -c 'select(.case != null)' | jqe -s 'map(.case) | sort ==
+	    ["tests/test_cart.py::TestCart::test_total", "tests/test_cart.py::test_apple", "tests/test_cart.py::test_pear"]'
+	run collect1 --case tests/test_cart.py::test_apple --cmd "$PYT tests/test_cart.py"
+	echo "$output" | jq -c 'select(.case == null)' | jqe '.outcome == "fail" and .others_failed == []'
+}
+
+@test "rt-collect --case: a case the runner never reports is an error naming how many it did" {
+	have_pytest || skip "no Debian pytest"
+	cd "$T/py"
+	run collect1 --case tests/test_cart.py::test_plum --cmd "$PYT tests/test_cart.py"
+	echo "$output" | jq -c 'select(.case == null)' | jqe '.outcome == "error" and
+	    .error == "case tests/test_cart.py::test_plum did not run in trial 1 (the runner reported 3 cases)"'
+	run rt-collect --case "" --cmd true
+	status_is 2
+}
+
+@test "rt-collect --case: go test's subtest judged through go test -json, asked for by retrial" {
+	have_go || skip "no go"
+	go_env
+	cp -R "$R/gomod" "$T/go"
+	cd "$T/go"
+	sed -i 's/{"zero", 0, 0, 0}/{"zero", 0, 0, 1}/' calc/calc_test.go
+	run collect1 --case example.com/gomod/calc::TestAdd/small --cmd "go test ./calc"
+	echo "$output" | jq -c 'select(.case == null)' | jqe '.outcome == "pass" and .exit_code == 1 and
+	    (.others_failed | sort) == ["example.com/gomod/calc::TestAdd", "example.com/gomod/calc::TestAdd/zero"]'
+	run collect1 --case example.com/gomod/calc::TestAdd/zero --cmd "go test ./calc"
+	echo "$output" | jq -c 'select(.case == null)' | jqe '.outcome == "fail"'
+}

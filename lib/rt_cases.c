@@ -1,0 +1,261 @@
+/* rt_cases: per-case outcomes of a trial from the runner's own report. */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rt_cases.h"
+#include "rt_gotest.h"
+#include "rt_runner.h"
+#include "rt_util.h"
+
+/* Does the command name a report option of its own? */
+static int
+own_report(const rt_trial_opts *o)
+{
+	static const char *const opts[] = {
+		"--junitxml", "--junit-xml", "-json", "--json", "--reporters", NULL
+	};
+	char *w[512];
+	size_t n = 0, i, j, k;
+	int hit = 0;
+
+	if (o->shell_cmd)
+		n = rt_cmd_split(o->shell_cmd, w, sizeof w / sizeof *w);
+	else
+		for (; o->argv && o->argv[n] && n < sizeof w / sizeof *w; n++)
+			w[n] = rt_xstrdup(o->argv[n]);
+	for (i = 0; i < n; i++) {
+		for (j = 0; opts[j] && !hit; j++) {
+			k = strlen(opts[j]);
+			hit = !strncmp(w[i], opts[j], k) && (!w[i][k] || w[i][k] == '=');
+		}
+		free(w[i]);
+	}
+	return hit;
+}
+
+int
+rt_cases_auto(rt_trial_opts *o, char *why, size_t size)
+{
+	if (own_report(o)) {
+		snprintf(why, size, "the command names its own report option: it must "
+		    "write the report to $RETRIAL_JUNIT");
+		return -1;
+	}
+	switch (o->runner) {
+	case RT_RUNNER_PYTEST:
+		break;
+	case RT_RUNNER_GO:
+		if (o->max_output < 16u << 20)
+			o->max_output = 16u << 20;
+		break;
+	default:
+		snprintf(why, size, "%s has no report option retrial can add: the command "
+		    "must write a JUnit report to $RETRIAL_JUNIT", rt_runner_kind_name(o->runner));
+		return -1;
+	}
+	o->cases_auto = 1;
+	return 0;
+}
+
+int
+rt_cases_dir_open(rt_cases_dir *d, const char *path)
+{
+	d->path = path;
+	d->fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return d->fd < 0 ? -1 : 0;
+}
+
+void
+rt_cases_dir_close(rt_cases_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+}
+
+static const char *
+not_regular(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory" : S_ISCHR(m) ?
+	    "a character device" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ?
+	    "a socket" : S_ISLNK(m) ? "a symbolic link" : "not a file";
+}
+
+typedef struct {
+	rt_case_set *set;
+	rt_junit_fn fn;
+	void *ctx;
+} tee;
+
+static int
+on_rec(json_t *rec, void *ctx)
+{
+	tee *t = ctx;
+	const char *id = json_string_value(json_object_get(rec, "case"));
+	const char *oc = json_string_value(json_object_get(rec, "outcome"));
+	const char *msg = json_string_value(json_object_get(rec, "message"));
+	rt_case_set *s = t->set;
+	rt_outcome o = RT_ERROR;
+	size_t i;
+
+	if (s && id && oc) {
+		rt_outcome_parse(oc, &o);
+		for (i = 0; i < s->n && strcmp(s->v[i].id, id); i++)
+			;
+		if (i == s->n) {
+			if (s->n == s->cap) {
+				s->cap = s->cap ? 2 * s->cap : 32;
+				s->v = rt_xrealloc(s->v, s->cap * sizeof *s->v);
+			}
+			memset(&s->v[i], 0, sizeof s->v[i]);
+			s->v[i].id = rt_xstrdup(id);
+			s->n++;
+		}
+		s->v[i].outcome = o;
+		s->v[i].attempts++;
+		free(s->v[i].message);
+		s->v[i].message = msg ? rt_xstrdup(msg) : NULL;
+	}
+	return t->fn ? t->fn(rec, t->ctx) : 0;
+}
+
+long
+rt_cases_trial(rt_cases_dir *d, const rt_trial_opts *o, const rt_trial_result *res,
+    rt_junit_fn fn, void *ctx, rt_case_set *set)
+{
+	char name[48], run[32], err[400], *path;
+	rt_case_set scratch;
+	rt_junit_opts jo;
+	struct stat st;
+	tee t;
+	FILE *f = NULL;
+	long r;
+	int fd;
+
+	if (!set) {
+		memset(&scratch, 0, sizeof scratch);
+		set = &scratch;
+	}
+	set->error[0] = '\0';
+	set->refused = 0;
+	t.set = set == &scratch ? NULL : set;
+	t.fn = fn;
+	t.ctx = ctx;
+	snprintf(name, sizeof name, "trial-%ld.xml", res->trial);
+	path = rt_xasprintf("%s/%s", d->path, name);
+	memset(&jo, 0, sizeof jo);
+	snprintf(run, sizeof run, "%ld", res->trial);
+	jo.run = run;
+	jo.trial = res->trial;
+	jo.revision = rt_junit_revision_env();
+	jo.root = o->cwd;
+	if ((fd = openat(d->fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+	    O_NOCTTY | O_CLOEXEC)) < 0) {
+		int e = errno;
+		if (e == ELOOP) {
+			set->refused = 1;
+			snprintf(set->error, sizeof set->error, "%.300s: junit report is a symbolic "
+			    "link, not a regular file; not read", path);
+			unlinkat(d->fd, name, 0);
+			free(path);
+			return -1;
+		}
+		/* go test -json writes to stdout */
+		if (o->runner == RT_RUNNER_GO && res->out.data && res->out.len &&
+		    (f = fmemopen(res->out.data, res->out.len, "r"))) {
+			jo.report = "<stdout>";
+			r = rt_cases_read(f, &jo, on_rec, &t, err, sizeof err);
+			fclose(f);
+			free(path);
+			if (r < 0)
+				snprintf(set->error, sizeof set->error, "stdout:%.380s", err);
+			if (set == &scratch)
+				rt_case_set_free(&scratch);
+			return r;
+		}
+		snprintf(set->error, sizeof set->error, "no JUnit report at $RETRIAL_JUNIT (%s)",
+		    strerror(e));
+		free(path);
+		return -1;
+	}
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0;
+	if (!S_ISREG(st.st_mode)) {
+		set->refused = 1;
+		snprintf(set->error, sizeof set->error, "%.300s: junit report is %s, not a regular "
+		    "file; not read", path, not_regular(st.st_mode));
+		close(fd);
+		unlinkat(d->fd, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0);
+		free(path);
+		return -1;
+	}
+	if (!(f = fdopen(fd, "r")))
+		rt_die("%s:", path);
+	jo.report = path;
+	r = rt_cases_read(f, &jo, on_rec, &t, err, sizeof err);
+	fclose(f);
+	if (r < 0)
+		snprintf(set->error, sizeof set->error, "%.200s:%.190s", path, err);
+	unlinkat(d->fd, name, 0);
+	free(path);
+	if (set == &scratch)
+		rt_case_set_free(&scratch);
+	return r;
+}
+
+rt_outcome
+rt_cases_judge(const rt_case_set *set, const char *id, long trial, char *why, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		if (strcmp(set->v[i].id, id) != 0)
+			continue;
+		if (set->v[i].outcome == RT_SKIP) {
+			snprintf(why, size, "case %s was skipped in trial %ld", id, trial);
+			return RT_ERROR;
+		}
+		if (set->v[i].outcome == RT_ERROR)
+			snprintf(why, size, "case %s did not run in trial %ld: %s", id, trial,
+			    set->v[i].message ? set->v[i].message : "an error");
+		return set->v[i].outcome;
+	}
+	if (set->error[0])
+		snprintf(why, size, "case %s: no outcome in trial %ld: %s", id, trial, set->error);
+	else
+		snprintf(why, size, "case %s did not run in trial %ld (the runner reported "
+		    "%zu case%s)", id, trial, set->n, set->n == 1 ? "" : "s");
+	return RT_ERROR;
+}
+
+json_t *
+rt_cases_others_failed(const rt_case_set *set, const char *id)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->v[i].outcome == RT_FAIL && (!id || strcmp(set->v[i].id, id)))
+			json_array_append_new(a, json_string(set->v[i].id));
+	return a;
+}
+
+void
+rt_case_set_free(rt_case_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		free(set->v[i].id);
+		free(set->v[i].message);
+	}
+	free(set->v);
+	set->v = NULL;
+	set->n = set->cap = 0;
+}

@@ -1,0 +1,64 @@
+/* rt_cases: each test case's own outcome in a trial — the runner asked
+ * for its report, the report read safely from the private directory (or,
+ * for go test -json, from the trial's stdout), and one case judged. */
+#ifndef RT_CASES_H
+#define RT_CASES_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "rt_junit.h"
+#include "rt_trial.h"
+
+/* Ask the runner itself for a report of every case, by its adapter:
+ * pytest gets --junitxml=$RETRIAL_JUNIT through PYTEST_ADDOPTS, go test
+ * -json through GOFLAGS (read from stdout, so up to 16 MiB of it is
+ * kept); unless the command names a report option of its own
+ * (--junitxml, -json, --json). Sets o->cases_auto. 0, or -1 with the
+ * reason when the runner's report is not to be had that way (then the
+ * command must write $RETRIAL_JUNIT itself). */
+int rt_cases_auto(rt_trial_opts *o, char *why, size_t size);
+
+/* The private report directory, held open so a trial cannot swap it. */
+typedef struct {
+	int fd;
+	const char *path;
+} rt_cases_dir;
+int rt_cases_dir_open(rt_cases_dir *d, const char *path);   /* 0, or -1 */
+void rt_cases_dir_close(rt_cases_dir *d);
+
+/* One case's last word in a trial. */
+typedef struct {
+	char *id;
+	rt_outcome outcome;          /* RT_PASS, RT_FAIL, RT_SKIP, RT_ERROR */
+	long attempts;
+	char *message;
+} rt_case_out;
+typedef struct {
+	rt_case_out *v;
+	size_t n, cap;
+	char error[400];             /* why no report was read, else "" */
+	int refused;                 /* the report was there but not a regular file */
+} rt_case_set;
+
+/* Read trial res's cases: the report $RETRIAL_JUNIT named, opened inside
+ * d without following a link or blocking, only a regular file, removed
+ * after; with no report, a go test -json stream on its stdout. fn (may be
+ * NULL) gets every record, set (may be NULL) every case's final outcome.
+ * The number of records, or -1 with the reason in set->error (no report,
+ * not a regular file, a corrupt report: records before the corruption
+ * were handed to fn). A stop signal ends the reading (-1). */
+long rt_cases_trial(rt_cases_dir *d, const rt_trial_opts *o, const rt_trial_result *res,
+    rt_junit_fn fn, void *ctx, rt_case_set *set);
+
+/* The judged case's outcome in set (its last attempt), or, when the
+ * runner never reported it, RT_ERROR with "case X did not run in trial N
+ * (the runner reported M cases)" in why; a skipped case is RT_ERROR too
+ * ("case X was skipped in trial N"): it did not run. */
+rt_outcome rt_cases_judge(const rt_case_set *set, const char *id, long trial,
+    char *why, size_t size);
+/* The other cases that failed in set, as a JSON array of IDs. */
+json_t *rt_cases_others_failed(const rt_case_set *set, const char *id);
+void rt_case_set_free(rt_case_set *set);
+
+#endif
