@@ -12,6 +12,7 @@
 #include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
+#include "rt_gotest.h"
 #include "rt_junit.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
@@ -128,7 +129,7 @@ junit_records(collect *c, long trial)
 	jo.run = run;
 	jo.trial = trial;
 	jo.revision = rt_junit_revision_env();
-	r = rt_junit_read(f, &jo, on_case, c, err, sizeof err);
+	r = rt_cases_read(f, &jo, on_case, c, err, sizeof err);
 	fclose(f);
 	if (r < 0) {
 		c->badreport++;
