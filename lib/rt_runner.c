@@ -659,13 +659,13 @@ retry_word(char **w, size_t n, int vitest, char *opt, size_t size)
 }
 
 int
-rt_runner_hidden_retries(const char *shell_cmd, char *const *argv, char *msg,
-    size_t size)
+rt_runner_hidden_retries(rt_runner_kind k, const char *shell_cmd, char *const *argv,
+    char *msg, size_t size)
 {
 	char *w[512], *sub[64], opt[80];
 	const char *env = getenv("PYTEST_ADDOPTS");
 	size_t n = 0, m, i;
-	int vitest = rt_runner_detect(shell_cmd, argv) == RT_RUNNER_VITEST, hit;
+	int vitest = k == RT_RUNNER_VITEST, hit;
 
 	if (shell_cmd)
 		n = rt_cmd_split(shell_cmd, w, sizeof w / sizeof *w);
@@ -683,7 +683,7 @@ rt_runner_hidden_retries(const char *shell_cmd, char *const *argv, char *msg,
 		}
 	for (i = 0; i < n; i++)
 		free(w[i]);
-	if (!hit && env && rt_runner_detect(shell_cmd, argv) == RT_RUNNER_PYTEST) {
+	if (!hit && env && k == RT_RUNNER_PYTEST) {
 		m = rt_cmd_split(env, sub, sizeof sub / sizeof *sub);
 		if ((hit = retry_word(sub, m, 0, opt, sizeof opt)))
 			snprintf(opt + strlen(opt), sizeof opt - strlen(opt), " in $PYTEST_ADDOPTS");

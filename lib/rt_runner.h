@@ -75,10 +75,11 @@ char *rt_seed_conflict(const char *runner, const char *shell_cmd, char *const *a
  * --retry N: neither runner's exit status nor pytest's JUnit XML shows a
  * rerun that passed. 1 with the warning in msg ("pytest-rerunfailures
  * reruns failed tests (--reruns 2): a rerun that passes hides a
- * failure..."), else 0. jest.retryTimes is in a test's source, not the
+ * failure..."), else 0. k is the adapter the tool runs the command
+ * with (--runner, else rt_runner_detect's). jest.retryTimes is in a test's source, not the
  * command: jest --json reports every invocation (rt_jest). */
-int rt_runner_hidden_retries(const char *shell_cmd, char *const *argv, char *msg,
-    size_t size);
+int rt_runner_hidden_retries(rt_runner_kind k, const char *shell_cmd, char *const *argv,
+    char *msg, size_t size);
 
 /* A JUnit testcase's canonical ID: the runner's own selection syntax, so
  * the same string selects the test in rt-bisect, rt-verify --case and

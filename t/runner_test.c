@@ -50,7 +50,8 @@ main(int argc, char *argv[])
 		return r ? 0 : 1;
 	}
 	if (argc == 3 && !strcmp(argv[1], "retries")) {
-		if (!rt_runner_hidden_retries(argv[2], NULL, why, sizeof why))
+		if (!rt_runner_hidden_retries(rt_runner_detect(argv[2], NULL), argv[2], NULL,
+		    why, sizeof why))
 			return 1;
 		printf("%s\n", why);
 		return 0;
