@@ -337,8 +337,8 @@ gotest_lines(FILE *f, char *line, size_t cap, ssize_t len, const rt_junit_opts *
 	free(r.v);
 	free(r.slot);
 	if (!events) {
-		snprintf(err, errsize, "%ld: neither JUnit XML (no \"<\") nor go test -json "
-		    "(no {\"Action\":...} line)", lineno);
+		snprintf(err, errsize, "%ld: neither JUnit XML (no \"<\"), jest --json (no "
+		    "\"testResults\") nor go test -json (no {\"Action\":...} line)", lineno);
 		return -1;
 	}
 	return r.records;

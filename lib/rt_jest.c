@@ -313,8 +313,8 @@ one_test(reader *r, const char *file, const json_t *a, const char *file_ts,
 		c.attempt = k + 1;
 		c.time_ms = NAN;
 		c.text = json_string_value(v);
-		c.message = "failed, and jest retried it (jest.retryTimes; the reason is "
-		    "kept with logErrorsBeforeRetry)";
+		c.message = "failed; jest retried it (jest.retryTimes) and kept no reason "
+		    "(logErrorsBeforeRetry keeps one)";
 		emit(r, &c);
 	}
 	json_array_foreach(fails, i, v) {

@@ -55,7 +55,7 @@ expected_fails() {
 	      length == 1 and .[0].outcome == "pass" and .[0].attempt == 1)'
 	# jest keeps no reason without logErrorsBeforeRetry: the record says so
 	echo "$output" | jqe -s 'map(select(.case == "__tests__/checkout.test.js::checkout charges the card" and
-	    .attempt == 1))[0] | .message | startswith("failed, and jest retried it (jest.retryTimes")'
+	    .attempt == 1))[0] | .message == "failed; jest retried it (jest.retryTimes) and kept no reason (logErrorsBeforeRetry keeps one)"'
 	# with logErrorsBeforeRetry each failed attempt has its own reason
 	echo "$output" | jqe -s 'map(select(.case == "__tests__/payment.test.js::a refund reaches the bank")) |
 	    length == 2 and all(.outcome == "fail") and
@@ -157,6 +157,11 @@ expected_fails() {
 	run rt-junit "$T/cut.json"
 	status_is 2
 	has "rt-junit: $T/cut.json:1:2000: jest --json report: premature end of input"
+	# JSON that is neither says what it looked for
+	printf '{"testResults":{}}\n' >"$T/odd.json"
+	run rt-junit "$T/odd.json"
+	status_is 2
+	has "rt-junit: $T/odd.json:1: neither JUnit XML (no \"<\"), jest --json (no \"testResults\") nor go test -json"
 	# go test -json is still go test -json
 	run rt-junit "$R/go-test.json"
 	status_is 0
