@@ -1,5 +1,5 @@
 # retrial — measure, explain, fix and ship flaky tests.
-# Targets: all check install uninstall clean deps demo bench lint fuzz
+# Targets: all check install uninstall clean deps jest-deps demo bench lint fuzz
 
 VERSION   = 0.1.0
 PREFIX    = /usr/local
@@ -35,7 +35,7 @@ COMPLETIONS = $(TOOLS:%=share/bash-completion/completions/%)
 
 STATS_OBJ = lib/rt_stats.o
 LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt_cli.o lib/rt_fs.o \
-	lib/rt_runner.o lib/rt_gotest.o lib/rt_cases.o \
+	lib/rt_runner.o lib/rt_gotest.o lib/rt_cases.o lib/rt_jest.o \
 	lib/rt_text.o lib/rt_http.o lib/rt_hash.o lib/rt_patch.o lib/rt_store.o lib/rt_guard.o lib/rt_race.o \
 	lib/rt_audit_store.o lib/rt_out.o lib/rt_tmpl.o lib/rt_git.o lib/rt_junit.o lib/rt_sqlite.o lib/rt_md.o \
 	lib/rt_sandbox.o $(STATS_OBJ)
@@ -92,10 +92,14 @@ t/stats_test: t/stats_test.c lib/libretrial-stats.a lib/rt_stats.h
 t/guard_test: t/guard_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/guard_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
 
+# the rt_runner driver of t/37-jest.bats
+t/runner_test: t/runner_test.c lib/libretrial.a
+	$(CC) $(RT_CFLAGS) -o $@ t/runner_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
+
 # make check: the C unit tests, then every bats file; one closing count line.
 # VALGRIND=1 runs every tool the tests invoke under valgrind (t/helper.bash).
 check: deps
-	@$(MAKE) --no-print-directory all t/stats_test t/guard_test
+	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	RT_VALGRIND=$(VALGRIND) ./t/run-bats
@@ -106,7 +110,7 @@ lint:
 # make deps: install the Debian packages retrial needs (as root), or say how.
 DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
 	libsqlite3-dev libssl-dev jq sqlite3 bats git python3 parallel mandoc \
-	python3-pytest python3-pytest-random-order libexpat1-dev golang-go bubblewrap
+	python3-pytest python3-pytest-random-order python3-pytest-rerunfailures libexpat1-dev golang-go bubblewrap
 BENCH_PKGS = hyperfine time
 FUZZ_PKGS  = clang valgrind
 deps:
@@ -123,6 +127,12 @@ deps:
 	  echo "make deps: missing packages; run:" >&2; \
 	  echo "  sudo apt-get install -y$$missing" >&2; exit 2; \
 	fi
+
+# make jest-deps: jest and jest-junit for t/37-jest.bats, as the fixture's
+# package-lock.json pins them (the npm registry; without them t/37 skips).
+JEST_DIR = t/fixtures/runners/jestproj
+jest-deps:
+	cd $(JEST_DIR) && npm ci --no-audit --no-fund
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -164,9 +174,9 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean: fuzz-clean
-	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test
+	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test
 
-.PHONY: all check lint deps demo bench install uninstall clean
+.PHONY: all check lint deps jest-deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)
 
 # make fuzz: libFuzzer targets (clang, ASan+UBSan) for every record reader,
@@ -222,18 +232,19 @@ fuzz-corpus: all
 	@for n in $(FUZZ_NAMES); do \
 	  mkdir -p fuzz/corpus/$$n t/fuzz/$$n; \
 	  if [ $$n = junit ]; then \
-	    find t/fixtures -name '*.xml' -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
-	    cp t/fixtures/runners/go-test.json fuzz/corpus/$$n/; \
+	    find t/fixtures -name node_modules -prune -o -name '*.xml' -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
+	    cp t/fixtures/runners/go-test.json t/fixtures/runners/jest.json fuzz/corpus/$$n/; \
 	    for fam in xunit1 xunit2; do \
 	      (cd t/fixtures/junit/suite && PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider \
 	        -p no:randomly -p no:random_order -o junit_family=$$fam \
 	        --junitxml="$(CURDIR)/fuzz/corpus/junit/pytest-$$fam.xml" >/dev/null 2>&1); \
 	    done; \
 	  else \
-	    find t/fixtures examples \( -name '*.jsonl' -o -name '*.json' \) -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
+	    find t/fixtures examples -name node_modules -prune -o \( -name '*.jsonl' -o -name '*.json' \) -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
 	  fi; \
 	done; \
-	for x in t/fixtures/junit/*.xml fuzz/corpus/junit/pytest-*.xml t/fixtures/runners/go-test.json; do \
+	for x in t/fixtures/junit/*.xml fuzz/corpus/junit/pytest-*.xml t/fixtures/runners/go-test.json \
+	    t/fixtures/runners/jest.json; do \
 	  [ -f "$$x" ] || continue; b=$$(basename "$$x" .xml); \
 	  ./bin/rt-junit --run night-1 "$$x" >fuzz/corpus/attempt/junit-$$b.jsonl 2>/dev/null || true; \
 	  cp fuzz/corpus/attempt/junit-$$b.jsonl fuzz/corpus/audit/; \

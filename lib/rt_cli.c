@@ -174,6 +174,11 @@ rt_trial_cli_finish(rt_trial_cli *c, int argc, char **argv, int optind, int need
 	c->o.argv = c->argv;
 	if (!c->runner_given && (c->cmd || c->argv))
 		c->o.runner = rt_runner_detect(c->cmd, c->argv);
+	if (c->cmd || c->argv) {
+		char msg[300];
+		if (rt_runner_hidden_retries(c->o.runner, c->cmd, c->argv, msg, sizeof msg))
+			rt_warn("%s", msg);
+	}
 	if (!c->seed_given) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);

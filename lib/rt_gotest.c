@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "rt_gotest.h"
+#include "rt_jest.h"
 #include "rt_jsonl.h"
 #include "rt_util.h"
 
@@ -277,22 +278,24 @@ event(reader *r, json_t *ev)
 	}
 }
 
-long
-rt_gotest_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
-    char *err, size_t errsize)
+/* The events of f, after line[0..len) when len >= 0 (a first line read
+ * already; line and cap are getline's, freed here). */
+static long
+gotest_lines(FILE *f, char *line, size_t cap, ssize_t len, const rt_junit_opts *o,
+    rt_junit_fn fn, void *ctx, char *err, size_t errsize)
 {
 	reader r = { 0 };
-	char *line = NULL;
-	size_t cap = 0, i;
-	ssize_t len;
+	size_t i;
 	long events = 0, lineno = 0;
+	int have = len >= 0;
 
 	r.o = o;
 	r.fn = fn;
 	r.ctx = ctx;
-	while (!r.stopped && (len = getline(&line, &cap, f)) >= 0) {
+	while (!r.stopped && (have || (len = getline(&line, &cap, f)) >= 0)) {
 		json_t *ev;
 		json_error_t je;
+		have = 0;
 		lineno++;
 		if (len > 5 && !strncmp(line, "FAIL\t", 5)) {
 			/* go 1.19 prints a package that did not build as plain text:
@@ -335,11 +338,98 @@ rt_gotest_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
 	free(r.v);
 	free(r.slot);
 	if (!events) {
-		snprintf(err, errsize, "%ld: neither JUnit XML (no \"<\") nor go test -json "
-		    "(no {\"Action\":...} line)", lineno);
+		snprintf(err, errsize, "%ld: neither JUnit XML (no \"<\"), jest --json (no "
+		    "\"testResults\") nor go test -json (no {\"Action\":...} line)", lineno);
 		return -1;
 	}
 	return r.records;
+}
+
+long
+rt_gotest_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
+    char *err, size_t errsize)
+{
+	return gotest_lines(f, NULL, 0, -1, o, fn, ctx, err, errsize);
+}
+
+/* Append f's bytes to b up to the end of a line (stop_at_nl) or of f;
+ * -1 when b would pass RT_JEST_MAX. */
+static int
+read_into(FILE *f, rt_buf *b, int stop_at_nl)
+{
+	char chunk[65536];
+	size_t n;
+	int c;
+
+	if (stop_at_nl) {
+		while ((c = getc(f)) != EOF) {
+			if (b->len >= RT_JEST_MAX)
+				return -1;
+			rt_buf_addc(b, (char)c);
+			if (c == '\n')
+				break;
+		}
+		return 0;
+	}
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (b->len + n > RT_JEST_MAX)
+			return -1;
+		rt_buf_add(b, chunk, n);
+	}
+	return 0;
+}
+
+/* A report that starts with "{": go test -json is one event a line, jest
+ * --json one document (one line as jest writes it). A whole first line
+ * tells them apart; else the document is read whole, at most RT_JEST_MAX. */
+static long
+brace_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
+    char *err, size_t errsize)
+{
+	rt_buf b = { 0 };
+	json_t *doc;
+	json_error_t je;
+	FILE *m;
+	long r;
+
+	if (read_into(f, &b, 1) < 0)
+		goto big;
+	doc = json_loadb(b.data, b.len, 0, &je);
+	if (json_is_object(doc) && json_object_get(doc, "Action") && !rt_jest_is_report(doc)) {
+		json_decref(doc);
+		/* the first event: gotest_lines owns the line from here */
+		return gotest_lines(f, b.data, b.cap, (ssize_t)b.len, o, fn, ctx, err, errsize);
+	}
+	if (!rt_jest_is_report(doc)) {
+		json_decref(doc);
+		if (read_into(f, &b, 0) < 0)
+			goto big;
+		doc = json_loadb(b.data, b.len, 0, &je);
+	}
+	if (rt_jest_is_report(doc)) {
+		r = rt_jest_read_doc(doc, o, fn, ctx, err, errsize);
+		json_decref(doc);
+		rt_buf_free(&b);
+		return r;
+	}
+	json_decref(doc);
+	if (!doc && b.len >= 14 && strstr(rt_buf_str(&b), "\"testResults\"")) {
+		/* a jest report cut short (the runner was killed) or damaged */
+		snprintf(err, errsize, "%d:%d: jest --json report: %s", je.line, je.column, je.text);
+		rt_buf_free(&b);
+		return -1;
+	}
+	if (!(m = fmemopen(b.data, b.len, "r")))
+		rt_die("fmemopen:");
+	r = gotest_lines(m, NULL, 0, -1, o, fn, ctx, err, errsize);
+	fclose(m);
+	rt_buf_free(&b);
+	return r;
+big:
+	rt_buf_free(&b);
+	snprintf(err, errsize, "1: larger than %zu MiB, the most retrial reads of one "
+	    "jest --json document", RT_JEST_MAX >> 20);
+	return -1;
 }
 
 long
@@ -354,9 +444,13 @@ rt_cases_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
 		snprintf(err, errsize, "1:1: %s", strerror(errno));
 		return -1;
 	}
-	if (c != EOF)
-		ungetc(c, f);
-	if (c != EOF && c != '<')
-		return rt_gotest_read(f, o, fn, ctx, err, errsize);
-	return rt_junit_read(f, o, fn, ctx, err, errsize);
+	if (c == EOF || c == '<') {
+		if (c != EOF)
+			ungetc(c, f);
+		return rt_junit_read(f, o, fn, ctx, err, errsize);
+	}
+	ungetc(c, f);
+	if (c == '{')
+		return brace_read(f, o, fn, ctx, err, errsize);
+	return rt_gotest_read(f, o, fn, ctx, err, errsize);
 }

@@ -21,8 +21,10 @@
 long rt_gotest_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
     char *err, size_t errsize);
 
-/* A test report of either kind: JUnit XML (rt_junit_read) when its first
- * non-blank character is "<", else go test -json output. */
+/* A test report of any kind: JUnit XML (rt_junit_read) when its first
+ * non-blank character is "<"; jest --json (rt_jest_read_doc) when it is one
+ * JSON object with "testResults", read whole up to RT_JEST_MAX bytes
+ * (past that an error); else go test -json output. */
 long rt_cases_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
     char *err, size_t errsize);
 

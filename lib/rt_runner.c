@@ -382,31 +382,94 @@ go_not_run(int code, const char *out, const char *err, char *why, size_t size)
 	return 0;
 }
 
+/* jest's summary line "Tests:       1 failed, 6 passed, 7 total": did a
+ * test fail, and did any pass or fail at all? */
+static void
+jest_summary(const char *out, const char *err, int *failed, int *ran)
+{
+	static const char *const tests[] = { "Tests:", NULL };
+	char line[200];
+
+	*failed = *ran = 0;
+	if (!find_line(out, err, tests, line, sizeof line))
+		return;
+	*failed = strstr(line, " failed") != NULL;
+	*ran = *failed || strstr(line, " passed") != NULL;
+}
+
+/* "FAIL __tests__/x.test.js: Jest encountered an unexpected token": the
+ * file and the line after "Test suite failed to run". */
+static const char *
+suite_failure(const char *out, const char *err, char *buf, size_t size)
+{
+	const char *text = err && strstr(err, "Test suite failed to run") ? err : out;
+	const char *p = strstr(text, "Test suite failed to run"), *s, *e;
+	char file[160];
+
+	file[0] = '\0';
+	if (line_with(text, "FAIL ", file, sizeof file) && strncmp(file, "FAIL ", 5))
+		file[0] = '\0';
+	for (s = p; *s && *s != '\n'; s++)
+		;
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	for (e = s; *e && *e != '\n'; e++)
+		;
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	snprintf(buf, size, "%s%s%.*s", file, *file && e > s ? ": " : "", (int)(e - s), s);
+	return buf;
+}
+
 static int
 jest_not_run(rt_runner_kind k, int code, const char *out, const char *err,
     char *why, size_t size)
 {
+	/* jest: "No tests found, exiting with code 1" (also with code 0 under
+	 * --passWithNoTests); vitest: "No test files found, exiting with code 1" */
 	static const char *const none[] = {
 		"No tests found", "No test files found", "No test suite found", NULL
 	};
 	static const char *const failed[] = { "Test suite failed to run", NULL };
-	static const char *const missing[] = { "command not found", "could not determine executable", NULL };
+	/* sh: "sh: 1: jest: not found" (dash), "jest: command not found" (bash),
+	 * exit 127; npx --no-install: "npx canceled due to missing packages" */
+	static const char *const missing[] = {
+		"not found", "No such file or directory", "Permission denied", NULL
+	};
+	static const char *const npx[] = {
+		"npx canceled due to missing packages", "could not determine executable",
+		"Cannot find module", NULL
+	};
 	char line[200];
 	const char *name = k == RT_RUNNER_JEST ? "jest" : "vitest";
 	char what[64];
+	int tfailed, tran;
 
-	if (code == 0)
-		return 0;
 	if (find_line(out, err, none, line, sizeof line)) {
 		snprintf(what, sizeof what, "%s found no tests", name);
 		return say(why, size, what, line);
 	}
-	if (find_line(out, err, failed, line, sizeof line) &&
-	    !(err && strstr(err, "\xe2\x9c\x95")) && !(out && strstr(out, "\xe2\x9c\x95"))) {
-		snprintf(what, sizeof what, "%s: a test suite failed to run", name);
+	jest_summary(out, err, &tfailed, &tran);
+	/* -t matching nothing: exit 0, "Tests: 7 skipped, 7 total" */
+	if (code == 0) {
+		if (line_with(err, "Tests:", line, sizeof line) && !tran) {
+			snprintf(what, sizeof what, "%s ran no tests (every one skipped)", name);
+			return say(why, size, what, line);
+		}
+		return 0;
+	}
+	if ((code == 126 || code == 127) && find_line(NULL, err, missing, line, sizeof line)) {
+		snprintf(what, sizeof what, "%s could not start", name);
 		return say(why, size, what, line);
 	}
-	if (find_line(out, err, missing, line, sizeof line)) {
+	/* a file that failed to run, with no test failing elsewhere (the
+	 * summary says so; the "✕" marks are printed only for one file) */
+	if (find_line(out, err, failed, line, sizeof line) && !tfailed &&
+	    !(err && strstr(err, "\xe2\x9c\x95")) && !(out && strstr(out, "\xe2\x9c\x95"))) {
+		snprintf(what, sizeof what, "%s: a test suite failed to run", name);
+		return say(why, size, what, suite_failure(out, err, line, sizeof line));
+	}
+	if (find_line(out, err, npx, line, sizeof line) && !tran) {
 		snprintf(what, sizeof what, "%s could not start", name);
 		return say(why, size, what, line);
 	}
@@ -529,6 +592,24 @@ pytest_id(const char *classname, const char *name, const char *file, const char 
 	return id;
 }
 
+/* jest-junit: "FILE::full name". Its default templates put the full name
+ * in both classname and name ("cart adds up", with a leading space for a
+ * test outside any describe); classNameTemplate "{classname}" and
+ * titleTemplate "{title}" split it ("cart" + "adds up"), and a
+ * classname with a "/" is the file. */
+static char *
+jest_id(const char *file, const char *cls, const char *nm)
+{
+	size_t c = strlen(cls), n = strlen(nm);
+
+	if (!c || strchr(cls, '/') || !strcmp(cls, nm) || (n > c && !strncmp(nm, cls, c) &&
+	    nm[c] == ' '))
+		return rt_xasprintf("%s::%s", file, nm);
+	if (c > n && !strcmp(cls + c - n, nm) && cls[c - n - 1] == ' ')
+		return rt_xasprintf("%s::%s", file, cls);
+	return rt_xasprintf("%s::%s %s", file, cls, nm);
+}
+
 char *
 rt_runner_junit_id(const char *suite, const char *classname, const char *name,
     const char *file, const char *dir)
@@ -540,8 +621,9 @@ rt_runner_junit_id(const char *suite, const char *classname, const char *name,
 	    (file && ends_with(file, ".py") && *cls && !strchr(cls, '/')))
 		id = pytest_id(cls, nm, file, dir);
 	else if (file && *file && (ends_with(file, ".js") || ends_with(file, ".ts") ||
-	    ends_with(file, ".jsx") || ends_with(file, ".tsx") || ends_with(file, ".mjs")))
-		id = rt_xasprintf("%s::%s", file, nm);
+	    ends_with(file, ".jsx") || ends_with(file, ".tsx") || ends_with(file, ".mjs") ||
+	    ends_with(file, ".cjs")))
+		id = jest_id(file, cls, nm);
 	else if (*cls && strcmp(cls, nm) != 0)
 		id = rt_xasprintf("%s::%s", cls, nm);
 	else
@@ -549,6 +631,76 @@ rt_runner_junit_id(const char *suite, const char *classname, const char *name,
 	free(cls);
 	free(nm);
 	return id;
+}
+
+/* "--reruns 2", "--reruns=2", "--retry 3" among w[0..n): the option as
+ * written, when its count is not 0 (vitest's only under vitest). */
+static int
+retry_word(char **w, size_t n, int vitest, char *opt, size_t size)
+{
+	static const char *const opts[] = { "--reruns", "--retry" };
+	size_t i, j, k;
+	const char *v;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < sizeof opts / sizeof *opts; j++) {
+			if (j == 1 && !vitest)
+				continue;
+			k = strlen(opts[j]);
+			if (strncmp(w[i], opts[j], k) || (w[i][k] && w[i][k] != '='))
+				continue;
+			v = w[i][k] == '=' ? w[i] + k + 1 : i + 1 < n ? w[i + 1] : "";
+			if (!*v || strspn(v, "0") == strlen(v))
+				continue;
+			snprintf(opt, size, "%s %s", opts[j], v);
+			return 1;
+		}
+	return 0;
+}
+
+int
+rt_runner_hidden_retries(rt_runner_kind k, const char *shell_cmd, char *const *argv,
+    char *msg, size_t size)
+{
+	char *w[512], *sub[64], opt[80];
+	const char *env = getenv("PYTEST_ADDOPTS");
+	size_t n = 0, m, i;
+	int vitest = k == RT_RUNNER_VITEST, hit;
+
+	if (shell_cmd)
+		n = rt_cmd_split(shell_cmd, w, sizeof w / sizeof *w);
+	else
+		for (; argv && argv[n] && n < sizeof w / sizeof *w; n++)
+			w[n] = rt_xstrdup(argv[n]);
+	hit = retry_word(w, n, vitest, opt, sizeof opt);
+	/* PYTEST_ADDOPTS="--reruns 2" pytest ...: the assignment's words */
+	for (i = 0; i < n && !hit; i++)
+		if (!strncmp(w[i], "PYTEST_ADDOPTS=", 15)) {
+			m = rt_cmd_split(w[i] + 15, sub, sizeof sub / sizeof *sub);
+			hit = retry_word(sub, m, 0, opt, sizeof opt);
+			while (m)
+				free(sub[--m]);
+		}
+	for (i = 0; i < n; i++)
+		free(w[i]);
+	if (!hit && env && k == RT_RUNNER_PYTEST) {
+		m = rt_cmd_split(env, sub, sizeof sub / sizeof *sub);
+		if ((hit = retry_word(sub, m, 0, opt, sizeof opt)))
+			snprintf(opt + strlen(opt), sizeof opt - strlen(opt), " in $PYTEST_ADDOPTS");
+		while (m)
+			free(sub[--m]);
+	}
+	if (!hit)
+		return 0;
+	if (!strncmp(opt, "--reruns", 8))
+		snprintf(msg, size, "pytest-rerunfailures reruns failed tests (%s): a rerun "
+		    "that passes hides a failure, and retrial counts only the final outcome; "
+		    "drop --reruns to measure the real rate", opt);
+	else
+		snprintf(msg, size, "vitest retries failed tests (%s): a retry that passes "
+		    "hides a failure, and retrial counts only the final outcome; drop --retry "
+		    "to measure the real rate", opt);
+	return 1;
 }
 
 char *

@@ -69,6 +69,18 @@ int rt_runner_not_run(rt_runner_kind k, int exit_code, const char *out,
  * off: that word (malloc'd), else NULL. */
 char *rt_seed_conflict(const char *runner, const char *shell_cmd, char *const *argv);
 
+/* Does the command make its runner rerun failed tests itself, hiding the
+ * failures from retrial? pytest-rerunfailures' --reruns N (also inside
+ * PYTEST_ADDOPTS, in the command or the environment) and vitest's
+ * --retry N: neither runner's exit status nor pytest's JUnit XML shows a
+ * rerun that passed. 1 with the warning in msg ("pytest-rerunfailures
+ * reruns failed tests (--reruns 2): a rerun that passes hides a
+ * failure..."), else 0. k is the adapter the tool runs the command
+ * with (--runner, else rt_runner_detect's). jest.retryTimes is in a test's source, not the
+ * command: jest --json reports every invocation (rt_jest). */
+int rt_runner_hidden_retries(rt_runner_kind k, const char *shell_cmd, char *const *argv,
+    char *msg, size_t size);
+
 /* A JUnit testcase's canonical ID: the runner's own selection syntax, so
  * the same string selects the test in rt-bisect, rt-verify --case and
  * the runner itself (malloc'd):
@@ -77,8 +89,9 @@ char *rt_seed_conflict(const char *runner, const char *shell_cmd, char *const *a
  *     file attribute (xunit1) or from the dotted classname (xunit2: the
  *     longest prefix that is a .py file under dir, else the words before
  *     the first capitalised one);
- *   jest-junit: "FILE::full name" with a file attribute, else the full
- *     name, never with jest-junit's leading space;
+ *   jest-junit: "FILE::full name" with a file attribute (the full name
+ *     from classname and name, whichever templates split it), else the
+ *     full name, never with jest-junit's leading space;
  *   everyone else (go-junit-report's "PKG::TestX/sub", Surefire's
  *     "com.x.FooTest::testBar"...): "classname::name", or the name alone
  *     when the classname is empty or the same (Bazel).
