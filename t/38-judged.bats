@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# The judged test (--case ID): rt-measure and rt-verify judge each trial
+# by that test case's own outcome, from the runner's own report, while the
+# command runs a whole file whose other tests fail on their own; and the
+# ID an rt-audit finding names goes unchanged to rt-bisect and
+# rt-verify --case. Real pytest (Debian python3-pytest).
+load helper
+
+PY=/usr/bin/python3
+PYT="PYTHONDONTWRITEBYTECODE=1 $PY -m pytest -q -p no:cacheprovider -p no:random_order"
+
+have_pytest() {
+	[ -x "$PY" ] && "$PY" -c 'import pytest' 2>/dev/null
+}
+
+# a file whose test_broken always fails, test_flaky fails when
+# RETRIAL_SEED % 4 == 0, and test_fine passes
+setup() {
+	mkdir -p "$T/py/tests"
+	: >"$T/py/tests/__init__.py"
+	cat >"$T/py/tests/test_shop.py" <<'PY'
+import os
+
+
+def test_broken():
+    assert 1 + 1 == 3
+
+
+def test_flaky():
+    assert int(os.environ["RETRIAL_SEED"]) % 4 != 0
+
+
+def test_fine():
+    assert True
+PY
+}
+
+@test "rt-measure --case: the judged test is FLAKY near 25% while another test of the file always fails" {
+	have_pytest || skip "no Debian pytest"
+	cd "$T/py"
+	rt-measure -n 40 --seed 7 --facts "$T/facts" --case tests/test_shop.py::test_flaky \
+		--cmd "$PYT tests/test_shop.py" >"$T/m.json" 2>"$T/err"
+	# the seeds the trials got: how many the test should fail
+	want=$(jq -s '[.[] | select((.seed | tonumber) % 4 == 0)] | length' "$T/facts")
+	[ "$want" -gt 0 ] && [ "$want" -lt 40 ]
+	jqe < "$T/m.json" --argjson k "$want" '.verdict == "FLAKY" and .case == "tests/test_shop.py::test_flaky" and
+	    .failures == $k and .trials == 40 and .errors == 0 and .rate > 0.05 and .rate < 0.5'
+	# every trial's exit status said fail; the judged outcome is the case's
+	jqe -s < "$T/facts" 'all(.exit_outcome == "fail" and .case_judged == "tests/test_shop.py::test_flaky" and
+	    (.others_failed | index("tests/test_shop.py::test_broken")) != null) and
+	    all((.outcome == "fail") == ((.seed | tonumber) % 4 == 0))'
+	# without --case, the command's exit status: every trial failed
+	rt-measure -n 10 --cmd "$PYT tests/test_shop.py" 2>/dev/null | jqe '.failures == 10 and .case == null'
+}
+
+@test "rt-measure --case: a case the runner never reports is all errors, verdict ERROR, with the message" {
+	have_pytest || skip "no Debian pytest"
+	cd "$T/py"
+	rt-measure -n 5 --case tests/test_shop.py::test_gone --cmd "$PYT tests/test_shop.py" >"$T/m.json" 2>"$T/err"
+	jqe < "$T/m.json" '.verdict == "ERROR" and .errors == 5 and .trials == 0 and .case == "tests/test_shop.py::test_gone"'
+	grep -q "5 of 5 trials were errors" "$T/err"
+	grep -q "case tests/test_shop.py::test_gone did not run in trial 1 (the runner reported 3 cases)" "$T/err"
+	run rt-measure --case "" --cmd true
+	status_is 2
+	has "rt-measure: --case: empty ID"
+	run rt-measure --case x --by case /dev/null
+	status_is 2
+}
+
+@test "rt-measure --case reading records: that case's records only, as --by case counts them" {
+	have_pytest || skip "no Debian pytest"
+	cd "$T/py"
+	rt-collect -n 12 --seed 7 --junit --cmd "$PYT tests/test_shop.py --junitxml=\"\$RETRIAL_JUNIT\"" >"$T/recs" 2>/dev/null
+	rt-measure --case tests/test_shop.py::test_flaky "$T/recs" >"$T/one.json"
+	rt-measure --by case "$T/recs" | jq -c 'select(.case == "tests/test_shop.py::test_flaky")' >"$T/by.json"
+	jqe -s < "$T/one.json" 'length == 1 and .[0].case == "tests/test_shop.py::test_flaky" and .[0].trials == 12'
+	[ "$(jq -S 'del(.elapsed_s)' "$T/one.json")" = "$(jq -S 'del(.elapsed_s)' "$T/by.json")" ]
+	rt-measure --case tests/test_shop.py::test_broken "$T/recs" | jqe '.failures == 12 and .trials == 12 '
+	run rt-measure --case tests/test_shop.py::test_gone "$T/recs"
+	status_is 2
+	has "no records of case tests/test_shop.py::test_gone"
+}
