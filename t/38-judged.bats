@@ -80,3 +80,78 @@ PY
 	status_is 2
 	has "no records of case tests/test_shop.py::test_gone"
 }
+
+# a project whose test_flaky fails on every fourth seed through shop.pick,
+# next to test_broken that always fails; fix.diff is the real fix
+shop_project() {
+	mkdir -p "$T/shop/tests"
+	: >"$T/shop/tests/__init__.py"
+	cat >"$T/shop/shop.py" <<'PY'
+def pick(seed):
+    # every fourth seed lands on the empty shelf
+    if seed % 4 == 0:
+        return []
+    return [1]
+PY
+	cat >"$T/shop/tests/test_shop.py" <<'PY'
+import os
+
+from shop import pick
+
+
+def test_broken():
+    assert 1 + 1 == 3
+
+
+def test_flaky():
+    assert pick(int(os.environ["RETRIAL_SEED"])) == [1]
+
+
+def test_fine():
+    assert pick(1) == [1]
+PY
+	mkdir -p "$T/fixed"
+	printf 'def pick(seed):\n    # the shelf is filled before any seed picks from it\n    return [1]\n' >"$T/fixed/shop.py"
+	(cd "$T" && diff -u shop/shop.py fixed/shop.py) | sed '1s|^--- shop/|--- a/|; 2s|^+++ fixed/|+++ b/|' >"$T/fix.diff" || true
+	jq -nc --rawfile p "$T/fix.diff" '{type: "hypothesis", id: "h-shelf", source: "cache", cause_class: "randomness",
+	    explanation: "Never land on the empty shelf.", files: ["shop.py"], patch: $p}' >"$T/h.jsonl"
+}
+
+@test "rt-verify --case: baseline, lanes, canary and confirmations judged on the case; the canary in that test" {
+	have_pytest || skip "no Debian pytest"
+	shop_project
+	rt-verify -C "$T/shop" -n 40 -N 300 --seed 3 --no-genome --case tests/test_shop.py::test_flaky \
+		--events "$T/ev" --cmd "$PYT tests/test_shop.py" "$T/h.jsonl" >"$T/out" 2>"$T/err" || true
+	tail -n 1 "$T/out" | jqe '.verdict == "FIXED" and .case == "tests/test_shop.py::test_flaky" and
+	    .test == "tests/test_shop.py::test_flaky" and .winner.id == "h-shelf" and
+	    .baseline.failures > 0 and .baseline.failures < .baseline.trials and .baseline.errors == 0'
+	# the canary went into test_flaky (not test_broken, the first test), and was live
+	tail -n 1 "$T/out" | jqe '.lanes[0].canary.placed == true and
+	    .lanes[0].canary.verdict == "live" and (.lanes[0].canary.at | startswith("tests/test_shop.py:11: assert pick(int("))'
+	# the lane trials passed: judged on the case, while test_broken failed in every one
+	jqe -s < "$T/ev" '[.[] | select(.event == "trial" and .lane == "h-shelf")] | length > 0 and all(.outcome == "pass")'
+}
+
+@test "rt-verify without --case: the same command is judged by its exit status (test_broken fails it)" {
+	have_pytest || skip "no Debian pytest"
+	shop_project
+	rt-verify -C "$T/shop" -n 10 --seed 3 --no-genome --no-canary \
+		--cmd "$PYT tests/test_shop.py" "$T/h.jsonl" >"$T/out" 2>"$T/err" || true
+	tail -n 1 "$T/out" | jqe '.verdict != "FIXED" and .case == null and .baseline.failures == .baseline.trials'
+}
+
+@test "rt-verify --case: a case the runner never reports is an ERROR naming it; a measure record of another case is refused" {
+	have_pytest || skip "no Debian pytest"
+	shop_project
+	rt-verify -C "$T/shop" -n 5 --seed 3 --no-genome --case tests/test_shop.py::test_gone \
+		--cmd "$PYT tests/test_shop.py" "$T/h.jsonl" >"$T/out" 2>"$T/err" || true
+	tail -n 1 "$T/out" | jqe '.verdict == "ERROR" and .baseline.errors == 5 and
+	    (.summary | contains("case tests/test_shop.py::test_gone did not run in trial 1 (the runner reported 3 cases)"))'
+	echo '{"type":"measure","trials":40,"failures":10,"case":"tests/test_shop.py::test_fine"}' >"$T/m.jsonl"
+	run rt-verify -C "$T/shop" --no-genome --case tests/test_shop.py::test_flaky --cmd "$PYT tests/test_shop.py" "$T/m.jsonl" "$T/h.jsonl"
+	status_is 2
+	has "a measure record of case tests/test_shop.py::test_fine, not of the judged case tests/test_shop.py::test_flaky"
+	run rt-verify --case "" --cmd true
+	status_is 2
+	has "rt-verify: --case: empty ID"
+}
