@@ -155,3 +155,94 @@ PY
 	status_is 2
 	has "rt-verify: --case: empty ID"
 }
+
+G="${GUARD_TEST:-$BATS_TEST_DIRNAME/guard_test}"
+
+@test "the canary of a judged case goes into exactly that test: a pytest function, a class's method, a Go test" {
+	make -s -C "$BATS_TEST_DIRNAME/.." t/guard_test >&2
+	mkdir -p "$T/g/tests" "$T/g/calc"
+	cat >"$T/g/tests/test_two.py" <<'PY'
+import unittest
+
+
+def test_first():
+    assert 1 == 1
+
+
+class TestPair(unittest.TestCase):
+    def test_a(self):
+        self.assertEqual(2, 2)
+
+    def test_b(self):
+        self.assertEqual(3, 3)
+
+
+def test_second():
+    assert 2 == 2
+PY
+	cat >"$T/g/calc/add_test.go" <<'GO'
+package calc
+
+import "testing"
+
+func TestOther(t *testing.T) {
+	if 1 != 1 {
+		t.Fatal("one")
+	}
+}
+
+func TestAdd(t *testing.T) {
+	t.Run("small", func(t *testing.T) {
+		if 1+1 != 2 {
+			t.Fatal("sum")
+		}
+	})
+}
+GO
+	# the command runs the whole file: without a case, its first test
+	cp -R "$T/g" "$T/c0"
+	run "$G" canary "$T/c0" -c "pytest tests/test_two.py"
+	has "placed: tests/test_two.py:5: assert 1 == 1"
+	cp -R "$T/g" "$T/c1"
+	run "$G" canary "$T/c1" -k tests/test_two.py::test_second
+	has "placed: tests/test_two.py:17: assert 2 == 2"
+	grep -q "^    assert not (2 == 2)" "$T/c1/tests/test_two.py"
+	grep -q "^    assert 1 == 1" "$T/c1/tests/test_two.py"
+	cp -R "$T/g" "$T/c2"
+	run "$G" canary "$T/c2" -k "tests/test_two.py::TestPair::test_a"
+	has "placed: tests/test_two.py:10: self.assertEqual(2, 2)"
+	cp -R "$T/g" "$T/c3"
+	run "$G" canary "$T/c3" -k example.com/m/calc::TestAdd/small
+	has "placed: calc/add_test.go:13: if 1+1 != 2 {"
+	cp -R "$T/g" "$T/c4"
+	run "$G" canary "$T/c4" -k tests/test_two.py::test_gone
+	has "not placed: case tests/test_two.py::test_gone: no such test in this tree"
+}
+
+@test "one ID from an rt-audit finding to rt-verify --case (FIXED) and rt-bisect -v, unchanged" {
+	have_pytest || skip "no Debian pytest"
+	shop_project
+	cd "$T/shop"
+	# the nightly run: the runner's own report, the audit's digest
+	rt-collect -n 20 --seed 7 --junit --cmd "$PYT tests/test_shop.py --junitxml=\"\$RETRIAL_JUNIT\"" 2>/dev/null |
+		rt-audit -H "$T/h.db" -r night1 --revision r1 --json "$T/d.json" >/dev/null
+	ID=$(jq -r '.new_flaky[] | .case' "$T/d.json")
+	[ "$ID" = "tests/test_shop.py::test_flaky" ]
+	# the same string verifies the fix, judged on that case alone
+	rt-verify -C "$T/shop" -n 40 -N 300 --seed 3 --no-genome --case "$ID" \
+		--cmd "$PYT tests/test_shop.py" "$T/h.jsonl" >"$T/out" 2>"$T/err" || true
+	tail -n 1 "$T/out" | jqe --arg id "$ID" '.verdict == "FIXED" and .case == $id and .winner.id == "h-shelf"'
+	# and reaches the runner of rt-bisect as the same single word
+	printf '%s\n' tests/test_shop.py::test_fine tests/test_shop.py::test_broken >"$T/cands"
+	cat >"$T/stub" <<'SH'
+#!/bin/sh
+for a in "$@"; do printf '%s\n' "$a"; done >>"$STUB_LOG"
+echo '---' >>"$STUB_LOG"
+SH
+	chmod +x "$T/stub"
+	STUB_LOG="$T/argv" rt-bisect -v "$ID" -f "$T/cands" -n 3 --max-trials 20 --seed 1 \
+		--env STUB_LOG="$T/argv" -- "$T/stub" {} >"$T/b.json" 2>"$T/berr" || true
+	jqe --arg id "$ID" '.victim == $id' <"$T/b.json"
+	# its first probe: the victim alone, its ID one argv word, unchanged
+	[ "$(sed -n 1,2p "$T/argv")" = "$(printf '%s\n---' "$ID")" ]
+}
