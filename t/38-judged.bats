@@ -246,3 +246,16 @@ SH
 	# its first probe: the victim alone, its ID one argv word, unchanged
 	[ "$(sed -n 1,2p "$T/argv")" = "$(printf '%s\n---' "$ID")" ]
 }
+
+@test "rt-measure --case: a go test subtest judged through go test -json while its table's other row fails" {
+	command -v go >/dev/null 2>&1 || skip "no go"
+	export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+	cp -R "$RT_TOP/t/fixtures/runners/gomod" "$T/go"
+	cd "$T/go"
+	sed -i 's/{"zero", 0, 0, 0}/{"zero", 0, 0, 1}/' calc/calc_test.go
+	rt-measure -n 3 --case example.com/gomod/calc::TestAdd/small --facts "$T/facts" --cmd "go test ./calc" >"$T/m.json" 2>"$T/err"
+	jqe < "$T/m.json" '.case == "example.com/gomod/calc::TestAdd/small" and .trials == 3 and .failures == 0 and .errors == 0'
+	jqe -s < "$T/facts" 'all(.exit_outcome == "fail")'
+	rt-measure -n 3 --case example.com/gomod/calc::TestAdd/zero --cmd "go test ./calc" 2>/dev/null |
+		jqe '.failures == 3 and .trials == 3'
+}
