@@ -3,13 +3,16 @@
  * counts and a verdict. */
 #include <limits.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "rt_cases.h"
 #include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
@@ -21,7 +24,7 @@
 
 enum {
 	OPT_FACTS = RT_OPT_TOOL_BASE, OPT_UNTIL, OPT_CONF, OPT_THRESH, OPT_GATE,
-	OPT_TEXT, OPT_LENIENT, OPT_BY
+	OPT_TEXT, OPT_LENIENT, OPT_BY, OPT_CASE
 };
 
 static const struct option longopts[] = {
@@ -36,6 +39,7 @@ static const struct option longopts[] = {
 	{ "text", no_argument, NULL, OPT_TEXT },
 	{ "lenient", no_argument, NULL, OPT_LENIENT },
 	{ "by", required_argument, NULL, OPT_BY },
+	{ "case", required_argument, NULL, OPT_CASE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RT_LIST_OPTIONS_LONGOPT,
@@ -48,8 +52,8 @@ usage(FILE *f)
 	fprintf(f,
 "usage: rt-measure [-n N] [-j N] [--until verdict|width:W] [--confidence C]\n"
 "                  [--threshold T] [--gate] [--text] [-o FILE] [--facts FILE]\n"
-"                  [trial options] (--cmd \"CMD\" | -- ARGV...)\n"
-"       rt-measure [--by case] [options] [trial-record-file ...]\n"
+"                  [--case ID] [trial options] (--cmd \"CMD\" | -- ARGV...)\n"
+"       rt-measure [--by case | --case ID] [options] [trial-record-file ...]\n"
 "Measure a failure rate with its interval and a verdict.\n"
 "  -n, --trials N         trials to run (default 20; the cap with --until)\n"
 "      --until RULE       stop early: \"verdict\" (once the verdict is decided) or\n"
@@ -63,7 +67,10 @@ usage(FILE *f)
 "      --facts FILE       also keep every trial record in FILE\n"
 "      --lenient          skip malformed input lines (counted) instead of failing\n"
 "      --by case          one record per test case (records carrying \"case\"):\n"
-"                         FLAKY needs a pass and a failure on one revision\n");
+"                         FLAKY needs a pass and a failure on one revision\n"
+"      --case ID          judge each trial by that test case's own outcome (the\n"
+"                         runner's ID; pytest and go test are asked for their\n"
+"                         report); reading records, that case's records only\n");
 	rt_trial_cli_usage(f);
 	fprintf(f,
 "  -h, --help             this text\n"
@@ -116,6 +123,10 @@ typedef struct {
 	double gap_ms;               /* the records' gap_ms; NAN when they differ */
 	int have_gap;
 	long max_concurrent;
+	/* --case ID: the judged case; running trials, their reports' directory */
+	const char *judge;
+	rt_cases_dir jdir;
+	long noreport, badreport;
 } measure;
 
 /* --until: decide with the anytime-valid confidence sequence, so checking
@@ -164,15 +175,46 @@ on_trial(const rt_trial_result *res, void *ctx)
 {
 	measure *m = ctx;
 	json_t *rec;
+	rt_case_set set;
+	rt_trial_result judged;
+	rt_outcome exit_outcome = res->outcome;
 
+	memset(&set, 0, sizeof set);
+	if (m->judge) {
+		/* --case: that test's own outcome, as rt-collect --case judges it,
+		 * unless the command's says it could not run or ran out of time */
+		judged = *res;
+		if (rt_cases_trial(&m->jdir, &m->cli->o, res, NULL, NULL, &set) < 0) {
+			if (!strncmp(set.error, "no JUnit report", 15) && !set.refused) {
+				if (m->noreport++ == 0)
+					rt_warn("trial %ld: %s", res->trial, set.error);
+			} else {
+				m->badreport++;
+				rt_warn("trial %ld: %s", res->trial, set.error);
+			}
+		}
+		if (res->outcome != RT_ERROR && res->outcome != RT_TIMEOUT) {
+			judged.outcome = rt_cases_judge(&set, m->judge, res->trial, judged.error,
+			    sizeof judged.error);
+			if (judged.outcome != RT_ERROR)
+				judged.error[0] = '\0';
+		}
+		res = &judged;
+	}
 	rt_tally_add(&m->tally, res->outcome);
 	m->done++;
 	if (m->facts) {
 		rec = rt_trial_json(res, &m->cli->o, m->cli->command);
+		if (m->judge) {
+			json_object_set_new(rec, "case_judged", json_string(m->judge));
+			json_object_set_new(rec, "exit_outcome", json_string(rt_outcome_name(exit_outcome)));
+			json_object_set_new(rec, "others_failed", rt_cases_others_failed(&set, m->judge));
+		}
 		if (rt_emit_try(m->facts, rec) < 0)
 			rt_fpart(m->facts, m->factsname);
 		json_decref(rec);
 	}
+	rt_case_set_free(&set);
 	rt_progress_update(&m->prog, m->done, m->tally.failures, m->tally.trials,
 	    m->conf, NULL);
 	if (res->outcome == RT_ERROR && !m->reason[0])
@@ -335,7 +377,9 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	else if (rt_outcome_parse(oc, &o) < 0)
 		rt_die_at(w, "\"outcome\": unknown value \"%s\"", oc);
 	if (rt_rec_opt_name(rec, "case", w, &name)) {
-		on_case_record(m, rec, w, name, o);
+		/* --case ID: that case's records only, counted as --by case does */
+		if (!m->judge || strcmp(name, m->judge) == 0)
+			on_case_record(m, rec, w, name, o);
 		return 0;
 	}
 	if (m->by_case || attempt_rec)
@@ -604,6 +648,11 @@ main(int argc, char *argv[])
 				rt_usage_die("--by %s: want \"case\"", optarg);
 			m.by_case = 1;
 			break;
+		case OPT_CASE:
+			if (!*optarg)
+				rt_usage_die("--case: empty ID");
+			m.judge = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			rt_trial_cli_free(&cli);
@@ -622,6 +671,14 @@ main(int argc, char *argv[])
 		rt_trial_cli_finish(&cli, argc, argv, optind, 1);
 	if (have_cmd && m.by_case)
 		rt_usage_die("--by case reads records; it runs no command");
+	if (m.judge && m.by_case)
+		rt_usage_die("--case ID measures one case; --by case measures every one");
+	/* reading records, --case ID is --by case for that one case */
+	if (m.judge && !have_cmd)
+		m.by_case = 1;
+	if (out && m.by_case && m.judge)
+		rt_usage_die("--case reading records writes its record to standard output; "
+		    "-o is for a command's record");
 	if (out && m.by_case)
 		rt_usage_die("--by case writes one record per case to standard output; "
 		    "-o is for one record");
@@ -634,10 +691,41 @@ main(int argc, char *argv[])
 				rt_output_die(facts);
 			m.factsname = facts;
 		}
+		char *jdir = NULL;
+		if (m.judge) {
+			/* the runner's report of every case, in a private directory */
+			const char *tmp = getenv("TMPDIR");
+			char why[200];
+			jdir = rt_xasprintf("%s/retrial-junit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+			if (!mkdtemp(jdir))
+				rt_die("%s:", jdir);
+			if (rt_cases_dir_open(&m.jdir, jdir) < 0)
+				rt_die("%s:", jdir);
+			cli.o.junit_dir = jdir;
+			(void)rt_cases_auto(&cli.o, why, sizeof why);
+		}
 		rt_trial_signals_install();
 		rt_progress_init(&m.prog, n);
 		sig = rt_run_trials(&cli.o, 1, n, 1, on_trial, &m);
 		rt_progress_clear(&m.prog);
+		if (jdir) {
+			/* reports of trials stopped before they were read */
+			long t;
+			for (t = 1; t <= n; t++) {
+				char name[48];
+				snprintf(name, sizeof name, "trial-%ld.xml", t);
+				if (unlinkat(m.jdir.fd, name, 0) < 0 && errno == EISDIR)
+					unlinkat(m.jdir.fd, name, AT_REMOVEDIR);
+			}
+			rt_cases_dir_close(&m.jdir);
+			if (rmdir(jdir) < 0)
+				rt_warn("%s:", jdir);
+			if (m.noreport || m.badreport)
+				rt_warn("%ld of %ld trials wrote no JUnit report, %ld an unreadable one",
+				    m.noreport, m.done, m.badreport);
+			cli.o.junit_dir = NULL;
+			free(jdir);
+		}
 		if (m.facts && rt_output_close(m.facts) != 0)
 			rt_die("%s: write error:", facts);
 		m.command = cli.command;
@@ -648,7 +736,11 @@ main(int argc, char *argv[])
 	}
 	if (m.by_case) {
 		long valid;
-		if ((m.ncases = m.cases ? rt_strtab_count(m.cases) : 0) == 0)
+		if ((m.ncases = m.cases ? rt_strtab_count(m.cases) : 0) == 0 && m.judge)
+			rt_die("%s: no records of case %s (%ld record%s read): nothing was "
+			    "measured", argc > optind ? argv[optind] : "<stdin>", m.judge,
+			    jo.records, jo.records == 1 ? "" : "s");
+		if (m.ncases == 0)
 			rt_die("%s: no records carrying \"case\" (%ld record%s read): nothing "
 			    "was measured", argc > optind ? argv[optind] : "<stdin>", jo.records,
 			    jo.records == 1 ? "" : "s");
@@ -679,6 +771,8 @@ main(int argc, char *argv[])
 	rec = json_object();
 	json_object_set_new(rec, "type", json_string("measure"));
 	json_object_set_new(rec, "command", m.command ? json_string(m.command) : json_null());
+	if (m.judge)
+		json_object_set_new(rec, "case", json_string(m.judge));
 	rt_measure_fields(rec, &m.tally, m.conf, m.threshold);
 	if (have_cmd) {
 		json_object_set_new(rec, "gap_ms", json_real(cli.o.gap_ms));

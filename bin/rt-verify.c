@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rt_cases.h"
 #include "rt_cli.h"
 #include "rt_guard.h"
 #include "rt_jsonl.h"
@@ -31,7 +32,7 @@
 enum {
 	OPT_CONF = RT_OPT_TOOL_BASE, OPT_TARGET, OPT_ISOLATE, OPT_KEEP,
 	OPT_GENOME, OPT_NO_GENOME, OPT_EVENTS, OPT_BOARD, OPT_NO_CANARY,
-	OPT_TEST, OPT_CONFIRMS, OPT_ALLOW, OPT_ALLOW_PATH, OPT_RACE_FAILING,
+	OPT_TEST, OPT_CASE, OPT_CONFIRMS, OPT_ALLOW, OPT_ALLOW_PATH, OPT_RACE_FAILING,
 	OPT_SANDBOX, OPT_NETWORK
 };
 
@@ -70,6 +71,8 @@ typedef struct ttag {
 	lane *l;
 	rt_trial_opts o;
 	char *dir;                   /* a per-trial copy, removed after the trial */
+	char *jdir;                  /* --case: the trial's private report directory */
+	rt_cases_dir jd;
 	struct ttag *prev, *next;
 } ttag;
 
@@ -87,6 +90,7 @@ static struct {
 	rt_sandbox sb;
 	size_t nallow_path;
 	const char *genome, *events_path, *test, *dir_opt;
+	const char *judge;           /* --case ID: every trial judged on that case */
 	rt_trial_cli cli;
 	char **infiles;
 	int ninfiles;
@@ -136,7 +140,7 @@ usage(FILE *f)
 "                 [--isolate process|copy] [--confirmations M] [--keep]\n"
 "                 [--genome FILE | --no-genome] [--events FILE] [--board]\n"
 "                 [--no-canary] [--allow RULE] [--allow-path GLOB] [--race-failing]\n"
-"                 [--test NAME] [--sandbox auto|bwrap|none] [--network]\n"
+"                 [--test NAME] [--case ID] [--sandbox auto|bwrap|none] [--network]\n"
 "                 [trial options]\n"
 "                 (--cmd \"CMD\" [hypothesis-file ...] | -- ARGV...)\n"
 "Race each hypothesis' patch on fresh reruns and confirm the winner.\n"
@@ -163,6 +167,9 @@ usage(FILE *f)
 "      --race-failing     race even when the original fails every trial\n"
 "                         (an ordered \"polluter victim\" pair)\n"
 "      --test NAME        the test's name in records (default: the command)\n"
+"      --case ID          judge every trial (baseline, lanes, canary,\n"
+"                         confirmations) by that test case's own outcome (the\n"
+"                         runner's ID); the canary goes into that test\n"
 "      --sandbox MODE     auto: confine every trial to its copy where the system\n"
 "                         allows (default); bwrap: bubblewrap or exit 2;\n"
 "                         none: unconfined (recorded, and warned about)\n"
@@ -611,6 +618,15 @@ start_trial(lane *l)
 		if (rt_sandbox_own(&V.sb, t->dir) < 0)
 			rt_die("cannot hand %s to the sandbox's uid:", t->dir);
 	}
+	if (V.judge) {
+		/* its own report directory: lanes run the same trial numbers */
+		t->jdir = rt_xasprintf("%s/junit.XXXXXX", V.tmp);
+		if (!mkdtemp(t->jdir) || rt_cases_dir_open(&t->jd, t->jdir) < 0)
+			rt_die("%s:", t->jdir);
+		if (rt_sandbox_own(&V.sb, t->jdir) < 0)
+			rt_die("cannot hand %s to the sandbox's uid:", t->jdir);
+		t->o.junit_dir = t->jdir;
+	}
 	t->next = V.inflight;
 	if (V.inflight)
 		V.inflight->prev = t;
@@ -619,6 +635,36 @@ start_trial(lane *l)
 	l->inflight++;
 	l->raced = 1;
 	rt_runner_start(V.runner, &t->o, trial, t);
+}
+
+/* --case: the trial judged by that case's own outcome in the runner's
+ * report, unless the command's says it could not run or ran out of time;
+ * a case the runner never reported is an error saying so. The report and
+ * its directory go. */
+static void
+judge_trial(ttag *t, rt_trial_result *res)
+{
+	rt_case_set set;
+
+	if (!t->jdir)
+		return;
+	memset(&set, 0, sizeof set);
+	if (rt_cases_trial(&t->jd, &t->o, res, NULL, NULL, &set) < 0 &&
+	    res->outcome != RT_ERROR && res->outcome != RT_TIMEOUT) {
+		/* no report at all: say why, not just that the case is missing */
+		res->outcome = RT_ERROR;
+		snprintf(res->error, sizeof res->error, "%.*s", (int)sizeof res->error - 1, set.error);
+	} else if (res->outcome != RT_ERROR && res->outcome != RT_TIMEOUT) {
+		res->outcome = rt_cases_judge(&set, V.judge, res->trial, res->error,
+		    sizeof res->error);
+		if (res->outcome != RT_ERROR)
+			res->error[0] = '\0';
+	}
+	rt_case_set_free(&set);
+	rt_cases_dir_close(&t->jd);
+	rt_remove_tree(t->jdir);
+	free(t->jdir);
+	t->jdir = NULL;
 }
 
 static void
@@ -679,6 +725,7 @@ run_lanes(lane **ls, size_t n, decide_fn decide, const char *label)
 		l = t->l;
 		unlink_tag(t);
 		l->inflight--;
+		judge_trial(t, &res);
 		if (t->dir) {
 			if (!V.keep)
 				remove_copy(t->dir);
@@ -885,6 +932,15 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 			if (rt_rec_opt_int(rec, counts[i], w, &v) && (v < 0 || v > 1000000000))
 				rt_die_at(w, "\"%s\": %lld is out of range [0, 1000000000]",
 				    counts[i], v);
+		if (V.judge) {
+			const char *mc = NULL;
+			if (!rt_rec_opt_str(rec, "case", w, &mc))
+				rt_die_at(w, "a measure record without \"case\": the command's rate, "
+				    "not case %s's (rt-measure --case %s gives it)", V.judge, V.judge);
+			if (strcmp(mc, V.judge) != 0)
+				rt_die_at(w, "a measure record of case %s, not of the judged case %s",
+				    mc, V.judge);
+		}
 		json_decref(V.measure_in);
 		V.measure_in = json_incref(rec);
 		return 0;
@@ -1060,6 +1116,9 @@ static int
 place_canary(const char *cdir, const lane *l, char *what, size_t size)
 {
 	(void)l;
+	if (V.judge)
+		return rt_guard_canary_place_case(cdir, V.judge,
+		    V.evidence.len ? rt_buf_str(&V.evidence) : NULL, what, size);
 	return rt_guard_canary_place(cdir, V.cli.cmd, V.cli.cmd ? NULL : V.cli.argv,
 	    V.evidence.len ? rt_buf_str(&V.evidence) : NULL, what, size);
 }
@@ -1412,6 +1471,7 @@ main(int argc, char *argv[])
 		{ "board", no_argument, NULL, OPT_BOARD },
 		{ "no-canary", no_argument, NULL, OPT_NO_CANARY },
 		{ "test", required_argument, NULL, OPT_TEST },
+		{ "case", required_argument, NULL, OPT_CASE },
 		{ "allow", required_argument, NULL, OPT_ALLOW },
 		{ "allow-path", required_argument, NULL, OPT_ALLOW_PATH },
 		{ "race-failing", no_argument, NULL, OPT_RACE_FAILING },
@@ -1493,6 +1553,11 @@ main(int argc, char *argv[])
 		case OPT_NO_CANARY:
 			V.canary = 0;
 			break;
+		case OPT_CASE:
+			if (!*optarg)
+				rt_usage_die("--case: empty ID");
+			V.judge = optarg;
+			break;
 		case OPT_TEST:
 			V.test = optarg;
 			break;
@@ -1542,6 +1607,12 @@ main(int argc, char *argv[])
 		V.ninfiles = argc - optind;
 	}
 	V.jobs = V.cli.o.jobs > 1 ? V.cli.o.jobs : 1;
+	if (V.judge) {
+		/* pytest and go test are asked for their report by retrial; any
+		 * other command writes $RETRIAL_JUNIT itself */
+		char why[200];
+		(void)rt_cases_auto(&V.cli.o, why, sizeof why);
+	}
 	if (!V.cli.seed_given)
 		V.cli.o.seed &= (1ULL << 53) - 1;   /* printable, and reusable via --seed */
 
@@ -1744,7 +1815,9 @@ verdict:
 	json_object_set_new(v, "verdict", json_string(verdict));
 	json_object_set_new(v, "command", json_string(V.cli.command));
 	json_object_set_new(v, "project", json_string(V.project));
-	json_object_set_new(v, "test", json_string(V.test ? V.test : V.cli.command));
+	json_object_set_new(v, "test", json_string(V.test ? V.test : V.judge ? V.judge :
+	    V.cli.command));
+	json_object_set_new(v, "case", V.judge ? json_string(V.judge) : json_null());
 	json_object_set_new(v, "confidence", json_real(V.conf));
 	json_object_set_new(v, "target", json_real(V.target));
 	snprintf(a, sizeof a, "%llu", (unsigned long long)V.cli.o.seed);

@@ -3170,9 +3170,61 @@ place(struct tree *tr, struct pick *p, long ln, rt_buf *newline, char *what,
 	return rc < 0 ? -1 : 1;
 }
 
+/* The test a case ID names (the runner's own ID, rt_runner(3)): a pytest
+ * node ID "f.py::Class::test[p]" as pytest would select it; a Go
+ * "pkg::TestX/sub" the func TestX in the _test.go files of the package's
+ * directory (a suffix of pkg), else of any directory. */
+static void
+case_tests(struct tree *tr, struct picks *ps, const char *id)
+{
+	const char *sep = strstr(id, "::");
+	char *w = rt_xstrdup(id), name[256], dirn[512];
+	size_t i, n0 = ps->n, dl, pl;
+	int pass;
+
+	if (sep && sep > id && (size_t)(sep - id) >= 3 && !strncmp(sep - 3, ".py", 3)) {
+		cmd_pytest(tr, ps, &w, 1);
+	} else if (sep && !strncmp(sep + 2, "Test", 4)) {
+		pl = (size_t)(sep - id);
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(sep + 2, "/"), sep + 2);
+		for (pass = 0; pass < 2 && ps->n == n0; pass++)
+			for (i = 0; i < tr->n; i++) {
+				const char *rel = tr->v[i].rel, *b = strrchr(rel, '/');
+				size_t rl = strlen(rel);
+				if (!(tr->v[i].lang & L_GO) || rl < 8 || strcmp(rel + rl - 8, "_test.go"))
+					continue;
+				dl = b ? (size_t)(b - rel) : 0;
+				snprintf(dirn, sizeof dirn, "%.*s", (int)dl, rel);
+				/* the package's directory: its import path ends in it */
+				if (pass == 0 && dl && !(pl == dl && !strncmp(id, dirn, dl)) &&
+				    !(pl > dl && id[pl - dl - 1] == '/' && !strncmp(id + pl - dl, dirn, dl)))
+					continue;
+				pick_tests(ps, src_load(tr, &tr->v[i]), NULL, name);
+			}
+	}
+	free(w);
+}
+
+static int canary_place(const char *dir, const char *command, char *const *argv,
+    const char *case_id, const char *evidence, char *what, size_t whatsize);
+
 int
 rt_guard_canary_place(const char *dir, const char *command, char *const *argv,
     const char *evidence, char *what, size_t whatsize)
+{
+	return canary_place(dir, command, argv, NULL, evidence, what, whatsize);
+}
+
+int
+rt_guard_canary_place_case(const char *dir, const char *case_id,
+    const char *evidence, char *what, size_t whatsize)
+{
+	return canary_place(dir, NULL, NULL, case_id, evidence, what, whatsize);
+}
+
+static int
+canary_place(const char *dir, const char *command, char *const *argv,
+    const char *case_id, const char *evidence, char *what, size_t whatsize)
 {
 	struct tree tr = { dir, NULL, 0, 0 };
 	struct picks fromcmd = { 0 }, fromev = { 0 }, both = { 0 }, *use;
@@ -3192,7 +3244,16 @@ rt_guard_canary_place(const char *dir, const char *command, char *const *argv,
 			w[nw] = rt_xstrdup(argv[nw]);
 	else if (command)
 		nw = rt_cmd_split(command, w, 256);
-	command_tests(&tr, &fromcmd, w, nw);
+	if (case_id) {
+		/* the judged test, exactly: the evidence only says where in it */
+		case_tests(&tr, &fromcmd, case_id);
+		if (fromcmd.n == 0) {
+			snprintf(what, whatsize, "case %s: no such test in this tree", case_id);
+			goto done;
+		}
+	} else {
+		command_tests(&tr, &fromcmd, w, nw);
+	}
 	nloc = rt_guard_failing_locations(evidence, locs, sizeof locs / sizeof locs[0]);
 	for (i = 0; i < nloc; i++) {
 		const rt_guard_loc *l = &locs[i];
@@ -3228,7 +3289,7 @@ rt_guard_canary_place(const char *dir, const char *command, char *const *argv,
 		for (j = 0; j < fromcmd.n; j++)
 			if (fromev.v[i].s == fromcmd.v[j].s && fromev.v[i].fn == fromcmd.v[j].fn)
 				pick_add(&both, fromev.v[i].s, fromev.v[i].fn);
-	use = both.n ? &both : fromev.n ? &fromev : &fromcmd;
+	use = case_id ? &fromcmd : both.n ? &both : fromev.n ? &fromev : &fromcmd;
 	if (use->n == 0) {
 		snprintf(what, whatsize, "cannot tell which test the command runs%s",
 		    nloc ? " (the failing output names none in this tree)" :

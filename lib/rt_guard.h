@@ -102,6 +102,13 @@ size_t rt_guard_failing_locations(const char *output, rt_guard_loc *locs,
 int rt_guard_canary_place(const char *dir, const char *command,
     char *const *argv, const char *evidence, char *what, size_t whatsize);
 
+/* rt_guard_canary_place in exactly the test case_id names (the runner's
+ * ID: a pytest node ID "f.py::Class::test", a Go "pkg::TestX/sub"), not
+ * in whichever test the command runs; 0 with "case X: no such test in
+ * this tree" when the tree has no such test. */
+int rt_guard_canary_place_case(const char *dir, const char *case_id,
+    const char *evidence, char *what, size_t whatsize);
+
 /* Deprecated: rt_guard_canary_place with argv "pytest FILE..." built from
  * the Python test files among files[]. */
 int rt_guard_canary(const char *dir, char *const files[], size_t nfiles,

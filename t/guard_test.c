@@ -1,6 +1,6 @@
 /* guard_test: drive lib/rt_guard on fixture directories for t/33-guard.bats.
  *   guard_test check [-a RULE]... DIFF BEFORE AFTER   rule, reason, overruled
- *   guard_test canary DIR [-e EVIDENCE] (-c COMMAND | -- ARGV...)
+ *   guard_test canary DIR [-e EVIDENCE] (-c COMMAND | -k CASE_ID | -- ARGV...)
  *   guard_test locs FILE                               failing locations
  *   guard_test known RULE
  * Exit 0 nothing fired / placed, 1 fired / not placed, 2 error. */
@@ -71,7 +71,7 @@ main(int argc, char *argv[])
 		return r;
 	}
 	if (argc >= 4 && !strcmp(argv[1], "canary")) {
-		const char *cmd = NULL;
+		const char *cmd = NULL, *id = NULL;
 		char *ev = NULL, **av = NULL, what[1024];
 		int a = 3, r;
 
@@ -82,6 +82,9 @@ main(int argc, char *argv[])
 			} else if (!strcmp(argv[a], "-c") && a + 1 < argc) {
 				cmd = argv[a + 1];
 				a += 2;
+			} else if (!strcmp(argv[a], "-k") && a + 1 < argc) {
+				id = argv[a + 1];   /* the judged case (rt-verify --case) */
+				a += 2;
 			} else if (!strcmp(argv[a], "--")) {
 				av = argv + a + 1;
 				break;
@@ -89,7 +92,8 @@ main(int argc, char *argv[])
 				rt_die("canary: %s: unknown argument", argv[a]);
 			}
 		}
-		r = rt_guard_canary_place(argv[2], cmd, av, ev, what, sizeof what);
+		r = id ? rt_guard_canary_place_case(argv[2], id, ev, what, sizeof what) :
+		    rt_guard_canary_place(argv[2], cmd, av, ev, what, sizeof what);
 		if (r < 0)
 			rt_die("canary in %s:", argv[2]);
 		printf("%s: %s\n", r ? "placed" : "not placed", what);
