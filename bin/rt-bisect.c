@@ -2,13 +2,16 @@
  * that make it fail, state-setters that make it pass, cleaners that undo a
  * polluter — by group testing over ordered runs judged by interval probes. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "rt_cases.h"
 #include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
@@ -79,8 +82,9 @@ usage(FILE *f)
 "  -V, --version          the version\n");
 }
 
-typedef enum { D_PASS, D_FAIL, D_UNDECIDED, D_MIXED, D_STOPPED } decision;
-static const char *const dname[] = { "pass", "fail", "undecided", "mixed", "stopped" };
+typedef enum { D_PASS, D_FAIL, D_UNDECIDED, D_MIXED, D_STOPPED, D_ERROR } decision;
+static const char *const dname[] = { "pass", "fail", "undecided", "mixed", "stopped",
+    "error" };
 
 typedef struct {
 	char **v;
@@ -106,6 +110,10 @@ static struct {
 	int ids_safe;                /* the IDs follow the command's own "--" */
 	memo *memo;
 	size_t nmemo, capmemo;
+	rt_cases_dir jdir;           /* the private report directory */
+	char *jdirname;
+	int by_exit;                 /* no per-case report: judged by exit status */
+	int noisy;                   /* the victim alone is noisy: probes run to the cap */
 	rt_progress prog;
 	const char *phase;
 	char reason[400];
@@ -132,6 +140,28 @@ note(const char *fmt, ...)
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	json_array_append_new(B.notes, json_string(buf));
+}
+
+/* The private report directory goes, with any report a trial killed
+ * before it was read left in it. */
+static void
+jdir_cleanup(void)
+{
+	long t;
+	char name[48];
+
+	if (!B.jdirname)
+		return;
+	for (t = 1; t <= B.trialno + 1; t++) {
+		snprintf(name, sizeof name, "trial-%ld.xml", t);
+		if (unlinkat(B.jdir.fd, name, 0) < 0 && errno == EISDIR)
+			unlinkat(B.jdir.fd, name, AT_REMOVEDIR);
+	}
+	rt_cases_dir_close(&B.jdir);
+	if (rmdir(B.jdirname) < 0)
+		rt_warn("%s:", B.jdirname);
+	free(B.jdirname);
+	B.jdirname = NULL;
 }
 
 /* --- candidates --- */
@@ -264,6 +294,8 @@ from_collect(list *l, const char *cmd)
 	o.jobs = 1;
 	o.gap_ms = 0;
 	o.fail_if = o.ignore_if = NULL;
+	o.junit_dir = NULL;
+	o.cases_auto = 0;
 	o.max_output = (size_t)256 << 20;
 	if (rt_run_trials(&o, 0, 1, 1, collect_done, &text) != 0 || !text)
 		exit(RT_EXIT_INT);
@@ -367,8 +399,10 @@ from_records(list *l, const char *file)
 
 typedef struct {
 	rt_tally t;
-	int classify;
+	int classify;                /* 0 search, 1 classify, 2 full order, 3 to the cap */
 	decision d;
+	json_t *others;              /* the other tests that failed in the probe */
+	char reason[400];            /* the first error trial's reason */
 } probe_ctx;
 
 /* The classify rule is rt-measure's --until verdict: both outcomes seen is
@@ -401,19 +435,87 @@ judge(const rt_tally *t, int classify)
 	return D_UNDECIDED;
 }
 
+/* The victim's own outcome in the trial: from the runner's report of
+ * every case (rt_cases), never from the command's exit status, unless
+ * the runner gives no report (then the probes say so: "judged_by"). */
+static rt_outcome
+victim_outcome(const rt_trial_result *res, probe_ctx *p, char *why, size_t size)
+{
+	rt_case_set set;
+	rt_outcome oc;
+	json_t *others, *x;
+	size_t i, j;
+
+	memset(&set, 0, sizeof set);
+	why[0] = '\0';
+	if (rt_cases_trial(&B.jdir, &B.cli.o, res, NULL, NULL, &set) < 0) {
+		if (!B.cli.o.cases_auto && !set.refused &&
+		    !strncmp(set.error, "no JUnit report", 15)) {
+			if (!B.by_exit++)
+				note("the command wrote no per-case report to $RETRIAL_JUNIT and "
+				    "%s has no report option retrial can add: the probes are "
+				    "judged by the command's exit status",
+				    rt_runner_kind_name(B.cli.o.runner));
+			rt_case_set_free(&set);
+			return res->outcome;
+		}
+		if (res->outcome == RT_ERROR || res->outcome == RT_TIMEOUT) {
+			rt_case_set_free(&set);
+			return res->outcome;
+		}
+		{
+			char *m = rt_xasprintf("trial %ld: %s", res->trial, set.error);
+			snprintf(why, size, "%s", m);
+			free(m);
+		}
+		rt_case_set_free(&set);
+		return RT_ERROR;
+	}
+	if (res->outcome == RT_ERROR || res->outcome == RT_TIMEOUT)
+		oc = res->outcome;
+	else
+		oc = rt_cases_judge(&set, B.victim, res->trial, why, size);
+	others = rt_cases_others_failed(&set, B.victim);
+	json_array_foreach(others, i, x) {
+		int dup = 0;
+		json_t *y;
+		json_array_foreach(p->others, j, y)
+			dup |= json_equal(x, y);
+		if (!dup)
+			json_array_append(p->others, x);
+	}
+	json_decref(others);
+	rt_case_set_free(&set);
+	return oc;
+}
+
 static int
 on_trial(const rt_trial_result *res, void *ctx)
 {
 	probe_ctx *p = ctx;
-	char extra[160];
+	char extra[160], why[400];
+	rt_outcome oc = victim_outcome(res, p, why, sizeof why);
 
-	rt_tally_add(&p->t, res->outcome);
+	rt_tally_add(&p->t, oc);
 	B.used++;
-	if (res->outcome == RT_ERROR && !B.reason[0])
-		rt_error_reason(B.reason, sizeof B.reason, res->trial, res->error, res->err.data);
+	if (oc == RT_ERROR && !p->reason[0]) {
+		if (why[0])
+			snprintf(p->reason, sizeof p->reason, "%s", why);
+		else
+			rt_error_reason(p->reason, sizeof p->reason, res->trial, res->error,
+			    res->err.data);
+	}
+	if (oc == RT_ERROR && !B.reason[0])
+		snprintf(B.reason, sizeof B.reason, "%s", p->reason);
 	snprintf(extra, sizeof extra, "probe %zu \xc2\xb7 %s", json_array_size(B.probes) + 1,
 	    B.phase);
 	rt_progress_update(&B.prog, B.used, p->t.failures, p->t.trials, B.conf, extra);
+	/* the victim did not run: three times with no judged trial is an
+	 * error probe, never a failure */
+	if (p->t.trials == 0 && p->t.errors >= 3)
+		return RT_STOP;
+	if (p->classify == 3)
+		return RT_GO_ON;
 	p->d = judge(&p->t, p->classify);
 	if (p->d != D_UNDECIDED)
 		return RT_STOP;
@@ -488,6 +590,7 @@ probe(char *const *order, const char *role, int classify, int fresh)
 	memset(&p, 0, sizeof p);
 	p.classify = classify;
 	p.d = D_UNDECIDED;
+	p.others = json_array();
 	count = B.cap;
 	if (count > B.max_trials - B.used)
 		count = B.max_trials - B.used;
@@ -495,8 +598,12 @@ probe(char *const *order, const char *role, int classify, int fresh)
 	B.sig = rt_run_trials(&o, B.trialno + 1, count, 1, on_trial, &p);
 	B.trialno += B.used - before;
 	free(argv.v);
+	if (p.t.trials == 0 && p.t.errors > 0 && classify)
+		rt_die("the command could not run: %s", p.reason);
 	if (p.t.trials == 0 && p.t.errors > 0)
-		rt_die("the command could not run: %s", B.reason);
+		p.d = D_ERROR;
+	else if (classify == 3)
+		p.d = judge(&p.t, 1);
 	if (p.d == D_UNDECIDED && !B.sig && B.used >= B.max_trials)
 		B.budget_out = 1;
 	if (p.d == D_UNDECIDED && classify && p.t.failures > 0 && p.t.passes > 0)
@@ -518,6 +625,12 @@ probe(char *const *order, const char *role, int classify, int fresh)
 	if (B.sig)
 		p.d = D_STOPPED;
 	json_object_set_new(rec, "decision", json_string(dname[p.d]));
+	json_object_set_new(rec, "others_failed", p.others);
+	if (p.reason[0])
+		json_object_set_new(rec, "error", json_string(p.reason));
+	if (p.d == D_ERROR)
+		note("probe %zu: the victim did not run, so the probe is an error, not a "
+		    "failure: %s", json_array_size(B.probes) + 1, p.reason);
 	json_array_append_new(B.probes, rec);
 	if (!classify && p.d != D_STOPPED) {
 		if (B.nmemo == B.capmemo) {
@@ -1099,6 +1212,21 @@ main(int argc, char *argv[])
 		rt_usage_die("--records already keeps the cases before the victim; --before is for -f and --collect");
 	rt_trial_cli_finish(&B.cli, argc, argv, optind, 1);
 	B.ids_safe = ids_after_dashdash();
+	{
+		/* the victim's own outcome: pytest and go test are asked for
+		 * their report of every case; any other command may write
+		 * $RETRIAL_JUNIT itself, else its exit status judges */
+		const char *tmp = getenv("TMPDIR");
+		char why[200];
+		(void)rt_cases_auto(&B.cli.o, why, sizeof why);
+		B.jdirname = rt_xasprintf("%s/retrial-junit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(B.jdirname))
+			rt_die("%s:", B.jdirname);
+		if (rt_cases_dir_open(&B.jdir, B.jdirname) < 0)
+			rt_die("%s:", B.jdirname);
+		B.cli.o.junit_dir = B.jdirname;
+		atexit(jdir_cleanup);
+	}
 	if (*B.victim == '-' && !B.ids_safe)
 		rt_usage_die("-v %s: %s", B.victim, OPTION_REASON);
 	B.probes = json_array();

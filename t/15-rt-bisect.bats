@@ -445,3 +445,29 @@ claims_confirmed() {
 	grep -qF 'polluter: p␛]0;pwned␇␛[2J\u009b2J (then the victim: ' "$T/out"
 	[ -z "$(grep -F 'left out' "$T/out")" ]
 }
+
+@test "rt-bisect: pytest, tests that fail on their own next to the real polluter: only the polluter is named" {
+	cd "$F/broken"
+	c=tests/test_cart.py::TestCart
+	run rt-bisect --threshold 0.3 --seed 1 --no-cleaners -o "$T/rec" \
+	    -v $c::test_total_is_sum --collect "$PYTEST --collect-only" -- $PYTEST {}
+	status_is 0
+	jqe --arg p $c::test_add_coupon '.category == "victim" and .polluters == [$p]
+	    and .polluter_sets == [[$p]] and .setters == []' "$T/rec"
+	claims_confirmed "$T/rec"
+	# the tests that fail alone failed in probes, were recorded, and the
+	# victim's own outcome judged those probes
+	jqe --arg r $c::test_tax_rate --arg t $c::test_tax_table '
+	    (.probes[1].others_failed | sort) == [$r, $t]
+	    and any(.probes[]; (.others_failed | index($r)) and .decision == "pass")' "$T/rec"
+}
+
+@test "rt-bisect: pytest, a victim the runner never reports did not run: an error, never a failure" {
+	cd "$F/broken"
+	c=tests/test_cart.py::TestCart
+	printf '%s\n' $c::test_add_coupon $c::test_names > "$T/ids"
+	run rt-bisect --seed 1 -v $c::test_gone -f "$T/ids" \
+	    --cmd "$PYTEST tests/test_cart.py"
+	status_is 2
+	has "case $c::test_gone did not run in trial 1 (the runner reported 7 cases)"
+}
