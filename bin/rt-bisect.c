@@ -245,7 +245,10 @@ add_lines(list *l, char *text, const char *src, int collect)
 	const char *why;
 	long lineno = 0;
 	size_t n;
-	int quiet;
+	int quiet, section = 0;
+	/* pytest's collection: node IDs (FILE::NAME), then its sections
+	 * (the warnings summary, "-- Docs:") and its count line */
+	int pytest = collect == RT_RUNNER_PYTEST + 1;
 
 	for (line = text; line; line = next) {
 		if ((next = strchr(line, '\n')))
@@ -257,12 +260,52 @@ add_lines(list *l, char *text, const char *src, int collect)
 		if (!*line || (!collect && *line == '#'))
 			continue;
 		if (collect && (why = not_an_id(line, &quiet))) {
+			if (*line == '=')
+				section = 1;
 			if (!quiet)
 				drop(src, lineno, line, why, 0);
 			continue;
 		}
+		if (pytest && section) {
+			drop(src, lineno, line, "in a section of pytest's report after the "
+			    "collection (a warnings summary): not a collected test", 0);
+			continue;
+		}
+		if (pytest && !strstr(line, "::")) {
+			drop(src, lineno, line, "not a pytest node ID (FILE::NAME): a "
+			    "warning's FILE:LINE or other runner output", 0);
+			continue;
+		}
 		ladd(l, rt_xstrdup(line));
 	}
+}
+
+/* Text for a person, line by line, each indented and with its control
+ * characters made visible. */
+static char *
+visible_lines(const char *s)
+{
+	rt_buf b = { 0 };
+	char *r, *v, *line;
+	const char *e;
+	size_t n;
+
+	while (*s) {
+		e = strchr(s, '\n');
+		n = e ? (size_t)(e - s) : strlen(s);
+		line = rt_xmalloc(n + 1);
+		memcpy(line, s, n);
+		line[n] = '\0';
+		v = rt_visible(line);
+		rt_buf_adds(&b, "\n  ");
+		rt_buf_adds(&b, v);
+		free(v);
+		free(line);
+		s += e ? n + 1 : n;
+	}
+	r = rt_xstrdup(rt_buf_str(&b));
+	rt_buf_free(&b);
+	return r;
 }
 
 static int
@@ -272,11 +315,28 @@ collect_done(const rt_trial_result *res, void *ctx)
 
 	if (res->outcome != RT_PASS) {
 		char why[400];
+		const char *said = res->err.data && *res->err.data ? res->err.data :
+		    res->out.data ? res->out.data : "";
+		size_t n = strlen(said);
+		char *v;
 		if (res->outcome == RT_ERROR)
-			rt_error_reason(why, sizeof why, 1, res->error, res->err.data);
+			rt_error_reason(why, sizeof why, 1, res->error, NULL);
 		else
 			snprintf(why, sizeof why, "exit %d", res->exit_code);
-		rt_die("--collect: the command failed (%s)", why);
+		/* what the command said: its stderr (pytest's collection errors
+		 * go to stdout, so that when stderr is empty), the last 2000 bytes */
+		while (n > 0 && (said[n - 1] == '\n' || said[n - 1] == '\r'))
+			n--;
+		if (n > 2000)
+			said += n - 2000, n = 2000;
+		{
+			char *t = rt_xmalloc(n + 1);
+			memcpy(t, said, n);
+			t[n] = '\0';
+			v = visible_lines(t);
+			free(t);
+		}
+		rt_die("--collect: the command failed (%s)%s%s", why, *v ? "; it said:" : "", v);
 	}
 	*out = rt_xstrdup(res->out.data ? res->out.data : "");
 	return RT_GO_ON;
@@ -299,7 +359,7 @@ from_collect(list *l, const char *cmd)
 	o.max_output = (size_t)256 << 20;
 	if (rt_run_trials(&o, 0, 1, 1, collect_done, &text) != 0 || !text)
 		exit(RT_EXIT_INT);
-	add_lines(l, text, "--collect", 1);
+	add_lines(l, text, "--collect", 1 + (int)rt_runner_detect(cmd, NULL));
 	free(text);
 }
 
@@ -1100,6 +1160,16 @@ read_candidates(const char *file, const char *collect, const char *records, int 
 			after++;
 			free(l.v[i]);
 			continue;
+		}
+		{
+			int k, dup = 0;
+			for (k = 0; k < B.nids && !dup; k++)
+				dup = strcmp(B.ids[k], l.v[i]) == 0;
+			if (dup) {
+				drop(src, 0, l.v[i], "listed twice: it runs once", 0);
+				free(l.v[i]);
+				continue;
+			}
 		}
 		if (*l.v[i] == '-' && !B.ids_safe) {
 			drop(src, 0, l.v[i], OPTION_REASON, 0);

@@ -236,6 +236,17 @@ claims_confirmed() {
 	run rt-bisect -v v --collect false -- "$STUB" p v {}
 	status_is 2
 	has "--collect: the command failed"
+	# what a failing collect command said is shown
+	run rt-bisect -v v --collect "echo 'no module named conftest' >&2; exit 1" -- "$STUB" p v {}
+	status_is 2
+	has "--collect: the command failed (exit 1); it said:"
+	has "  no module named conftest"
+	# pytest's collection error goes to stdout: shown when stderr is empty
+	cd "$F/broken"
+	run rt-bisect -v v --collect "$PYTEST --collect-only tests/test_gone.py" -- $PYTEST {}
+	status_is 2
+	has "pytest exit 4 (usage error)"
+	has "  ERROR: file or directory not found: tests/test_gone.py"
 }
 
 @test "rt-bisect: --records takes the cases before the victim in a failing run" {
@@ -455,6 +466,13 @@ claims_confirmed() {
 	jqe --arg p $c::test_add_coupon '.category == "victim" and .polluters == [$p]
 	    and .polluter_sets == [[$p]] and .setters == []' "$T/rec"
 	claims_confirmed "$T/rec"
+	# collect's warnings summary (FILE:LINE, the warning, "-- Docs:") is
+	# no test: each line named, none a candidate
+	jqe '.candidates == 6 and ([.dropped[].id] | index("tests/test_cart.py:8"))
+	    and ([.probes[].order[] | select(contains("::") | not)] == [])
+	    and any(.dropped[]; .id == "tests/test_cart.py:8" and .line == 10
+	        and (.reason | test("not a collected test")))' "$T/rec"
+	has "rt-bisect: --collect:10: tests/test_cart.py:8: left out:"
 	# the tests that fail alone failed in probes, were recorded, and the
 	# victim's own outcome judged those probes
 	jqe --arg r $c::test_tax_rate --arg t $c::test_tax_table '
