@@ -114,6 +114,9 @@ static struct {
 	char *jdirname;
 	int by_exit;                 /* no per-case report: judged by exit status */
 	int noisy;                   /* the victim alone is noisy: probes run to the cap */
+	long undecided;              /* search probes that stayed undecided or errors */
+	const char *what;            /* the claim searched for */
+	json_t *incon;               /* its inconclusive entries */
 	rt_progress prog;
 	const char *phase;
 	char reason[400];
@@ -720,7 +723,27 @@ shows(const list *prefix, const int *idx, int n, decision target, const char *ro
 	ladd(&order, (char *)B.victim);
 	d = probe(order.v, role, 0, fresh);
 	free(order.v);
+	if (d == D_UNDECIDED || d == D_ERROR)
+		B.undecided++;
 	return d == target;
+}
+
+/* Tests a probe could not decide on (it stayed undecided to its cap, or
+ * the victim did not run): never read as a pass, they are reported in
+ * "inconclusive" with the probe. */
+static void
+undecided(const int *idx, int n, const char *reason)
+{
+	json_t *c = json_object(), *t = json_array();
+	int j;
+
+	for (j = 0; j < n; j++)
+		json_array_append_new(t, json_string(B.ids[idx[j]]));
+	json_object_set_new(c, "claim", json_string(B.what));
+	json_object_set_new(c, "tests", t);
+	json_object_set_new(c, "reason", json_string(reason));
+	json_object_set_new(c, "probe", json_integer((json_int_t)json_array_size(B.probes) - 1));
+	json_array_append_new(B.incon, c);
 }
 
 typedef struct {
@@ -805,19 +828,36 @@ find(const list *prefix, int *g, int n, decision target, sets *out)
 			B.stop = 1;
 		return;
 	}
+	long u0 = B.undecided, ua, ub;
+
 	a = shows(prefix, g, h, target, "search", 0);
+	ua = B.undecided - u0;
+	if (ua && !B.sig && !B.budget_out)
+		undecided(g, h, "the probe of these tests stayed undecided: they "
+		    "were not searched further, and none is cleared");
 	if (a)
 		find(prefix, g, h, target, out);
 	if (B.stop || B.sig || B.budget_out)
 		return;
+	u0 = B.undecided;
 	b = shows(prefix, g + h, n - h, target, "search", 0);
+	ub = B.undecided - u0;
+	if (ub && !B.sig && !B.budget_out)
+		undecided(g + h, n - h, "the probe of these tests stayed undecided: "
+		    "they were not searched further, and none is cleared");
 	if (b)
 		find(prefix, g + h, n - h, target, out);
-	if (!a && !b && !B.sig && !B.budget_out) {
+	/* neither half alone: a set that needs both, unless a half was
+	 * undecided (then it may hold the dependency on its own) */
+	if (!a && !b && !ua && !ub && !B.sig && !B.budget_out) {
 		int *c = rt_xmalloc((size_t)n * sizeof(int)), m;
 		memcpy(c, g, (size_t)n * sizeof(int));
+		u0 = B.undecided;
 		m = ddmin(prefix, c, n, target);
-		if (!B.sig && !B.budget_out) {
+		if (!B.sig && !B.budget_out && B.undecided > u0)
+			undecided(c, m, "a probe of a subset stayed undecided, so the "
+			    "set is not shown minimal: no claim");
+		else if (!B.sig && !B.budget_out) {
 			sets_add(out, c, m);
 			if (B.first)
 				B.stop = 1;
@@ -832,12 +872,17 @@ scan(const list *prefix, int *g, int n, decision target, sets *out)
 {
 	int i;
 
-	for (i = 0; i < n && !B.sig && !B.budget_out && !B.stop; i++)
+	long u0;
+
+	for (i = 0; i < n && !B.sig && !B.budget_out && !B.stop; i++) {
+		u0 = B.undecided;
 		if (shows(prefix, g + i, 1, target, "search", 0)) {
 			sets_add(out, g + i, 1);
 			if (B.first)
 				B.stop = 1;
-		}
+		} else if (B.undecided > u0 && !B.sig && !B.budget_out)
+			undecided(g + i, 1, "its pair's probe stayed undecided: not cleared");
+	}
 }
 
 /* Search g for what shows target after prefix; confirm each set found by
@@ -847,25 +892,23 @@ search(const list *prefix, int *g, int n, decision target, const char *what,
     sets *ok, json_t *inconclusive)
 {
 	sets found = { 0 };
-	int i, j;
+	int i;
 
 	B.stop = 0;
+	B.what = what;
+	B.incon = inconclusive;
 	if (B.linear)
 		scan(prefix, g, n, target, &found);
 	else
 		find(prefix, g, n, target, &found);
 	for (i = 0; i < found.n; i++) {
+		long u0 = B.undecided;
 		if (shows(prefix, found.v[i].idx, found.v[i].n, target, "confirm", 1))
 			sets_add(ok, found.v[i].idx, found.v[i].n);
-		else if (!B.sig && !B.budget_out) {
-			json_t *c = json_object(), *t = json_array();
-			for (j = 0; j < found.v[i].n; j++)
-				json_array_append_new(t, json_string(B.ids[found.v[i].idx[j]]));
-			json_object_set_new(c, "claim", json_string(what));
-			json_object_set_new(c, "tests", t);
-			json_object_set_new(c, "probe", json_integer((json_int_t)json_array_size(B.probes) - 1));
-			json_array_append_new(inconclusive, c);
-		}
+		else if (!B.sig && !B.budget_out)
+			undecided(found.v[i].idx, found.v[i].n, B.undecided > u0 ?
+			    "found by search, but its confirmation stayed undecided" :
+			    "found by search, but contradicted by its confirmation");
 		free(found.v[i].idx);
 	}
 	free(found.v);
@@ -1071,9 +1114,14 @@ print_text(FILE *f, json_t *rec)
 			put_visible(f, "cleaner of ", key, ": ");
 			put_visible(f, "", json_string_value(x), "\n");
 		}
-	json_array_foreach(json_object_get(rec, "inconclusive"), i, x)
-		fprintf(f, "inconclusive: a %s found by search was contradicted by its confirmation\n",
-		    json_string_value(json_object_get(x, "claim")));
+	json_array_foreach(json_object_get(rec, "inconclusive"), i, x) {
+		size_t j;
+		fprintf(f, "inconclusive (%s):", json_string_value(json_object_get(x, "claim")));
+		for (j = 0; j < json_array_size(json_object_get(x, "tests")); j++)
+			put_visible(f, " ", json_string_value(json_array_get(
+			    json_object_get(x, "tests"), j)), "");
+		put_visible(f, ": ", json_string_value(json_object_get(x, "reason")), "\n");
+	}
 	json_array_foreach(B.dropped, i, x) {
 		put_visible(f, "left out: ", json_string_value(json_object_get(x, "id")), " (");
 		put_visible(f, "", json_string_value(json_object_get(x, "reason")), ")\n");

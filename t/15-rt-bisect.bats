@@ -489,3 +489,35 @@ claims_confirmed() {
 	status_is 2
 	has "case $c::test_gone did not run in trial 1 (the runner reported 7 cases)"
 }
+
+@test "rt-bisect: an undecided probe is never read as a pass: its tests are inconclusive, nothing else is claimed" {
+	# after p the victim fails on half the seeds; probes of 25 trials
+	# cannot always tell that from the victim alone
+	cat > "$T/runner" <<-'EOS'
+	#!/bin/sh
+	for id do
+		case $id in
+		p) dirty=1 ;;
+		v) [ -n "$dirty" ] && [ $((RETRIAL_SEED % 10)) -lt 5 ] && exit 1; exit 0 ;;
+		esac
+	done
+	EOS
+	chmod +x "$T/runner"
+	seq -f 't%02g' 1 8 | sed 's/^t03$/p/' > "$T/list"
+	for seed in 3 4; do
+		run rt-bisect -v v -f "$T/list" --seed $seed --threshold 0.3 --no-cleaners \
+		    -n 25 -- "$T/runner" {}
+		status_is 0
+		echo "$output" > "$T/rec"
+		# nothing but p could ever be claimed; here the probe holding p
+		# stayed undecided, so p is inconclusive and no set is claimed
+		jqe '.category == "victim" and .polluters == [] and .polluter_sets == []
+		    and (.inconclusive | length) == 1
+		    and (.inconclusive[0].tests | index("p"))
+		    and (.inconclusive[0].reason | test("undecided"))
+		    and .probes[.inconclusive[0].probe].decision == "undecided"' "$T/rec"
+	done
+	run rt-bisect -v v -f "$T/list" --seed 4 --threshold 0.3 --no-cleaners -n 25 --text \
+	    -- "$T/runner" {}
+	has "inconclusive (polluter): t01 t02 p t04: the probe of these tests stayed undecided"
+}
