@@ -2,13 +2,16 @@
  * that make it fail, state-setters that make it pass, cleaners that undo a
  * polluter — by group testing over ordered runs judged by interval probes. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "rt_cases.h"
 #include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
@@ -79,8 +82,9 @@ usage(FILE *f)
 "  -V, --version          the version\n");
 }
 
-typedef enum { D_PASS, D_FAIL, D_UNDECIDED, D_MIXED, D_STOPPED } decision;
-static const char *const dname[] = { "pass", "fail", "undecided", "mixed", "stopped" };
+typedef enum { D_PASS, D_FAIL, D_UNDECIDED, D_MIXED, D_STOPPED, D_ERROR } decision;
+static const char *const dname[] = { "pass", "fail", "undecided", "mixed", "stopped",
+    "error" };
 
 typedef struct {
 	char **v;
@@ -106,6 +110,13 @@ static struct {
 	int ids_safe;                /* the IDs follow the command's own "--" */
 	memo *memo;
 	size_t nmemo, capmemo;
+	rt_cases_dir jdir;           /* the private report directory */
+	char *jdirname;
+	int by_exit;                 /* no per-case report: judged by exit status */
+	int noisy;                   /* the victim alone is noisy: probes run to the cap */
+	long undecided;              /* search probes that stayed undecided or errors */
+	const char *what;            /* the claim searched for */
+	json_t *incon;               /* its inconclusive entries */
 	rt_progress prog;
 	const char *phase;
 	char reason[400];
@@ -132,6 +143,28 @@ note(const char *fmt, ...)
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
 	json_array_append_new(B.notes, json_string(buf));
+}
+
+/* The private report directory goes, with any report a trial killed
+ * before it was read left in it. */
+static void
+jdir_cleanup(void)
+{
+	long t;
+	char name[48];
+
+	if (!B.jdirname)
+		return;
+	for (t = 1; t <= B.trialno + 1; t++) {
+		snprintf(name, sizeof name, "trial-%ld.xml", t);
+		if (unlinkat(B.jdir.fd, name, 0) < 0 && errno == EISDIR)
+			unlinkat(B.jdir.fd, name, AT_REMOVEDIR);
+	}
+	rt_cases_dir_close(&B.jdir);
+	if (rmdir(B.jdirname) < 0)
+		rt_warn("%s:", B.jdirname);
+	free(B.jdirname);
+	B.jdirname = NULL;
 }
 
 /* --- candidates --- */
@@ -215,7 +248,10 @@ add_lines(list *l, char *text, const char *src, int collect)
 	const char *why;
 	long lineno = 0;
 	size_t n;
-	int quiet;
+	int quiet, section = 0;
+	/* pytest's collection: node IDs (FILE::NAME), then its sections
+	 * (the warnings summary, "-- Docs:") and its count line */
+	int pytest = collect == RT_RUNNER_PYTEST + 1;
 
 	for (line = text; line; line = next) {
 		if ((next = strchr(line, '\n')))
@@ -227,12 +263,52 @@ add_lines(list *l, char *text, const char *src, int collect)
 		if (!*line || (!collect && *line == '#'))
 			continue;
 		if (collect && (why = not_an_id(line, &quiet))) {
+			if (*line == '=')
+				section = 1;
 			if (!quiet)
 				drop(src, lineno, line, why, 0);
 			continue;
 		}
+		if (pytest && section) {
+			drop(src, lineno, line, "in a section of pytest's report after the "
+			    "collection (a warnings summary): not a collected test", 0);
+			continue;
+		}
+		if (pytest && !strstr(line, "::")) {
+			drop(src, lineno, line, "not a pytest node ID (FILE::NAME): a "
+			    "warning's FILE:LINE or other runner output", 0);
+			continue;
+		}
 		ladd(l, rt_xstrdup(line));
 	}
+}
+
+/* Text for a person, line by line, each indented and with its control
+ * characters made visible. */
+static char *
+visible_lines(const char *s)
+{
+	rt_buf b = { 0 };
+	char *r, *v, *line;
+	const char *e;
+	size_t n;
+
+	while (*s) {
+		e = strchr(s, '\n');
+		n = e ? (size_t)(e - s) : strlen(s);
+		line = rt_xmalloc(n + 1);
+		memcpy(line, s, n);
+		line[n] = '\0';
+		v = rt_visible(line);
+		rt_buf_adds(&b, "\n  ");
+		rt_buf_adds(&b, v);
+		free(v);
+		free(line);
+		s += e ? n + 1 : n;
+	}
+	r = rt_xstrdup(rt_buf_str(&b));
+	rt_buf_free(&b);
+	return r;
 }
 
 static int
@@ -242,11 +318,28 @@ collect_done(const rt_trial_result *res, void *ctx)
 
 	if (res->outcome != RT_PASS) {
 		char why[400];
+		const char *said = res->err.data && *res->err.data ? res->err.data :
+		    res->out.data ? res->out.data : "";
+		size_t n = strlen(said);
+		char *v;
 		if (res->outcome == RT_ERROR)
-			rt_error_reason(why, sizeof why, 1, res->error, res->err.data);
+			rt_error_reason(why, sizeof why, 1, res->error, NULL);
 		else
 			snprintf(why, sizeof why, "exit %d", res->exit_code);
-		rt_die("--collect: the command failed (%s)", why);
+		/* what the command said: its stderr (pytest's collection errors
+		 * go to stdout, so that when stderr is empty), the last 2000 bytes */
+		while (n > 0 && (said[n - 1] == '\n' || said[n - 1] == '\r'))
+			n--;
+		if (n > 2000)
+			said += n - 2000, n = 2000;
+		{
+			char *t = rt_xmalloc(n + 1);
+			memcpy(t, said, n);
+			t[n] = '\0';
+			v = visible_lines(t);
+			free(t);
+		}
+		rt_die("--collect: the command failed (%s)%s%s", why, *v ? "; it said:" : "", v);
 	}
 	*out = rt_xstrdup(res->out.data ? res->out.data : "");
 	return RT_GO_ON;
@@ -264,10 +357,12 @@ from_collect(list *l, const char *cmd)
 	o.jobs = 1;
 	o.gap_ms = 0;
 	o.fail_if = o.ignore_if = NULL;
+	o.junit_dir = NULL;
+	o.cases_auto = 0;
 	o.max_output = (size_t)256 << 20;
 	if (rt_run_trials(&o, 0, 1, 1, collect_done, &text) != 0 || !text)
 		exit(RT_EXIT_INT);
-	add_lines(l, text, "--collect", 1);
+	add_lines(l, text, "--collect", 1 + (int)rt_runner_detect(cmd, NULL));
 	free(text);
 }
 
@@ -367,8 +462,10 @@ from_records(list *l, const char *file)
 
 typedef struct {
 	rt_tally t;
-	int classify;
+	int classify;                /* 0 search, 1 classify, 2 full order, 3 to the cap */
 	decision d;
+	json_t *others;              /* the other tests that failed in the probe */
+	char reason[400];            /* the first error trial's reason */
 } probe_ctx;
 
 /* The classify rule is rt-measure's --until verdict: both outcomes seen is
@@ -401,19 +498,87 @@ judge(const rt_tally *t, int classify)
 	return D_UNDECIDED;
 }
 
+/* The victim's own outcome in the trial: from the runner's report of
+ * every case (rt_cases), never from the command's exit status, unless
+ * the runner gives no report (then the probes say so: "judged_by"). */
+static rt_outcome
+victim_outcome(const rt_trial_result *res, probe_ctx *p, char *why, size_t size)
+{
+	rt_case_set set;
+	rt_outcome oc;
+	json_t *others, *x;
+	size_t i, j;
+
+	memset(&set, 0, sizeof set);
+	why[0] = '\0';
+	if (rt_cases_trial(&B.jdir, &B.cli.o, res, NULL, NULL, &set) < 0) {
+		if (!B.cli.o.cases_auto && !set.refused &&
+		    !strncmp(set.error, "no JUnit report", 15)) {
+			if (!B.by_exit++)
+				note("the command wrote no per-case report to $RETRIAL_JUNIT and "
+				    "%s has no report option retrial can add: the probes are "
+				    "judged by the command's exit status",
+				    rt_runner_kind_name(B.cli.o.runner));
+			rt_case_set_free(&set);
+			return res->outcome;
+		}
+		if (res->outcome == RT_ERROR || res->outcome == RT_TIMEOUT) {
+			rt_case_set_free(&set);
+			return res->outcome;
+		}
+		{
+			char *m = rt_xasprintf("trial %ld: %s", res->trial, set.error);
+			snprintf(why, size, "%s", m);
+			free(m);
+		}
+		rt_case_set_free(&set);
+		return RT_ERROR;
+	}
+	if (res->outcome == RT_ERROR || res->outcome == RT_TIMEOUT)
+		oc = res->outcome;
+	else
+		oc = rt_cases_judge(&set, B.victim, res->trial, why, size);
+	others = rt_cases_others_failed(&set, B.victim);
+	json_array_foreach(others, i, x) {
+		int dup = 0;
+		json_t *y;
+		json_array_foreach(p->others, j, y)
+			dup |= json_equal(x, y);
+		if (!dup)
+			json_array_append(p->others, x);
+	}
+	json_decref(others);
+	rt_case_set_free(&set);
+	return oc;
+}
+
 static int
 on_trial(const rt_trial_result *res, void *ctx)
 {
 	probe_ctx *p = ctx;
-	char extra[160];
+	char extra[160], why[400];
+	rt_outcome oc = victim_outcome(res, p, why, sizeof why);
 
-	rt_tally_add(&p->t, res->outcome);
+	rt_tally_add(&p->t, oc);
 	B.used++;
-	if (res->outcome == RT_ERROR && !B.reason[0])
-		rt_error_reason(B.reason, sizeof B.reason, res->trial, res->error, res->err.data);
+	if (oc == RT_ERROR && !p->reason[0]) {
+		if (why[0])
+			snprintf(p->reason, sizeof p->reason, "%s", why);
+		else
+			rt_error_reason(p->reason, sizeof p->reason, res->trial, res->error,
+			    res->err.data);
+	}
+	if (oc == RT_ERROR && !B.reason[0])
+		snprintf(B.reason, sizeof B.reason, "%s", p->reason);
 	snprintf(extra, sizeof extra, "probe %zu \xc2\xb7 %s", json_array_size(B.probes) + 1,
 	    B.phase);
 	rt_progress_update(&B.prog, B.used, p->t.failures, p->t.trials, B.conf, extra);
+	/* the victim did not run: three times with no judged trial is an
+	 * error probe, never a failure */
+	if (p->t.trials == 0 && p->t.errors >= 3)
+		return RT_STOP;
+	if (p->classify == 3)
+		return RT_GO_ON;
 	p->d = judge(&p->t, p->classify);
 	if (p->d != D_UNDECIDED)
 		return RT_STOP;
@@ -488,6 +653,7 @@ probe(char *const *order, const char *role, int classify, int fresh)
 	memset(&p, 0, sizeof p);
 	p.classify = classify;
 	p.d = D_UNDECIDED;
+	p.others = json_array();
 	count = B.cap;
 	if (count > B.max_trials - B.used)
 		count = B.max_trials - B.used;
@@ -495,8 +661,12 @@ probe(char *const *order, const char *role, int classify, int fresh)
 	B.sig = rt_run_trials(&o, B.trialno + 1, count, 1, on_trial, &p);
 	B.trialno += B.used - before;
 	free(argv.v);
+	if (p.t.trials == 0 && p.t.errors > 0 && classify)
+		rt_die("the command could not run: %s", p.reason);
 	if (p.t.trials == 0 && p.t.errors > 0)
-		rt_die("the command could not run: %s", B.reason);
+		p.d = D_ERROR;
+	else if (classify == 3)
+		p.d = judge(&p.t, 1);
 	if (p.d == D_UNDECIDED && !B.sig && B.used >= B.max_trials)
 		B.budget_out = 1;
 	if (p.d == D_UNDECIDED && classify && p.t.failures > 0 && p.t.passes > 0)
@@ -518,6 +688,12 @@ probe(char *const *order, const char *role, int classify, int fresh)
 	if (B.sig)
 		p.d = D_STOPPED;
 	json_object_set_new(rec, "decision", json_string(dname[p.d]));
+	json_object_set_new(rec, "others_failed", p.others);
+	if (p.reason[0])
+		json_object_set_new(rec, "error", json_string(p.reason));
+	if (p.d == D_ERROR)
+		note("probe %zu: the victim did not run, so the probe is an error, not a "
+		    "failure: %s", json_array_size(B.probes) + 1, p.reason);
 	json_array_append_new(B.probes, rec);
 	if (!classify && p.d != D_STOPPED) {
 		if (B.nmemo == B.capmemo) {
@@ -547,7 +723,27 @@ shows(const list *prefix, const int *idx, int n, decision target, const char *ro
 	ladd(&order, (char *)B.victim);
 	d = probe(order.v, role, 0, fresh);
 	free(order.v);
+	if (d == D_UNDECIDED || d == D_ERROR)
+		B.undecided++;
 	return d == target;
+}
+
+/* Tests a probe could not decide on (it stayed undecided to its cap, or
+ * the victim did not run): never read as a pass, they are reported in
+ * "inconclusive" with the probe. */
+static void
+undecided(const int *idx, int n, const char *reason)
+{
+	json_t *c = json_object(), *t = json_array();
+	int j;
+
+	for (j = 0; j < n; j++)
+		json_array_append_new(t, json_string(B.ids[idx[j]]));
+	json_object_set_new(c, "claim", json_string(B.what));
+	json_object_set_new(c, "tests", t);
+	json_object_set_new(c, "reason", json_string(reason));
+	json_object_set_new(c, "probe", json_integer((json_int_t)json_array_size(B.probes) - 1));
+	json_array_append_new(B.incon, c);
 }
 
 typedef struct {
@@ -632,19 +828,36 @@ find(const list *prefix, int *g, int n, decision target, sets *out)
 			B.stop = 1;
 		return;
 	}
+	long u0 = B.undecided, ua, ub;
+
 	a = shows(prefix, g, h, target, "search", 0);
+	ua = B.undecided - u0;
+	if (ua && !B.sig && !B.budget_out)
+		undecided(g, h, "the probe of these tests stayed undecided: they "
+		    "were not searched further, and none is cleared");
 	if (a)
 		find(prefix, g, h, target, out);
 	if (B.stop || B.sig || B.budget_out)
 		return;
+	u0 = B.undecided;
 	b = shows(prefix, g + h, n - h, target, "search", 0);
+	ub = B.undecided - u0;
+	if (ub && !B.sig && !B.budget_out)
+		undecided(g + h, n - h, "the probe of these tests stayed undecided: "
+		    "they were not searched further, and none is cleared");
 	if (b)
 		find(prefix, g + h, n - h, target, out);
-	if (!a && !b && !B.sig && !B.budget_out) {
+	/* neither half alone: a set that needs both, unless a half was
+	 * undecided (then it may hold the dependency on its own) */
+	if (!a && !b && !ua && !ub && !B.sig && !B.budget_out) {
 		int *c = rt_xmalloc((size_t)n * sizeof(int)), m;
 		memcpy(c, g, (size_t)n * sizeof(int));
+		u0 = B.undecided;
 		m = ddmin(prefix, c, n, target);
-		if (!B.sig && !B.budget_out) {
+		if (!B.sig && !B.budget_out && B.undecided > u0)
+			undecided(c, m, "a probe of a subset stayed undecided, so the "
+			    "set is not shown minimal: no claim");
+		else if (!B.sig && !B.budget_out) {
 			sets_add(out, c, m);
 			if (B.first)
 				B.stop = 1;
@@ -659,12 +872,17 @@ scan(const list *prefix, int *g, int n, decision target, sets *out)
 {
 	int i;
 
-	for (i = 0; i < n && !B.sig && !B.budget_out && !B.stop; i++)
+	long u0;
+
+	for (i = 0; i < n && !B.sig && !B.budget_out && !B.stop; i++) {
+		u0 = B.undecided;
 		if (shows(prefix, g + i, 1, target, "search", 0)) {
 			sets_add(out, g + i, 1);
 			if (B.first)
 				B.stop = 1;
-		}
+		} else if (B.undecided > u0 && !B.sig && !B.budget_out)
+			undecided(g + i, 1, "its pair's probe stayed undecided: not cleared");
+	}
 }
 
 /* Search g for what shows target after prefix; confirm each set found by
@@ -674,25 +892,23 @@ search(const list *prefix, int *g, int n, decision target, const char *what,
     sets *ok, json_t *inconclusive)
 {
 	sets found = { 0 };
-	int i, j;
+	int i;
 
 	B.stop = 0;
+	B.what = what;
+	B.incon = inconclusive;
 	if (B.linear)
 		scan(prefix, g, n, target, &found);
 	else
 		find(prefix, g, n, target, &found);
 	for (i = 0; i < found.n; i++) {
+		long u0 = B.undecided;
 		if (shows(prefix, found.v[i].idx, found.v[i].n, target, "confirm", 1))
 			sets_add(ok, found.v[i].idx, found.v[i].n);
-		else if (!B.sig && !B.budget_out) {
-			json_t *c = json_object(), *t = json_array();
-			for (j = 0; j < found.v[i].n; j++)
-				json_array_append_new(t, json_string(B.ids[found.v[i].idx[j]]));
-			json_object_set_new(c, "claim", json_string(what));
-			json_object_set_new(c, "tests", t);
-			json_object_set_new(c, "probe", json_integer((json_int_t)json_array_size(B.probes) - 1));
-			json_array_append_new(inconclusive, c);
-		}
+		else if (!B.sig && !B.budget_out)
+			undecided(found.v[i].idx, found.v[i].n, B.undecided > u0 ?
+			    "found by search, but its confirmation stayed undecided" :
+			    "found by search, but contradicted by its confirmation");
 		free(found.v[i].idx);
 	}
 	free(found.v);
@@ -898,9 +1114,14 @@ print_text(FILE *f, json_t *rec)
 			put_visible(f, "cleaner of ", key, ": ");
 			put_visible(f, "", json_string_value(x), "\n");
 		}
-	json_array_foreach(json_object_get(rec, "inconclusive"), i, x)
-		fprintf(f, "inconclusive: a %s found by search was contradicted by its confirmation\n",
-		    json_string_value(json_object_get(x, "claim")));
+	json_array_foreach(json_object_get(rec, "inconclusive"), i, x) {
+		size_t j;
+		fprintf(f, "inconclusive (%s):", json_string_value(json_object_get(x, "claim")));
+		for (j = 0; j < json_array_size(json_object_get(x, "tests")); j++)
+			put_visible(f, " ", json_string_value(json_array_get(
+			    json_object_get(x, "tests"), j)), "");
+		put_visible(f, ": ", json_string_value(json_object_get(x, "reason")), "\n");
+	}
 	json_array_foreach(B.dropped, i, x) {
 		put_visible(f, "left out: ", json_string_value(json_object_get(x, "id")), " (");
 		put_visible(f, "", json_string_value(json_object_get(x, "reason")), ")\n");
@@ -987,6 +1208,16 @@ read_candidates(const char *file, const char *collect, const char *records, int 
 			after++;
 			free(l.v[i]);
 			continue;
+		}
+		{
+			int k, dup = 0;
+			for (k = 0; k < B.nids && !dup; k++)
+				dup = strcmp(B.ids[k], l.v[i]) == 0;
+			if (dup) {
+				drop(src, 0, l.v[i], "listed twice: it runs once", 0);
+				free(l.v[i]);
+				continue;
+			}
 		}
 		if (*l.v[i] == '-' && !B.ids_safe) {
 			drop(src, 0, l.v[i], OPTION_REASON, 0);
@@ -1099,6 +1330,21 @@ main(int argc, char *argv[])
 		rt_usage_die("--records already keeps the cases before the victim; --before is for -f and --collect");
 	rt_trial_cli_finish(&B.cli, argc, argv, optind, 1);
 	B.ids_safe = ids_after_dashdash();
+	{
+		/* the victim's own outcome: pytest and go test are asked for
+		 * their report of every case; any other command may write
+		 * $RETRIAL_JUNIT itself, else its exit status judges */
+		const char *tmp = getenv("TMPDIR");
+		char why[200];
+		(void)rt_cases_auto(&B.cli.o, why, sizeof why);
+		B.jdirname = rt_xasprintf("%s/retrial-junit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(B.jdirname))
+			rt_die("%s:", B.jdirname);
+		if (rt_cases_dir_open(&B.jdir, B.jdirname) < 0)
+			rt_die("%s:", B.jdirname);
+		B.cli.o.junit_dir = B.jdirname;
+		atexit(jdir_cleanup);
+	}
 	if (*B.victim == '-' && !B.ids_safe)
 		rt_usage_die("-v %s: %s", B.victim, OPTION_REASON);
 	B.probes = json_array();

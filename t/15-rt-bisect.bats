@@ -236,6 +236,17 @@ claims_confirmed() {
 	run rt-bisect -v v --collect false -- "$STUB" p v {}
 	status_is 2
 	has "--collect: the command failed"
+	# what a failing collect command said is shown
+	run rt-bisect -v v --collect "echo 'no module named conftest' >&2; exit 1" -- "$STUB" p v {}
+	status_is 2
+	has "--collect: the command failed (exit 1); it said:"
+	has "  no module named conftest"
+	# pytest's collection error goes to stdout: shown when stderr is empty
+	cd "$F/broken"
+	run rt-bisect -v v --collect "$PYTEST --collect-only tests/test_gone.py" -- $PYTEST {}
+	status_is 2
+	has "pytest exit 4 (usage error)"
+	has "  ERROR: file or directory not found: tests/test_gone.py"
 }
 
 @test "rt-bisect: --records takes the cases before the victim in a failing run" {
@@ -444,4 +455,69 @@ claims_confirmed() {
 	fi
 	grep -qF 'polluter: p␛]0;pwned␇␛[2J\u009b2J (then the victim: ' "$T/out"
 	[ -z "$(grep -F 'left out' "$T/out")" ]
+}
+
+@test "rt-bisect: pytest, tests that fail on their own next to the real polluter: only the polluter is named" {
+	cd "$F/broken"
+	c=tests/test_cart.py::TestCart
+	run rt-bisect --threshold 0.3 --seed 1 --no-cleaners -o "$T/rec" \
+	    -v $c::test_total_is_sum --collect "$PYTEST --collect-only" -- $PYTEST {}
+	status_is 0
+	jqe --arg p $c::test_add_coupon '.category == "victim" and .polluters == [$p]
+	    and .polluter_sets == [[$p]] and .setters == []' "$T/rec"
+	claims_confirmed "$T/rec"
+	# collect's warnings summary (FILE:LINE, the warning, "-- Docs:") is
+	# no test: each line named, none a candidate
+	jqe '.candidates == 6 and ([.dropped[].id] | index("tests/test_cart.py:8"))
+	    and ([.probes[].order[] | select(contains("::") | not)] == [])
+	    and any(.dropped[]; .id == "tests/test_cart.py:8" and .line == 10
+	        and (.reason | test("not a collected test")))' "$T/rec"
+	has "rt-bisect: --collect:10: tests/test_cart.py:8: left out:"
+	# the tests that fail alone failed in probes, were recorded, and the
+	# victim's own outcome judged those probes
+	jqe --arg r $c::test_tax_rate --arg t $c::test_tax_table '
+	    (.probes[1].others_failed | sort) == [$r, $t]
+	    and any(.probes[]; (.others_failed | index($r)) and .decision == "pass")' "$T/rec"
+}
+
+@test "rt-bisect: pytest, a victim the runner never reports did not run: an error, never a failure" {
+	cd "$F/broken"
+	c=tests/test_cart.py::TestCart
+	printf '%s\n' $c::test_add_coupon $c::test_names > "$T/ids"
+	run rt-bisect --seed 1 -v $c::test_gone -f "$T/ids" \
+	    --cmd "$PYTEST tests/test_cart.py"
+	status_is 2
+	has "case $c::test_gone did not run in trial 1 (the runner reported 7 cases)"
+}
+
+@test "rt-bisect: an undecided probe is never read as a pass: its tests are inconclusive, nothing else is claimed" {
+	# after p the victim fails on half the seeds; probes of 25 trials
+	# cannot always tell that from the victim alone
+	cat > "$T/runner" <<-'EOS'
+	#!/bin/sh
+	for id do
+		case $id in
+		p) dirty=1 ;;
+		v) [ -n "$dirty" ] && [ $((RETRIAL_SEED % 10)) -lt 5 ] && exit 1; exit 0 ;;
+		esac
+	done
+	EOS
+	chmod +x "$T/runner"
+	seq -f 't%02g' 1 8 | sed 's/^t03$/p/' > "$T/list"
+	for seed in 3 4; do
+		run rt-bisect -v v -f "$T/list" --seed $seed --threshold 0.3 --no-cleaners \
+		    -n 25 -- "$T/runner" {}
+		status_is 0
+		echo "$output" > "$T/rec"
+		# nothing but p could ever be claimed; here the probe holding p
+		# stayed undecided, so p is inconclusive and no set is claimed
+		jqe '.category == "victim" and .polluters == [] and .polluter_sets == []
+		    and (.inconclusive | length) == 1
+		    and (.inconclusive[0].tests | index("p"))
+		    and (.inconclusive[0].reason | test("undecided"))
+		    and .probes[.inconclusive[0].probe].decision == "undecided"' "$T/rec"
+	done
+	run rt-bisect -v v -f "$T/list" --seed 4 --threshold 0.3 --no-cleaners -n 25 --text \
+	    -- "$T/runner" {}
+	has "inconclusive (polluter): t01 t02 p t04: the probe of these tests stayed undecided"
 }
