@@ -465,6 +465,7 @@ typedef struct {
 	int classify;                /* 0 search, 1 classify, 2 full order, 3 to the cap */
 	decision d;
 	json_t *others;              /* the other tests that failed in the probe */
+	int alone;                   /* the victim alone: runs to the cap when mixed */
 	char reason[400];            /* the first error trial's reason */
 } probe_ctx;
 
@@ -580,6 +581,12 @@ on_trial(const rt_trial_result *res, void *ctx)
 	if (p->classify == 3)
 		return RT_GO_ON;
 	p->d = judge(&p->t, p->classify);
+	/* the victim alone both passed and failed: its own rate is measured
+	 * to the probe's cap, for the two-sample comparison */
+	if (p->d == D_MIXED && p->alone) {
+		p->classify = 3;
+		return RT_GO_ON;
+	}
 	if (p->d != D_UNDECIDED)
 		return RT_STOP;
 	return RT_GO_ON;
@@ -654,6 +661,7 @@ probe(char *const *order, const char *role, int classify, int fresh)
 	p.classify = classify;
 	p.d = D_UNDECIDED;
 	p.others = json_array();
+	p.alone = strcmp(role, "alone") == 0;
 	count = B.cap;
 	if (count > B.max_trials - B.used)
 		count = B.max_trials - B.used;
@@ -921,6 +929,52 @@ interval_of(json_t *p, rt_interval *iv)
 	    (long)json_integer_value(json_object_get(p, "trials")), B.conf, 0.5, 0.5, iv);
 }
 
+/* The victim alone both passed and failed. The full order runs to the
+ * cap too, and the two rates are compared by a two-sample anytime-valid
+ * rule: each probe's anytime confidence sequence at 1 - (1 - C)/2, so
+ * both hold at once with confidence C; disjoint, the rates differ. The
+ * search then judges every probe against the two: a noisy victim. */
+static decision
+classify_noisy(char *const *full_order, json_t *pa, const char **category)
+{
+	double c2 = 1 - (1 - B.conf) / 2;
+	long ka, na, kf, nf;
+	rt_interval ia, ifu;
+	json_t *pf;
+	decision full;
+
+	B.phase = "the full order";
+	full = probe(full_order, "full", 3, 1);
+	pf = json_array_get(B.probes, json_array_size(B.probes) - 1);
+	ka = (long)json_integer_value(json_object_get(pa, "failures"));
+	na = (long)json_integer_value(json_object_get(pa, "trials"));
+	kf = (long)json_integer_value(json_object_get(pf, "failures"));
+	nf = (long)json_integer_value(json_object_get(pf, "trials"));
+	if (full == D_STOPPED) {
+		*category = "unknown";
+		return D_UNDECIDED;
+	}
+	rt_cs_interval(ka, na, c2, 0.5, 0.5, &ia);
+	rt_cs_interval(kf, nf, c2, 0.5, 0.5, &ifu);
+	if (ifu.low > ia.high || ifu.high < ia.low) {
+		int pol = ifu.low > ia.high;
+		B.noisy = 1;
+		B.pass_hi = pol ? ia.high : ifu.high;
+		B.fail_lo = pol ? ifu.low : ia.low;
+		*category = pol ? "victim" : "brittle";
+		note("the victim is noisy on its own (alone it failed %ld of %ld times) "
+		    "but %s after the full order (%ld of %ld; the two anytime %g%% "
+		    "sequences are disjoint): it is searched against its own rate",
+		    ka, na, pol ? "fails more" : "fails less", kf, nf, c2 * 100);
+		return pol ? D_FAIL : D_PASS;
+	}
+	*category = "nod";
+	note("the victim alone both passed and failed (%ld of %ld), and after the "
+	    "full order (%ld of %ld) it cannot be told from that: its flakiness does "
+	    "not need another test, so no polluter or setter is claimed", ka, na, kf, nf);
+	return D_UNDECIDED;
+}
+
 /* Classify: the victim alone, then the full order. Returns the
  * dependency to search for (D_FAIL: polluters, D_PASS: state-setters),
  * with the two references set, or D_UNDECIDED when there is none. */
@@ -936,12 +990,8 @@ classify(char *const *full_order, const char **category)
 	B.phase = "the victim alone";
 	alone = probe(alone_order, "alone", 1, 1);
 	pa = json_array_get(B.probes, 0);
-	if (alone == D_MIXED) {
-		*category = "nod";
-		note("the victim alone both passed and failed: its flakiness does not need "
-		    "another test, so no polluter or setter is claimed");
-		return D_UNDECIDED;
-	}
+	if (alone == D_MIXED)
+		return classify_noisy(full_order, pa, category);
 	if (alone == D_UNDECIDED)
 		note("the victim alone neither passed nor failed reliably within %ld trials", B.cap);
 	if (alone != D_PASS && alone != D_FAIL)

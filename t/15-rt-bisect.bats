@@ -521,3 +521,17 @@ claims_confirmed() {
 	    -- "$T/runner" {}
 	has "inconclusive (polluter): t01 t02 p t04: the probe of these tests stayed undecided"
 }
+
+@test "rt-bisect: pytest, a victim failing 2% alone and 60% after its polluter is a victim, with that polluter" {
+	cd "$F/noisy"
+	p=tests/test_rates.py::test_warm_cache
+	run rt-bisect --threshold 0.3 --seed 2 --no-cleaners -o "$T/rec" \
+	    -v tests/test_rates.py::test_convert_rate --collect "$PYTEST --collect-only" -- $PYTEST {}
+	status_is 0
+	jqe --arg p $p '.category == "victim" and .polluters == [$p]
+	    and .probes[0].decision == "mixed" and .probes[0].failures > 0
+	    and .probes[0].trials == 60 and .probes[1].trials == 60
+	    and any(.notes[]; test("noisy on its own"))
+	    and any(.probes[]; .role == "confirm" and .order == [$p, "tests/test_rates.py::test_convert_rate"]
+	        and .decision == "fail")' "$T/rec"
+}
