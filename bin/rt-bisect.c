@@ -150,20 +150,7 @@ note(const char *fmt, ...)
 static void
 jdir_cleanup(void)
 {
-	long t;
-	char name[48];
-
-	if (!B.jdirname)
-		return;
-	for (t = 1; t <= B.trialno + 1; t++) {
-		snprintf(name, sizeof name, "trial-%ld.xml", t);
-		if (unlinkat(B.jdir.fd, name, 0) < 0 && errno == EISDIR)
-			unlinkat(B.jdir.fd, name, AT_REMOVEDIR);
-	}
-	rt_cases_dir_close(&B.jdir);
-	if (rmdir(B.jdirname) < 0)
-		rt_warn("%s:", B.jdirname);
-	free(B.jdirname);
+	rt_cases_dir_remove(&B.jdir, B.jdirname);
 	B.jdirname = NULL;
 }
 
@@ -1384,14 +1371,9 @@ main(int argc, char *argv[])
 		/* the victim's own outcome: pytest and go test are asked for
 		 * their report of every case; any other command may write
 		 * $RETRIAL_JUNIT itself, else its exit status judges */
-		const char *tmp = getenv("TMPDIR");
 		char why[200];
 		(void)rt_cases_auto(&B.cli.o, why, sizeof why);
-		B.jdirname = rt_xasprintf("%s/retrial-junit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(B.jdirname))
-			rt_die("%s:", B.jdirname);
-		if (rt_cases_dir_open(&B.jdir, B.jdirname) < 0)
-			rt_die("%s:", B.jdirname);
+		B.jdirname = rt_cases_dir_make(&B.jdir);
 		B.cli.o.junit_dir = B.jdirname;
 		atexit(jdir_cleanup);
 	}

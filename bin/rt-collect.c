@@ -378,12 +378,7 @@ main(int argc, char *argv[])
 				todo--;
 	}
 	if (junit) {
-		const char *tmp = getenv("TMPDIR");
-		jdir = rt_xasprintf("%s/retrial-junit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(jdir))
-			rt_die("%s:", jdir);
-		if (rt_cases_dir_open(&c.jdir, jdir) < 0)
-			rt_die("%s:", jdir);
+		jdir = rt_cases_dir_make(&c.jdir);
 		cli.o.junit_dir = jdir;
 	}
 	/* a test hook (t/01-rt-collect.bats): die by SIGKILL after trial N's
@@ -405,20 +400,12 @@ main(int argc, char *argv[])
 	if (rt_errors_warning(msg, sizeof msg, &c.tally, c.reason))
 		rt_warn("%s", msg);
 	if (jdir) {
-		/* reports of trials killed before they were read */
-		for (t = shard_k; t <= n; t += shard_n) {
-			char name[48];
-			snprintf(name, sizeof name, "trial-%ld.xml", t);
-			if (unlinkat(c.jdir.fd, name, 0) < 0 && errno == EISDIR)
-				unlinkat(c.jdir.fd, name, AT_REMOVEDIR);
-		}
-		rt_cases_dir_close(&c.jdir);
-		if (rmdir(jdir) < 0)
-			rt_warn("%s:", jdir);
+		/* and reports of trials killed before they were read */
+		rt_cases_dir_remove(&c.jdir, jdir);
+		jdir = NULL;
 		if (c.noreport || c.badreport)
 			rt_warn("%ld of %ld trials wrote no JUnit report, %ld an unreadable one: "
 			    "their test cases are missing", c.noreport, c.done, c.badreport);
-		free(jdir);
 	}
 	rt_trial_cli_free(&cli);
 	if (sig)

@@ -694,13 +694,8 @@ main(int argc, char *argv[])
 		char *jdir = NULL;
 		if (m.judge) {
 			/* the runner's report of every case, in a private directory */
-			const char *tmp = getenv("TMPDIR");
 			char why[200];
-			jdir = rt_xasprintf("%s/retrial-junit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-			if (!mkdtemp(jdir))
-				rt_die("%s:", jdir);
-			if (rt_cases_dir_open(&m.jdir, jdir) < 0)
-				rt_die("%s:", jdir);
+			jdir = rt_cases_dir_make(&m.jdir);
 			cli.o.junit_dir = jdir;
 			(void)rt_cases_auto(&cli.o, why, sizeof why);
 		}
@@ -709,22 +704,13 @@ main(int argc, char *argv[])
 		sig = rt_run_trials(&cli.o, 1, n, 1, on_trial, &m);
 		rt_progress_clear(&m.prog);
 		if (jdir) {
-			/* reports of trials stopped before they were read */
-			long t;
-			for (t = 1; t <= n; t++) {
-				char name[48];
-				snprintf(name, sizeof name, "trial-%ld.xml", t);
-				if (unlinkat(m.jdir.fd, name, 0) < 0 && errno == EISDIR)
-					unlinkat(m.jdir.fd, name, AT_REMOVEDIR);
-			}
-			rt_cases_dir_close(&m.jdir);
-			if (rmdir(jdir) < 0)
-				rt_warn("%s:", jdir);
+			/* and reports of trials stopped before they were read */
+			rt_cases_dir_remove(&m.jdir, jdir);
+			jdir = NULL;
 			if (m.noreport || m.badreport)
 				rt_warn("%ld of %ld trials wrote no JUnit report, %ld an unreadable one",
 				    m.noreport, m.done, m.badreport);
 			cli.o.junit_dir = NULL;
-			free(jdir);
 		}
 		if (m.facts && rt_output_close(m.facts) != 0)
 			rt_die("%s: write error:", facts);

@@ -1,6 +1,7 @@
 /* rt_cases: per-case outcomes of a trial from the runner's own report. */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -77,6 +78,39 @@ rt_cases_dir_close(rt_cases_dir *d)
 	if (d->fd >= 0)
 		close(d->fd);
 	d->fd = -1;
+}
+
+char *
+rt_cases_dir_make(rt_cases_dir *d)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *path = rt_xasprintf("%s/retrial-junit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+
+	if (!mkdtemp(path) || rt_cases_dir_open(d, path) < 0)
+		rt_die("%s:", path);
+	return path;
+}
+
+void
+rt_cases_dir_remove(rt_cases_dir *d, char *path)
+{
+	struct dirent *e;
+	DIR *dir;
+	int fd;
+
+	if (!path)
+		return;
+	if (d->fd >= 0 && (fd = dup(d->fd)) >= 0 && (dir = fdopendir(fd))) {
+		while ((e = readdir(dir)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+			    unlinkat(d->fd, e->d_name, 0) < 0 && errno == EISDIR)
+				unlinkat(d->fd, e->d_name, AT_REMOVEDIR);
+		closedir(dir);
+	}
+	rt_cases_dir_close(d);
+	if (rmdir(path) < 0)
+		rt_warn("%s:", path);
+	free(path);
 }
 
 static const char *

@@ -26,6 +26,13 @@ typedef struct {
 } rt_cases_dir;
 int rt_cases_dir_open(rt_cases_dir *d, const char *path);   /* 0, or -1 */
 void rt_cases_dir_close(rt_cases_dir *d);
+/* A new private directory (mkdtemp under $TMPDIR, else /tmp), opened in
+ * d; its path (malloc'd), for rt_trial_opts.junit_dir. Dies on failure. */
+char *rt_cases_dir_make(rt_cases_dir *d);
+/* Remove what trials left in it (reports of trials stopped before they
+ * were read), close it, remove it (a warning when that fails), and free
+ * path. */
+void rt_cases_dir_remove(rt_cases_dir *d, char *path);
 
 /* One case's last word in a trial. */
 typedef struct {
