@@ -43,6 +43,14 @@ typedef struct {
 	 * rule order: recorded, not disqualifying */
 	rt_guard_hit overruled[RT_GUARD_MAXOVER];
 	size_t noverruled;
+	/* how the tests were read: "python ast (python3 3.11)", "go/parser (go1.19)",
+	 * "text rules (no parser for javascript)", ... ("; "-joined per language) */
+	char guard[256];
+	/* 1 when the patch changes a check of a test (its inventory differs:
+	 * a check added, removed or changed), with the differences in checks as
+	 * a JSON array (text, "" when none or unknown) */
+	int changes_checks;
+	char checks[RT_GUARD_REASON * 4];
 } rt_guard_result;
 
 /* Judge diff, already applied: before_dir holds the untouched project,
