@@ -1,0 +1,3 @@
+module retrial.invalid/inventory
+
+go 1.19
