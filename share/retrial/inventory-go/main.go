@@ -37,6 +37,7 @@ import (
 	"go/printer"
 	"go/scanner"
 	"go/token"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -46,7 +47,10 @@ import (
 	"unicode"
 )
 
-const maxSize = 2 << 20 // bytes: a larger file is that file's "error"
+const (
+	maxSize  = 2 << 20 // bytes: a larger file is that file's "error"
+	maxDepth = 1000    // brackets open at once: more is that file's "error"
+)
 
 type errInfo struct {
 	Line    int    `json:"line"`
@@ -170,6 +174,10 @@ func readFile(root, name string) *fileOut {
 		fo.Error = &errInfo{0, 0, err.Error()}
 		return fo
 	}
+	if e := tooDeep(token.NewFileSet(), name, src); e != nil {
+		fo.Error = e
+		return fo
+	}
 	fset := token.NewFileSet()
 	af, err := parser.ParseFile(fset, name, src, parser.AllErrors)
 	if err != nil {
@@ -188,37 +196,38 @@ func readFile(root, name string) *fileOut {
 }
 
 func readBounded(f *os.File) ([]byte, error) {
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(&limited{f, maxSize + 1})
+	src, err := io.ReadAll(io.LimitReader(f, maxSize+1))
 	if err != nil {
 		return nil, err
 	}
-	if n > maxSize {
+	if len(src) > maxSize {
 		return nil, fmt.Errorf("file over %d bytes (2 MiB): not read", maxSize)
 	}
-	return buf.Bytes(), nil
+	return src, nil
 }
 
-type limited struct {
-	f *os.File
-	n int64
-}
-
-func (l *limited) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, eof{}
+// tooDeep: go/parser takes time quadratic in the nesting depth (and stops
+// at 100000 levels); a linear scan refuses more than maxDepth brackets.
+func tooDeep(fset *token.FileSet, name string, src []byte) *errInfo {
+	var s scanner.Scanner
+	file := fset.AddFile(name, -1, len(src))
+	s.Init(file, src, nil, 0)
+	depth := 0
+	for {
+		pos, tok, _ := s.Scan()
+		switch tok {
+		case token.EOF:
+			return nil
+		case token.LPAREN, token.LBRACK, token.LBRACE:
+			if depth++; depth > maxDepth {
+				p := fset.Position(pos)
+				return &errInfo{p.Line, p.Column, fmt.Sprintf("nesting deeper than %d levels: not read", maxDepth)}
+			}
+		case token.RPAREN, token.RBRACK, token.RBRACE:
+			depth--
+		}
 	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.f.Read(p)
-	l.n -= int64(n)
-	return n, err
 }
-
-type eof struct{}
-
-func (eof) Error() string { return "EOF" }
 
 func parseError(err error) *errInfo {
 	if el, ok := err.(scanner.ErrorList); ok && len(el) > 0 {
