@@ -152,6 +152,9 @@ install: all
 	cp -f man/man3/*.3 $(DESTDIR)$(MANPREFIX)/man3/
 	cp -f man/man7/*.7 $(DESTDIR)$(MANPREFIX)/man7/
 	cp -Rf share/retrial/. $(DESTDIR)$(SHAREDIR)/
+	# the assertion-inventory helpers: Go source (built on use) and node
+	chmod 755 $(DESTDIR)$(SHAREDIR)/rt-inventory.js
+	chmod 644 $(DESTDIR)$(SHAREDIR)/inventory-go/main.go $(DESTDIR)$(SHAREDIR)/inventory-go/go.mod
 	mkdir -p $(DESTDIR)$(SHAREDIR)/examples
 	cp -f examples/nightly-audit.sh $(DESTDIR)$(SHAREDIR)/examples/
 	chmod 755 $(DESTDIR)$(SHAREDIR)/examples/nightly-audit.sh
