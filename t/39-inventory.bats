@@ -113,6 +113,25 @@ fn() {
 	fn 'TestParse/*' | jqe '.checks | length == 1 and .[0].kind == "raises" and .[0].callee == "t.Fatalf"'
 	# the parent keeps none of its subtests' checks
 	fn TestParse | jqe '.checks == [] and .calls == ["t.Run"]'
+	# nested subtests are named as go test names them, spaces as underscores
+	cat >"$T/sub_test.go" <<'EOF'
+package p
+
+import "testing"
+
+func TestOuter(t *testing.T) {
+	t.Run("a", func(st *testing.T) {
+		if x != 1 {
+			st.Errorf("x")
+		}
+		st.Run("deeper one", func(u *testing.T) {
+			u.Skip()
+		})
+	})
+}
+EOF
+	"$INVGO" --root "$T" sub_test.go | jqe '[.files[0].functions[] | [.name, [.checks[] | .kind + " " + .callee]]] ==
+	    [["TestOuter", []], ["TestOuter/a", ["fail_branch st.Errorf"]], ["TestOuter/a/deeper_one", ["skip u.Skip"]]]'
 	# !reflect.DeepEqual(got, want) reads as got != want, want's value from the if's init
 	fn TestParse/pairs | jqe '.checks[1] | .op == "!=" and
 	    .operands == ["got", "map[string]int{\"a\": 1, \"b\": 2}"] and .options == {compare: "reflect.DeepEqual"}'

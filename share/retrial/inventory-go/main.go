@@ -523,6 +523,9 @@ func (r *reader) subtest(c *ast.CallExpr, lit *ast.FuncLit, fr *frame) {
 	for k := range fr.asserts {
 		sf.asserts[k] = true
 	}
+	for k := range fr.tvars { // the parent's t, captured
+		sf.tvars[k] = true
+	}
 	r.params(sf, lit.Type)
 	r.walk(lit.Body, sf)
 	sortChecks(fn)
