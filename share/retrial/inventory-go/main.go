@@ -25,7 +25,11 @@
 //	after it are guarded "recover"
 //
 // Checks inside other closures (helpers, deferred funcs, goroutines) are
-// checks of the enclosing function. Optional fields beyond the schema: none.
+// checks of the enclosing function. `if !reflect.DeepEqual(got, want)` (also
+// cmp.Equal, bytes.Equal, slices.Equal, maps.Equal, proto.Equal) reads as
+// op "!=" on [got, want], with options {"compare": "reflect.DeepEqual"}, the
+// one key beyond the schema. Bounded: over 2 MiB or 1000 open brackets is
+// that file's "error" (go/parser's time grows with the square of the depth).
 package main
 
 import (
