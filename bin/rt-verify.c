@@ -51,7 +51,7 @@ typedef struct lane {
 	int owned;                   /* its copy is the sandbox uid's */
 	const char *status, *rule;
 	char reason[800];
-	char first_error[256];
+	char first_error[640];
 	rt_interval iv;
 	double cm;                   /* a confirmation round's confidence, or 0 */
 	json_t *confirm;             /* its confirmation round, if it had one */
@@ -1964,7 +1964,7 @@ verdict:
 		}
 		else if (!strcmp(verdict, "ERROR"))
 			snprintf(sum, sizeof sum, "ERROR: the original command could not run: "
-			    "%ld valid trials, %ld errors (%s)", V.base.t.trials, V.base.t.errors,
+			    "%ld valid trials, %ld errors (%.400s)", V.base.t.trials, V.base.t.errors,
 			    V.base.first_error[0] ? V.base.first_error : "no trial ran");
 		else
 			snprintf(sum, sizeof sum, "%s: the original %s", verdict, bs);

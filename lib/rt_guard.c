@@ -3113,7 +3113,9 @@ place(struct tree *tr, struct pick *p, long ln, rt_buf *newline, char *what,
 }
 
 /* The test a case ID names (the runner's own ID, rt_runner(3)): a pytest
- * node ID "f.py::Class::test[p]" as pytest would select it; a Go
+ * node ID "f.py::Class::test[p]" as pytest would select it; a unittest
+ * dotted name "pkg.mod.Class.test" (its longest prefix that is a module
+ * file); a Go
  * "pkg::TestX/sub" the func TestX in the _test.go files of the package's
  * directory (a suffix of pkg), else of any directory. */
 static void
@@ -3127,6 +3129,9 @@ case_tests(struct tree *tr, struct picks *ps, const char *id)
 	if (sep && sep > id && (size_t)(sep - id) >= 3 && !strncmp(sep - 3, ".py", 3)) {
 		rt_runner_sel one = { RT_RUNNER_PYTEST, RT_SEL_NODE, w, 0 };
 		sel_pytest(tr, ps, &one, 1);
+	} else if (!sep && strchr(id, '.') && !strchr(id, '/') && !strchr(id, ' ')) {
+		/* a unittest ID "pkg.mod.Class.test": the longest module prefix */
+		cmd_dotted(tr, ps, id);
 	} else if (sep && !strncmp(sep + 2, "Test", 4)) {
 		pl = (size_t)(sep - id);
 		snprintf(name, sizeof name, "%.*s", (int)strcspn(sep + 2, "/"), sep + 2);
