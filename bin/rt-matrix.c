@@ -393,7 +393,7 @@ probe_why(const rt_trial_result *res, char *buf, size_t n)
 	size_t len;
 
 	if (res->outcome == RT_ERROR && res->error[0])
-		snprintf(buf, n, "%s", res->error);
+		snprintf(buf, n, "%.*s", (int)(n > 0 ? n - 1 : 0), res->error);
 	else if (res->outcome == RT_TIMEOUT)
 		snprintf(buf, n, "timed out");
 	else if (res->signal)

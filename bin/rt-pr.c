@@ -662,7 +662,8 @@ static const char *const known_names[] = {
 	"required", "outcome", "rule", "confirmation_rule", "neutered", "quarantine",
 	"file", "dossier", "entry", "reproduce", "has_reproduce", "fence", "timings",
 	"branch", "has_anytime", "has_exact", "exact_note", "overrides", "has_overrides",
-	"evidence", "evidence_note", "allowed_paths", "has_allowed_paths", NULL
+	"evidence", "evidence_note", "allowed_paths", "has_allowed_paths",
+	"changes_checks", "checks_changed", NULL
 };
 
 /* ---- the dossier ---- */
@@ -953,6 +954,43 @@ build_view(const verdict_t *v, const ship_t *S)
 		if (ob.len)
 			jset(o, "overrides", rt_xstrdup(rt_buf_str(&ob)));
 		rt_buf_free(&ob);
+	}
+	{
+		/* a winner that changes the test's own checks, under its own heading */
+		json_t *w = json_object_get(v->rec, "winner"), *c, *x;
+		rt_buf cb = { 0 };
+		size_t j;
+		int changes = json_is_true(json_object_get(w, "changes_checks"));
+
+		c = json_object_get(w, "checks");
+		json_array_foreach(c, j, x) {
+			const char *ch = json_string_value(json_object_get(x, "change"));
+			const char *fn = json_string_value(json_object_get(x, "function"));
+			json_t *bf = json_object_get(x, "before"), *af = json_object_get(x, "after");
+			const char *f = json_string_value(json_object_get(x, "file"));
+			const char *bt = json_string_value(json_object_get(bf, "text"));
+			const char *at = json_string_value(json_object_get(af, "text"));
+			char *m1 = md(f ? f : "?"), *m2 = md(fn ? fn : "?"), *m3 = md(bt ? bt : "");
+			char *m4 = md(at ? at : "");
+			rt_buf_printf(&cb, "- %s in %s (%s)", ch ? ch : "changed", m2, m1);
+			if (bt)
+				rt_buf_printf(&cb, ": line %lld \"%s\"", (long long)json_integer_value(
+				    json_object_get(bf, "line")), m3);
+			if (at)
+				rt_buf_printf(&cb, "%s line %lld \"%s\"", bt ? " became" : ":",
+				    (long long)json_integer_value(json_object_get(af, "line")), m4);
+			rt_buf_addc(&cb, '\n');
+			free(m1);
+			free(m2);
+			free(m3);
+			free(m4);
+		}
+		if (changes && !cb.len)
+			rt_buf_adds(&cb, "- the guard did not say which\n");
+		json_object_set_new(o, "changes_checks", json_boolean(changes));
+		if (cb.len)
+			jset(o, "checks_changed", rt_xstrdup(rt_buf_str(&cb)));
+		rt_buf_free(&cb);
 	}
 	json_object_set_new(o, "has_anytime", json_boolean(has_method(v, M_ANYTIME)));
 	if (has_method(v, M_EXACT))

@@ -51,7 +51,7 @@ typedef struct lane {
 	int owned;                   /* its copy is the sandbox uid's */
 	const char *status, *rule;
 	char reason[800];
-	char first_error[256];
+	char first_error[640];
 	rt_interval iv;
 	double cm;                   /* a confirmation round's confidence, or 0 */
 	json_t *confirm;             /* its confirmation round, if it had one */
@@ -65,6 +65,10 @@ typedef struct lane {
 	int canary;                  /* a canary probe: stops at CANARY_K either way */
 	json_t *canary_rec;          /* what the canary found */
 	json_t *overruled;           /* rules --allow overruled for this lane */
+	int changes_checks;          /* its patch changes a test's checks (the guard's inventories) */
+	json_t *checks;              /* those changes, or NULL */
+	long diff_lines;             /* lines its patch adds or removes */
+	char guard[256];             /* how the guard read the tests */
 } lane;
 
 typedef struct ttag {
@@ -285,6 +289,14 @@ lane_json(const lane *l, int with_type)
 		json_object_set_new(o, "canary", json_deep_copy(l->canary_rec));
 	if (l->overruled)
 		json_object_set_new(o, "overruled", json_deep_copy(l->overruled));
+	if (l->guard[0])
+		json_object_set_new(o, "guard", json_string(l->guard));
+	if (l->dir || l->raced) {
+		json_object_set_new(o, "changes_checks", json_boolean(l->changes_checks));
+		if (l->checks)
+			json_object_set_new(o, "checks", json_deep_copy(l->checks));
+		json_object_set_new(o, "diff_lines", json_integer(l->diff_lines));
+	}
 	return o;
 }
 
@@ -1106,6 +1118,13 @@ guard_check(lane *l, rt_guard_result *g)
 
 	for (i = 0; i < g->noverruled; i++)
 		overrule(l, g->overruled[i].rule, g->overruled[i].reason);
+	snprintf(l->guard, sizeof l->guard, "%s", g->guard);
+	l->changes_checks = g->changes_checks;
+	if (g->checks[0]) {
+		json_error_t je;
+		json_decref(l->checks);
+		l->checks = json_loads(g->checks, 0, &je);
+	}
 	return r != 0;
 }
 
@@ -1197,6 +1216,23 @@ run_canary(lane *l)
 	return 0;
 }
 
+/* Lines a unified diff adds or removes (not its headers). */
+static long
+diff_lines(const char *d)
+{
+	long n = 0;
+	const char *p = d;
+
+	while (p && *p) {
+		if ((*p == '+' && strncmp(p, "+++ ", 4)) || (*p == '-' && strncmp(p, "--- ", 4)))
+			n++;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return n;
+}
+
 /* Prepare each hypothesis' lane: a patch, a copy it applies to, and a
  * guard that lets it through. Disqualified lanes are reported at once. */
 static int
@@ -1238,6 +1274,7 @@ prepare_lanes(void)
 			finish_lane(l, "patch_failed", "the patch does not apply: %s", err);
 			continue;
 		}
+		l->diff_lines = diff_lines(l->patch);
 		if (guard_check(l, &g)) {
 			l->rule = g.rule;
 			finish_lane(l, "neutered", "%s: %s", g.rule, g.reason);
@@ -1255,17 +1292,54 @@ prepare_lanes(void)
 	return 0;
 }
 
+static double
+lane_rate(const lane *l)
+{
+	return (double)l->t.failures / (double)l->t.trials;
+}
+
 static int
 cand_cmp(const void *pa, const void *pb)
 {
 	const lane *a = *(lane *const *)pa, *b = *(lane *const *)pb;
-	double ra = (double)a->t.failures / (double)a->t.trials;
-	double rb = (double)b->t.failures / (double)b->t.trials;
+	double ra = lane_rate(a), rb = lane_rate(b);
 	/* the rate, then the input order: interval widths depend on how many
 	 * results had landed when the lane was decided, which -j makes vary */
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
 	return a->index - b->index;
+}
+
+/* Among the lanes indistinguishable from the best (intervals overlapping
+ * its), a lane that changes no test check first, then the smaller diff,
+ * then the rate and the input order: a tie never favours a weaker test. */
+static int
+tie_cmp(const void *pa, const void *pb)
+{
+	const lane *a = *(lane *const *)pa, *b = *(lane *const *)pb;
+
+	if (a->changes_checks != b->changes_checks)
+		return a->changes_checks - b->changes_checks;
+	if (a->diff_lines != b->diff_lines)
+		return a->diff_lines < b->diff_lines ? -1 : 1;
+	return cand_cmp(pa, pb);
+}
+
+/* Order the candidates for confirmation: by rate, then the lanes tied with
+ * the best reordered by tie_cmp. How many are tied with the best. */
+static size_t
+order_candidates(lane **cand, size_t n)
+{
+	size_t k = 1;
+
+	if (n == 0)
+		return 0;
+	qsort(cand, n, sizeof *cand, cand_cmp);
+	while (k < n && !(cand[k]->iv.low > cand[0]->iv.high ||
+	    cand[0]->iv.low > cand[k]->iv.high))
+		k++;
+	qsort(cand, k, sizeof *cand, tie_cmp);
+	return k;
 }
 
 /* One confirmation round: the candidate on n never-seen trials in a fresh
@@ -1485,7 +1559,7 @@ main(int argc, char *argv[])
 	int opt, exitcode, sig, rc;
 	char tmpl[4096], err[512], split[80] = "", a[40], sum[600], *gpath = NULL;
 	const char *td, *verdict = NULL;
-	size_t i, ncand = 0;
+	size_t i, ncand = 0, ntied = 0;
 	long required = 0;
 	double pref = 0, cm = 0, t_base = 0, t_race = 0, t_conf = 0, tp;
 	lane **cand = NULL, *winner = NULL;
@@ -1739,7 +1813,7 @@ main(int argc, char *argv[])
 	for (i = 0; i < V.nlanes; i++)
 		if (V.lanes[i]->better)
 			cand[ncand++] = V.lanes[i];
-	qsort(cand, ncand, sizeof *cand, cand_cmp);
+	ntied = order_candidates(cand, ncand);
 	if (ncand > 0) {
 		size_t m = ncand < (size_t)V.confirms ? ncand : (size_t)V.confirms;
 		double p0 = (double)V.base.t.failures / (double)V.base.t.trials;
@@ -1779,9 +1853,13 @@ main(int argc, char *argv[])
 		if (l == winner) {
 			l->status = "winner";
 			snprintf(l->reason, sizeof l->reason, "%s among the lanes better than "
-			    "the original (%ld/%ld failed, interval %s); confirmation: %s",
-			    i == 0 ? "the lowest rate" : "the best confirmed",
-			    l->t.failures, l->t.trials, laneiv(a, sizeof a, l), cs);
+			    "the original (%ld/%ld failed, interval %s)%s; confirmation: %s",
+			    i > 0 ? "the best confirmed" : ntied > 1 ? "first of the lanes tied "
+			    "with the lowest rate" : "the lowest rate",
+			    l->t.failures, l->t.trials, laneiv(a, sizeof a, l), i > 0 ||
+			    ntied < 2 ? "" : l->changes_checks ? " (every tied lane changes the "
+			    "test's checks; the smallest diff first)" : " (it changes no check "
+			    "of the test; the smallest diff first)", cs);
 		} else if (l->confirm) {
 			l->status = "eliminated";
 			snprintf(l->reason, sizeof l->reason, "failed its confirmation: %s "
@@ -1791,9 +1869,12 @@ main(int argc, char *argv[])
 			char b[40];
 			l->status = "tied";
 			snprintf(l->reason, sizeof l->reason, "tied with the winner %s: "
-			    "%ld/%ld failed, interval %s overlaps %s's %s", winner->id,
+			    "%ld/%ld failed, interval %s overlaps %s's %s; %s", winner->id,
 			    l->t.failures, l->t.trials, laneiv(a, sizeof a, l), winner->id,
-			    laneiv(b, sizeof b, winner));
+			    laneiv(b, sizeof b, winner), l->changes_checks &&
+			    !winner->changes_checks ? "it changes the test's checks, the "
+			    "winner does not" : l->diff_lines > winner->diff_lines ?
+			    "its diff is larger" : "ordered after it");
 		} else if (winner) {
 			char b[40];
 			snprintf(l->reason, sizeof l->reason, "better than the original, but "
@@ -1835,6 +1916,10 @@ verdict:
 		json_object_set_new(w, "patch", json_string(winner->patch));
 		json_object_set_new(w, "files", json_deep_copy(json_object_get(winner->hyp,
 		    "files") ? json_object_get(winner->hyp, "files") : json_array()));
+		json_object_set_new(w, "changes_checks", json_boolean(winner->changes_checks));
+		if (winner->changes_checks)
+			json_object_set_new(w, "checks", winner->checks ?
+			    json_deep_copy(winner->checks) : json_array());
 		json_object_set_new(v, "winner", w);
 	} else {
 		json_object_set_new(v, "winner", json_null());
@@ -1879,7 +1964,7 @@ verdict:
 		}
 		else if (!strcmp(verdict, "ERROR"))
 			snprintf(sum, sizeof sum, "ERROR: the original command could not run: "
-			    "%ld valid trials, %ld errors (%s)", V.base.t.trials, V.base.t.errors,
+			    "%ld valid trials, %ld errors (%.400s)", V.base.t.trials, V.base.t.errors,
 			    V.base.first_error[0] ? V.base.first_error : "no trial ran");
 		else
 			snprintf(sum, sizeof sum, "%s: the original %s", verdict, bs);

@@ -32,6 +32,10 @@ own_report(const rt_trial_opts *o)
 			w[n] = rt_xstrdup(o->argv[n]);
 	for (i = 0; i < n; i++) {
 		for (j = 0; opts[j] && !hit; j++) {
+			/* jest's reporters: a jest-junit among them writes where
+			 * JEST_JUNIT_OUTPUT_FILE says */
+			if (o->runner == RT_RUNNER_JEST && !strcmp(opts[j], "--reporters"))
+				continue;
 			k = strlen(opts[j]);
 			hit = !strncmp(w[i], opts[j], k) && (!w[i][k] || w[i][k] == '=');
 		}
@@ -54,6 +58,9 @@ rt_cases_auto(rt_trial_opts *o, char *why, size_t size)
 	case RT_RUNNER_GO:
 		if (o->max_output < 16u << 20)
 			o->max_output = 16u << 20;
+		break;
+	case RT_RUNNER_JEST:
+		/* JEST_JUNIT_OUTPUT_FILE for a configured jest-junit reporter */
 		break;
 	default:
 		snprintf(why, size, "%s has no report option retrial can add: the command "
@@ -213,8 +220,14 @@ rt_cases_trial(rt_cases_dir *d, const rt_trial_opts *o, const rt_trial_result *r
 				rt_case_set_free(&scratch);
 			return r;
 		}
-		snprintf(set->error, sizeof set->error, "no JUnit report at $RETRIAL_JUNIT (%s)",
-		    strerror(e));
+		snprintf(set->error, sizeof set->error, "no JUnit report at $RETRIAL_JUNIT (%s)%s",
+		    strerror(e), o->runner == RT_RUNNER_JEST ? ": jest wrote none; configure "
+		    "the jest-junit reporter (--reporters=default --reporters=jest-junit: "
+		    "retrial sets JEST_JUNIT_OUTPUT_FILE) or pass --json "
+		    "--outputFile=\"$RETRIAL_JUNIT\"" : o->runner == RT_RUNNER_UNITTEST ||
+		    o->runner == RT_RUNNER_PYTHON ? ": unittest writes no per-case report; run "
+		    "the tests through pytest, which runs unittest tests too (python3 -m pytest "
+		    "FILE::Class::test), or write one to $RETRIAL_JUNIT" : "");
 		free(path);
 		return -1;
 	}

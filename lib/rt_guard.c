@@ -2581,19 +2581,6 @@ pytest_named(const char *rel)
 	    n > 3 && !strcmp(b + n - 3, ".py");
 }
 
-static int
-opt_takes_value(const char *o, const char *const *list)
-{
-	size_t i;
-
-	if (strchr(o, '='))
-		return 0;
-	for (i = 0; list[i]; i++)
-		if (!strcmp(o, list[i]))
-			return 1;
-	return 0;
-}
-
 /* -k EXPR: the test (or class) names holding one of its words, the words
  * after "not" excepted. */
 static void
@@ -2653,37 +2640,27 @@ pick_k(struct tree *tr, struct picks *ps, const char *expr, struct picks *files)
 		free(w[k]);
 }
 
+/* pytest's selections of one segment: node IDs picked, paths (files, or
+ * the test files under a directory) filtered by -k. */
 static void
-cmd_pytest(struct tree *tr, struct picks *ps, char **w, size_t n)
+sel_pytest(struct tree *tr, struct picks *ps, const rt_runner_sel *sel, size_t n)
 {
-	static const char *const val[] = {
-		"-k", "-m", "-p", "-c", "-o", "-n", "-W", "-r", "--tb", "--deselect",
-		"--ignore", "--ignore-glob", "--rootdir", "--maxfail", "--durations",
-		"--junitxml", "--junit-xml", "--basetemp", "--log-level", "--count",
-		"--random-order-seed", "--random-order-bucket", "--reruns",
-		"--confcutdir", "--import-mode", "--cov", "--cov-report", "--timeout",
-		NULL
-	};
 	struct picks files = { 0 };
 	const char *k = NULL;
 	size_t i, j, len;
 	char file[512];
 
 	for (i = 0; i < n; i++) {
-		if (!strcmp(w[i], "-k") && i + 1 < n) {
-			k = w[++i];
-		} else if (!strncmp(w[i], "-k", 2) && w[i][2]) {
-			k = w[i] + 2;
-		} else if (w[i][0] == '-') {
-			if (opt_takes_value(w[i], val))
-				i++;
-		} else if (strstr(w[i], "::")) {
-			char *c1 = strstr(w[i], "::"), *last = c1, *prev = NULL, *q;
+		const char *w = sel[i].text;
+		if (sel[i].kind == RT_SEL_KEXPR) {
+			k = w;
+		} else if (sel[i].kind == RT_SEL_NODE) {
+			const char *c1 = strstr(w, "::"), *last = c1, *prev = NULL, *q;
 			for (q = c1; q; q = strstr(q + 2, "::")) {
 				prev = last == q ? prev : last;
 				last = q;
 			}
-			snprintf(file, sizeof file, "%.*s", (int)(c1 - w[i]), w[i]);
+			snprintf(file, sizeof file, "%.*s", (int)(c1 - w), w);
 			if (last == c1) {
 				/* "f.py::Class" or "f.py::test" */
 				struct src *s = tree_find(tr, file);
@@ -2696,17 +2673,17 @@ cmd_pytest(struct tree *tr, struct picks *ps, char **w, size_t n)
 				snprintf(cls, sizeof cls, "%.*s", (int)(last - prev - 2), prev + 2);
 				pick_tests(ps, tree_find(tr, file), cls, last + 2);
 			}
-		} else {
-			len = strlen(w[i]);
-			while (len > 1 && w[i][len - 1] == '/')
+		} else if (sel[i].kind == RT_SEL_PATH) {
+			len = strlen(w);
+			while (len > 1 && w[len - 1] == '/')
 				len--;
-			if (len > 3 && !strncmp(w[i] + len - 3, ".py", 3)) {
-				struct src *s = tree_find(tr, w[i]);
+			if (len > 3 && !strncmp(w + len - 3, ".py", 3)) {
+				struct src *s = tree_find(tr, w);
 				if (s)
 					pick_add(&files, s, NULL);
 			} else {
 				/* a directory: the test files under it */
-				const char *d = w[i];
+				const char *d = w;
 				while (!strncmp(d, "./", 2))
 					d += 2;
 				len = strlen(d);
@@ -2764,50 +2741,22 @@ cmd_dotted(struct tree *tr, struct picks *ps, const char *name)
 	free(copy);
 }
 
+/* go test's selections of one segment: the test functions of the packages
+ * named (all when none), filtered by -run. */
 static void
-cmd_unittest(struct tree *tr, struct picks *ps, char **w, size_t n)
+sel_go(struct tree *tr, struct picks *ps, const rt_runner_sel *sel, size_t n)
 {
-	static const char *const val[] = { "-k", "-p", "-s", "-t", NULL };
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (w[i][0] == '-') {
-			if (opt_takes_value(w[i], val))
-				i++;
-		} else if (!strcmp(w[i], "discover")) {
-			return;
-		} else if (strchr(w[i], '/') || (strlen(w[i]) > 3 &&
-		    !strcmp(w[i] + strlen(w[i]) - 3, ".py"))) {
-			pick_tests(ps, tree_find(tr, w[i]), NULL, NULL);
-		} else {
-			cmd_dotted(tr, ps, w[i]);
-		}
-	}
-}
-
-static void
-cmd_go(struct tree *tr, struct picks *ps, char **w, size_t n)
-{
-	static const char *const val[] = {
-		"-count", "-timeout", "-tags", "-p", "-parallel", "-cpu", "-bench",
-		"-coverprofile", "-o", "-exec", "-skip", NULL
-	};
 	const char *run = NULL, *pkg[16];
 	size_t npkg = 0, i, j, k, len;
 	regex_t re;
 	int hasre;
 	struct src *s;
 
-	for (i = 0; i < n; i++) {
-		if (!strcmp(w[i], "-run") && i + 1 < n)
-			run = w[++i];
-		else if (!strncmp(w[i], "-run=", 5))
-			run = w[i] + 5;
-		else if (w[i][0] == '-' && opt_takes_value(w[i], val))
-			i++;
-		else if (w[i][0] != '-' && npkg < 16)
-			pkg[npkg++] = w[i];
-	}
+	for (i = 0; i < n; i++)
+		if (sel[i].kind == RT_SEL_GORUN)
+			run = sel[i].text;
+		else if (sel[i].kind == RT_SEL_GOPKG && npkg < 16)
+			pkg[npkg++] = sel[i].text;
 	hasre = run && regcomp(&re, run, REG_EXTENDED | REG_NOSUB) == 0;
 	for (i = 0; i < tr->n; i++) {
 		if (!(tr->v[i].lang & L_GO))
@@ -2842,41 +2791,34 @@ cmd_go(struct tree *tr, struct picks *ps, char **w, size_t n)
 		regfree(&re);
 }
 
-/* The tests a command runs, as far as its words say (rt_cmd_locate finds
- * the runner in each segment). */
+/* The tests a command runs, as far as its words say: rt_runner_selections
+ * reads the runner's options, this finds the selections in the tree. */
 static void
 command_tests(struct tree *tr, struct picks *ps, char **w, size_t n)
 {
-	size_t i = 0, seg;
-	rt_cmd_loc L;
+	rt_runner_sel sel[256];
+	size_t ns = rt_runner_selections(w, n, sel, 256), i = 0, j;
 
-	while (i < n) {
-		for (seg = i; seg < n && strcmp(w[seg], ";"); seg++)
+	while (i < ns) {
+		for (j = i; j < ns && sel[j].segment == sel[i].segment; j++)
 			;
-		rt_cmd_locate(w, i, seg, &L);
-		switch (L.kind) {
-		case RT_RUNNER_PYTEST:
-			cmd_pytest(tr, ps, w + L.args, seg - L.args);
-			break;
-		case RT_RUNNER_UNITTEST:
-			cmd_unittest(tr, ps, w + L.args, seg - L.args);
-			break;
-		case RT_RUNNER_GO:
-			cmd_go(tr, ps, w + L.args, seg - L.args);
-			break;
-		case RT_RUNNER_PYTHON:
-			if (L.target > i && !strcmp(w[L.target - 1], "-m"))
-				cmd_dotted(tr, ps, w[L.target]);
-			else
-				pick_tests(ps, tree_find(tr, w[L.target]), NULL, NULL);
-			break;
-		default:
-			/* tox -e py -- tests/x.py::t, make test ARGS=...: what follows -- */
-			if (L.dashdash)
-				cmd_pytest(tr, ps, w + L.dashdash, seg - L.dashdash);
-			break;
+		if (sel[i].runner == RT_RUNNER_GO) {
+			sel_go(tr, ps, sel + i, j - i);
+		} else if (sel[i].runner == RT_RUNNER_PYTEST) {
+			sel_pytest(tr, ps, sel + i, j - i);
+		} else {
+			/* unittest, python: files whole, dotted names resolved */
+			size_t k;
+			for (k = i; k < j; k++) {
+				if (sel[k].kind == RT_SEL_DISCOVER)
+					break;
+				if (sel[k].kind == RT_SEL_DOTTED)
+					cmd_dotted(tr, ps, sel[k].text);
+				else if (sel[k].kind == RT_SEL_PATH)
+					pick_tests(ps, tree_find(tr, sel[k].text), NULL, NULL);
+			}
 		}
-		i = seg + 1;
+		i = j;
 	}
 }
 
@@ -3171,7 +3113,9 @@ place(struct tree *tr, struct pick *p, long ln, rt_buf *newline, char *what,
 }
 
 /* The test a case ID names (the runner's own ID, rt_runner(3)): a pytest
- * node ID "f.py::Class::test[p]" as pytest would select it; a Go
+ * node ID "f.py::Class::test[p]" as pytest would select it; a unittest
+ * dotted name "pkg.mod.Class.test" (its longest prefix that is a module
+ * file); a Go
  * "pkg::TestX/sub" the func TestX in the _test.go files of the package's
  * directory (a suffix of pkg), else of any directory. */
 static void
@@ -3183,7 +3127,11 @@ case_tests(struct tree *tr, struct picks *ps, const char *id)
 	int pass;
 
 	if (sep && sep > id && (size_t)(sep - id) >= 3 && !strncmp(sep - 3, ".py", 3)) {
-		cmd_pytest(tr, ps, &w, 1);
+		rt_runner_sel one = { RT_RUNNER_PYTEST, RT_SEL_NODE, w, 0 };
+		sel_pytest(tr, ps, &one, 1);
+	} else if (!sep && strchr(id, '.') && !strchr(id, '/') && !strchr(id, ' ')) {
+		/* a unittest ID "pkg.mod.Class.test": the longest module prefix */
+		cmd_dotted(tr, ps, id);
 	} else if (sep && !strncmp(sep + 2, "Test", 4)) {
 		pl = (size_t)(sep - id);
 		snprintf(name, sizeof name, "%.*s", (int)strcspn(sep + 2, "/"), sep + 2);

@@ -745,3 +745,137 @@ rt_seed_conflict(const char *runner, const char *shell_cmd, char *const *argv)
 		free(w[i]);
 	return hit;
 }
+
+/* ---- what a command selects ---- */
+
+static int
+opt_takes_value(const char *o, const char *const *list)
+{
+	size_t i;
+
+	if (strchr(o, '='))
+		return 0;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(o, list[i]))
+			return 1;
+	return 0;
+}
+
+static void
+sel_add(rt_runner_sel *out, size_t *n, size_t max, rt_runner_kind r, rt_sel_kind k,
+    const char *text, size_t seg)
+{
+	if (*n < max) {
+		out[*n].runner = r;
+		out[*n].kind = k;
+		out[*n].text = text;
+		out[*n].segment = seg;
+	}
+	(*n)++;
+}
+
+static void
+sel_pytest(char **w, size_t n, rt_runner_sel *out, size_t *k, size_t max, size_t seg)
+{
+	static const char *const val[] = {
+		"-k", "-m", "-p", "-c", "-o", "-n", "-W", "-r", "--tb", "--deselect",
+		"--ignore", "--ignore-glob", "--rootdir", "--maxfail", "--durations",
+		"--junitxml", "--junit-xml", "--basetemp", "--log-level", "--count",
+		"--random-order-seed", "--random-order-bucket", "--reruns",
+		"--confcutdir", "--import-mode", "--cov", "--cov-report", "--timeout",
+		NULL
+	};
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(w[i], "-k") && i + 1 < n)
+			sel_add(out, k, max, RT_RUNNER_PYTEST, RT_SEL_KEXPR, w[++i], seg);
+		else if (!strncmp(w[i], "-k", 2) && w[i][2])
+			sel_add(out, k, max, RT_RUNNER_PYTEST, RT_SEL_KEXPR, w[i] + 2, seg);
+		else if (w[i][0] == '-') {
+			if (opt_takes_value(w[i], val))
+				i++;
+		} else
+			sel_add(out, k, max, RT_RUNNER_PYTEST, strstr(w[i], "::") ?
+			    RT_SEL_NODE : RT_SEL_PATH, w[i], seg);
+	}
+}
+
+static void
+sel_unittest(char **w, size_t n, rt_runner_sel *out, size_t *k, size_t max, size_t seg)
+{
+	static const char *const val[] = { "-k", "-p", "-s", "-t", NULL };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (w[i][0] == '-') {
+			if (opt_takes_value(w[i], val))
+				i++;
+		} else if (!strcmp(w[i], "discover")) {
+			sel_add(out, k, max, RT_RUNNER_UNITTEST, RT_SEL_DISCOVER, w[i], seg);
+			return;
+		} else {
+			sel_add(out, k, max, RT_RUNNER_UNITTEST, strchr(w[i], '/') ||
+			    ends_with(w[i], ".py") ? RT_SEL_PATH : RT_SEL_DOTTED, w[i], seg);
+		}
+	}
+}
+
+static void
+sel_go(char **w, size_t n, rt_runner_sel *out, size_t *k, size_t max, size_t seg)
+{
+	static const char *const val[] = {
+		"-count", "-timeout", "-tags", "-p", "-parallel", "-cpu", "-bench",
+		"-coverprofile", "-o", "-exec", "-skip", "-shuffle", NULL
+	};
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(w[i], "-run") && i + 1 < n)
+			sel_add(out, k, max, RT_RUNNER_GO, RT_SEL_GORUN, w[++i], seg);
+		else if (!strncmp(w[i], "-run=", 5))
+			sel_add(out, k, max, RT_RUNNER_GO, RT_SEL_GORUN, w[i] + 5, seg);
+		else if (w[i][0] == '-') {
+			if (opt_takes_value(w[i], val))
+				i++;
+		} else
+			sel_add(out, k, max, RT_RUNNER_GO, RT_SEL_GOPKG, w[i], seg);
+	}
+}
+
+size_t
+rt_runner_selections(char **w, size_t n, rt_runner_sel *out, size_t max)
+{
+	size_t i = 0, seg, nseg = 0, k = 0;
+	rt_cmd_loc L;
+
+	while (i < n) {
+		for (seg = i; seg < n && strcmp(w[seg], ";"); seg++)
+			;
+		rt_cmd_locate(w, i, seg, &L);
+		switch (L.kind) {
+		case RT_RUNNER_PYTEST:
+			sel_pytest(w + L.args, seg - L.args, out, &k, max, nseg);
+			break;
+		case RT_RUNNER_UNITTEST:
+			sel_unittest(w + L.args, seg - L.args, out, &k, max, nseg);
+			break;
+		case RT_RUNNER_GO:
+			sel_go(w + L.args, seg - L.args, out, &k, max, nseg);
+			break;
+		case RT_RUNNER_PYTHON:
+			sel_add(out, &k, max, RT_RUNNER_PYTHON, L.target > i &&
+			    !strcmp(w[L.target - 1], "-m") ? RT_SEL_DOTTED : RT_SEL_PATH,
+			    w[L.target], nseg);
+			break;
+		default:
+			/* tox -e py -- tests/x.py::t, make test ARGS=...: what follows -- */
+			if (L.dashdash)
+				sel_pytest(w + L.dashdash, seg - L.dashdash, out, &k, max, nseg);
+			break;
+		}
+		nseg++;
+		i = seg + 1;
+	}
+	return k < max ? k : max;
+}

@@ -99,4 +99,31 @@ int rt_runner_hidden_retries(rt_runner_kind k, const char *shell_cmd, char *cons
 char *rt_runner_junit_id(const char *suite, const char *classname,
     const char *name, const char *file, const char *dir);
 
+/* What a command selects, in each runner's own terms, read from its words
+ * (rt_cmd_split's; nothing is run and no tree is looked at). One entry per
+ * selection, in order; segment is the index of the ";"-separated segment
+ * it came from (a -k applies to the paths of its own segment). text points
+ * into w. The option tables (which of a runner's options take a value)
+ * live here, so a value is never read as a selection. */
+typedef enum {
+	RT_SEL_PATH,            /* pytest/unittest/python: a file or directory */
+	RT_SEL_NODE,            /* a pytest node ID "f.py::Class::test[p]" */
+	RT_SEL_DOTTED,          /* unittest or python -m: "pkg.mod.Class.test" */
+	RT_SEL_KEXPR,           /* pytest -k EXPR */
+	RT_SEL_DISCOVER,        /* unittest discover: its own search, nothing named */
+	RT_SEL_GOPKG,           /* a go test package pattern ("./...", "./pkg") */
+	RT_SEL_GORUN            /* go test -run REGEX */
+} rt_sel_kind;
+
+typedef struct {
+	rt_runner_kind runner;  /* the segment's runner (pytest for a "--" tail) */
+	rt_sel_kind kind;
+	const char *text;
+	size_t segment;
+} rt_runner_sel;
+
+/* The selections of words w[0..n): at most max stored in out; the count
+ * stored. */
+size_t rt_runner_selections(char **w, size_t n, rt_runner_sel *out, size_t max);
+
 #endif

@@ -463,7 +463,7 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 		m++;
 	for (x = o->env_keep; x && *x; x++)
 		m++;
-	env = rt_xcalloc(n + m + 7, sizeof *env);
+	env = rt_xcalloc(n + m + 9, sizeof *env);
 	k = 0;
 	for (i = 0; i < n; i++) {
 		const char *eq = strchr(environ[i], '=');
@@ -494,7 +494,21 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 	env[k++] = rt_xasprintf(ID_VAR "=%s", id);
 	if (o->junit_dir)
 		env[k++] = rt_xasprintf("RETRIAL_JUNIT=%s/trial-%ld.xml", o->junit_dir, trial);
-	if (o->junit_dir && o->cases_auto) {
+	if (o->junit_dir && o->cases_auto && o->runner == RT_RUNNER_JEST) {
+		/* jest has no report option in the environment, but a configured
+		 * jest-junit reporter writes where these say (with the test file,
+		 * so the IDs are FILE::full name) */
+		static const char *const jj[] = { "JEST_JUNIT_OUTPUT_FILE",
+			"JEST_JUNIT_ADD_FILE_ATTRIBUTE", NULL };
+		for (x = (char *const *)jj; *x; x++) {
+			for (i = 0; i < k; i++)
+				if (!strncmp(env[i], *x, strlen(*x)) && env[i][strlen(*x)] == '=')
+					break;
+			if (i == k)
+				env[k++] = x == (char *const *)jj ? rt_xasprintf("%s=%s/trial-%ld.xml",
+				    *x, o->junit_dir, trial) : rt_xasprintf("%s=true", *x);
+		}
+	} else if (o->junit_dir && o->cases_auto) {
 		/* the runner's own report option, through the variable it reads
 		 * (after anything --env or a --pin-seed cell put there) */
 		const char *var = o->runner == RT_RUNNER_PYTEST ? "PYTEST_ADDOPTS" :

@@ -109,7 +109,7 @@ typedef struct {
 	                              * left re-parented to us); killed unless
 	                              * keep_background */
 	rt_capture out, err;
-	char error[256];             /* why it is RT_ERROR, else "" */
+	char error[640];             /* why it is RT_ERROR, else "" */
 } rt_trial_result;
 
 uint64_t rt_trial_seed(uint64_t seed, long trial);

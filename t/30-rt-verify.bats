@@ -394,3 +394,25 @@ assert len(rows) >= 13 and len(cols) == 1, (len(rows), cols)' "$T/err"
 	    (.baseline.pairing | startswith("seed (the original run alongside")) and
 	    (.lanes[] | select(.id == "h-noop") | .pairs.pairs > 0 and .pairs.original_only == 0 and .pairs.lane_only == 0)'
 }
+
+@test "rt-verify: a tie goes to the smaller diff, whatever the input order" {
+	big=$(printf '%s\n' '--- a/pool.sh' '+++ b/pool.sh' '@@ -10,10 +10,8 @@' \
+	    ' last=${last#0}' ' case ${1:-} in' ' acquire)' \
+	    '-	if [ $(( ${last:-0} % 3 )) -eq 0 ]; then' \
+	    '-		echo "pool: EXHAUSTED, slot taken by a concurrent holder" >&2' \
+	    '-		exit 1' '-	fi' '+	# the pool hands out a slot to every caller:' \
+	    '+	# no concurrent holder can take it any more' ' 	echo slot' ' 	;;' ' *)')
+	jq -c --arg p "$big" 'select(.id == "h-fix") | .id = "h-big" | .patch = $p' \
+	    "$FX/pool.jsonl" >"$T/h.jsonl"
+	jq -c 'select(.id == "h-fix")' "$FX/pool.jsonl" >>"$T/h.jsonl"
+	verify --no-genome --cmd ./test_pool.sh "$T/h.jsonl"
+	[ "$rc" -eq 0 ]
+	last | jqe '.verdict == "FIXED" and .winner.id == "h-fix" and .winner.changes_checks == false'
+	last | jqe '.lanes[] | select(.id == "h-big") | .status == "tied" and .diff_lines == 6 and (.reason | test("its diff is larger"))'
+	last | jqe '.lanes[] | select(.id == "h-fix") | .diff_lines == 4 and (.reason | test("first of the lanes tied"))'
+	# the other order: the same winner
+	jq -c 'select(.id == "h-fix")' "$FX/pool.jsonl" >"$T/h2.jsonl"
+	jq -c 'select(.id == "h-big")' "$T/h.jsonl" >>"$T/h2.jsonl"
+	verify --no-genome --cmd ./test_pool.sh "$T/h2.jsonl"
+	last | jqe '.verdict == "FIXED" and .winner.id == "h-fix"'
+}

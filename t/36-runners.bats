@@ -275,3 +275,22 @@ GO
 	run collect1 --case example.com/gomod/calc::TestAdd/zero --cmd "go test ./calc"
 	echo "$output" | jq -c 'select(.case == null)' | jqe '.outcome == "fail"'
 }
+
+@test "rt_runner_selections: each runner's options and their values are never read as selections" {
+	make -s -C "$BATS_TEST_DIRNAME/.." t/runner_test >&2
+	run "$BATS_TEST_DIRNAME/runner_test" select "cd x && PYTHONHASHSEED=0 python3 -m pytest -p no:cacheprovider -k 'not slow' --junitxml r.xml -m net tests/ t.py::C::test_x; go test -count 1 -shuffle on -run 'TestA/b' ./pkg/...; python -m unittest -k x pkg.mod.C.t; tox -e py -- tests/y.py::t; python3 t.py; python -m unittest discover -s tests"
+	[ "$status" -eq 0 ]
+	[ "$output" = "1 pytest k not slow
+1 pytest path tests/
+1 pytest node t.py::C::test_x
+2 go gorun TestA/b
+2 go gopkg ./pkg/...
+3 unittest dotted pkg.mod.C.t
+4 pytest node tests/y.py::t
+5 python path t.py
+6 unittest discover discover" ]
+	# no runner, nothing selected
+	run "$BATS_TEST_DIRNAME/runner_test" select "make test"
+	[ "$status" -eq 1 ]
+	[ -z "$output" ]
+}

@@ -277,3 +277,15 @@ PY
 	run "$RUNNER_TEST" retries "npx jest --ci"
 	status_is 1
 }
+
+@test "rt-collect --case on jest: a configured jest-junit reporter writes where retrial says; without one the error says how" {
+	jest_proj
+	id="__tests__/cart.test.js::cart discount HALF halves the sum"
+	rt-collect -n 2 --case "$id" --cmd "$J __tests__/cart.test.js --reporters=default --reporters=jest-junit" >"$T/out" 2>"$T/err"
+	jq -e -s --arg id "$id" '[.[] | select(.case_judged == $id)] | length == 2 and all(.outcome == "pass" and .runner == "jest")' "$T/out"
+	# jest-junit wrote into retrial's private directory, not ./junit.xml
+	[ ! -e junit.xml ]
+	# the reporter not configured: an error naming what to do, never a pass or a failure
+	rt-collect -n 1 --case "$id" --cmd "$J __tests__/cart.test.js" >"$T/out" 2>"$T/err" || true
+	jq -e -s '.[0].outcome == "error" and (.[0].error | test("jest wrote none; configure the jest-junit reporter .*JEST_JUNIT_OUTPUT_FILE.* or pass --json --outputFile="))' "$T/out"
+}

@@ -214,6 +214,12 @@ GO
 	cp -R "$T/g" "$T/c3"
 	run "$G" canary "$T/c3" -k example.com/m/calc::TestAdd/small
 	has "placed: calc/add_test.go:13: if 1+1 != 2 {"
+	# a unittest ID: the dotted name, in exactly that method
+	cp -R "$T/g" "$T/c5"
+	run "$G" canary "$T/c5" -k tests.test_two.TestPair.test_b
+	has "placed: tests/test_two.py:13: self.assertEqual(3, 3)"
+	grep -q "self.assertNotEqual(3, 3)" "$T/c5/tests/test_two.py"
+	grep -q "self.assertEqual(2, 2)" "$T/c5/tests/test_two.py"
 	cp -R "$T/g" "$T/c4"
 	run "$G" canary "$T/c4" -k tests/test_two.py::test_gone
 	has "not placed: case tests/test_two.py::test_gone: no such test in this tree"
@@ -258,4 +264,13 @@ SH
 	jqe -s < "$T/facts" 'all(.exit_outcome == "fail")'
 	rt-measure -n 3 --case example.com/gomod/calc::TestAdd/zero --cmd "go test ./calc" 2>/dev/null |
 		jqe '.failures == 3 and .trials == 3'
+}
+
+@test "rt-collect --case on unittest: no per-case report, an error that says to run it through pytest" {
+	mkdir -p "$T/u/tests"
+	: >"$T/u/tests/__init__.py"
+	printf 'import unittest\nclass TestU(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(1, 1)\n' >"$T/u/tests/test_u.py"
+	cd "$T/u"
+	rt-collect -n 1 --case tests.test_u.TestU.test_a --cmd "/usr/bin/python3 -m unittest tests.test_u" >"$T/out" 2>"$T/err" || true
+	jq -e -s '.[0].outcome == "error" and .[0].runner == "unittest" and (.[0].error | test("unittest writes no per-case report; run the tests through pytest"))' "$T/out"
 }

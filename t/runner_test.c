@@ -3,6 +3,7 @@
  *   runner_test junit-id SUITE CLASSNAME NAME [FILE]   the canonical ID
  *   runner_test not-run KIND CODE OUT ERR              the reason, if not run
  *   runner_test retries CMD                            the hidden-retries warning
+ *   runner_test select CMD                             the command's selections
  * Exit 0 an ID / not run / a warning, 1 none, 2 error. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,23 @@ main(int argc, char *argv[])
 		printf("%s\n", why);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "select")) {
+		static const char *const kinds[] = { "path", "node", "dotted", "k",
+			"discover", "gopkg", "gorun" };
+		char *w[256];
+		rt_runner_sel sel[64];
+		size_t nw = rt_cmd_split(argv[2], w, 256), ns, i;
+
+		ns = rt_runner_selections(w, nw, sel, 64);
+		for (i = 0; i < ns; i++)
+			printf("%zu %s %s %s\n", sel[i].segment,
+			    rt_runner_kind_name(sel[i].runner), kinds[sel[i].kind], sel[i].text);
+		for (i = 0; i < nw; i++)
+			free(w[i]);
+		rt_fshut(stdout, "stdout");
+		return ns ? 0 : 1;
+	}
 	fprintf(stderr, "usage: runner_test junit-id SUITE CLASSNAME NAME [FILE] | "
-	    "not-run KIND CODE OUT ERR | retries CMD\n");
+	    "not-run KIND CODE OUT ERR | retries CMD | select CMD\n");
 	return 2;
 }
