@@ -1922,6 +1922,28 @@ in_check(const struct dfile *f, int side, long ln)
 	return 0;
 }
 
+static int tolerance_widened(const rt_src_check *b, const rt_src_check *a,
+    char *what, size_t size);
+
+/* Is the check at line bln of the original, ln aln patched, a tolerance
+ * widened (assertion-weakened, not a new expected value)? */
+static int
+widened_at(const struct dfile *f, long bln, long aln)
+{
+	const rt_src_change *c;
+	char w[300];
+	size_t i;
+
+	for (i = 0; i < f->nch; i++) {
+		c = &f->ch[i];
+		if (!strcmp(c->change, "changed") && c->before->line <= bln &&
+		    bln <= c->before->end && c->after->line <= aln && aln <= c->after->end &&
+		    tolerance_widened(c->before, c->after, w, sizeof w))
+			return 1;
+	}
+	return 0;
+}
+
 /* "The expected value changed" only when that is all the patch does:
  * every changed code line is one side of an assertion (or expected/want
  * variable) whose literals alone differ. A patch that also changes the
@@ -1965,7 +1987,8 @@ rule_expected(struct guard *g, const char *rule)
 				if (!f->test)
 					continue;
 				isexp = (f->parsed ? in_check(f, 0, f->l[j].ln) &&
-				    in_check(f, 1, f->l[k].ln) :
+				    in_check(f, 1, f->l[k].ln) &&
+				    !widened_at(f, f->l[j].ln, f->l[k].ln) :
 				    is_assert_at(&f->before, (size_t)f->l[j].ln - 1, f->lang) &&
 				    is_assert_at(&f->after, (size_t)f->l[k].ln - 1, f->lang)) ||
 				    (expect_var(d, n1, sizeof n1) && expect_var(a, n2, sizeof n2) &&
@@ -2638,12 +2661,11 @@ inv_weakened(struct guard *g, const char *rule)
 				sb = check_strength(b);
 				sa = check_strength(a);
 				if (sa < sb) {
-					snprintf(what, sizeof what, "%s%s%s loosened to %s",
-					    strength_word[sb], *b->op ? " " : "", b->op,
-					    strength_word[sa]);
-					if (*a->op && strcmp(a->op, b->op))
-						snprintf(what + strlen(what), sizeof what - strlen(what),
-						    " (%s)", a->op);
+					snprintf(what, sizeof what, "%s loosened to %s",
+					    strength_word[sb], strength_word[sa]);
+					if (*a->op && *b->op && strcmp(a->op, b->op))
+						snprintf(what, sizeof what, "%s (%s) loosened to %s (%s)",
+						    strength_word[sb], b->op, strength_word[sa], a->op);
 					else if (strcmp(a->callee, b->callee))
 						snprintf(what, sizeof what, "%s weakened to %s",
 						    *b->callee ? b->callee : b->op,
