@@ -1114,7 +1114,8 @@ static int
 guard_check(lane *l, rt_guard_result *g)
 {
 	size_t i;
-	int r = rt_guard_check_allow(l->patch, V.project, l->dir, V.allow, V.nallow, g);
+	int r = rt_guard_check_cmd(l->patch, V.project, l->dir, V.allow, V.nallow,
+	    V.cli.cmd, V.cli.cmd ? NULL : V.cli.argv, g);
 
 	for (i = 0; i < g->noverruled; i++)
 		overrule(l, g->overruled[i].rule, g->overruled[i].reason);
@@ -1276,6 +1277,11 @@ prepare_lanes(void)
 		}
 		l->diff_lines = diff_lines(l->patch);
 		if (guard_check(l, &g)) {
+			/* the patched test does not parse: the patch failed */
+			if (!strcmp(g.rule, "patch-failed")) {
+				finish_lane(l, "patch_failed", "%s", g.reason);
+				continue;
+			}
 			l->rule = g.rule;
 			finish_lane(l, "neutered", "%s: %s", g.rule, g.reason);
 			continue;
@@ -1636,7 +1642,8 @@ main(int argc, char *argv[])
 			V.test = optarg;
 			break;
 		case OPT_ALLOW:
-			if (!rt_guard_rule_known(optarg) || !strcmp(optarg, "guard-undecided"))
+			if (!rt_guard_rule_known(optarg) || !strcmp(optarg, "guard-undecided") ||
+			    !strcmp(optarg, "patch-failed"))
 				rt_usage_die("--allow %s: not a rule that can be overruled "
 				    "(see rt-verify(1) THE GUARD)", optarg);
 			V.allow = rt_xrealloc(V.allow, (V.nallow + 2) * sizeof *V.allow);

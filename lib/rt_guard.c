@@ -12,14 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "rt_guard.h"
 #include "rt_runner.h"
+#include "rt_src.h"
 #include "rt_util.h"
 
 const char *const rt_guard_rules[] = {
 	"early-exit", "early-return", "skip", "or-true", "if-0", "tautology",
 	"assertion-swallowed", "expected-value-changed", "assertion-weakened",
-	"assertion-removed", "call-removed", "canary", "guard-undecided", NULL
+	"raises-removed", "assertion-removed", "call-removed", "canary",
+	"guard-undecided", "patch-failed", NULL
 };
 
 int
@@ -59,12 +63,24 @@ struct dfile {
 	size_t n, cap;
 	struct text before, after;
 	int nhunks;
+	int bexists, aexists;
+	/* read by the language's parser: both inventories, their differences */
+	int parsed;
+	const rt_src_file *bi, *ai;
+	rt_src_change *ch;
+	size_t nch;
 };
+
+#define NLANG 3
+static const char *const src_langs[NLANG] = { "python", "go", "javascript" };
 
 struct guard {
 	struct dfile *f;
 	size_t nf;
 	rt_guard_result *res;
+	const char *command;
+	char *const *argv;
+	rt_src_inv inv[NLANG][2];       /* per language: the original, the patched */
 };
 
 static int
@@ -438,13 +454,14 @@ safe_relpath(const char *p)
 
 static int
 load_side(struct guard *g, struct dfile *f, const char *dir, struct text *t,
-    const char *side)
+    const char *side, int *exists)
 {
 	char *path = rt_xasprintf("%s/%s", dir, f->path), *s;
 	size_t len;
 
 	s = rt_read_file(path, &len);
 	free(path);
+	*exists = s != NULL;
 	if (!s) {
 		if (errno == ENOENT) {
 			text_load(t, "", f->lang);
@@ -600,6 +617,9 @@ rule_patterns(struct guard *g, const char *rule)
 		for (i = 0; i < g->nf; i++) {
 			f = &g->f[i];
 			if (!(pats[k].langs & f->lang) || (pats[k].test_only && !f->test))
+				continue;
+			/* a parsed file's skips are its inventory's */
+			if (f->parsed && !strcmp(rule, "skip"))
 				continue;
 			for (j = 0; j < f->n; j++) {
 				if (f->l[j].kind != K_ADD)
@@ -1096,7 +1116,7 @@ rule_tautology(struct guard *g, const char *rule)
 
 	for (i = 0; i < g->nf; i++) {
 		f = &g->f[i];
-		if (!f->test)
+		if (!f->test || f->parsed)
 			continue;
 		for (j = 0; j < f->n; j++) {
 			if (f->l[j].kind != K_ADD || f->l[j].ln < 1 ||
@@ -1174,7 +1194,7 @@ rule_weakened(struct guard *g, const char *rule)
 
 	for (i = 0; i < g->nf; i++) {
 		f = &g->f[i];
-		if (!f->test)
+		if (!f->test || f->parsed)
 			continue;
 		for (j = 0, h = 0; j < f->n; j++) {
 			if (f->l[j].hunk == h)
@@ -1732,7 +1752,7 @@ rule_early_return(struct guard *g, const char *rule)
 
 	for (i = 0; i < g->nf && !r; i++) {
 		f = &g->f[i];
-		if (!f->test || !(f->lang & (L_PY | L_GO | L_JS)))
+		if (!f->test || f->parsed || !(f->lang & (L_PY | L_GO | L_JS)))
 			continue;
 		functions(&f->after, f->lang, &fs);
 		for (j = 0; j < f->n && !r; j++) {
@@ -1816,7 +1836,7 @@ rule_swallowed(struct guard *g, const char *rule)
 
 	for (i = 0; i < g->nf; i++) {
 		f = &g->f[i];
-		if (!f->test || !(f->lang & L_PY))
+		if (!f->test || f->parsed || !(f->lang & L_PY))
 			continue;
 		t = &f->after;
 		for (j = 0; j < f->n; j++) {
@@ -1885,6 +1905,45 @@ inert(const char *c)
 	return !*c || !strcmp(c, "pass") || !strcmp(c, "...");
 }
 
+/* Is line ln of the original (side 0) or the patched file (1) part of a
+ * check of its inventory (a skip or a return aside)? */
+static int
+in_check(const struct dfile *f, int side, long ln)
+{
+	const rt_src_check *c;
+	size_t i;
+
+	for (i = 0; i < f->nch; i++) {
+		c = side ? f->ch[i].after : f->ch[i].before;
+		if (c && strcmp(c->kind, "skip") && strcmp(c->kind, "return") &&
+		    c->line <= ln && ln <= c->end)
+			return 1;
+	}
+	return 0;
+}
+
+static int tolerance_widened(const rt_src_check *b, const rt_src_check *a,
+    char *what, size_t size);
+
+/* Is the check at line bln of the original, ln aln patched, a tolerance
+ * widened (assertion-weakened, not a new expected value)? */
+static int
+widened_at(const struct dfile *f, long bln, long aln)
+{
+	const rt_src_change *c;
+	char w[300];
+	size_t i;
+
+	for (i = 0; i < f->nch; i++) {
+		c = &f->ch[i];
+		if (!strcmp(c->change, "changed") && c->before->line <= bln &&
+		    bln <= c->before->end && c->after->line <= aln && aln <= c->after->end &&
+		    tolerance_widened(c->before, c->after, w, sizeof w))
+			return 1;
+	}
+	return 0;
+}
+
 /* "The expected value changed" only when that is all the patch does:
  * every changed code line is one side of an assertion (or expected/want
  * variable) whose literals alone differ. A patch that also changes the
@@ -1927,7 +1986,10 @@ rule_expected(struct guard *g, const char *rule)
 				}
 				if (!f->test)
 					continue;
-				isexp = (is_assert_at(&f->before, (size_t)f->l[j].ln - 1, f->lang) &&
+				isexp = (f->parsed ? in_check(f, 0, f->l[j].ln) &&
+				    in_check(f, 1, f->l[k].ln) &&
+				    !widened_at(f, f->l[j].ln, f->l[k].ln) :
+				    is_assert_at(&f->before, (size_t)f->l[j].ln - 1, f->lang) &&
 				    is_assert_at(&f->after, (size_t)f->l[k].ln - 1, f->lang)) ||
 				    (expect_var(d, n1, sizeof n1) && expect_var(a, n2, sizeof n2) &&
 				    !strcmp(n1, n2));
@@ -2021,7 +2083,7 @@ rule_removed(struct guard *g, const char *rule)
 
 	for (i = 0; i < g->nf; i++) {
 		f = &g->f[i];
-		if (!f->test)
+		if (!f->test || f->parsed)
 			continue;
 		tdel = tadd = nq = 0;
 		rt_buf_free(&why);
@@ -2057,21 +2119,821 @@ rule_removed(struct guard *g, const char *rule)
 	return 0;
 }
 
+/* ---- inventories: the tests as the language's parser reads them ---- */
+
+/* The file's path as the helper is given it (never an option). */
+static char *
+helper_path(const char *p)
+{
+	return *p == '-' ? rt_xasprintf("./%s", p) : rt_xstrdup(p);
+}
+
+static void
+guard_add(rt_guard_result *res, const char *what)
+{
+	size_t n = strlen(res->guard);
+
+	if (strstr(res->guard, what))
+		return;
+	snprintf(res->guard + n, sizeof res->guard - n, "%s%s", n ? "; " : "", what);
+}
+
+/* Read the test files of each language with its helper, both sides, and
+ * compare. -1 with guard-undecided (a helper failed, the original does
+ * not parse, a file is over the parser's limits) or patch-failed (the
+ * patched test does not parse) fired in g->res. */
+static int
+load_inventories(struct guard *g, const char *before_dir, const char *after_dir,
+    rt_guard_result *res)
+{
+	char **files, why[RT_GUARD_REASON - 128], *hp;
+	size_t i, l, n, k;
+	int side, r, any_text = 0;
+	struct dfile *f;
+
+	files = rt_xcalloc(g->nf + 1, sizeof *files);
+	for (l = 0; l < NLANG; l++) {
+		for (n = 0, i = 0; i < g->nf; i++)
+			n += g->f[i].test && rt_src_lang(g->f[i].path) &&
+			    !strcmp(rt_src_lang(g->f[i].path), src_langs[l]);
+		if (n == 0)
+			continue;
+		for (side = 0; side < 2; side++) {
+			for (n = 0, i = 0; i < g->nf; i++) {
+				f = &g->f[i];
+				if (f->test && rt_src_lang(f->path) &&
+				    !strcmp(rt_src_lang(f->path), src_langs[l]) &&
+				    (side ? f->aexists : f->bexists))
+					files[n++] = helper_path(f->path);
+			}
+			r = RT_SRC_OK;
+			if (n > 0)      /* else the file is on one side only */
+				r = rt_src_inventory(src_langs[l], side ? after_dir : before_dir,
+				    files, n, g->command, g->argv, &g->inv[l][side], why,
+				    sizeof why);
+			for (k = 0; k < n; k++)
+				free(files[k]);
+			if (r == RT_SRC_NO_PARSER) {
+				char t[64];
+				snprintf(t, sizeof t, "text rules (no parser for %s)", src_langs[l]);
+				guard_add(res, t);
+				break;
+			}
+			if (r != RT_SRC_OK) {
+				free(files);
+				return fire(g->res, "guard-undecided", "%s", why), -1;
+			}
+			if (side == 1) {
+				const char *ps = g->inv[l][1].parser && *g->inv[l][1].parser ?
+				    g->inv[l][1].parser : g->inv[l][0].parser;
+				guard_add(res, ps && *ps ? ps : src_langs[l]);
+				for (i = 0; i < g->nf; i++) {
+					f = &g->f[i];
+					if (!f->test || !rt_src_lang(f->path) ||
+					    strcmp(rt_src_lang(f->path), src_langs[l]))
+						continue;
+					hp = helper_path(f->path);
+					f->bi = rt_src_file_find(&g->inv[l][0], hp);
+					f->ai = rt_src_file_find(&g->inv[l][1], hp);
+					free(hp);
+					if ((f->bexists && !f->bi) || (f->aexists && !f->ai)) {
+						free(files);
+						return fire(g->res, "guard-undecided", "the %s parser "
+						    "helper did not report %s", src_langs[l], f->path), -1;
+					}
+					if (f->bi && f->bi->error) {
+						free(files);
+						return fire(g->res, "guard-undecided", "the original %s "
+						    "cannot be read by the %s parser: %s:%ld: %s", f->path,
+						    src_langs[l], f->path, f->bi->err_line,
+						    f->bi->err_msg), -1;
+					}
+					if (f->ai && f->ai->error) {
+						free(files);
+						if (f->ai->limit)
+							return fire(g->res, "guard-undecided", "the patched "
+							    "%s is past the %s parser's limits: %s", f->path,
+							    src_langs[l], f->ai->err_msg), -1;
+						return fire(g->res, "patch-failed", "the patched test "
+						    "does not parse: %s:%ld: %s", f->path,
+						    f->ai->err_line, f->ai->err_msg), -1;
+					}
+					f->parsed = 1;
+					f->nch = rt_src_compare(f->bi, f->ai, &f->ch);
+				}
+			}
+		}
+	}
+	free(files);
+	for (i = 0; i < g->nf; i++)
+		if (g->f[i].test && !g->f[i].parsed) {
+			const char *sl = rt_src_lang(g->f[i].path);
+			if (!sl && !any_text) {
+				char t[64];
+				snprintf(t, sizeof t, "text rules (%s)",
+				    (g->f[i].lang & L_SH) ? "shell" : "no parser for this language");
+				guard_add(res, t);
+				any_text = 1;
+			}
+		}
+	if (!res->guard[0])
+		guard_add(res, "no test file in the patch");
+	return 0;
+}
+
+/* The check as written, for a reason. */
+static const char *
+qc(const rt_src_check *c, char *buf, size_t size)
+{
+	return quote_line(c->source && *c->source ? c->source : c->text, buf, size);
+}
+
+static const char *
+fn_name(const rt_src_change *c)
+{
+	return c->afn ? c->afn->name : c->bfn ? c->bfn->name : "?";
+}
+
+/* Where the original's check is on the patched side, or the reverse:
+ * the counterpart of check c (side 0: c is the original's). */
+static const rt_src_check *
+counterpart(const struct dfile *f, const rt_src_check *c, int side)
+{
+	size_t i;
+
+	for (i = 0; i < f->nch; i++)
+		if ((side ? f->ch[i].after : f->ch[i].before) == c)
+			return side ? f->ch[i].before : f->ch[i].after;
+	return NULL;
+}
+
+static int
+is_check_kind(const rt_src_check *c)
+{
+	return !strcmp(c->kind, "assert") || !strcmp(c->kind, "call") ||
+	    !strcmp(c->kind, "expect") || !strcmp(c->kind, "fail_branch") ||
+	    !strcmp(c->kind, "fail") || !strcmp(c->kind, "raises");
+}
+
+static int
+inv_skip(struct guard *g, const char *rule)
+{
+	size_t i, j;
+	struct dfile *f;
+	const rt_src_change *c;
+	char q[96];
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		for (j = 0; f->parsed && j < f->nch; j++) {
+			c = &f->ch[j];
+			if (strcmp(c->change, "added") || strcmp(c->after->kind, "skip"))
+				continue;
+			if (c->bfn)
+				return fire(g->res, rule, "adds a skip: `%s` at %s:%ld to %s "
+				    "(%s:%ld of the original)", qc(c->after, q, sizeof q),
+				    f->path, c->after->line, fn_name(c), f->path, c->bfn->line);
+			return fire(g->res, rule, "adds a skip: `%s` at %s:%ld to %s, "
+			    "which the original (%s) does not have", qc(c->after, q, sizeof q),
+			    f->path, c->after->line, fn_name(c), f->path);
+		}
+	}
+	return 0;
+}
+
+/* A return (or exit) added to a test before one of its checks; one in a
+ * failure branch (t.Fatalf; return) skips nothing. */
+static int
+inv_early_return(struct guard *g, const char *rule)
+{
+	size_t i, j, k, m;
+	struct dfile *f;
+	const rt_src_change *c;
+	const rt_src_check *r, *x, *orig;
+	char q1[96], q2[96];
+	int inside;
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		for (j = 0; f->parsed && j < f->nch; j++) {
+			c = &f->ch[j];
+			if (!c->after || !c->afn || !c->afn->test ||
+			    strcmp(c->after->kind, "return") || !strcmp(c->change, "same"))
+				continue;
+			r = c->after;
+			for (inside = 0, m = 0; m < c->afn->nchecks; m++) {
+				x = &c->afn->checks[m];
+				if (x != r && (!strcmp(x->kind, "fail_branch") ||
+				    !strcmp(x->kind, "raises")) && x->line < r->line &&
+				    r->line <= x->end)
+					inside = 1;
+				if (x != r && !strcmp(x->kind, "fail") && x->end + 1 == r->line)
+					inside = 1;
+			}
+			if (inside)
+				continue;
+			for (k = 0; k < c->afn->nchecks; k++) {
+				x = &c->afn->checks[k];
+				if (!is_check_kind(x) || x->line <= r->end)
+					continue;
+				orig = counterpart(f, x, 1);
+				if (orig)
+					return fire(g->res, rule, "adds `%s` at %s:%ld, before the "
+					    "test's assertion `%s` at %s:%ld (%s:%ld of the original)",
+					    qc(r, q1, sizeof q1), f->path, r->line, qc(x, q2, sizeof q2),
+					    f->path, x->line, f->path, orig->line);
+				return fire(g->res, rule, "adds `%s` at %s:%ld, before the "
+				    "test's assertion `%s` at %s:%ld (new; %s starts at %s:%ld "
+				    "of the original)", qc(r, q1, sizeof q1), f->path, r->line,
+				    qc(x, q2, sizeof q2), f->path, x->line, fn_name(c), f->path,
+				    c->bfn ? c->bfn->line : 0L);
+			}
+		}
+	}
+	return 0;
+}
+
+static int
+truthy_operand(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (truthy_literal(s))
+		return 1;
+	/* a non-empty tuple, list or dict literal of constants */
+	return n > 2 && strchr("([{", s[0]) && strchr(")]}", s[n - 1]) &&
+	    !strpbrk(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_");
+}
+
+/* A check that cannot fail. */
+static int
+inv_cannot_fail(const rt_src_check *c)
+{
+	const char *m = strrchr(c->callee, '.');
+	const char *op = c->op;
+
+	m = m ? m + 1 : c->callee;
+	if (!strcmp(c->kind, "assert")) {
+		if (c->noperands == 2 && (!strcmp(op, "==") || !strcmp(op, "is") ||
+		    !strcmp(op, ">=") || !strcmp(op, "<=")))
+			return !strcmp(c->operands[0], c->operands[1]);
+		if (!strcmp(op, "truthy") && c->noperands >= 1)
+			return truthy_operand(c->operands[0]) || self_compare(c->operands[0]);
+		if (!strcmp(op, "not") && c->noperands >= 1)
+			return falsy_literal(c->operands[0]);
+		return 0;
+	}
+	if (!strcmp(c->kind, "call") || !strcmp(c->kind, "expect")) {
+		size_t a = 0;
+		/* testify's t, the receiver of expect(x) is operand 0 */
+		if (c->noperands > 1 && !strcmp(c->operands[0], "t"))
+			a = 1;
+		if (c->noperands <= a)
+			return 0;
+		if (strstr(m, "Not") || strstr(c->callee, "not."))
+			return 0;
+		if (strstr(m, "False") || !strcmp(m, "toBeFalsy"))
+			return falsy_literal(c->operands[a]);
+		if (strstr(m, "True") || !strcmp(m, "toBeTruthy") || !strcmp(m, "toBeDefined"))
+			return truthy_operand(c->operands[a]) || self_compare(c->operands[a]);
+		if ((strstr(m, "Equal") || !strcmp(m, "assertIs") || !strcmp(m, "toBe") ||
+		    strstr(m, "Same")) && c->noperands >= a + 2)
+			return !strcmp(c->operands[a], c->operands[a + 1]);
+	}
+	return 0;
+}
+
+static int
+inv_tautology(struct guard *g, const char *rule)
+{
+	size_t i, j;
+	struct dfile *f;
+	const rt_src_change *c;
+	char q1[96], q2[96];
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		for (j = 0; f->parsed && j < f->nch; j++) {
+			c = &f->ch[j];
+			if (!c->after || !strcmp(c->change, "same") || !inv_cannot_fail(c->after))
+				continue;
+			if (c->before)
+				return fire(g->res, rule, "adds an assertion that cannot fail: "
+				    "`%s` at %s:%ld, in place of `%s` at %s:%ld of the original",
+				    qc(c->after, q1, sizeof q1), f->path, c->after->line,
+				    qc(c->before, q2, sizeof q2), f->path, c->before->line);
+			return fire(g->res, rule, "adds an assertion that cannot fail: `%s` "
+			    "at %s:%ld, to %s (%s:%ld of the original)",
+			    qc(c->after, q1, sizeof q1), f->path, c->after->line, fn_name(c),
+			    f->path, c->bfn ? c->bfn->line : 0L);
+		}
+	}
+	return 0;
+}
+
+static int
+inv_swallowed(struct guard *g, const char *rule)
+{
+	size_t i, j;
+	struct dfile *f;
+	const rt_src_change *c;
+	const rt_src_check *a;
+	char q1[96], q2[96], orig[600];
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		for (j = 0; f->parsed && j < f->nch; j++) {
+			c = &f->ch[j];
+			a = c->after;
+			if (!a || !a->guarded || !is_check_kind(a) ||
+			    (c->before && c->before->guarded))
+				continue;
+			if (c->before)
+				snprintf(orig, sizeof orig, "%s:%ld of the original", f->path,
+				    c->before->line);
+			else
+				snprintf(orig, sizeof orig, "new; %s is at %s:%ld of the "
+				    "original", fn_name(c), f->path, c->bfn ? c->bfn->line : 0L);
+			if (!strcmp(a->guarded, "try") && a->guard_line)
+				return fire(g->res, rule, "wraps `%s` at %s:%ld (%s) in a try "
+				    "whose `%s` at %s:%ld swallows the failure",
+				    qc(a, q1, sizeof q1), f->path, a->line, orig,
+				    quote_line(a->guard_text, q2, sizeof q2), f->path, a->guard_line);
+			if (a->guard_line)
+				return fire(g->res, rule, "wraps `%s` at %s:%ld (%s) in `%s` at "
+				    "%s:%ld, which swallows the failure", qc(a, q1, sizeof q1),
+				    f->path, a->line, orig, quote_line(a->guard_text, q2, sizeof q2),
+				    f->path, a->guard_line);
+			return fire(g->res, rule, "puts `%s` at %s:%ld (%s) under a %s that "
+			    "swallows the failure", qc(a, q1, sizeof q1), f->path, a->line,
+			    orig, !strcmp(a->guarded, "recover") ? "deferred recover()" :
+			    a->guarded);
+		}
+	}
+	return 0;
+}
+
+/* ---- how much a check demands ---- */
+
+/* 3 equality, 2 an order, membership, inequality or closeness, 1 mere
+ * truthiness, presence or type. */
+static int
+expr_strength(const char *e)
+{
+	return strstr(e, "==") || strstr(e, "!=") || strstr(e, "Equal(") ||
+	    strstr(e, "equal(") ? 3 : 1;
+}
+
+static int
+check_strength(const rt_src_check *c)
+{
+	const char *op = c->op, *m = strrchr(c->callee, '.');
+	const char *last = c->noperands ? c->operands[c->noperands - 1] : "";
+	int neg = !strncmp(c->callee, "not.", 4) || strstr(c->callee, ".not.") ||
+	    (!strcmp(c->kind, "expect") && !strcmp(op, "not"));
+	size_t i;
+	int s;
+
+	m = m ? m + 1 : c->callee;
+	if (!strcmp(c->kind, "assert")) {
+		if (!strcmp(op, "==") || !strcmp(op, "is"))
+			return 3;
+		if (!strcmp(op, "is not"))
+			return !strcmp(last, "None") ? 1 : 2;
+		if (!strcmp(op, "truthy") || !strcmp(op, "not") || !*op)
+			return c->noperands ? expr_strength(c->operands[0]) : 1;
+		return 2;
+	}
+	if (!strcmp(c->kind, "fail_branch")) {      /* the failure's condition */
+		if (!strcmp(op, "!="))
+			return 3;
+		if (!strcmp(op, "==") && (!strcmp(last, "nil") || !strcmp(last, "null")))
+			return 1;
+		if (!strcmp(op, "truthy") || !strcmp(op, "not") || !*op)
+			return c->noperands ? expr_strength(c->operands[0]) : 1;
+		return 2;
+	}
+	if (!strcmp(c->kind, "expect")) {
+		if (!strcmp(m, "toBeDefined") || !strcmp(m, "toBeTruthy") ||
+		    !strcmp(m, "toBeFalsy") || !strcmp(m, "toBeInstanceOf") ||
+		    !strcmp(m, "toHaveBeenCalled") || !strcmp(m, "toBeTrue"))
+			return 1;
+		if (!strcmp(m, "toEqual") || !strcmp(m, "toBe") ||
+		    !strcmp(m, "toStrictEqual") || !strcmp(m, "toBeNull") ||
+		    !strcmp(m, "toBeUndefined") || !strcmp(m, "toMatchObject") ||
+		    !strncmp(m, "toMatchSnapshot", 15) || !strncmp(m, "toMatchInline", 13) ||
+		    !strcmp(m, "toHaveBeenCalledWith") || !strcmp(m, "toBeNaN"))
+			return neg ? (!strcmp(m, "toBeNull") || !strcmp(m, "toBeUndefined") ? 1 : 2) : 3;
+		return 2;
+	}
+	if (!strcmp(c->kind, "call")) {
+		if (strstr(m, "IsNotNone") || strstr(m, "NotNil") || strstr(m, "NotEmpty") ||
+		    strstr(m, "NotZero") || strstr(m, "IsInstance") || !strcmp(m, "Error") ||
+		    !strcmp(m, "assert_called") || strstr(m, "Implements"))
+			return 1;
+		if (strstr(m, "True") || strstr(m, "False") || strstr(m, "Truthy")) {
+			for (s = 1, i = 0; i < c->noperands; i++)
+				if (expr_strength(c->operands[i]) > s)
+					s = expr_strength(c->operands[i]);
+			return s;
+		}
+		if (strstr(m, "Not"))
+			return 2;
+		if ((strstr(m, "Equal") || strstr(m, "equal")) && !strstr(m, "Almost") &&
+		    !strstr(m, "Greater") && !strstr(m, "Less"))
+			return 3;
+		if (!strcmp(m, "assertIs") || strstr(m, "IsNone") || !strcmp(m, "Nil") ||
+		    !strcmp(m, "NoError") || strstr(m, "Same") || strstr(m, "Exactly") ||
+		    strstr(m, "called_with") || strstr(m, "called_once_with"))
+			return 3;
+		return 2;
+	}
+	return 2;
+}
+
+/* Is a (normalised) x of the patched check a projection of b (the
+ * original's operand): len(b), str(b)[:n], type(b), bool(b), repr(b),
+ * isinstance(b, ...), b.keys()? The projection's name in what. */
+static int
+projection(const char *a, const char *b, char *what, size_t size)
+{
+	static const char *const fns[] = { "len(", "str(", "type(", "bool(", "repr(",
+		"isinstance(", "id(", "hash(", "reflect.TypeOf(", "typeof ", NULL };
+	size_t nb = strlen(b), i, nf;
+
+	if (!*b || !strcmp(a, b))
+		return 0;
+	for (i = 0; fns[i]; i++) {
+		nf = strlen(fns[i]);
+		if (strncmp(a, fns[i], nf) || strncmp(a + nf, b, nb))
+			continue;
+		if (a[nf + nb] == ')' || (a[nf + nb] == ',' && !strcmp(fns[i], "isinstance(")) ||
+		    (!strcmp(fns[i], "typeof ") && !a[nf + nb])) {
+			snprintf(what, size, "%s replaced by %s", b, a);
+			return 1;
+		}
+	}
+	if (!strncmp(a, b, nb) && (!strcmp(a + nb, ".keys()") || !strcmp(a + nb, ".length") ||
+	    !strncmp(a + nb, "[:", 2) || !strcmp(a + nb, ".size()") ||
+	    !strcmp(a + nb, ".length()"))) {
+		snprintf(what, size, "%s replaced by %s", b, a);
+		return 1;
+	}
+	if (!strncmp(a, "list(", 5) && !strncmp(a + 5, b, nb) && !strcmp(a + 5 + nb, ".keys())")) {
+		snprintf(what, size, "%s replaced by %s", b, a);
+		return 1;
+	}
+	return 0;
+}
+
+static int
+num_of(const char *s, double *v)
+{
+	return s && rt_parse_double(s, v) == 0;
+}
+
+/* A tolerance widened: places fewer (assertAlmostEqual's default 7),
+ * delta, rel or abs bigger. */
+static int
+tolerance_widened(const rt_src_check *b, const rt_src_check *a, char *what,
+    size_t size)
+{
+	static const char *const keys[] = { "delta", "rel", "abs", NULL };
+	const char *pb = rt_src_option(b, "places"), *pa = rt_src_option(a, "places");
+	double vb, va;
+	size_t i;
+
+	if (!pb && strstr(b->callee, "AlmostEqual"))
+		pb = "7";
+	if (!pa && strstr(a->callee, "AlmostEqual") && !rt_src_option(a, "delta"))
+		pa = "7";
+	if (num_of(pb, &vb) && num_of(pa, &va) && va < vb) {
+		snprintf(what, size, "places %s widened to %s", pb, pa);
+		return 1;
+	}
+	for (i = 0; keys[i]; i++) {
+		const char *ob = rt_src_option(b, keys[i]), *oa = rt_src_option(a, keys[i]);
+		if (num_of(ob, &vb) && num_of(oa, &va) && va > vb) {
+			snprintf(what, size, "%s %s widened to %s", keys[i], ob, oa);
+			return 1;
+		}
+		/* a tolerance where the original's closeness had none */
+		if (!ob && oa && (strstr(b->callee, "Almost") || strstr(b->text, "approx(") ||
+		    strstr(b->text, "isclose(") || strstr(b->callee, "allclose")) &&
+		    strcmp(keys[i], "delta")) {
+			snprintf(what, size, "%s=%s added to the original's closeness", keys[i], oa);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static const char *const strength_word[] = { "", "truthiness", "an order or membership", "equality" };
+
+static int
+inv_weakened(struct guard *g, const char *rule)
+{
+	size_t i, j, x, y;
+	struct dfile *f;
+	const rt_src_change *c;
+	const rt_src_check *b, *a;
+	char q1[96], q2[96], what[300];
+	int sb, sa, hit;
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		for (j = 0; f->parsed && j < f->nch; j++) {
+			c = &f->ch[j];
+			if (strcmp(c->change, "changed"))
+				continue;
+			b = c->before;
+			a = c->after;
+			hit = 0;
+			if (!strcmp(b->kind, "raises")) {
+				if (a->noperands && (!strcmp(a->operands[0], "Exception") ||
+				    !strcmp(a->operands[0], "BaseException")) && b->noperands &&
+				    strcmp(b->operands[0], a->operands[0])) {
+					snprintf(what, sizeof what, "the expected %s widened to %s",
+					    b->operands[0], a->operands[0]);
+					hit = 1;
+				}
+			} else if (is_check_kind(b) && is_check_kind(a)) {
+				sb = check_strength(b);
+				sa = check_strength(a);
+				if (sa < sb) {
+					snprintf(what, sizeof what, "%s loosened to %s",
+					    strength_word[sb], strength_word[sa]);
+					if (*a->op && *b->op && strcmp(a->op, b->op))
+						snprintf(what, sizeof what, "%s (%s) loosened to %s (%s)",
+						    strength_word[sb], b->op, strength_word[sa], a->op);
+					else if (strcmp(a->callee, b->callee))
+						snprintf(what, sizeof what, "%s weakened to %s",
+						    *b->callee ? b->callee : b->op,
+						    *a->callee ? a->callee : a->op);
+					hit = 1;
+				}
+				for (x = 0; !hit && x < a->noperands; x++)
+					for (y = 0; !hit && y < b->noperands; y++)
+						hit = projection(a->operands[x], b->operands[y], what,
+						    sizeof what);
+				if (!hit)
+					hit = tolerance_widened(b, a, what, sizeof what);
+			}
+			if (hit)
+				return fire(g->res, rule, "weakens a check (%s): %s:%ld `%s` "
+				    "became %s:%ld `%s`", what, f->path, b->line,
+				    qc(b, q1, sizeof q1), f->path, a->line, qc(a, q2, sizeof q2));
+		}
+	}
+	return 0;
+}
+
+static int
+inv_raises(struct guard *g, const char *rule)
+{
+	size_t i, j;
+	struct dfile *f;
+	const rt_src_change *c;
+	char q[96];
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		for (j = 0; f->parsed && j < f->nch; j++) {
+			c = &f->ch[j];
+			if (strcmp(c->change, "removed") || strcmp(c->before->kind, "raises"))
+				continue;
+			if (c->afn)
+				return fire(g->res, rule, "removes the exception expectation "
+				    "`%s` at %s:%ld of the original from %s, which expects none "
+				    "at %s:%ld-%ld", qc(c->before, q, sizeof q), f->path,
+				    c->before->line, fn_name(c), f->path, c->afn->line, c->afn->end);
+			return fire(g->res, rule, "removes the exception expectation `%s` "
+			    "at %s:%ld of the original with %s, which the patched %s does not "
+			    "have", qc(c->before, q, sizeof q), f->path, c->before->line,
+			    fn_name(c), f->path);
+		}
+	}
+	return 0;
+}
+
+/* Did check c (removed from its function) move to a helper that the
+ * patched function calls? */
+static int
+moved_to_helper(const struct dfile *f, const rt_src_change *c)
+{
+	size_t i, k;
+	const char *fnm, *cl, *dot;
+
+	if (!c->afn)
+		return 0;
+	for (i = 0; i < f->nch; i++) {
+		const rt_src_change *d = &f->ch[i];
+		if (strcmp(d->change, "added") || d->afn == c->afn ||
+		    strcmp(d->after->text, c->before->text))
+			continue;
+		fnm = strrchr(d->afn->name, '.');
+		fnm = fnm ? fnm + 1 : d->afn->name;
+		for (k = 0; k < c->afn->ncalls; k++) {
+			cl = c->afn->calls[k];
+			dot = strrchr(cl, '.');
+			if (!strcmp(dot ? dot + 1 : cl, fnm))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static int
+inv_removed(struct guard *g, const char *rule)
+{
+	size_t i, j, k, n;
+	struct dfile *f;
+	const rt_src_change *c, *first;
+	rt_buf why = { 0 };
+	int hunk;
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		for (n = 0, first = NULL, j = 0; f->parsed && j < f->nch; j++) {
+			c = &f->ch[j];
+			if (strcmp(c->change, "removed") || !is_check_kind(c->before) ||
+			    !strcmp(c->before->kind, "raises") || moved_to_helper(f, c))
+				continue;
+			if (!first)
+				first = c;
+			if (n == 6)
+				rt_buf_adds(&why, ", ...");
+			if (n++ >= 6)
+				continue;
+			if (n > 1)
+				rt_buf_adds(&why, ", ");
+			for (hunk = 0, k = 0; k < f->n; k++)
+				if (f->l[k].kind == K_DEL && f->l[k].ln == c->before->line)
+					hunk = f->l[k].hunk;
+			if (hunk && c->before->line <= (long)f->before.n)
+				how_removed(&why, f, hunk, f->before.code[c->before->line - 1],
+				    c->before->line);
+			else {
+				char q[96];
+				rt_buf_printf(&why, "drops `%s` at %s:%ld", qc(c->before, q, sizeof q),
+				    f->path, c->before->line);
+			}
+		}
+		if (!n)
+			continue;
+		if (first->afn)
+			fire(g->res, rule, "%s loses %zu assertion%s: %s (lines of the "
+			    "original), from %s (%s:%ld of the patched file)", f->path, n,
+			    n == 1 ? "" : "s", rt_buf_str(&why), fn_name(first), f->path,
+			    first->afn->line);
+		else
+			fire(g->res, rule, "%s loses %zu assertion%s: %s (lines of the "
+			    "original), with %s (%s:%ld of the original) deleted", f->path, n,
+			    n == 1 ? "" : "s", rt_buf_str(&why), fn_name(first), f->path,
+			    first->bfn ? first->bfn->line : 0L);
+		rt_buf_free(&why);
+		return 1;
+	}
+	rt_buf_free(&why);
+	return 0;
+}
+
+/* ---- the rules: the inventory's for parsed files, text for the rest ---- */
+
+static int
+rule_skip(struct guard *g, const char *rule)
+{
+	return inv_skip(g, rule) || rule_patterns(g, rule);
+}
+
+static int
+rule_return(struct guard *g, const char *rule)
+{
+	return inv_early_return(g, rule) || rule_early_return(g, rule);
+}
+
+static int
+rule_taut(struct guard *g, const char *rule)
+{
+	return inv_tautology(g, rule) || rule_tautology(g, rule);
+}
+
+static int
+rule_swallow(struct guard *g, const char *rule)
+{
+	return inv_swallowed(g, rule) || rule_swallowed(g, rule);
+}
+
+static int
+rule_weaken(struct guard *g, const char *rule)
+{
+	return inv_weakened(g, rule) || rule_weakened(g, rule);
+}
+
+static int
+rule_remove(struct guard *g, const char *rule)
+{
+	return inv_removed(g, rule) || rule_removed(g, rule);
+}
+
+/* ---- what the patch does to the tests' checks ---- */
+
+static json_t *
+side_json(const rt_src_check *c)
+{
+	return c ? json_pack("{s:I,s:s}", "line", (json_int_t)c->line, "text",
+	    c->source && *c->source ? c->source : c->text) : json_null();
+}
+
+/* res->changes_checks and res->checks: the inventories' differences, and
+ * for the test files read by text rules the assertion lines changed. */
+static void
+record_changes(struct guard *g, rt_guard_result *res)
+{
+	json_t *arr = json_array(), *o;
+	size_t i, j;
+	struct dfile *f;
+	char *s;
+	int full = 0;
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		if (!f->test)
+			continue;
+		for (j = 0; f->parsed && j < f->nch; j++) {
+			const rt_src_change *c = &f->ch[j];
+			const char *what = c->change;
+			char w[300];
+			if (!strcmp(what, "same"))
+				continue;
+			res->changes_checks = 1;
+			if (!strcmp(what, "changed") && is_check_kind(c->before) &&
+			    is_check_kind(c->after) &&
+			    (check_strength(c->after) < check_strength(c->before) ||
+			    tolerance_widened(c->before, c->after, w, sizeof w)))
+				what = "weakened";
+			o = json_pack("{s:s,s:s,s:s,s:o,s:o}", "file", f->path, "function",
+			    fn_name(c), "change", what, "before", side_json(c->before),
+			    "after", side_json(c->after));
+			if (!full && o) {
+				json_array_append(arr, o);
+				s = json_dumps(arr, JSON_COMPACT);
+				if (!s || strlen(s) >= sizeof res->checks) {
+					json_array_remove(arr, json_array_size(arr) - 1);
+					full = 1;
+				}
+				free(s);
+			}
+			json_decref(o);
+		}
+		for (j = 0; !f->parsed && j < f->n; j++) {
+			const struct text *t = f->l[j].kind == K_ADD ? &f->after : &f->before;
+			long ln = f->l[j].ln;
+			if (f->l[j].kind == K_CTX || ln < 1 || (size_t)ln > t->n ||
+			    !is_assert_at(t, (size_t)ln - 1, f->lang))
+				continue;
+			res->changes_checks = 1;
+			o = json_pack("{s:s,s:s,s:s}", "file", f->path, "function", "",
+			    "change", f->l[j].kind == K_ADD ? "added" : "removed");
+			json_object_set_new(o, f->l[j].kind == K_ADD ? "before" : "after",
+			    json_null());
+			json_object_set_new(o, f->l[j].kind == K_ADD ? "after" : "before",
+			    json_pack("{s:I,s:s}", "line", (json_int_t)ln, "text",
+			    skip_space(t->line[ln - 1])));
+			if (!full) {
+				json_array_append(arr, o);
+				s = json_dumps(arr, JSON_COMPACT);
+				if (!s || strlen(s) >= sizeof res->checks) {
+					json_array_remove(arr, json_array_size(arr) - 1);
+					full = 1;
+				}
+				free(s);
+			}
+			json_decref(o);
+		}
+	}
+	s = json_array_size(arr) ? json_dumps(arr, JSON_COMPACT) : NULL;
+	snprintf(res->checks, sizeof res->checks, "%s", s ? s : "");
+	free(s);
+	json_decref(arr);
+}
+
 /* ---- the entry point ---- */
 
 typedef int (*rule_fn)(struct guard *, const char *);
 
 static const struct { const char *rule; rule_fn fn; } rule_order[] = {
 	{ "early-exit", rule_patterns },
-	{ "early-return", rule_early_return },
-	{ "skip", rule_patterns },
+	{ "early-return", rule_return },
+	{ "skip", rule_skip },
 	{ "or-true", rule_patterns },
 	{ "if-0", rule_patterns },
-	{ "tautology", rule_tautology },
-	{ "assertion-swallowed", rule_swallowed },
+	{ "tautology", rule_taut },
+	{ "assertion-swallowed", rule_swallow },
 	{ "expected-value-changed", rule_expected },
-	{ "assertion-weakened", rule_weakened },
-	{ "assertion-removed", rule_removed },
+	{ "assertion-weakened", rule_weaken },
+	{ "raises-removed", inv_raises },
+	{ "assertion-removed", rule_remove },
 	{ "call-removed", rule_call_removed },
 };
 
@@ -2118,12 +2980,25 @@ rt_guard_check_allow(const char *diff, const char *before_dir,
     const char *after_dir, char *const *allow, size_t nallow,
     rt_guard_result *res)
 {
+	return rt_guard_check_cmd(diff, before_dir, after_dir, allow, nallow, NULL,
+	    NULL, res);
+}
+
+int
+rt_guard_check_cmd(const char *diff, const char *before_dir,
+    const char *after_dir, char *const *allow, size_t nallow,
+    const char *command, char *const *argv, rt_guard_result *res)
+{
 	rt_guard_result *scratch = rt_xcalloc(1, sizeof *scratch);
-	struct guard g = { NULL, 0, scratch };
+	struct guard g;
 	size_t i, j;
 	int r = 0;
 
 	memset(res, 0, sizeof *res);
+	memset(&g, 0, sizeof g);
+	g.res = scratch;
+	g.command = command;
+	g.argv = argv;
 	for (i = 0; i < nallow; i++)
 		if (!rt_guard_rule_known(allow[i])) {
 			snprintf(res->reason, sizeof res->reason, "unknown guard rule \"%s\"",
@@ -2144,8 +3019,8 @@ rt_guard_check_allow(const char *diff, const char *before_dir,
 			goto undecided;
 		}
 		f->lang = L_OTHER;
-		if (load_side(&g, f, before_dir, &f->before, "original") < 0 ||
-		    load_side(&g, f, after_dir, &f->after, "patched") < 0)
+		if (load_side(&g, f, before_dir, &f->before, "original", &f->bexists) < 0 ||
+		    load_side(&g, f, after_dir, &f->after, "patched", &f->aexists) < 0)
 			goto undecided;
 		f->lang = lang_of(f->path, f->before.n ? f->before.line[0] :
 		    f->after.n ? f->after.line[0] : NULL);
@@ -2171,6 +3046,9 @@ rt_guard_check_allow(const char *diff, const char *before_dir,
 		    test_by_content(&f->before, f->lang) ||
 		    test_by_content(&f->after, f->lang);
 	}
+	if (load_inventories(&g, before_dir, after_dir, res) < 0)
+		goto undecided;
+	record_changes(&g, res);
 	for (i = 0; i < sizeof rule_order / sizeof rule_order[0] && !r; i++) {
 		scratch->rule = NULL;
 		if (rule_order[i].fn(&g, rule_order[i].rule))
@@ -2185,10 +3063,14 @@ done:
 			free(g.f[i].l[j].text);
 		free(g.f[i].l);
 		free(g.f[i].path);
+		free(g.f[i].ch);
 		text_free(&g.f[i].before);
 		text_free(&g.f[i].after);
 	}
 	free(g.f);
+	for (i = 0; i < NLANG; i++)
+		for (j = 0; j < 2; j++)
+			rt_src_inv_free(&g.inv[i][j]);
 	free(scratch);
 	return r;
 }

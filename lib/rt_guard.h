@@ -8,20 +8,34 @@
 #include <stddef.h>
 
 /* The rules, in the order they are checked; the first that fires (and is
- * not allowed) names the disqualification:
+ * not allowed) names the disqualification. A test file whose language has
+ * a parser here (Python's ast, Go's go/parser, a JavaScript parser of the
+ * project's) is judged on its assertion inventory (rt_src.h): the checks
+ * of each test function, before and after the patch. Other files (shell,
+ * bats, languages without a parser) are judged by text rules.
  *   early-exit              adds a successful exit (sys.exit(0), exit 0, os._exit, ...)
  *   early-return            adds a return in a test before its assertions
  *   skip                    adds a skip or an xfail/ignore marker
  *   or-true                 adds "|| true" (or "|| :", set +e)
  *   if-0                    adds dead code around the test (#if 0, if False:, ...)
  *   tautology               adds an assertion that cannot fail (assert True, x == x)
- *   assertion-swallowed     wraps an assertion in a try/except (or suppress) that swallows it
+ *   assertion-swallowed     puts an assertion under a try/except (or suppress,
+ *                           recover) that swallows it
  *   expected-value-changed  the patch changes nothing but literals in assertions/expectations
- *   assertion-weakened      replaces an assertion by a weaker one (== by truthiness)
- *   assertion-removed       a test file loses assertions (deleted, commented out, pass)
+ *   assertion-weakened      a check demands less: an operand replaced by its
+ *                           len/str/type/bool/keys, == loosened to >=, in or
+ *                           truthiness, a tolerance or places widened, a
+ *                           matcher weakened (toEqual -> toBeDefined)
+ *   raises-removed          an exception expectation removed (pytest.raises,
+ *                           assertRaises, Go if err == nil { t.Fatal }, toThrow)
+ *   assertion-removed       a test file loses assertions (deleted, commented out,
+ *                           pass, a test function deleted)
  *   call-removed            a call the original assertions depended on is gone
  *   canary                  (dynamic) the test still passes with an assertion inverted
  *   guard-undecided         the guard could not read or parse what it must judge
+ *                           (a parser helper crashed, timed out, printed no
+ *                           inventory; a file past the parser's limits)
+ *   patch-failed            the patched test does not parse ("FILE:LINE: MESSAGE")
  * A file is a test file by its name or by its content (rt_guard_is_test_text). */
 extern const char *const rt_guard_rules[];
 
@@ -68,6 +82,12 @@ int rt_guard_check(const char *diff, const char *before_dir,
 int rt_guard_check_allow(const char *diff, const char *before_dir,
     const char *after_dir, char *const *allow, size_t nallow,
     rt_guard_result *res);
+
+/* rt_guard_check_allow, reading Python tests with the interpreter the
+ * test command runs (command: shell text, or argv; both NULL: python3). */
+int rt_guard_check_cmd(const char *diff, const char *before_dir,
+    const char *after_dir, char *const *allow, size_t nallow,
+    const char *command, char *const *argv, rt_guard_result *res);
 
 /* Is relpath a test file by its name (test_*.py, *_test.go, *.bats,
  * tests/..., ...)? */

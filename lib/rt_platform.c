@@ -4,6 +4,7 @@
 #define _GNU_SOURCE 1
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #endif
 #include <dirent.h>
 #include <errno.h>
@@ -182,6 +183,35 @@ rt_spawn_closefrom(posix_spawn_file_actions_t *fa, int lowfd)
 			if (fcntl((int)fd, F_GETFD) >= 0)
 				posix_spawn_file_actions_addclose(fa, (int)fd);
 	}
+}
+
+void
+rt_child_closefrom(int lowfd)
+{
+	long fd, max;
+
+#if defined(__linux__) && defined(SYS_close_range)
+	if (syscall(SYS_close_range, (unsigned)lowfd, ~0U, 0) == 0)
+		return;
+#endif
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (fd = lowfd; fd < max; fd++)
+		close((int)fd);
+}
+
+int
+rt_child_limit_memory(unsigned long long bytes)
+{
+	struct rlimit rl;
+
+	rl.rlim_cur = rl.rlim_max = (rlim_t)bytes;
+#if defined(__linux__)
+	return setrlimit(RLIMIT_DATA, &rl);
+#else
+	return setrlimit(RLIMIT_AS, &rl);
+#endif
 }
 
 int

@@ -69,6 +69,13 @@ pid_t *rt_cgroup_procs(const char *cg, size_t *n);
 int rt_cgroup_kill(const char *cg);
 /* Remove cg once its processes are gone, and free the path. */
 void rt_cgroup_free(char *cg);
+/* In a child between fork and exec: close every descriptor from lowfd up
+ * (close_range where the system has it), and bound the memory it may
+ * take to bytes (Linux RLIMIT_DATA, which counts every private writable
+ * mapping since 4.7 yet not the address space Go and V8 reserve; else
+ * RLIMIT_AS). 0, or -1 where the limit cannot be set. */
+void rt_child_closefrom(int lowfd);
+int rt_child_limit_memory(unsigned long long bytes);
 /* splitmix64: a seed mixer so trial seeds differ in every bit. */
 uint64_t rt_mix64(uint64_t x);
 

@@ -24,7 +24,9 @@ patched() {
 	fi
 }
 
-# check PROJECT PATCH [-a RULE]...: run the static rules
+# check PROJECT PATCH [-a RULE]...: run the static rules (Python tests are
+# read by share/retrial/rt-inventory.py with the interpreter of -c, else
+# the python3 on PATH)
 check() {
 	local proj=$1 p=$2
 	shift 2
@@ -32,10 +34,13 @@ check() {
 	run "$G" check "$@" "$FX/patches/$p.patch" "$FX/$proj" "$T/$proj"
 }
 
+PYCMD="/usr/bin/python3 -m pytest -q"
+FAKE="$FX/helpers/fake-inventory"
+
 @test "guard: the driver knows every rule the manual lists, and no other" {
 	for r in early-exit early-return skip or-true if-0 tautology assertion-swallowed \
-	    expected-value-changed assertion-weakened assertion-removed call-removed \
-	    canary guard-undecided; do
+	    expected-value-changed assertion-weakened raises-removed assertion-removed \
+	    call-removed canary guard-undecided patch-failed; do
 		"$G" known "$r"
 		grep -q "^\.It Cm $r\$" "$RT_TOP/man/man1/rt-verify.1"
 	done
@@ -198,4 +203,175 @@ EOF2
 	status_is 1
 	has "not placed: cannot tell which test the command runs"
 	cmp -s "$FX/seeded/test_team.py" "$T/seeded/test_team.py"
+}
+
+# ---- the inventory: the tests as Python's ast reads them ----
+
+@test "inventory: rt-inventory.py prints the schema: functions of a class, checks with operands, expected side and options" {
+	run /usr/bin/python3 "$RT_TOP/share/retrial/rt-inventory.py" --root "$FX/shop" \
+		tests/test_cart.py tests/test_total.py
+	status_is 0
+	echo "$output" | jqe '.version == 1 and .lang == "python" and (.parser | startswith("python ast 3."))'
+	echo "$output" | jqe '[.files[0].functions[].name] == ["TestCart.test_add", "TestCart.test_names", "TestCart.test_remove_too_many", "TestCart.test_unknown", "test_price_list"]'
+	echo "$output" | jqe '.files[0].functions[2].checks[0] | .kind == "raises" and .callee == "pytest.raises" and .operands == ["ValueError"] and .line == 20 and .text == "with pytest.raises(ValueError):"'
+	echo "$output" | jqe '.files[0].functions[1].checks[0] | .kind == "assert" and .op == "==" and .operands == ["out", "want"] and .expected == 1'
+	echo "$output" | jqe '.files[1].functions[1].checks[0] | .kind == "call" and .callee == "assertAlmostEqual" and .options.places == "7" and .expected == 1'
+	echo "$output" | jqe '.files[1].functions[2].checks[0] | .kind == "raises" and .callee == "self.assertRaises"'
+	# it never imports what it reads
+	mkdir -p "$T/evil"
+	printf 'import os\nopen("%s/ran", "w")\n\ndef test_x():\n    assert 1 == 1\n' "$T" >"$T/evil/test_evil.py"
+	run /usr/bin/python3 "$RT_TOP/share/retrial/rt-inventory.py" --root "$T/evil" test_evil.py
+	status_is 0
+	[ ! -e "$T/ran" ]
+}
+
+@test "inventory: each neutering patch of shop is disqualified with its rule and both file:lines; the real fix of the same test is allowed" {
+	while IFS='|' read -r fix p rule where; do
+		check shop "$fix" -c "$PYCMD"
+		[ "$status" -eq 0 ] || { echo "$fix: exit $status: $output"; false; }
+		has "rule: none"
+		has "guard: python ast 3."
+		check shop "$p" -c "$PYCMD"
+		[ "$status" -eq 1 ] || { echo "$p: exit $status: $output"; false; }
+		has "rule: $rule"
+		has "$where"
+	done <<'EOF2'
+r-raises|n-raises|raises-removed|removes the exception expectation `with pytest.raises(ValueError):` at tests/test_cart.py:20 of the original from TestCart.test_remove_too_many, which expects none at tests/test_cart.py:19-20
+r-assertraises|n-assertraises|raises-removed|`self.assertRaises(ValueError, self.cart.remove, "pear")` at tests/test_total.py:15 of the original from TestTotal.test_remove_missing, which expects none at tests/test_total.py:14-15
+r-places|n-places|assertion-weakened|(places 7 widened to 1): tests/test_total.py:12 `self.assertAlmostEqual(self.cart.total(), 0.3, places=7)` became tests/test_total.py:12 `self.assertAlmostEqual(self.cart.total(), 0.3, places=1)`
+r-notnone|n-notnone|assertion-weakened|tests/test_cart.py:34 `assert x == y` became tests/test_cart.py:34 `assert x is not None`
+r-sorted|n-len|assertion-weakened|(out replaced by len(out)): tests/test_cart.py:17 `assert out == want` became tests/test_cart.py:17 `assert len(out) == len(want)`
+shop-fix|n-try|assertion-swallowed|wraps `assert self.cart.items["apple"] == 2` at tests/test_cart.py:12 (tests/test_cart.py:11 of the original) in a try whose `except AssertionError:` at tests/test_cart.py:13 swallows
+EOF2
+}
+
+@test "inventory: the result says how the tests were read and which checks changed" {
+	check shop n-len -c "$PYCMD"
+	has "changes_checks: 1"
+	echo "$output" | sed -n 's/^checks: //p' | jqe '. == [{"file": "tests/test_cart.py", "function": "TestCart.test_names", "change": "changed", "before": {"line": 17, "text": "assert out == want"}, "after": {"line": 17, "text": "assert len(out) == len(want)"}}]'
+	# a fix that changes only the setup changes no check
+	check shop shop-fix -c "$PYCMD"
+	has "changes_checks: 0"
+	printf "%s\n" "$output" | grep -qx "checks: "
+	# the setup and the expected value together: allowed, but a check changed
+	check inventory inventory-fix -c "$PYCMD"
+	has "rule: none"
+	has "changes_checks: 1"
+	has '"change":"changed","before":{"line":15,"text":"assert self.inv.count(\"apple\") == 5"},"after":{"line":16'
+}
+
+@test "inventory: the interpreter is the test command's own" {
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho used >"%s/used"\nexec /usr/bin/python3 "$@"\n' "$T" >"$T/bin/python3.99"
+	chmod +x "$T/bin/python3.99"
+	check shop n-len -c "$T/bin/python3.99 -m pytest -q"
+	has "rule: assertion-weakened"
+	[ -e "$T/used" ]
+}
+
+@test "inventory: a patched test that does not parse is patch-failed with the parser's file:line" {
+	check shop n-syntax -c "$PYCMD"
+	status_is 1
+	has "rule: patch-failed"
+	has "reason: the patched test does not parse: tests/test_cart.py:17: unmatched ')'"
+}
+
+@test "inventory: a helper that crashes, hangs or prints no inventory leaves the lane guard-undecided, never allowed" {
+	printf '#!/bin/sh\nkill -SEGV $$\n' >"$T/crash"
+	printf '#!/bin/sh\nexec sleep 30\n' >"$T/hang"
+	printf '#!/bin/sh\necho "{\\"version\\": 1, \\"files\\": ["\n' >"$T/garbage"
+	printf '#!/bin/sh\necho "rt-inventory: out of luck" >&2\nexit 1\n' >"$T/fail"
+	chmod +x "$T/crash" "$T/hang" "$T/garbage" "$T/fail"
+	RETRIAL_INVENTORY_PY="$T/crash" check shop shop-fix
+	status_is 1
+	has "rule: guard-undecided"
+	has "reason: $T/crash was killed by signal 11"
+	RETRIAL_GUARD_TIMEOUT=1 RETRIAL_INVENTORY_PY="$T/hang" check shop shop-fix
+	status_is 1
+	has "rule: guard-undecided"
+	has "timed out after 1 s"
+	RETRIAL_INVENTORY_PY="$T/garbage" check shop shop-fix
+	status_is 1
+	has "rule: guard-undecided"
+	has "reason: the python parser helper: invalid JSON"
+	RETRIAL_INVENTORY_PY="$T/fail" check shop shop-fix
+	has "rule: guard-undecided"
+	has "reason: the python parser helper exited 1: rt-inventory: out of luck"
+}
+
+@test "inventory: deeply nested or huge patched source is guard-undecided, in bounded time" {
+	patched shop ""
+	cp -R "$T/shop" "$T/deep"
+	/usr/bin/python3 -c 'print("def test_deep():\n    x = " + "(" * 400 + "1" + ")" * 400 + "\n    assert x == 1")' \
+		>"$T/deep/tests/test_deep.py"
+	(cd "$T" && diff -u --label a/tests/test_deep.py --label b/tests/test_deep.py \
+		/dev/null deep/tests/test_deep.py) >"$T/deep.patch" || true
+	run "$G" check "$T/deep.patch" "$T/shop" "$T/deep"
+	status_is 1
+	has "rule: guard-undecided"
+	has "past the python parser's limits: too many nested parentheses"
+	/usr/bin/python3 -c 'print("def test_big():\n" + "    x = 1\n" * 300000 + "    assert x == 1")' \
+		>"$T/deep/tests/test_deep.py"
+	(cd "$T" && diff -u --label a/tests/test_deep.py --label b/tests/test_deep.py \
+		/dev/null deep/tests/test_deep.py) >"$T/deep.patch" || true
+	run "$G" check "$T/deep.patch" "$T/shop" "$T/deep"
+	status_is 1
+	has "rule: guard-undecided"
+	has "over 2 MiB"
+}
+
+@test "inventory: Go through a helper: len() on both sides and a removed t.Fatal branch are disqualified; a setup change is not" {
+	export RETRIAL_INVENTORY_GO="$FAKE"
+	check gopool go-len
+	status_is 1
+	has "rule: assertion-weakened"
+	has 'reason: weakens a check (got replaced by len(got)): pool_test.go:12 `if got := Acquire(); got != "slot" {` became pool_test.go:12 `if got := Acquire(); len(got) != len("slot") {`'
+	has "guard: fake 1.0"
+	check gopool go-fatal
+	status_is 1
+	has "rule: assertion-removed"
+	has 'deletes `if n := len(Acquire()); n == 0 {` at pool_test.go:15 (lines of the original), from TestAcquire (pool_test.go:11 of the patched file)'
+	check gopool go-fix
+	status_is 0
+	has "rule: none"
+	# the inventory's skip and return, as the text rules said them before
+	check gopool go-skip
+	has "rule: skip"
+	has '`t.Skip("flaky on CI")` at pool_test.go:12'
+	check gopool go-return
+	has "rule: early-return"
+	has "adds \`return\` at pool_test.go:12, before the test's assertion"
+}
+
+@test "inventory: jest toEqual -> toBeDefined through a helper; without a parser the text rules judge and say so" {
+	RETRIAL_INVENTORY_JS="$FAKE" check jsproj js-defined
+	status_is 1
+	has "rule: assertion-weakened"
+	has 'sum.test.js:5 `expect(total).toEqual(6);` became sum.test.js:5 `expect(total).toBeDefined();`'
+	RETRIAL_INVENTORY_JS="$FAKE" check jsproj js-fix
+	status_is 0
+	FAKE_INVENTORY=noparser RETRIAL_INVENTORY_JS="$FAKE" check jsproj js-fix
+	status_is 0
+	has "guard: text rules (no parser for javascript)"
+	FAKE_INVENTORY=garbage RETRIAL_INVENTORY_JS="$FAKE" check jsproj js-fix
+	status_is 1
+	has "rule: guard-undecided"
+}
+
+@test "inventory: rt-verify end to end: listed first, the neutering lanes are disqualified and the real fix wins; a test that does not parse is patch_failed" {
+	/usr/bin/python3 -c 'import pytest, random_order' 2>/dev/null ||
+		skip "needs /usr/bin/python3 with pytest and pytest-random-order"
+	for p in n-len n-raises n-syntax n-try shop-fix; do
+		jq -Rsc --arg id "$p" '{type: "hypothesis", id: $id, source: "rules", status: "ok",
+			cause_class: "order", explanation: $id, patch: .}' "$FX/patches/$p.patch"
+	done >"$T/hyp.jsonl"
+	cp -R "$FX/shop" "$T/shop-v"
+	rt-verify -C "$T/shop-v" -n 30 -N 40 -j 2 --seed 42 --no-genome --no-canary \
+		--cmd "PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q --random-order-seed=\$RETRIAL_SEED" \
+		"$T/hyp.jsonl" >"$T/out" 2>"$T/err" || true
+	tail -n 1 "$T/out" | jqe '.verdict == "FIXED" and .winner.id == "shop-fix"'
+	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "n-len") | .status == "neutered" and .rule == "assertion-weakened" and (.reason | test("tests/test_cart.py:17 `assert out == want` became tests/test_cart.py:17 `assert len"))'
+	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "n-raises") | .status == "neutered" and .rule == "raises-removed" and (.reason | test("tests/test_cart.py:20 of the original .*tests/test_cart.py:19-20"))'
+	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "n-try") | .status == "neutered" and .rule == "assertion-swallowed"'
+	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "n-syntax") | .status == "patch_failed" and .trials == 0 and (.reason | test("^the patched test does not parse: tests/test_cart.py:17: unmatched"))'
 }

@@ -1,5 +1,6 @@
 /* guard_test: drive lib/rt_guard on fixture directories for t/33-guard.bats.
- *   guard_test check [-a RULE]... DIFF BEFORE AFTER   rule, reason, overruled
+ *   guard_test check [-a RULE]... [-c COMMAND] DIFF BEFORE AFTER
+ *                                     rule, reason, overruled, guard, checks
  *   guard_test canary DIR [-e EVIDENCE] (-c COMMAND | -k CASE_ID | -- ARGV...)
  *   guard_test locs FILE                               failing locations
  *   guard_test known RULE
@@ -45,15 +46,21 @@ main(int argc, char *argv[])
 		int a = 2, r;
 		rt_guard_result *res = rt_xcalloc(1, sizeof *res);
 		char *diff;
+		const char *cmd = NULL;
 
-		while (a + 1 < argc && !strcmp(argv[a], "-a") && na < 16) {
-			allow[na++] = argv[a + 1];
+		while (a + 1 < argc && (!strcmp(argv[a], "-a") || !strcmp(argv[a], "-c")) &&
+		    na < 16) {
+			if (argv[a][1] == 'c')
+				cmd = argv[a + 1];   /* the test command (its python) */
+			else
+				allow[na++] = argv[a + 1];
 			a += 2;
 		}
 		if (argc - a != 3)
-			rt_die("usage: guard_test check [-a RULE]... DIFF BEFORE AFTER");
+			rt_die("usage: guard_test check [-a RULE]... [-c COMMAND] DIFF BEFORE AFTER");
 		diff = slurp(argv[a]);
-		r = rt_guard_check_allow(diff, argv[a + 1], argv[a + 2], allow, na, res);
+		r = rt_guard_check_cmd(diff, argv[a + 1], argv[a + 2], allow, na, cmd, NULL,
+		    res);
 		if (r < 0) {
 			printf("error: %s\n", res->reason);
 			free(diff);
@@ -65,6 +72,8 @@ main(int argc, char *argv[])
 		for (i = 0; i < res->noverruled; i++)
 			printf("overruled: %s: %s\n", res->overruled[i].rule,
 			    res->overruled[i].reason);
+		printf("guard: %s\nchanges_checks: %d\nchecks: %s\n", res->guard,
+		    res->changes_checks, res->checks);
 		free(diff);
 		free(res);
 		rt_fshut(stdout, "stdout");

@@ -1,0 +1,103 @@
+/* rt_src: the assertion inventories of test files, read by each language's
+ * own parser through a helper (share/retrial/rt-inventory.py, the Go
+ * helper built from share/retrial/inventory-go, rt-inventory.js), and the
+ * differences between the inventories of the original and a patched file. */
+#ifndef RT_SRC_H
+#define RT_SRC_H
+
+#include <stddef.h>
+
+/* One check a test makes (retrial(7), INVENTORY): kind is assert, call,
+ * fail, fail_branch, raises, expect, skip or return. */
+typedef struct {
+	char *kind, *callee, *op;
+	char *text;             /* normalised, one line: what is compared */
+	char *source;           /* as written, one line: what is quoted */
+	long line, end;
+	char **operands;
+	size_t noperands;
+	int expected;           /* index into operands, -1 when unknown */
+	char **optk, **optv;    /* options: places, delta, rel, abs, msg */
+	size_t nopt;
+	char *guarded;          /* NULL, "try", "suppress" or "recover" */
+	long guard_line;        /* the swallowing handler, 0 when unknown */
+	char *guard_text;
+} rt_src_check;
+
+typedef struct {
+	char *name;             /* Class.method, TestX, "describe > test" */
+	long line, end;
+	int test;
+	char **calls;
+	size_t ncalls;
+	rt_src_check *checks;
+	size_t nchecks;
+} rt_src_fn;
+
+typedef struct {
+	char *path;
+	int error;              /* 1: the parser refused it */
+	int limit;              /* 1: refused for its size or nesting */
+	long err_line, err_col;
+	char *err_msg;
+	rt_src_fn *fns;
+	size_t nfns;
+} rt_src_file;
+
+typedef struct {
+	char *lang, *parser;
+	rt_src_file *files;
+	size_t nfiles;
+} rt_src_inv;
+
+/* The language whose helper reads path ("python", "go", "javascript"), or
+ * NULL. */
+const char *rt_src_lang(const char *path);
+
+enum { RT_SRC_OK = 0, RT_SRC_FAILED = -1, RT_SRC_NO_PARSER = 1 };
+
+/* Run lang's helper on files[0..nfiles) (relative to root, the helper's
+ * cwd) and read its inventory into inv. The helper runs without a shell,
+ * stdin /dev/null, for at most $RETRIAL_GUARD_TIMEOUT seconds (20), its
+ * output capped at 16 MiB and its memory bounded. Python runs with the
+ * interpreter command (shell text) or argv names, else python3; Go's
+ * helper is built once with the go on PATH into $XDG_CACHE_HOME/retrial.
+ * $RETRIAL_INVENTORY_PY, _GO, _JS name a helper command instead.
+ * RT_SRC_OK; RT_SRC_NO_PARSER when the language has no parser here (why
+ * says so); RT_SRC_FAILED with the helper's message in why. */
+int rt_src_inventory(const char *lang, const char *root, char *const *files,
+    size_t nfiles, const char *command, char *const *argv, rt_src_inv *inv,
+    char *why, size_t whysize);
+
+/* Read a helper's JSON (the schema of retrial(7)) into inv. 0, or -1
+ * with the reason in why. */
+int rt_src_parse(const char *json, size_t len, rt_src_inv *inv, char *why,
+    size_t whysize);
+void rt_src_inv_free(rt_src_inv *inv);
+
+const rt_src_file *rt_src_file_find(const rt_src_inv *inv, const char *path);
+const rt_src_fn *rt_src_fn_find(const rt_src_file *f, const char *name);
+
+/* A difference between the original and the patched inventory of a file:
+ * a check removed (after NULL), added (before NULL) or changed (or the
+ * same check on both sides, for the line it moved to); bfn/afn
+ * the function on each side (NULL when it is not there). Checks equal by
+ * their normalised text (or by what they compare, the message aside) and
+ * their guard are the same check wherever they moved; what is left is
+ * paired in source order within a family (checks, raises, skips,
+ * returns, failures). A non-test function's returns are not checks. */
+typedef struct {
+	const char *change;     /* "removed", "added", "changed", or "same" */
+	const rt_src_fn *bfn, *afn;
+	const rt_src_check *before, *after;
+} rt_src_change;
+
+/* The differences of before and after (either may be NULL: the file is
+ * new or deleted), malloc'd in *out; the count. */
+size_t rt_src_compare(const rt_src_file *before, const rt_src_file *after,
+    rt_src_change **out);
+
+/* The value of option key of c, or NULL. */
+const char *rt_src_option(const rt_src_check *c, const char *key);
+
+#endif
