@@ -2169,8 +2169,8 @@ load_inventories(struct guard *g, const char *before_dir, const char *after_dir,
 			r = RT_SRC_OK;
 			if (n > 0)      /* else the file is on one side only */
 				r = rt_src_inventory(src_langs[l], side ? after_dir : before_dir,
-				    files, n, g->command, g->argv, &g->inv[l][side], why,
-				    sizeof why);
+				    before_dir, files, n, g->command, g->argv, &g->inv[l][side],
+				    why, sizeof why);
 			for (k = 0; k < n; k++)
 				free(files[k]);
 			if (r == RT_SRC_NO_PARSER) {

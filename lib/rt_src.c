@@ -400,19 +400,20 @@ done:
 }
 
 int
-rt_src_inventory(const char *lang, const char *root, char *const *files,
-    size_t nfiles, const char *command, char *const *argv, rt_src_inv *inv,
-    char *why, size_t whysize)
+rt_src_inventory(const char *lang, const char *root, const char *trusted,
+    char *const *files, size_t nfiles, const char *command, char *const *argv,
+    rt_src_inv *inv, char *why, size_t whysize)
 {
 	const char *env = NULL;
 	char *exe = NULL, *script = NULL, *interp = NULL, **av, *aroot, *t;
+	char *atrusted = NULL;
 	rt_buf out = { 0 }, err = { 0 };
 	size_t n = 0, i;
 	int status = 0, r = RT_SRC_FAILED, nop = 0;
 	struct stat sb;
 
 	memset(inv, 0, sizeof *inv);
-	av = rt_xcalloc(nfiles + 8, sizeof *av);
+	av = rt_xcalloc(nfiles + 10, sizeof *av);
 	/* absolute: the helper runs in root */
 	if (!(aroot = realpath(root, NULL))) {
 		snprintf(why, whysize, "%s: %s", root, strerror(errno));
@@ -445,7 +446,8 @@ rt_src_inventory(const char *lang, const char *root, char *const *files,
 			    rt_sharedir());
 			goto done;
 		}
-		interp = python_of(command, argv, root);
+		/* the interpreter of the original project, never of a patched copy */
+		interp = python_of(command, argv, trusted ? trusted : root);
 		if (!(exe = find_exe(interp))) {
 			snprintf(why, whysize, "no parser for python (%s not found)", interp);
 			r = RT_SRC_NO_PARSER;
@@ -476,6 +478,15 @@ rt_src_inventory(const char *lang, const char *root, char *const *files,
 	}
 	av[n++] = "--root";
 	av[n++] = aroot;
+	if (!strcmp(lang, "javascript") && !(env && *env) && trusted) {
+		/* the parser from the original project: a patch cannot bring one */
+		if (!(atrusted = realpath(trusted, NULL))) {
+			snprintf(why, whysize, "%s: %s", trusted, strerror(errno));
+			goto done;
+		}
+		av[n++] = "--parser-root";
+		av[n++] = atrusted;
+	}
 	for (i = 0; i < nfiles; i++)
 		av[n++] = files[i];
 	av[n] = NULL;
@@ -509,6 +520,7 @@ done:
 	rt_buf_free(&err);
 	free(exe);
 	free(aroot);
+	free(atrusted);
 	free(script);
 	free(interp);
 	free(av);

@@ -63,11 +63,14 @@ enum { RT_SRC_OK = 0, RT_SRC_FAILED = -1, RT_SRC_NO_PARSER = 1 };
  * interpreter command (shell text) or argv names, else python3; Go's
  * helper is built once with the go on PATH into $XDG_CACHE_HOME/retrial.
  * $RETRIAL_INVENTORY_PY, _GO, _JS name a helper command instead.
+ * trusted (may be NULL: root) is the original project: the interpreter
+ * and the JavaScript parser come from there, never from a patched copy,
+ * so a patch cannot bring the code that judges it.
  * RT_SRC_OK; RT_SRC_NO_PARSER when the language has no parser here (why
  * says so); RT_SRC_FAILED with the helper's message in why. */
-int rt_src_inventory(const char *lang, const char *root, char *const *files,
-    size_t nfiles, const char *command, char *const *argv, rt_src_inv *inv,
-    char *why, size_t whysize);
+int rt_src_inventory(const char *lang, const char *root, const char *trusted,
+    char *const *files, size_t nfiles, const char *command, char *const *argv,
+    rt_src_inv *inv, char *why, size_t whysize);
 
 /* Read a helper's JSON (the schema of retrial(7)) into inv. 0, or -1
  * with the reason in why. */

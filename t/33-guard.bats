@@ -375,3 +375,30 @@ EOF2
 	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "n-try") | .status == "neutered" and .rule == "assertion-swallowed"'
 	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "n-syntax") | .status == "patch_failed" and .trials == 0 and (.reason | test("^the patched test does not parse: tests/test_cart.py:17: unmatched"))'
 }
+
+@test "inventory: the JavaScript parser comes from the original project, never from the patch (no code of a patch runs in the guard)" {
+	babel="$RT_TOP/t/fixtures/runners/jestproj/node_modules/@babel"
+	command -v node >/dev/null && [ -d "$babel/parser" ] || skip "no node or no jest fixture (make jest-deps)"
+	# the original project has @babel/parser; a patch weakens the test and
+	# brings its own "acorn" (looked for first), which would write a marker
+	# and report no checks at all
+	mkdir -p "$T/a/node_modules" "$T/b/node_modules/acorn"
+	ln -s "$babel" "$T/a/node_modules/@babel"
+	ln -s "$babel" "$T/b/node_modules/@babel"
+	cp "$FX/jsproj/"* "$T/a/"
+	cp "$FX/jsproj/"* "$T/b/"
+	cat >"$T/b/node_modules/acorn/package.json" <<'JSON'
+{"name": "acorn", "version": "99.0.0", "main": "index.js"}
+JSON
+	cat >"$T/b/node_modules/acorn/index.js" <<JS
+require('fs').writeFileSync('$T/pwned', 'ran');
+module.exports = { version: '99.0.0', parse() { return { type: 'Program', body: [] }; } };
+JS
+	sed -i 's/toEqual(6)/toBeDefined()/' "$T/b/sum.test.js"
+	(cd "$T" && diff -ruN a b >"$T/d.patch") || true
+	grep -q '^+++ b/node_modules/acorn/index.js' "$T/d.patch"
+	run "$G" check "$T/d.patch" "$T/a" "$T/b"
+	[ ! -e "$T/pwned" ]
+	has "rule: assertion-weakened"
+	has "guard: @babel/parser"
+}

@@ -3,7 +3,10 @@
 // files (jest, vitest, mocha, node:assert), read with a parser the PROJECT
 // has installed (issue 19; share/retrial's inventory schema, version 1).
 //
-//   node rt-inventory.js [--root DIR] FILE...
+//   node rt-inventory.js [--root DIR] [--parser-root DIR] FILE...
+//   (--parser-root: where the parser is looked for, default --root; retrial
+//   passes the original project there, never a patched copy, so a patch
+//   cannot bring its own "parser")
 //
 // The parser is resolved from DIR (default: the current directory), in this
 // order: acorn, @babel/parser, typescript. TypeScript files (.ts .tsx .mts
@@ -38,12 +41,13 @@ const MAX_SIZE = 2 << 20;
 const NO_PARSER = 3;
 
 function usage() {
-	process.stderr.write('usage: rt-inventory.js [--root DIR] FILE...\n');
+	process.stderr.write('usage: rt-inventory.js [--root DIR] [--parser-root DIR] FILE...\n');
 	process.exit(2);
 }
 
 function parseArgs(argv) {
 	let root = process.cwd();
+	let parserRoot = null;
 	const files = [];
 	for (let i = 0; i < argv.length; i++) {
 		const a = argv[i];
@@ -55,6 +59,9 @@ function parseArgs(argv) {
 			root = argv[++i];
 		} else if (a.startsWith('--root=')) {
 			root = a.slice(7);
+		} else if (a === '--parser-root') {
+			if (i + 1 >= argv.length) usage();
+			parserRoot = argv[++i];
 		} else if (a.startsWith('-') && a !== '-') {
 			usage();
 		} else {
@@ -62,7 +69,7 @@ function parseArgs(argv) {
 		}
 	}
 	if (files.length === 0) usage();
-	return { root: path.resolve(root), files };
+	return { root: path.resolve(root), parserRoot: path.resolve(parserRoot || root), files };
 }
 
 // the package.json of a resolved module: walk up from its main file
@@ -570,8 +577,8 @@ function readFile(root, file, found) {
 }
 
 function main() {
-	const { root, files } = parseArgs(process.argv.slice(2));
-	const found = findParsers(root);
+	const { root, parserRoot, files } = parseArgs(process.argv.slice(2));
+	const found = findParsers(parserRoot);
 	const names = Object.keys(found);
 	if (names.length === 0) {
 		process.stderr.write('rt-inventory.js: no parser for javascript (acorn, @babel/parser or typescript)\n');
