@@ -402,3 +402,35 @@ JS
 	has "rule: assertion-weakened"
 	has "guard: @babel/parser"
 }
+
+@test "ties never favour a weaker test: a lane that changes no check beats one that does, in either order; rt-pr says when the winner edits the checks" {
+	/usr/bin/python3 -c 'import pytest, random_order' 2>/dev/null ||
+		skip "needs /usr/bin/python3 with pytest and pytest-random-order"
+	for p in r-sorted shop-fix; do
+		jq -Rsc --arg id "$p" '{type: "hypothesis", id: $id, source: "rules", status: "ok",
+			cause_class: "order", explanation: $id, patch: .}' "$FX/patches/$p.patch"
+	done >"$T/hyp.jsonl"
+	cp -R "$FX/shop" "$T/shop-t"
+	cmd="PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q --random-order-seed=\$RETRIAL_SEED"
+	rt-verify -C "$T/shop-t" -n 30 -N 40 -j 2 --seed 42 --no-genome --no-canary \
+		--cmd "$cmd" "$T/hyp.jsonl" >"$T/out" 2>"$T/err" || true
+	# both fix the flake: r-sorted, listed first and changing a check, is tied
+	tail -n 1 "$T/out" | jqe '.verdict == "FIXED" and .winner.id == "shop-fix" and .winner.changes_checks == false'
+	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "r-sorted") | .status == "tied" and .changes_checks == true and
+	    (.reason | test("it changes the test.s checks, the winner does not")) and
+	    (.checks[0] | .function == "TestCart.test_names" and .before.line == 17 and .after.text == "assert sorted(out) == sorted(want)")'
+	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "shop-fix") | .guard == "python ast \(.guard | ltrimstr("python ast "))" and (.guard | startswith("python ast"))'
+	# alone, r-sorted wins, and says so in the verdict and in the dossier
+	jq -c 'select(.id == "r-sorted")' "$T/hyp.jsonl" >"$T/one.jsonl"
+	rt-verify -C "$T/shop-t" -n 30 -N 40 -j 2 --seed 42 --no-genome --no-canary \
+		--cmd "$cmd" "$T/one.jsonl" >"$T/out1" 2>"$T/err" || true
+	tail -n 1 "$T/out1" | jqe '.verdict == "FIXED" and .winner.id == "r-sorted" and .winner.changes_checks == true and
+	    .winner.checks[0].change == "changed"'
+	tail -n 1 "$T/out1" >"$T/v.jsonl"
+	mkdir -p "$T/repo" && cp -R "$FX/shop/." "$T/repo/"
+	git -C "$T/repo" init -q && git -C "$T/repo" add -A &&
+		git -C "$T/repo" -c user.name=t -c user.email=t@t commit -qm init
+	rt-pr -C "$T/repo" --mbox "$T/fix.mbox" --body "$T/d.md" "$T/v.jsonl"
+	grep -q "^## The change edits the test's own checks" "$T/d.md"
+	grep -q 'changed in TestCart.test_names (tests/test_cart.py): line 17 "assert out == want" became line 18 "assert sorted(out) == sorted(want)"' "$T/d.md"
+}
