@@ -16,6 +16,7 @@
 
 #include "rt_cases.h"
 #include "rt_cli.h"
+#include "rt_canary.h"
 #include "rt_guard.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
@@ -1137,9 +1138,9 @@ place_canary(const char *cdir, const lane *l, char *what, size_t size)
 {
 	(void)l;
 	if (V.judge)
-		return rt_guard_canary_place_case(cdir, V.judge,
+		return rt_canary_place_case(cdir, V.judge,
 		    V.evidence.len ? rt_buf_str(&V.evidence) : NULL, what, size);
-	return rt_guard_canary_place(cdir, V.cli.cmd, V.cli.cmd ? NULL : V.cli.argv,
+	return rt_canary_place(cdir, V.cli.cmd, V.cli.cmd ? NULL : V.cli.argv,
 	    V.evidence.len ? rt_buf_str(&V.evidence) : NULL, what, size);
 }
 

@@ -17,6 +17,7 @@
 #include "rt_guard.h"
 #include "rt_runner.h"
 #include "rt_src.h"
+#include "rt_srctext.h"
 #include "rt_util.h"
 
 const char *const rt_guard_rules[] = {
@@ -37,10 +38,6 @@ rt_guard_rule_known(const char *name)
 	return 0;
 }
 
-enum {
-	L_PY = 1, L_SH = 2, L_C = 4, L_GO = 8, L_JS = 16, L_JAVA = 32,
-	L_RB = 64, L_RS = 128, L_OTHER = 256, L_ANY = 511
-};
 enum { K_CTX, K_ADD, K_DEL };
 
 struct dline {
@@ -50,18 +47,13 @@ struct dline {
 	char *text;
 };
 
-/* A file's text split into lines, with comments stripped for matching. */
-struct text {
-	char **line, **code;
-	size_t n;
-};
 
 struct dfile {
 	char *path;             /* the judged path (new side, or old if deleted) */
 	int lang, test;
 	struct dline *l;
 	size_t n, cap;
-	struct text before, after;
+	struct rt_st_text before, after;
 	int nhunks;
 	int bexists, aexists;
 	/* read by the language's parser: both inventories, their differences */
@@ -95,66 +87,10 @@ fire(rt_guard_result *res, const char *rule, const char *fmt, ...)
 	return 1;
 }
 
-/* Shorten a source line for a reason: trimmed, at most 80 bytes. */
-static const char *
-quote_line(const char *s, char *buf, size_t size)
-{
-	size_t n;
 
-	while (*s == ' ' || *s == '\t')
-		s++;
-	n = strlen(s);
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
-		n--;
-	if (n > 80) {
-		snprintf(buf, size, "%.77s...", s);
-	} else {
-		snprintf(buf, size, "%.*s", (int)n, s);
-	}
-	return buf;
-}
-
-static int
-is_ident(int c)
-{
-	return isalnum((unsigned char)c) || c == '_';
-}
 
 /* ---- languages and test files ---- */
 
-static int
-lang_of(const char *path, const char *first_line)
-{
-	static const struct { const char *ext; int lang; } ext[] = {
-		{ ".py", L_PY }, { ".sh", L_SH }, { ".bash", L_SH }, { ".bats", L_SH },
-		{ ".ksh", L_SH }, { ".zsh", L_SH }, { ".c", L_C }, { ".h", L_C },
-		{ ".cc", L_C }, { ".cpp", L_C }, { ".cxx", L_C }, { ".hpp", L_C },
-		{ ".hh", L_C }, { ".m", L_C }, { ".go", L_GO }, { ".js", L_JS },
-		{ ".ts", L_JS }, { ".jsx", L_JS }, { ".tsx", L_JS }, { ".mjs", L_JS },
-		{ ".cjs", L_JS }, { ".java", L_JAVA }, { ".kt", L_JAVA },
-		{ ".scala", L_JAVA }, { ".cs", L_JAVA }, { ".rb", L_RB }, { ".rs", L_RS },
-	};
-	const char *base = strrchr(path, '/'), *dot;
-	size_t i;
-
-	base = base ? base + 1 : path;
-	dot = strrchr(base, '.');
-	if (dot)
-		for (i = 0; i < sizeof ext / sizeof ext[0]; i++)
-			if (strcmp(dot, ext[i].ext) == 0)
-				return ext[i].lang;
-	if (first_line && strncmp(first_line, "#!", 2) == 0) {
-		if (strstr(first_line, "python"))
-			return L_PY;
-		if (strstr(first_line, "sh"))
-			return L_SH;
-		if (strstr(first_line, "ruby"))
-			return L_RB;
-		if (strstr(first_line, "node"))
-			return L_JS;
-	}
-	return L_OTHER;
-}
 
 int
 rt_guard_is_test_path(const char *relpath)
@@ -199,88 +135,8 @@ rt_guard_is_test_path(const char *relpath)
 
 /* ---- comments ---- */
 
-/* Cut a comment off a copy of line: # for Python/shell/Ruby (at the start
- * or after blank space, outside quotes), // for the C family. */
-static char *
-strip_comment(const char *line, int lang)
-{
-	char *s = rt_xstrdup(line), *p;
-	char q = 0;
-	size_t n;
 
-	for (p = s; *p; p++) {
-		if (q) {
-			if (*p == '\\' && p[1])
-				p++;
-			else if (*p == q)
-				q = 0;
-			continue;
-		}
-		if (*p == '"' || (*p == '\'' && lang != L_RS && lang != L_C &&
-		    lang != L_GO && lang != L_JAVA)) {
-			q = *p;
-			continue;
-		}
-		if ((lang & (L_PY | L_SH | L_RB)) && *p == '#' &&
-		    (p == s || p[-1] == ' ' || p[-1] == '\t')) {
-			*p = '\0';
-			break;
-		}
-		if ((lang & (L_C | L_GO | L_JS | L_JAVA | L_RS | L_OTHER)) &&
-		    *p == '/' && p[1] == '/') {
-			*p = '\0';
-			break;
-		}
-	}
-	n = strlen(s);
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-	return s;
-}
 
-static void
-text_load(struct text *t, const char *s, int lang)
-{
-	const char *p = s, *e;
-	size_t cap = 0;
-	char *ln;
-	size_t n;
-
-	memset(t, 0, sizeof *t);
-	while (s && *p) {
-		e = strchr(p, '\n');
-		n = e ? (size_t)(e - p) : strlen(p);
-		if (n > 0 && p[n - 1] == '\r')
-			n--;
-		ln = rt_xmalloc(n + 1);
-		memcpy(ln, p, n);
-		ln[n] = '\0';
-		if (t->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			t->line = rt_xrealloc(t->line, cap * sizeof *t->line);
-			t->code = rt_xrealloc(t->code, cap * sizeof *t->code);
-		}
-		t->line[t->n] = ln;
-		t->code[t->n] = strip_comment(ln, lang);
-		t->n++;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-}
-
-static void
-text_free(struct text *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++) {
-		free(t->line[i]);
-		free(t->code[i]);
-	}
-	free(t->line);
-	free(t->code);
-}
 
 /* ---- the diff ---- */
 
@@ -434,26 +290,9 @@ parse_diff(struct guard *g, const char *diff)
 	return 0;
 }
 
-static int
-safe_relpath(const char *p)
-{
-	const char *s;
-
-	if (!*p || *p == '/' || strchr(p, '\\'))
-		return 0;
-	for (s = p; *s; ) {
-		if (s[0] == '.' && s[1] == '.' && (s[2] == '/' || s[2] == '\0'))
-			return 0;
-		s = strchr(s, '/');
-		if (!s)
-			break;
-		s++;
-	}
-	return 1;
-}
 
 static int
-load_side(struct guard *g, struct dfile *f, const char *dir, struct text *t,
+load_side(struct guard *g, struct dfile *f, const char *dir, struct rt_st_text *t,
     const char *side, int *exists)
 {
 	char *path = rt_xasprintf("%s/%s", dir, f->path), *s;
@@ -464,7 +303,7 @@ load_side(struct guard *g, struct dfile *f, const char *dir, struct text *t,
 	*exists = s != NULL;
 	if (!s) {
 		if (errno == ENOENT) {
-			text_load(t, "", f->lang);
+			rt_st_text_load(t, "", f->lang);
 			return 0;
 		}
 		fire(g->res, "guard-undecided", "cannot read the %s %s: %s",
@@ -476,7 +315,7 @@ load_side(struct guard *g, struct dfile *f, const char *dir, struct text *t,
 		fire(g->res, "guard-undecided", "%s is not text", f->path);
 		return -1;
 	}
-	text_load(t, s, f->lang);
+	rt_st_text_load(t, s, f->lang);
 	free(s);
 	return 0;
 }
@@ -498,38 +337,38 @@ static struct pat {
 	int ok;
 	int final_ok;   /* not when it is the script's kept final exit */
 } pats[] = {
-	{ "early-exit", L_ANY, 0, B "sys\\.exit" S "\\(" S "(0|None|False)?" S "\\)", "a successful sys.exit", {0}, 0, 0 },
-	{ "early-exit", L_ANY, 0, B "os\\._exit" S "\\(", "os._exit", {0}, 0, 0 },
-	{ "early-exit", L_PY | L_RB | L_C | L_OTHER, 0, BD "(exit|quit|_exit|_Exit|quick_exit)" S "\\(" S "(0|EXIT_SUCCESS)?" S "\\)", "a successful exit()", {0}, 0, 0 },
-	{ "early-exit", L_ANY, 0, "raise" S "SystemExit(" S "\\(" S "(0|None|False)?" S "\\))?" S "$", "raise SystemExit", {0}, 0, 0 },
-	{ "early-exit", L_ANY, 0, "os\\.Exit" S "\\(" S "0" S "\\)", "os.Exit(0)", {0}, 0, 0 },
-	{ "early-exit", L_ANY, 0, "process\\.exit" S "\\(" S "0?" S "\\)", "process.exit", {0}, 0, 0 },
-	{ "early-exit", L_ANY, 0, "System\\.exit" S "\\(" S "0" S "\\)", "System.exit(0)", {0}, 0, 0 },
-	{ "early-exit", L_ANY, 0, "process::exit" S "\\(" S "0" S "\\)", "process::exit(0)", {0}, 0, 0 },
-	{ "early-exit", L_SH, 0, SHSEP "exit([[:space:]]+0)?" SHEND, "a successful shell exit", {0}, 0, 1 },
-	{ "early-exit", L_SH, 1, SHSEP "return([[:space:]]+0)?" SHEND, "a successful shell return", {0}, 0, 0 },
-	{ "skip", L_ANY, 0, "pytest\\.(skip|xfail|importorskip)" S "\\(", "a pytest skip", {0}, 0, 0 },
-	{ "skip", L_ANY, 0, "@pytest\\.mark\\.(skip|skipif|xfail)", "a pytest skip marker", {0}, 0, 0 },
-	{ "skip", L_ANY, 0, "@(unittest\\.)?(skip|skipIf|skipUnless|expectedFailure)([^A-Za-z0-9_]|$)", "a unittest skip decorator", {0}, 0, 0 },
-	{ "skip", L_ANY, 0, "raise" S "(unittest\\.)?SkipTest", "raise SkipTest", {0}, 0, 0 },
-	{ "skip", L_ANY, 0, "\\.skipTest" S "\\(", "skipTest", {0}, 0, 0 },
-	{ "skip", L_ANY, 0, "\\.(Skip|SkipNow|Skipf)" S "\\(", "a Go t.Skip", {0}, 0, 0 },
-	{ "skip", L_ANY, 0, "GTEST_SKIP", "GTEST_SKIP", {0}, 0, 0 },
-	{ "skip", L_ANY, 0, B "DISABLED_", "a DISABLED_ test name", {0}, 0, 0 },
-	{ "skip", L_ANY, 0, "@(Ignore|Disabled)([^A-Za-z0-9_]|$)", "an @Ignore/@Disabled annotation", {0}, 0, 0 },
-	{ "skip", L_ANY, 0, B "(it|describe|test|context)\\.(skip|todo)" S "\\(", "a .skip test", {0}, 0, 0 },
-	{ "skip", L_JS | L_RB, 0, B "x(it|describe|test)" S "\\(", "an x-disabled test", {0}, 0, 0 },
-	{ "skip", L_RS | L_OTHER, 0, "#\\[ignore", "#[ignore]", {0}, 0, 0 },
-	{ "skip", L_SH, 0, "^[[:space:]]*skip([[:space:]]|$)", "a bats skip", {0}, 0, 0 },
-	{ "skip", L_RB, 0, B "skip" S "(\\(|\"|'|$)", "a skip", {0}, 0, 0 },
-	{ "or-true", L_ANY, 0, "\\|\\|" S "(true|:)" SHEND, "|| true", {0}, 0, 0 },
-	{ "or-true", L_SH, 0, SHSEP "set[[:space:]]+\\+e", "set +e", {0}, 0, 0 },
-	{ "if-0", L_ANY, 0, "^[[:space:]]*#[[:space:]]*if[[:space:]]+(0|false|FALSE)([^A-Za-z0-9_]|$)", "#if 0", {0}, 0, 0 },
-	{ "if-0", L_PY, 0, "^[[:space:]]*(el)?if[[:space:]]+(False|0|None)" S ":", "if False:", {0}, 0, 0 },
-	{ "if-0", L_PY, 0, "^[[:space:]]*while[[:space:]]+(False|0)" S ":", "while False:", {0}, 0, 0 },
-	{ "if-0", L_C | L_JS | L_JAVA, 0, B "if" S "\\(" S "(false|0)" S "\\)", "if (false)", {0}, 0, 0 },
-	{ "if-0", L_ANY, 0, "(and|&&)" S "(False|false|0)" S "(:|\\)|\\{|$|;)", "a condition made false", {0}, 0, 0 },
-	{ "if-0", L_GO | L_SH | L_RS | L_RB, 0, "^[[:space:]]*if[[:space:]]+false" S "(\\{|;|$|[[:space:]]then)", "if false", {0}, 0, 0 },
+	{ "early-exit", RT_L_ANY, 0, B "sys\\.exit" S "\\(" S "(0|None|False)?" S "\\)", "a successful sys.exit", {0}, 0, 0 },
+	{ "early-exit", RT_L_ANY, 0, B "os\\._exit" S "\\(", "os._exit", {0}, 0, 0 },
+	{ "early-exit", RT_L_PY | RT_L_RB | RT_L_C | RT_L_OTHER, 0, BD "(exit|quit|_exit|_Exit|quick_exit)" S "\\(" S "(0|EXIT_SUCCESS)?" S "\\)", "a successful exit()", {0}, 0, 0 },
+	{ "early-exit", RT_L_ANY, 0, "raise" S "SystemExit(" S "\\(" S "(0|None|False)?" S "\\))?" S "$", "raise SystemExit", {0}, 0, 0 },
+	{ "early-exit", RT_L_ANY, 0, "os\\.Exit" S "\\(" S "0" S "\\)", "os.Exit(0)", {0}, 0, 0 },
+	{ "early-exit", RT_L_ANY, 0, "process\\.exit" S "\\(" S "0?" S "\\)", "process.exit", {0}, 0, 0 },
+	{ "early-exit", RT_L_ANY, 0, "System\\.exit" S "\\(" S "0" S "\\)", "System.exit(0)", {0}, 0, 0 },
+	{ "early-exit", RT_L_ANY, 0, "process::exit" S "\\(" S "0" S "\\)", "process::exit(0)", {0}, 0, 0 },
+	{ "early-exit", RT_L_SH, 0, SHSEP "exit([[:space:]]+0)?" SHEND, "a successful shell exit", {0}, 0, 1 },
+	{ "early-exit", RT_L_SH, 1, SHSEP "return([[:space:]]+0)?" SHEND, "a successful shell return", {0}, 0, 0 },
+	{ "skip", RT_L_ANY, 0, "pytest\\.(skip|xfail|importorskip)" S "\\(", "a pytest skip", {0}, 0, 0 },
+	{ "skip", RT_L_ANY, 0, "@pytest\\.mark\\.(skip|skipif|xfail)", "a pytest skip marker", {0}, 0, 0 },
+	{ "skip", RT_L_ANY, 0, "@(unittest\\.)?(skip|skipIf|skipUnless|expectedFailure)([^A-Za-z0-9_]|$)", "a unittest skip decorator", {0}, 0, 0 },
+	{ "skip", RT_L_ANY, 0, "raise" S "(unittest\\.)?SkipTest", "raise SkipTest", {0}, 0, 0 },
+	{ "skip", RT_L_ANY, 0, "\\.skipTest" S "\\(", "skipTest", {0}, 0, 0 },
+	{ "skip", RT_L_ANY, 0, "\\.(Skip|SkipNow|Skipf)" S "\\(", "a Go t.Skip", {0}, 0, 0 },
+	{ "skip", RT_L_ANY, 0, "GTEST_SKIP", "GTEST_SKIP", {0}, 0, 0 },
+	{ "skip", RT_L_ANY, 0, B "DISABLED_", "a DISABLED_ test name", {0}, 0, 0 },
+	{ "skip", RT_L_ANY, 0, "@(Ignore|Disabled)([^A-Za-z0-9_]|$)", "an @Ignore/@Disabled annotation", {0}, 0, 0 },
+	{ "skip", RT_L_ANY, 0, B "(it|describe|test|context)\\.(skip|todo)" S "\\(", "a .skip test", {0}, 0, 0 },
+	{ "skip", RT_L_JS | RT_L_RB, 0, B "x(it|describe|test)" S "\\(", "an x-disabled test", {0}, 0, 0 },
+	{ "skip", RT_L_RS | RT_L_OTHER, 0, "#\\[ignore", "#[ignore]", {0}, 0, 0 },
+	{ "skip", RT_L_SH, 0, "^[[:space:]]*skip([[:space:]]|$)", "a bats skip", {0}, 0, 0 },
+	{ "skip", RT_L_RB, 0, B "skip" S "(\\(|\"|'|$)", "a skip", {0}, 0, 0 },
+	{ "or-true", RT_L_ANY, 0, "\\|\\|" S "(true|:)" SHEND, "|| true", {0}, 0, 0 },
+	{ "or-true", RT_L_SH, 0, SHSEP "set[[:space:]]+\\+e", "set +e", {0}, 0, 0 },
+	{ "if-0", RT_L_ANY, 0, "^[[:space:]]*#[[:space:]]*if[[:space:]]+(0|false|FALSE)([^A-Za-z0-9_]|$)", "#if 0", {0}, 0, 0 },
+	{ "if-0", RT_L_PY, 0, "^[[:space:]]*(el)?if[[:space:]]+(False|0|None)" S ":", "if False:", {0}, 0, 0 },
+	{ "if-0", RT_L_PY, 0, "^[[:space:]]*while[[:space:]]+(False|0)" S ":", "while False:", {0}, 0, 0 },
+	{ "if-0", RT_L_C | RT_L_JS | RT_L_JAVA, 0, B "if" S "\\(" S "(false|0)" S "\\)", "if (false)", {0}, 0, 0 },
+	{ "if-0", RT_L_ANY, 0, "(and|&&)" S "(False|false|0)" S "(:|\\)|\\{|$|;)", "a condition made false", {0}, 0, 0 },
+	{ "if-0", RT_L_GO | RT_L_SH | RT_L_RS | RT_L_RB, 0, "^[[:space:]]*if[[:space:]]+false" S "(\\{|;|$|[[:space:]]then)", "if false", {0}, 0, 0 },
 };
 
 static int
@@ -573,13 +412,6 @@ is_lone_exit(const char *code)
 	return *code == '\0';
 }
 
-static int
-is_blank(const char *code)
-{
-	while (*code == ' ' || *code == '\t' || *code == '\r')
-		code++;
-	return *code == '\0';
-}
 
 /* A shell script's final "exit 0", re-added by a patch that rewrites the
  * script's end, is not an early exit: it is the last statement of the
@@ -595,10 +427,10 @@ kept_final_exit(const struct dfile *f, long ln)
 	if (!is_lone_exit(f->after.code[ln - 1]))
 		return 0;
 	for (i = (size_t)ln; i < f->after.n; i++)
-		if (!is_blank(f->after.code[i]))
+		if (!rt_st_is_blank(f->after.code[i]))
 			return 0;
 	for (i = f->before.n; i > 0; i--)
-		if (!is_blank(f->before.code[i - 1]))
+		if (!rt_st_is_blank(f->before.code[i - 1]))
 			return is_lone_exit(f->before.code[i - 1]);
 	return 0;
 }
@@ -630,7 +462,7 @@ rule_patterns(struct guard *g, const char *rule)
 				if (regexec(&pats[k].rx, code, 0, NULL, 0) == 0 &&
 				    !(pats[k].final_ok && kept_final_exit(f, f->l[j].ln)))
 					return fire(g->res, rule, "adds %s: `%s` at %s:%ld",
-					    pats[k].what, quote_line(code, q, sizeof q),
+					    pats[k].what, rt_st_quote_line(code, q, sizeof q),
 					    f->path, f->l[j].ln);
 			}
 		}
@@ -647,38 +479,12 @@ has_word(const char *s, const char *w)
 	const char *p;
 
 	for (p = s; (p = strstr(p, w)); p++)
-		if ((p == s || !is_ident(p[-1])) && !is_ident(p[n]))
+		if ((p == s || !rt_st_is_ident(p[-1])) && !rt_st_is_ident(p[n]))
 			return 1;
 	return 0;
 }
 
-static int
-matches(const char *s, const char *re)
-{
-	regex_t rx;
-	int r;
 
-	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB) != 0)
-		return 0;
-	r = regexec(&rx, s, 0, NULL, 0) == 0;
-	regfree(&rx);
-	return r;
-}
-
-/* A line that reports a failure: the body of an if that is an assertion. */
-static int
-is_failure_line(const char *c, int lang)
-{
-	if (matches(c, "[A-Za-z_][A-Za-z0-9_]*\\.(Error|Errorf|Fatal|Fatalf|Fail|FailNow)" S "\\("))
-		return 1;
-	if (matches(c, B "(exit|return)([[:space:]]+|" S "\\(" S ")[1-9]"))
-		return 1;
-	if ((lang & (L_PY | L_RB)) && matches(c, "^[[:space:]]*raise([[:space:]]|$)"))
-		return 1;
-	if (matches(c, "(pytest|self)\\.fail" S "\\(|sys\\.exit" S "\\(" S "[1-9]|" B "abort" S "\\(|panic" S "\\("))
-		return 1;
-	return 0;
-}
 
 static int
 is_assert_code(const char *c, int lang)
@@ -687,42 +493,33 @@ is_assert_code(const char *c, int lang)
 	    strstr(c, "EXPECT_") || strstr(c, "expect(") || strstr(c, "expect ") ||
 	    has_word(c, "CHECK") || has_word(c, "REQUIRE") || strstr(c, ".should"))
 		return 1;
-	if (is_failure_line(c, lang))
+	if (rt_st_is_failure_line(c, lang))
 		return 1;
-	if ((lang & L_SH) && matches(c, "^[[:space:]]*(\\[|\\[\\[|test)[[:space:]]|\\|\\|" S "(false|fail)([[:space:]]|$|;)"))
+	if ((lang & RT_L_SH) && rt_st_matches(c, "^[[:space:]]*(\\[|\\[\\[|test)[[:space:]]|\\|\\|" S "(false|fail)([[:space:]]|$|;)"))
 		return 1;
 	return 0;
 }
 
-static size_t
-indent_of(const char *s)
-{
-	size_t n = 0;
-
-	for (; *s == ' ' || *s == '\t'; s++)
-		n += *s == '\t' ? 8 : 1;
-	return n;
-}
 
 /* Line i (0-based) of t an assertion: an assertion call, a failure report,
  * or an "if" whose body (the next lines, deeper) reports a failure. */
 static int
-is_assert_at(const struct text *t, size_t i, int lang)
+is_assert_at(const struct rt_st_text *t, size_t i, int lang)
 {
 	const char *c = t->code[i];
 	size_t j, in, seen = 0;
 
 	if (is_assert_code(c, lang))
 		return 1;
-	if (!matches(c, "^[[:space:]]*(if|elif|unless)[[:space:](]"))
+	if (!rt_st_matches(c, "^[[:space:]]*(if|elif|unless)[[:space:](]"))
 		return 0;
-	in = indent_of(c);
+	in = rt_st_indent_of(c);
 	for (j = i + 1; j < t->n && seen < 4; j++) {
 		if (!t->code[j][0])
 			continue;
-		if (indent_of(t->code[j]) <= in && !matches(t->code[j], "^[[:space:]]*(then|\\{)"))
+		if (rt_st_indent_of(t->code[j]) <= in && !rt_st_matches(t->code[j], "^[[:space:]]*(then|\\{)"))
 			break;
-		if (is_failure_line(t->code[j], lang))
+		if (rt_st_is_failure_line(t->code[j], lang))
 			return 1;
 		seen++;
 	}
@@ -774,12 +571,12 @@ literal_shape(const char *s)
 				*p++ = 'S';
 			}
 			s += n;
-		} else if (isdigit((unsigned char)*s) && (p == o || !is_ident(p[-1]))) {
+		} else if (isdigit((unsigned char)*s) && (p == o || !rt_st_is_ident(p[-1]))) {
 			while (isalnum((unsigned char)*s) || *s == '.' || *s == '_')
 				s++;
 			*p++ = 'N';
-		} else if (is_ident(*s)) {
-			for (e = s; is_ident(*e); e++)
+		} else if (rt_st_is_ident(*s)) {
+			for (e = s; rt_st_is_ident(*e); e++)
 				;
 			n = (size_t)(e - s);
 			if ((n == 4 && (!strncmp(s, "True", 4) || !strncmp(s, "true", 4) ||
@@ -814,7 +611,7 @@ strength(const char *c, int lang)
 	    strstr(c, "toBe(") || strstr(c, "toEqual") || strstr(c, "assertIs(") ||
 	    has_word(c, "is") || strstr(c, "-eq ") || strstr(c, "Same"))
 		return 3;
-	if ((lang & L_SH) && (strstr(c, " = ") || strstr(c, " == ")))
+	if ((lang & RT_L_SH) && (strstr(c, " = ") || strstr(c, " == ")))
 		return 3;
 	if (strstr(c, "-lt ") || strstr(c, "-gt ") || strstr(c, "-le ") ||
 	    strstr(c, "-ge ") || has_word(c, "in") || strstr(c, "Contain") ||
@@ -824,7 +621,7 @@ strength(const char *c, int lang)
 	    strstr(c, "CloseTo") || strstr(c, "Match") || strstr(c, "Regex") ||
 	    strstr(c, "startswith") || strstr(c, "endswith") || strstr(c, "In("))
 		return 2;
-	if (!(lang & L_SH) && (strchr(c, '<') || strchr(c, '>')))
+	if (!(lang & RT_L_SH) && (strchr(c, '<') || strchr(c, '>')))
 		return 2;
 	return 1;
 }
@@ -873,17 +670,6 @@ split_args(const char *s, char args[][160], int max, const char **end)
 	return -1;
 }
 
-static void
-trim(char *s)
-{
-	size_t n = strlen(s), i = 0;
-
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-	while (isspace((unsigned char)s[i]))
-		i++;
-	memmove(s, s + i, n - i + 1);
-}
 
 static int
 truthy_literal(const char *s)
@@ -937,8 +723,8 @@ self_compare(const char *expr)
 		memcpy(a, expr, n);
 		a[n] = '\0';
 		snprintf(b, sizeof b, "%s", p + strlen(ops[i]));
-		trim(a);
-		trim(b);
+		rt_st_trim(a);
+		rt_st_trim(b);
 		if (!*a)
 			continue;
 		{
@@ -965,14 +751,14 @@ tautology(const char *c, int lang)
 	int na;
 
 	/* assert EXPR [, msg] (Python) */
-	if ((lang & L_PY) && matches(c, "^[[:space:]]*assert([[:space:](]|$)")) {
+	if ((lang & RT_L_PY) && rt_st_matches(c, "^[[:space:]]*assert([[:space:](]|$)")) {
 		p = strstr(c, "assert") + 6;
 		while (isspace((unsigned char)*p))
 			p++;
 		snprintf(expr, sizeof expr, "(%s)", p);
 		na = split_args(expr + 1, args, 4, NULL);
 		if (na >= 1) {
-			trim(args[0]);
+			rt_st_trim(args[0]);
 			if (truthy_literal(args[0]) || self_compare(args[0]))
 				return 1;
 			n = strlen(args[0]);
@@ -987,7 +773,7 @@ tautology(const char *c, int lang)
 		}
 	}
 	/* shell: [ A op A ], [ literal ], test ... */
-	if (lang & L_SH) {
+	if (lang & RT_L_SH) {
 		const char *b = strstr(c, "[ ");
 		char tok[3][160];
 		int nt = 0;
@@ -1027,9 +813,9 @@ tautology(const char *c, int lang)
 	/* NAME(args): assertTrue(True), EXPECT_TRUE(true), EXPECT_EQ(x, x),
 	 * assert(1), expect(x).toBe(x) */
 	for (p = c; *p; p++) {
-		if (!is_ident(*p) || (p > c && is_ident(p[-1])))
+		if (!rt_st_is_ident(*p) || (p > c && rt_st_is_ident(p[-1])))
 			continue;
-		for (q = p; is_ident(*q); q++)
+		for (q = p; rt_st_is_ident(*q); q++)
 			;
 		n = (size_t)(q - p);
 		if (n == 0 || n >= sizeof name)
@@ -1049,7 +835,7 @@ tautology(const char *c, int lang)
 		if (na <= 0)
 			continue;
 		for (int i = 0; i < na; i++)
-			trim(args[i]);
+			rt_st_trim(args[i]);
 		if (na >= 2 && (!strcmp(args[0], "t") || !strcmp(args[0], "self"))) {
 			memmove(args[0], args[1], sizeof args[0] * 3);
 			na--;
@@ -1067,7 +853,7 @@ tautology(const char *c, int lang)
 				if (nb == 1) {
 					char *sa, *sb;
 					int r;
-					trim(b2[0]);
+					rt_st_trim(b2[0]);
 					sa = squash(args[0]);
 					sb = squash(b2[0]);
 					r = strcmp(sa, sb) == 0;
@@ -1126,7 +912,7 @@ rule_tautology(struct guard *g, const char *rule)
 			if (is_assert_code(c, f->lang) && tautology(c, f->lang))
 				return fire(g->res, rule,
 				    "adds an assertion that cannot fail: `%s` at %s:%ld",
-				    quote_line(c, q, sizeof q), f->path, f->l[j].ln);
+				    rt_st_quote_line(c, q, sizeof q), f->path, f->l[j].ln);
 		}
 	}
 	return 0;
@@ -1206,8 +992,8 @@ rule_weakened(struct guard *g, const char *rule)
 					return fire(g->res, rule,
 					    "weakens an assertion: `%s` (%s:%ld of the original) "
 					    "became `%s` at %s:%ld",
-					    quote_line(del[k], q1, sizeof q1), f->path, dln[k],
-					    quote_line(add[k], q2, sizeof q2), f->path, aln[k]);
+					    rt_st_quote_line(del[k], q1, sizeof q1), f->path, dln[k],
+					    rt_st_quote_line(add[k], q2, sizeof q2), f->path, aln[k]);
 		}
 	}
 	return 0;
@@ -1239,7 +1025,7 @@ boring_call(const char *n, int lang)
 	for (i = 0; common[i]; i++)
 		if (!strcmp(n, common[i]))
 			return 1;
-	if (lang & L_SH)
+	if (lang & RT_L_SH)
 		for (i = 0; sh[i]; i++)
 			if (!strcmp(n, sh[i]))
 				return 1;
@@ -1290,7 +1076,7 @@ calls_in(const char *c, int lang, struct names *out)
 	char buf[128];
 	size_t n;
 
-	if (lang & L_SH) {
+	if (lang & RT_L_SH) {
 		for (p = c; *p; p++) {
 			if (!((p[0] == '$' && p[1] == '(' && p[2] != '(') || p[0] == '`'))
 				continue;
@@ -1313,9 +1099,9 @@ calls_in(const char *c, int lang, struct names *out)
 		return;
 	}
 	for (p = c; *p; p++) {
-		if (!is_ident(*p) || (p > c && (is_ident(p[-1]) || p[-1] == '.')))
+		if (!rt_st_is_ident(*p) || (p > c && (rt_st_is_ident(p[-1]) || p[-1] == '.')))
 			continue;
-		for (q = p; is_ident(*q) || (*q == '.' && is_ident(q[1])); q++)
+		for (q = p; rt_st_is_ident(*q) || (*q == '.' && rt_st_is_ident(q[1])); q++)
 			;
 		w = q;
 		while (w > p && w[-1] != '.')
@@ -1346,16 +1132,16 @@ vars_in(const char *c, int lang, struct names *out)
 	const char *p, *q;
 
 	for (p = c; *p; p++) {
-		if (lang & L_SH) {
+		if (lang & RT_L_SH) {
 			if (*p != '$')
 				continue;
 			p++;
 			if (*p == '{')
 				p++;
-		} else if (!is_ident(*p) || (p > c && (is_ident(p[-1]) || p[-1] == '.'))) {
+		} else if (!rt_st_is_ident(*p) || (p > c && (rt_st_is_ident(p[-1]) || p[-1] == '.'))) {
 			continue;
 		}
-		for (q = p; is_ident(*q); q++)
+		for (q = p; rt_st_is_ident(*q); q++)
 			;
 		if (q > p && !isdigit((unsigned char)*p))
 			names_add(out, p, (size_t)(q - p));
@@ -1388,10 +1174,10 @@ assignment(const char *c, int lang, char *name, size_t size)
 	s = eq[-1] == ':' ? eq - 1 : eq;
 	while (s > c && isspace((unsigned char)s[-1]))
 		s--;
-	if ((lang & L_SH) && s != (eq[-1] == ':' ? eq - 1 : eq))
+	if ((lang & RT_L_SH) && s != (eq[-1] == ':' ? eq - 1 : eq))
 		return NULL;
 	p = s;
-	while (p > c && is_ident(p[-1]))
+	while (p > c && rt_st_is_ident(p[-1]))
 		p--;
 	n = (size_t)(s - p);
 	if (n == 0 || n >= size || isdigit((unsigned char)*p))
@@ -1402,14 +1188,14 @@ assignment(const char *c, int lang, char *name, size_t size)
 }
 
 static int
-calls_name(const struct text *t, const char *name, int lang)
+calls_name(const struct rt_st_text *t, const char *name, int lang)
 {
 	struct names s = { 0 };
 	size_t i, j;
 	int found = 0;
 
 	for (i = 0; i < t->n && !found; i++) {
-		if (lang & L_SH) {
+		if (lang & RT_L_SH) {
 			const char *p, *c = t->code[i];
 			size_t n = strlen(name);
 			for (p = c; (p = strstr(p, name)); p++)
@@ -1465,7 +1251,7 @@ rule_call_removed(struct guard *g, const char *rule)
 			    !calls_name(&f->after, calls.v[k], f->lang))
 				r = fire(g->res, rule,
 				    "%s no longer calls %s%s, which its assertions checked",
-				    f->path, calls.v[k], (f->lang & L_SH) ? "" : "()");
+				    f->path, calls.v[k], (f->lang & RT_L_SH) ? "" : "()");
 		names_free(&vars);
 		names_free(&calls);
 	}
@@ -1515,7 +1301,7 @@ rx(int id, const char *s)
 }
 
 static int
-test_by_content(const struct text *t, int lang)
+test_by_content(const struct rt_st_text *t, int lang)
 {
 	size_t i;
 	int test = 0, expect = 0;
@@ -1524,23 +1310,23 @@ test_by_content(const struct text *t, int lang)
 		const char *c = t->code[i];
 		if (!*c)
 			continue;
-		if ((lang & (L_PY | L_RB)) && strstr(c, "def") && rx(RX_PY_DEFTEST, c))
+		if ((lang & (RT_L_PY | RT_L_RB)) && strstr(c, "def") && rx(RX_PY_DEFTEST, c))
 			return 1;
-		if ((lang & L_PY) && ((strstr(c, "TestCase") && rx(RX_PY_TESTCASE, c)) ||
+		if ((lang & RT_L_PY) && ((strstr(c, "TestCase") && rx(RX_PY_TESTCASE, c)) ||
 		    (strstr(c, "self.assert") && rx(RX_PY_SELFASSERT, c)) ||
 		    (c[0] == 'a' && rx(RX_PY_TOPASSERT, c))))
 			return 1;
-		if ((lang & L_GO) && !strncmp(c, "func", 4) && rx(RX_GO_TEST, c))
+		if ((lang & RT_L_GO) && !strncmp(c, "func", 4) && rx(RX_GO_TEST, c))
 			return 1;
-		if (lang & L_JS) {
+		if (lang & RT_L_JS) {
 			test |= rx(RX_JS_TEST, c);
 			expect |= rx(RX_JS_EXPECT, c);
 			if (test && expect)
 				return 1;
 		}
-		if ((lang & L_SH) && rx(RX_SH_TEST, c))
+		if ((lang & RT_L_SH) && rx(RX_SH_TEST, c))
 			return 1;
-		if ((lang & (L_C | L_JAVA)) && rx(RX_C_TEST, c))
+		if ((lang & (RT_L_C | RT_L_JAVA)) && rx(RX_C_TEST, c))
 			return 1;
 	}
 	return 0;
@@ -1549,7 +1335,7 @@ test_by_content(const struct text *t, int lang)
 int
 rt_guard_is_test_text(const char *relpath, const char *text)
 {
-	struct text t;
+	struct rt_st_text t;
 	int lang, r;
 	const char *nl;
 	char first[256];
@@ -1558,180 +1344,31 @@ rt_guard_is_test_text(const char *relpath, const char *text)
 		return 0;
 	nl = strchr(text, '\n');
 	snprintf(first, sizeof first, "%.*s", nl ? (int)(nl - text) : 255, text);
-	lang = lang_of(relpath, first);
-	text_load(&t, text, lang);
+	lang = rt_st_lang_of(relpath, first);
+	rt_st_text_load(&t, text, lang);
 	r = test_by_content(&t, lang);
-	text_free(&t);
+	rt_st_text_free(&t);
 	return r;
 }
 
-struct fn {
-	char name[128], cls[128];
-	long def, start, end;   /* 1-based: the definition, first and last body line */
-	int test;
-};
-struct fns { struct fn *v; size_t n, cap; };
 
-static struct fn *
-fns_push(struct fns *s)
-{
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 16;
-		s->v = rt_xrealloc(s->v, s->cap * sizeof *s->v);
-	}
-	memset(&s->v[s->n], 0, sizeof *s->v);
-	return &s->v[s->n++];
-}
 
-static const char *
-skip_space(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
 
-static size_t
-copy_ident(const char *p, char *out, size_t size)
-{
-	size_t n = 0;
 
-	while (is_ident(p[n]) && n + 1 < size) {
-		out[n] = p[n];
-		n++;
-	}
-	out[n] = '\0';
-	return n;
-}
 
-/* Python: every def, its class, its body by indentation. */
-static void
-py_functions(const struct text *t, struct fns *out)
-{
-	struct { size_t indent; char name[128]; } cls[32];
-	int ncls = 0, depth;
-	size_t i, j, k, in;
-	const char *c, *p;
-	struct fn *f;
 
-	for (i = 0; i < t->n; i++) {
-		c = t->code[i];
-		if (is_blank(c))
-			continue;
-		in = indent_of(c);
-		while (ncls > 0 && in <= cls[ncls - 1].indent)
-			ncls--;
-		p = skip_space(c);
-		if (!strncmp(p, "class ", 6)) {
-			if (ncls < 32) {
-				cls[ncls].indent = in;
-				copy_ident(skip_space(p + 6), cls[ncls].name, sizeof cls[0].name);
-				ncls++;
-			}
-			continue;
-		}
-		if (!strncmp(p, "async ", 6))
-			p = skip_space(p + 6);
-		if (strncmp(p, "def ", 4) != 0)
-			continue;
-		f = fns_push(out);
-		copy_ident(skip_space(p + 4), f->name, sizeof f->name);
-		if (ncls > 0)
-			snprintf(f->cls, sizeof f->cls, "%s", cls[ncls - 1].name);
-		f->def = (long)i + 1;
-		/* the signature may span lines; the body follows its ':' */
-		for (depth = 0, j = i; j < t->n; j++) {
-			for (p = t->code[j]; *p; p++)
-				depth += (*p == '(' || *p == '[') - (*p == ')' || *p == ']');
-			if (depth <= 0)
-				break;
-		}
-		if (j >= t->n)
-			j = t->n - 1;
-		f->start = (long)j + 2;
-		f->end = (long)j + 1;
-		for (k = j + 1; k < t->n; k++) {
-			if (is_blank(t->code[k]))
-				continue;
-			if (indent_of(t->code[k]) <= in)
-				break;
-			f->end = (long)k + 1;
-		}
-		f->test = strncmp(f->name, "test", 4) == 0;
-	}
-}
 
-/* Go (gofmt): "func Name(" at the start of a line to the next "}" there. */
-static void
-go_functions(const struct text *t, struct fns *out)
-{
-	size_t i, j;
-	const char *p;
-	struct fn *f;
-	int depth;
-
-	for (i = 0; i < t->n; i++) {
-		p = t->code[i];
-		if (strncmp(p, "func ", 5) != 0)
-			continue;
-		p = skip_space(p + 5);
-		if (*p == '(') {
-			for (depth = 0; *p; p++) {
-				depth += (*p == '(') - (*p == ')');
-				if (depth == 0)
-					break;
-			}
-			if (*p)
-				p = skip_space(p + 1);
-		}
-		f = fns_push(out);
-		copy_ident(p, f->name, sizeof f->name);
-		f->def = (long)i + 1;
-		f->start = (long)i + 2;
-		f->end = (long)i + 1;
-		for (j = i + 1; j < t->n; j++) {
-			if (!strcmp(t->code[j], "}"))
-				break;
-			f->end = (long)j + 1;
-		}
-		f->test = !strncmp(f->name, "Test", 4) && rx(RX_GO_TEST, t->code[i]);
-	}
-}
-
-static void
-functions(const struct text *t, int lang, struct fns *out)
-{
-	memset(out, 0, sizeof *out);
-	if (lang & L_PY)
-		py_functions(t, out);
-	else if (lang & L_GO)
-		go_functions(t, out);
-}
-
-/* The innermost function whose body holds line ln (1-based). */
-static struct fn *
-fn_at(struct fns *s, long ln)
-{
-	struct fn *best = NULL;
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->v[i].def <= ln && ln <= s->v[i].end &&
-		    (!best || s->v[i].def > best->def))
-			best = &s->v[i];
-	return best;
-}
 
 /* ---- early-return, assertion-swallowed ---- */
 
 static int
 is_return_line(const char *c, int lang)
 {
-	if (lang & L_PY)
+	if (lang & RT_L_PY)
 		return rx(RX_PY_RETURN, c);
-	if (lang & L_GO)
+	if (lang & RT_L_GO)
 		return rx(RX_GO_RETURN, c);
-	if (lang & L_JS)
+	if (lang & RT_L_JS)
 		return rx(RX_JS_RETURN, c);
 	return 0;
 }
@@ -1744,35 +1381,35 @@ rule_early_return(struct guard *g, const char *rule)
 {
 	size_t i, j, k;
 	struct dfile *f;
-	struct fns fs;
-	struct fn *fn;
+	struct rt_st_fns fs;
+	struct rt_st_fn *fn;
 	long ln, prev;
 	char q1[96], q2[96];
 	int r = 0;
 
 	for (i = 0; i < g->nf && !r; i++) {
 		f = &g->f[i];
-		if (!f->test || f->parsed || !(f->lang & (L_PY | L_GO | L_JS)))
+		if (!f->test || f->parsed || !(f->lang & (RT_L_PY | RT_L_GO | RT_L_JS)))
 			continue;
-		functions(&f->after, f->lang, &fs);
+		rt_st_functions(&f->after, f->lang, &fs);
 		for (j = 0; j < f->n && !r; j++) {
 			ln = f->l[j].ln;
 			if (f->l[j].kind != K_ADD || ln < 1 || (size_t)ln > f->after.n ||
 			    !is_return_line(f->after.code[ln - 1], f->lang))
 				continue;
-			for (prev = ln - 1; prev >= 1 && is_blank(f->after.code[prev - 1]); prev--)
+			for (prev = ln - 1; prev >= 1 && rt_st_is_blank(f->after.code[prev - 1]); prev--)
 				;
-			if (prev >= 1 && is_failure_line(f->after.code[prev - 1], f->lang))
+			if (prev >= 1 && rt_st_is_failure_line(f->after.code[prev - 1], f->lang))
 				continue;
-			fn = fn_at(&fs, ln);
-			if ((f->lang & (L_PY | L_GO)) && (!fn || !fn->test))
+			fn = rt_st_fn_at(&fs, ln);
+			if ((f->lang & (RT_L_PY | RT_L_GO)) && (!fn || !fn->test))
 				continue;
 			for (k = (size_t)ln; k < (fn ? (size_t)fn->end : f->after.n); k++)
 				if (is_assert_at(&f->after, k, f->lang)) {
 					r = fire(g->res, rule, "adds `%s` at %s:%ld, before the "
 					    "test's assertion `%s` at %s:%zu",
-					    quote_line(f->after.code[ln - 1], q1, sizeof q1), f->path,
-					    ln, quote_line(f->after.code[k], q2, sizeof q2), f->path,
+					    rt_st_quote_line(f->after.code[ln - 1], q1, sizeof q1), f->path,
+					    ln, rt_st_quote_line(f->after.code[k], q2, sizeof q2), f->path,
 					    k + 1);
 					break;
 				}
@@ -1787,23 +1424,23 @@ rule_early_return(struct guard *g, const char *rule)
 static int
 catches_assertion(const char *c)
 {
-	const char *p = skip_space(c) + 6;
+	const char *p = rt_st_skip_space(c) + 6;
 
-	p = skip_space(p);
+	p = rt_st_skip_space(p);
 	return *p == ':' || has_word(p, "AssertionError") || has_word(p, "Exception") ||
 	    has_word(p, "BaseException");
 }
 
 /* Lines (0-based, exclusive end) deeper than line i's indentation. */
 static size_t
-block_end(const struct text *t, size_t i)
+block_end(const struct rt_st_text *t, size_t i)
 {
-	size_t in = indent_of(t->code[i]), k, end = i + 1;
+	size_t in = rt_st_indent_of(t->code[i]), k, end = i + 1;
 
 	for (k = i + 1; k < t->n; k++) {
-		if (is_blank(t->code[k]))
+		if (rt_st_is_blank(t->code[k]))
 			continue;
-		if (indent_of(t->code[k]) <= in)
+		if (rt_st_indent_of(t->code[k]) <= in)
 			break;
 		end = k + 1;
 	}
@@ -1811,7 +1448,7 @@ block_end(const struct text *t, size_t i)
 }
 
 static int
-reraises(const struct text *t, size_t from, size_t to)
+reraises(const struct rt_st_text *t, size_t from, size_t to)
 {
 	size_t k;
 
@@ -1829,14 +1466,14 @@ rule_swallowed(struct guard *g, const char *rule)
 {
 	size_t i, j, k, a, e;
 	struct dfile *f;
-	const struct text *t;
+	const struct rt_st_text *t;
 	const char *c;
 	long ln, tl;
 	char q1[96], q2[96];
 
 	for (i = 0; i < g->nf; i++) {
 		f = &g->f[i];
-		if (!f->test || f->parsed || !(f->lang & L_PY))
+		if (!f->test || f->parsed || !(f->lang & RT_L_PY))
 			continue;
 		t = &f->after;
 		for (j = 0; j < f->n; j++) {
@@ -1850,23 +1487,23 @@ rule_swallowed(struct guard *g, const char *rule)
 					continue;
 				/* the try at the same indentation above it */
 				for (tl = ln - 1; tl >= 1; tl--) {
-					if (is_blank(t->code[tl - 1]))
+					if (rt_st_is_blank(t->code[tl - 1]))
 						continue;
-					if (indent_of(t->code[tl - 1]) < indent_of(c))
+					if (rt_st_indent_of(t->code[tl - 1]) < rt_st_indent_of(c))
 						break;
-					if (indent_of(t->code[tl - 1]) == indent_of(c) &&
-					    !strncmp(skip_space(t->code[tl - 1]), "try", 3) &&
-					    !is_ident(skip_space(t->code[tl - 1])[3]))
+					if (rt_st_indent_of(t->code[tl - 1]) == rt_st_indent_of(c) &&
+					    !strncmp(rt_st_skip_space(t->code[tl - 1]), "try", 3) &&
+					    !rt_st_is_ident(rt_st_skip_space(t->code[tl - 1])[3]))
 						break;
 				}
-				if (tl < 1 || strncmp(skip_space(t->code[tl - 1]), "try", 3) != 0)
+				if (tl < 1 || strncmp(rt_st_skip_space(t->code[tl - 1]), "try", 3) != 0)
 					continue;
 				for (a = (size_t)tl; a < (size_t)ln - 1; a++)
 					if (is_assert_at(t, a, f->lang))
 						return fire(g->res, rule, "wraps `%s` at %s:%zu in a try "
 						    "whose `%s` at %s:%ld swallows the failure",
-						    quote_line(t->code[a], q1, sizeof q1), f->path, a + 1,
-						    quote_line(c, q2, sizeof q2), f->path, ln);
+						    rt_st_quote_line(t->code[a], q1, sizeof q1), f->path, a + 1,
+						    rt_st_quote_line(c, q2, sizeof q2), f->path, ln);
 			} else if (rx(RX_PY_SUPPRESS, c) && (has_word(c, "AssertionError") ||
 			    has_word(c, "Exception") || has_word(c, "BaseException"))) {
 				e = block_end(t, (size_t)ln - 1);
@@ -1874,8 +1511,8 @@ rule_swallowed(struct guard *g, const char *rule)
 					if (is_assert_at(t, k, f->lang))
 						return fire(g->res, rule, "wraps `%s` at %s:%zu in `%s` "
 						    "at %s:%ld, which swallows the failure",
-						    quote_line(t->code[k], q1, sizeof q1), f->path, k + 1,
-						    quote_line(c, q2, sizeof q2), f->path, ln);
+						    rt_st_quote_line(t->code[k], q1, sizeof q1), f->path, k + 1,
+						    rt_st_quote_line(c, q2, sizeof q2), f->path, ln);
 			}
 		}
 	}
@@ -1890,7 +1527,7 @@ expect_var(const char *c, char *name, size_t size)
 {
 	char *eq;
 
-	copy_ident(skip_space(c), name, size);
+	rt_st_copy_ident(rt_st_skip_space(c), name, size);
 	if (!*name || !(strstr(name, "expect") || strstr(name, "Expect") ||
 	    strstr(name, "want") || strstr(name, "Want") || strstr(name, "golden")))
 		return 0;
@@ -1901,7 +1538,7 @@ expect_var(const char *c, char *name, size_t size)
 static int
 inert(const char *c)
 {
-	c = skip_space(c);
+	c = rt_st_skip_space(c);
 	return !*c || !strcmp(c, "pass") || !strcmp(c, "...");
 }
 
@@ -2015,7 +1652,7 @@ rule_expected(struct guard *g, const char *rule)
 	for (i = 0; i < g->nf && !other; i++) {
 		f = &g->f[i];
 		for (j = 0; j < f->n && !other; j++) {
-			const struct text *t = f->l[j].kind == K_ADD ? &f->after : &f->before;
+			const struct rt_st_text *t = f->l[j].kind == K_ADD ? &f->after : &f->before;
 			if (f->l[j].kind == K_CTX || used[i][j])
 				continue;
 			if (f->l[j].ln < 1 || (size_t)f->l[j].ln > t->n ||
@@ -2030,8 +1667,8 @@ rule_expected(struct guard *g, const char *rule)
 		return 0;
 	return fire(g->res, rule, "changes nothing but the expected value: `%s` "
 	    "(%s:%ld of the original) became `%s` at %s:%ld%s",
-	    quote_line(pf->before.code[pd - 1], q1, sizeof q1), pf->path, pd,
-	    quote_line(pf->after.code[pa - 1], q2, sizeof q2), pf->path, pa,
+	    rt_st_quote_line(pf->before.code[pd - 1], q1, sizeof q1), pf->path, pd,
+	    rt_st_quote_line(pf->after.code[pa - 1], q2, sizeof q2), pf->path, pa,
 	    npairs > 1 ? ", and likewise elsewhere" : "");
 }
 
@@ -2052,7 +1689,7 @@ how_removed(rt_buf *why, struct dfile *f, int hunk, const char *code, long ln)
 		    (size_t)f->l[j].ln > f->after.n)
 			continue;
 		raw = f->after.line[f->l[j].ln - 1];
-		c = skip_space(f->after.code[f->l[j].ln - 1]);
+		c = rt_st_skip_space(f->after.code[f->l[j].ln - 1]);
 		sl = squash(raw);
 		if (!*c && *sq && strstr(sl, sq))
 			commented = 1;
@@ -2062,7 +1699,7 @@ how_removed(rt_buf *why, struct dfile *f, int hunk, const char *code, long ln)
 		free(sl);
 	}
 	free(sq);
-	quote_line(code, q, sizeof q);
+	rt_st_quote_line(code, q, sizeof q);
 	if (commented)
 		rt_buf_printf(why, "comments out `%s` at %s:%ld", q, f->path, ln);
 	else if (ph)
@@ -2231,7 +1868,7 @@ load_inventories(struct guard *g, const char *before_dir, const char *after_dir,
 			if (!sl && !any_text) {
 				char t[64];
 				snprintf(t, sizeof t, "text rules (%s)",
-				    (g->f[i].lang & L_SH) ? "shell" : "no parser for this language");
+				    (g->f[i].lang & RT_L_SH) ? "shell" : "no parser for this language");
 				guard_add(res, t);
 				any_text = 1;
 			}
@@ -2245,7 +1882,7 @@ load_inventories(struct guard *g, const char *before_dir, const char *after_dir,
 static const char *
 qc(const rt_src_check *c, char *buf, size_t size)
 {
-	return quote_line(c->source && *c->source ? c->source : c->text, buf, size);
+	return rt_st_quote_line(c->source && *c->source ? c->source : c->text, buf, size);
 }
 
 static const char *
@@ -2458,11 +2095,11 @@ inv_swallowed(struct guard *g, const char *rule)
 				return fire(g->res, rule, "wraps `%s` at %s:%ld (%s) in a try "
 				    "whose `%s` at %s:%ld swallows the failure",
 				    qc(a, q1, sizeof q1), f->path, a->line, orig,
-				    quote_line(a->guard_text, q2, sizeof q2), f->path, a->guard_line);
+				    rt_st_quote_line(a->guard_text, q2, sizeof q2), f->path, a->guard_line);
 			if (a->guard_line)
 				return fire(g->res, rule, "wraps `%s` at %s:%ld (%s) in `%s` at "
 				    "%s:%ld, which swallows the failure", qc(a, q1, sizeof q1),
-				    f->path, a->line, orig, quote_line(a->guard_text, q2, sizeof q2),
+				    f->path, a->line, orig, rt_st_quote_line(a->guard_text, q2, sizeof q2),
 				    f->path, a->guard_line);
 			return fire(g->res, rule, "puts `%s` at %s:%ld (%s) under a %s that "
 			    "swallows the failure", qc(a, q1, sizeof q1), f->path, a->line,
@@ -2887,7 +2524,7 @@ record_changes(struct guard *g, rt_guard_result *res)
 			json_decref(o);
 		}
 		for (j = 0; !f->parsed && j < f->n; j++) {
-			const struct text *t = f->l[j].kind == K_ADD ? &f->after : &f->before;
+			const struct rt_st_text *t = f->l[j].kind == K_ADD ? &f->after : &f->before;
 			long ln = f->l[j].ln;
 			if (f->l[j].kind == K_CTX || ln < 1 || (size_t)ln > t->n ||
 			    !is_assert_at(t, (size_t)ln - 1, f->lang))
@@ -2899,7 +2536,7 @@ record_changes(struct guard *g, rt_guard_result *res)
 			    json_null());
 			json_object_set_new(o, f->l[j].kind == K_ADD ? "after" : "before",
 			    json_pack("{s:I,s:s}", "line", (json_int_t)ln, "text",
-			    skip_space(t->line[ln - 1])));
+			    rt_st_skip_space(t->line[ln - 1])));
 			if (!full) {
 				json_array_append(arr, o);
 				s = json_dumps(arr, JSON_COMPACT);
@@ -3014,30 +2651,30 @@ rt_guard_check_cmd(const char *diff, const char *before_dir,
 		goto undecided;
 	for (i = 0; i < g.nf; i++) {
 		struct dfile *f = &g.f[i];
-		if (!safe_relpath(f->path)) {
+		if (!rt_st_safe_relpath(f->path)) {
 			fire(scratch, "guard-undecided", "unsafe path %s", f->path);
 			goto undecided;
 		}
-		f->lang = L_OTHER;
+		f->lang = RT_L_OTHER;
 		if (load_side(&g, f, before_dir, &f->before, "original", &f->bexists) < 0 ||
 		    load_side(&g, f, after_dir, &f->after, "patched", &f->aexists) < 0)
 			goto undecided;
-		f->lang = lang_of(f->path, f->before.n ? f->before.line[0] :
+		f->lang = rt_st_lang_of(f->path, f->before.n ? f->before.line[0] :
 		    f->after.n ? f->after.line[0] : NULL);
-		if (f->lang != L_OTHER) {
+		if (f->lang != RT_L_OTHER) {
 			/* reload with the language's comment syntax */
-			struct text t;
+			struct rt_st_text t;
 			for (j = 0; j < 2; j++) {
-				struct text *side = j ? &f->after : &f->before;
+				struct rt_st_text *side = j ? &f->after : &f->before;
 				rt_buf b = { 0 };
 				size_t k;
 				for (k = 0; k < side->n; k++) {
 					rt_buf_adds(&b, side->line[k]);
 					rt_buf_addc(&b, '\n');
 				}
-				text_load(&t, b.len ? rt_buf_str(&b) : "", f->lang);
+				rt_st_text_load(&t, b.len ? rt_buf_str(&b) : "", f->lang);
 				rt_buf_free(&b);
-				text_free(side);
+				rt_st_text_free(side);
 				*side = t;
 			}
 		}
@@ -3064,8 +2701,8 @@ done:
 		free(g.f[i].l);
 		free(g.f[i].path);
 		free(g.f[i].ch);
-		text_free(&g.f[i].before);
-		text_free(&g.f[i].after);
+		rt_st_text_free(&g.f[i].before);
+		rt_st_text_free(&g.f[i].after);
 	}
 	free(g.f);
 	for (i = 0; i < NLANG; i++)
@@ -3075,1115 +2712,3 @@ done:
 	return r;
 }
 
-/* ---- the canary ---- */
-
-/* A one-line "assert EXPR[, msg]": balanced brackets and quotes, no
- * continuation. Fills expr and msg (msg may be empty). */
-static int
-one_line_assert(const char *line, size_t *indent, char *expr, char *msg, size_t size)
-{
-	const char *p = line, *e, *comma = NULL;
-	int depth = 0;
-	char q = 0;
-	size_t n;
-
-	while (*p == ' ' || *p == '\t')
-		p++;
-	*indent = (size_t)(p - line);
-	if (strncmp(p, "assert", 6) != 0 || !(p[6] == ' ' || p[6] == '('))
-		return 0;
-	p += 6;
-	while (*p == ' ')
-		p++;
-	for (e = p; *e; e++) {
-		if (q) {
-			if (*e == '\\' && e[1])
-				e++;
-			else if (*e == q)
-				q = 0;
-		} else if (*e == '"' || *e == '\'') {
-			q = *e;
-		} else if (*e == '(' || *e == '[' || *e == '{') {
-			depth++;
-		} else if (*e == ')' || *e == ']' || *e == '}') {
-			depth--;
-		} else if (*e == ',' && depth == 0 && !comma) {
-			comma = e;
-		} else if (*e == '#' && depth == 0) {
-			break;
-		}
-	}
-	if (q || depth != 0)
-		return 0;
-	n = strlen(p);
-	while (n > 0 && isspace((unsigned char)p[n - 1]))
-		n--;
-	if (n == 0 || p[n - 1] == '\\' || p[n - 1] == ':')
-		return 0;
-	if (comma) {
-		snprintf(expr, size, "%.*s", (int)(comma - p), p);
-		snprintf(msg, size, "%.*s", (int)(p + n - comma - 1), comma + 1);
-	} else {
-		snprintf(expr, size, "%.*s", (int)n, p);
-		msg[0] = '\0';
-	}
-	trim(expr);
-	trim(msg);
-	return *expr != '\0';
-}
-
-/* ---- failing locations in a runner's output ---- */
-
-static void
-loc_add(rt_guard_loc *locs, size_t *n, size_t max, const char *file, size_t flen,
-    long line, const char *cls, size_t clen, const char *test, size_t tlen, int raised)
-{
-	rt_guard_loc l;
-	size_t i;
-
-	memset(&l, 0, sizeof l);
-	snprintf(l.file, sizeof l.file, "%.*s", (int)flen, file ? file : "");
-	snprintf(l.cls, sizeof l.cls, "%.*s", (int)clen, cls ? cls : "");
-	snprintf(l.test, sizeof l.test, "%.*s", (int)tlen, test ? test : "");
-	l.line = line;
-	l.raised = raised;
-	for (i = 0; i < *n; i++)
-		if (!strcmp(locs[i].file, l.file) && locs[i].line == l.line &&
-		    !strcmp(locs[i].cls, l.cls) && !strcmp(locs[i].test, l.test)) {
-			locs[i].raised |= raised;
-			return;
-		}
-	if (*n < max)
-		locs[(*n)++] = l;
-}
-
-/* A pytest node id "f.py::C::t[p]" (up to a blank or " - "). */
-static void
-loc_node(rt_guard_loc *locs, size_t *n, size_t max, const char *p, size_t len)
-{
-	const char *e = p + len, *c1, *last = NULL, *prev = NULL, *q;
-	size_t tl;
-
-	c1 = strstr(p, "::");
-	if (!c1 || c1 >= e)
-		return;
-	for (q = c1; q && q < e; q = strstr(q + 2, "::")) {
-		prev = last;
-		last = q;
-	}
-	tl = strcspn(last + 2, "[ ");
-	if (last + 2 + tl > e)
-		tl = (size_t)(e - last - 2);
-	loc_add(locs, n, max, p, (size_t)(c1 - p), 0,
-	    prev ? prev + 2 : NULL, prev ? (size_t)(last - prev - 2) : 0,
-	    last + 2, tl, 0);
-}
-
-/* A block of frames ends: unless one is marked, its deepest frame with a
- * line is where the failure was raised. */
-static void
-mark_raised(rt_guard_loc *locs, size_t first, size_t n)
-{
-	size_t k, last = n;
-
-	for (k = first; k < n; k++) {
-		if (locs[k].line > 0 && locs[k].raised)
-			return;
-		if (locs[k].line > 0)
-			last = k;
-	}
-	if (last < n)
-		locs[last].raised = 1;
-}
-
-size_t
-rt_guard_failing_locations(const char *out, rt_guard_loc *locs, size_t max)
-{
-	const char *p = out, *e, *q, *r;
-	size_t n = 0, first = 0, len;
-	long ln;
-	char buf[600];
-
-	if (!out)
-		return 0;
-	for (;;) {
-		e = strchr(p, '\n');
-		len = e ? (size_t)(e - p) : strlen(p);
-		if (len > 0 && p[len - 1] == '\r')
-			len--;
-		snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf ? len : sizeof buf - 1), p);
-		q = skip_space(buf);
-		if (!strncmp(buf, "___", 3) || !strncmp(buf, "===", 3) ||
-		    !strncmp(buf, "---", 3) || !strncmp(buf, "Traceback (most recent", 22) ||
-		    !strncmp(buf, "FAIL: ", 6) || !strncmp(buf, "ERROR: ", 7)) {
-			/* a block ends: its deepest frame is where it was raised */
-			mark_raised(locs, first, n);
-			first = n;
-		}
-		if (!strncmp(q, "File \"", 6) && (r = strchr(q + 6, '"')) &&
-		    sscanf(r, "\", line %ld, in", &ln) == 1) {
-			const char *fn = strstr(r, ", in ");
-			fn = fn ? fn + 5 : "";
-			loc_add(locs, &n, max, q + 6, (size_t)(r - q - 6), ln, NULL, 0,
-			    fn, strcspn(fn, " \t"), 0);
-		} else if ((!strncmp(buf, "FAIL: ", 6) || !strncmp(buf, "ERROR: ", 7)) &&
-		    (r = strchr(buf, '('))) {
-			/* unittest: "FAIL: test_x (pkg.mod.Class.test_x)" */
-			char mod[512], *dot, *cls;
-			const char *name = buf + (buf[0] == 'F' ? 6 : 7);
-			size_t nl = strcspn(name, " ("), ml = strcspn(r + 1, ")");
-			snprintf(mod, sizeof mod, "%.*s", (int)ml, r + 1);
-			dot = strrchr(mod, '.');
-			if (dot && strlen(dot + 1) == nl && !strncmp(dot + 1, name, nl))
-				*dot = '\0';
-			cls = strrchr(mod, '.');
-			if (cls) {
-				char cb[128];
-				snprintf(cb, sizeof cb, "%.127s", cls + 1);
-				*cls = '\0';
-				for (dot = mod; *dot; dot++)
-					if (*dot == '.')
-						*dot = '/';
-				strncat(mod, ".py", sizeof mod - strlen(mod) - 1);
-				loc_add(locs, &n, max, mod, strlen(mod), 0, cb, strlen(cb),
-				    name, nl, 0);
-			} else {
-				loc_add(locs, &n, max, NULL, 0, 0, mod, strlen(mod), name, nl, 0);
-			}
-		} else if (!strncmp(q, "--- FAIL: ", 10)) {
-			r = q + 10;
-			loc_add(locs, &n, max, NULL, 0, 0, NULL, 0, r, strcspn(r, " /("), 0);
-		} else if (!strncmp(buf, "FAILED ", 7)) {
-			r = buf + 7;
-			loc_node(locs, &n, max, r, strcspn(r, " "));
-		} else if (buf[0] != ' ' && (r = strstr(buf, " FAILED")) &&
-		    (size_t)(r - buf) == strcspn(buf, " ") && strstr(buf, "::") &&
-		    strstr(buf, "::") < r) {
-			loc_node(locs, &n, max, buf, (size_t)(r - buf));
-		} else if ((r = strstr(q, "_test.go:")) && q != buf &&
-		    sscanf(r + 9, "%ld:", &ln) == 1) {
-			loc_add(locs, &n, max, q, (size_t)(r + 8 - q), ln, NULL, 0, NULL, 0, 1);
-		} else if (buf[0] != ' ' && (r = strstr(buf, ".py:")) &&
-		    (size_t)(r - buf) < strcspn(buf, " ") && isdigit((unsigned char)r[4]) &&
-		    sscanf(r + 4, "%ld", &ln) == 1 && r[4 + strspn(r + 4, "0123456789")] == ':') {
-			/* pytest: "f.py:12: AssertionError", "f.py:6: in test_x", "f.py:6: " */
-			const char *rest = skip_space(r + 5 + strspn(r + 4, "0123456789"));
-			if (!strncmp(rest, "in ", 3))
-				loc_add(locs, &n, max, buf, (size_t)(r + 3 - buf), ln, NULL, 0,
-				    rest + 3, strcspn(rest + 3, " "), 0);
-			else
-				loc_add(locs, &n, max, buf, (size_t)(r + 3 - buf), ln, NULL, 0,
-				    NULL, 0, *rest != '\0');
-		}
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	mark_raised(locs, first, n);
-	return n;
-}
-
-/* ---- the canary: find the test the command runs ---- */
-
-struct src {
-	char *rel;
-	int lang, loaded, ok;
-	struct text t;
-	struct fns fns;
-};
-
-struct tree {
-	const char *dir;
-	struct src *v;
-	size_t n, cap;
-};
-
-static void
-tree_walk(struct tree *tr, const char *rel, int depth)
-{
-	static const char *const skip[] = {
-		"node_modules", "__pycache__", "venv", "site-packages", "vendor", NULL
-	};
-	char *path = rel ? rt_xasprintf("%s/%s", tr->dir, rel) : rt_xstrdup(tr->dir);
-	DIR *d = opendir(path);
-	struct dirent *de;
-	struct stat st;
-	size_t i, n;
-	char *sub, *full;
-
-	free(path);
-	if (!d)
-		return;
-	while ((de = readdir(d)) && tr->n < 5000) {
-		if (de->d_name[0] == '.')
-			continue;
-		for (i = 0; skip[i] && strcmp(skip[i], de->d_name); i++)
-			;
-		if (skip[i])
-			continue;
-		sub = rel ? rt_xasprintf("%s/%s", rel, de->d_name) : rt_xstrdup(de->d_name);
-		full = rt_xasprintf("%s/%s", tr->dir, sub);
-		if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode) && depth < 12) {
-			tree_walk(tr, sub, depth + 1);
-		} else if (S_ISREG(st.st_mode) && (n = strlen(sub)) > 3 &&
-		    (!strcmp(sub + n - 3, ".py") || (n > 8 && !strcmp(sub + n - 8, "_test.go")))) {
-			if (tr->n == tr->cap) {
-				tr->cap = tr->cap ? tr->cap * 2 : 64;
-				tr->v = rt_xrealloc(tr->v, tr->cap * sizeof *tr->v);
-			}
-			memset(&tr->v[tr->n], 0, sizeof tr->v[0]);
-			tr->v[tr->n].rel = sub;
-			tr->v[tr->n].lang = lang_of(sub, NULL);
-			tr->n++;
-			sub = NULL;
-		}
-		free(sub);
-		free(full);
-	}
-	closedir(d);
-}
-
-static struct src *
-src_load(struct tree *tr, struct src *s)
-{
-	char *path, *data;
-	size_t len;
-
-	if (!s)
-		return NULL;
-	if (!s->loaded) {
-		s->loaded = 1;
-		path = rt_xasprintf("%s/%s", tr->dir, s->rel);
-		data = rt_read_file(path, &len);
-		free(path);
-		if (!data || memchr(data, '\0', len)) {
-			free(data);
-			return NULL;
-		}
-		text_load(&s->t, data, s->lang);
-		free(data);
-		functions(&s->t, s->lang, &s->fns);
-		s->ok = 1;
-	}
-	return s->ok ? s : NULL;
-}
-
-/* The file a runner printed (relative, absolute from another copy, a Go
- * basename, a module path): exact, else the longest suffix on a path
- * component boundary. */
-static struct src *
-tree_find(struct tree *tr, const char *printed)
-{
-	struct src *best = NULL;
-	size_t i, n, m, bestn = 0;
-	const char *p = printed;
-
-	while (!strncmp(p, "./", 2))
-		p += 2;
-	n = strlen(p);
-	if (!n)
-		return NULL;
-	for (i = 0; i < tr->n; i++) {
-		const char *r = tr->v[i].rel;
-		m = strlen(r);
-		if (!strcmp(r, p))
-			return src_load(tr, &tr->v[i]);
-		if (n > m && p[n - m - 1] == '/' && !strcmp(p + n - m, r) && m > bestn) {
-			best = &tr->v[i];
-			bestn = m;
-		} else if (m > n && r[m - n - 1] == '/' && !strcmp(r + m - n, p) && !best) {
-			best = &tr->v[i];
-		}
-	}
-	return src_load(tr, best);
-}
-
-struct pick {
-	struct src *s;
-	struct fn *fn;          /* NULL: the module level of a script */
-};
-
-struct picks { struct pick *v; size_t n, cap; };
-
-static void
-pick_add(struct picks *ps, struct src *s, struct fn *fn)
-{
-	size_t i;
-
-	for (i = 0; i < ps->n; i++)
-		if (ps->v[i].s == s && ps->v[i].fn == fn)
-			return;
-	if (ps->n == ps->cap) {
-		ps->cap = ps->cap ? ps->cap * 2 : 16;
-		ps->v = rt_xrealloc(ps->v, ps->cap * sizeof *ps->v);
-	}
-	ps->v[ps->n].s = s;
-	ps->v[ps->n].fn = fn;
-	ps->n++;
-}
-
-/* Tests of s named name (params stripped) in class cls ("" any, NULL:
- * every test of the file); a script without test functions is one test. */
-static void
-pick_tests(struct picks *ps, struct src *s, const char *cls, const char *name)
-{
-	size_t i, n0 = ps->n, nl = name ? strcspn(name, "[") : 0;
-	struct fn *f;
-
-	if (!s)
-		return;
-	for (i = 0; i < s->fns.n; i++) {
-		f = &s->fns.v[i];
-		if (name) {
-			if (strlen(f->name) != nl || strncmp(f->name, name, nl) != 0)
-				continue;
-			if (cls && *cls && strcmp(f->cls, cls) != 0)
-				continue;
-		} else if (cls && *cls) {
-			if (!f->test || strcmp(f->cls, cls) != 0)
-				continue;
-		} else if (!f->test) {
-			continue;
-		}
-		pick_add(ps, s, f);
-	}
-	if (ps->n == n0 && !name && !(cls && *cls))
-		pick_add(ps, s, NULL);
-}
-
-static int
-pytest_named(const char *rel)
-{
-	const char *b = strrchr(rel, '/');
-	size_t n;
-
-	b = b ? b + 1 : rel;
-	n = strlen(b);
-	return (!strncmp(b, "test_", 5) || (n > 8 && !strcmp(b + n - 8, "_test.py"))) &&
-	    n > 3 && !strcmp(b + n - 3, ".py");
-}
-
-/* -k EXPR: the test (or class) names holding one of its words, the words
- * after "not" excepted. */
-static void
-pick_k(struct tree *tr, struct picks *ps, const char *expr, struct picks *files)
-{
-	char *w[32], word[128];
-	size_t nw = 0, i, j, k;
-	const char *p = expr;
-	int neg = 0, isneg[32];
-	struct src *s;
-
-	while (*p && nw < 32) {
-		if (!is_ident(*p)) {
-			p++;
-			continue;
-		}
-		copy_ident(p, word, sizeof word);
-		p += strlen(word);
-		if (!strcmp(word, "not")) {
-			neg = 1;
-			continue;
-		}
-		if (!strcmp(word, "and") || !strcmp(word, "or"))
-			continue;
-		isneg[nw] = neg;
-		neg = 0;
-		w[nw++] = rt_xstrdup(word);
-	}
-	for (i = 0; i < tr->n; i++) {
-		if (files->n) {
-			for (k = 0; k < files->n && files->v[k].s != &tr->v[i]; k++)
-				;
-			if (k == files->n)
-				continue;
-		} else if (!pytest_named(tr->v[i].rel)) {
-			continue;
-		}
-		if (!(s = src_load(tr, &tr->v[i])))
-			continue;
-		for (j = 0; j < s->fns.n; j++) {
-			int in = 0, out = 0, anypos = 0;
-			if (!s->fns.v[j].test)
-				continue;
-			for (k = 0; k < nw; k++) {
-				int m = strstr(s->fns.v[j].name, w[k]) || strstr(s->fns.v[j].cls, w[k]);
-				anypos |= !isneg[k];
-				if (m && isneg[k])
-					out = 1;
-				else if (m)
-					in = 1;
-			}
-			if (!out && (in || !anypos))
-				pick_add(ps, s, &s->fns.v[j]);
-		}
-	}
-	for (k = 0; k < nw; k++)
-		free(w[k]);
-}
-
-/* pytest's selections of one segment: node IDs picked, paths (files, or
- * the test files under a directory) filtered by -k. */
-static void
-sel_pytest(struct tree *tr, struct picks *ps, const rt_runner_sel *sel, size_t n)
-{
-	struct picks files = { 0 };
-	const char *k = NULL;
-	size_t i, j, len;
-	char file[512];
-
-	for (i = 0; i < n; i++) {
-		const char *w = sel[i].text;
-		if (sel[i].kind == RT_SEL_KEXPR) {
-			k = w;
-		} else if (sel[i].kind == RT_SEL_NODE) {
-			const char *c1 = strstr(w, "::"), *last = c1, *prev = NULL, *q;
-			for (q = c1; q; q = strstr(q + 2, "::")) {
-				prev = last == q ? prev : last;
-				last = q;
-			}
-			snprintf(file, sizeof file, "%.*s", (int)(c1 - w), w);
-			if (last == c1) {
-				/* "f.py::Class" or "f.py::test" */
-				struct src *s = tree_find(tr, file);
-				size_t n0 = ps->n;
-				pick_tests(ps, s, "", last + 2);
-				if (ps->n == n0)
-					pick_tests(ps, s, last + 2, NULL);
-			} else {
-				char cls[128];
-				snprintf(cls, sizeof cls, "%.*s", (int)(last - prev - 2), prev + 2);
-				pick_tests(ps, tree_find(tr, file), cls, last + 2);
-			}
-		} else if (sel[i].kind == RT_SEL_PATH) {
-			len = strlen(w);
-			while (len > 1 && w[len - 1] == '/')
-				len--;
-			if (len > 3 && !strncmp(w + len - 3, ".py", 3)) {
-				struct src *s = tree_find(tr, w);
-				if (s)
-					pick_add(&files, s, NULL);
-			} else {
-				/* a directory: the test files under it */
-				const char *d = w;
-				while (!strncmp(d, "./", 2))
-					d += 2;
-				len = strlen(d);
-				while (len > 0 && d[len - 1] == '/')
-					len--;
-				for (j = 0; j < tr->n; j++)
-					if (pytest_named(tr->v[j].rel) && (len == 0 || (len == 1 && *d == '.') ||
-					    (!strncmp(tr->v[j].rel, d, len) && tr->v[j].rel[len] == '/')) &&
-					    src_load(tr, &tr->v[j]))
-						pick_add(&files, &tr->v[j], NULL);
-			}
-		}
-	}
-	if (k)
-		pick_k(tr, ps, k, &files);
-	else
-		for (i = 0; i < files.n; i++)
-			pick_tests(ps, files.v[i].s, NULL, NULL);
-	free(files.v);
-}
-
-/* "pkg.mod.Class.test_x": the longest prefix that is a module file. */
-static void
-cmd_dotted(struct tree *tr, struct picks *ps, const char *name)
-{
-	char path[512], *parts[32], *copy = rt_xstrdup(name), *p;
-	size_t np = 0, i, k;
-	struct src *s = NULL;
-
-	for (p = strtok(copy, "."); p && np < 32; p = strtok(NULL, "."))
-		parts[np++] = p;
-	for (k = np; k > 0 && !s; k--) {
-		path[0] = '\0';
-		for (i = 0; i < k; i++)
-			snprintf(path + strlen(path), sizeof path - strlen(path), "%s%s",
-			    i ? "/" : "", parts[i]);
-		snprintf(path + strlen(path), sizeof path - strlen(path), ".py");
-		for (i = 0; i < tr->n; i++)
-			if (!strcmp(tr->v[i].rel, path))
-				s = src_load(tr, &tr->v[i]);
-		if (s)
-			break;
-	}
-	if (s) {
-		if (k + 2 <= np)
-			pick_tests(ps, s, parts[k], parts[k + 1]);
-		else if (k + 1 == np) {
-			size_t n0 = ps->n;
-			pick_tests(ps, s, parts[k], NULL);
-			if (ps->n == n0)
-				pick_tests(ps, s, "", parts[k]);
-		} else
-			pick_tests(ps, s, NULL, NULL);
-	}
-	free(copy);
-}
-
-/* go test's selections of one segment: the test functions of the packages
- * named (all when none), filtered by -run. */
-static void
-sel_go(struct tree *tr, struct picks *ps, const rt_runner_sel *sel, size_t n)
-{
-	const char *run = NULL, *pkg[16];
-	size_t npkg = 0, i, j, k, len;
-	regex_t re;
-	int hasre;
-	struct src *s;
-
-	for (i = 0; i < n; i++)
-		if (sel[i].kind == RT_SEL_GORUN)
-			run = sel[i].text;
-		else if (sel[i].kind == RT_SEL_GOPKG && npkg < 16)
-			pkg[npkg++] = sel[i].text;
-	hasre = run && regcomp(&re, run, REG_EXTENDED | REG_NOSUB) == 0;
-	for (i = 0; i < tr->n; i++) {
-		if (!(tr->v[i].lang & L_GO))
-			continue;
-		for (k = 0; k < npkg; k++) {
-			const char *d = pkg[k];
-			int rec;
-			while (!strncmp(d, "./", 2))
-				d += 2;
-			len = strlen(d);
-			rec = len >= 3 && !strcmp(d + len - 3, "...");
-			if (rec)
-				len -= 3;
-			while (len > 0 && (d[len - 1] == '/' || d[len - 1] == '.'))
-				len--;
-			if (len == 0 ? (rec || !strchr(tr->v[i].rel, '/')) :
-			    !strncmp(tr->v[i].rel, d, len) && tr->v[i].rel[len] == '/' &&
-			    (rec || !strchr(tr->v[i].rel + len + 1, '/')))
-				break;
-		}
-		if (npkg && k == npkg)
-			continue;
-		if (!(s = src_load(tr, &tr->v[i])))
-			continue;
-		for (j = 0; j < s->fns.n; j++)
-			if (s->fns.v[j].test && (!run || (hasre ?
-			    regexec(&re, s->fns.v[j].name, 0, NULL, 0) == 0 :
-			    !strcmp(s->fns.v[j].name, run))))
-				pick_add(ps, s, &s->fns.v[j]);
-	}
-	if (hasre)
-		regfree(&re);
-}
-
-/* The tests a command runs, as far as its words say: rt_runner_selections
- * reads the runner's options, this finds the selections in the tree. */
-static void
-command_tests(struct tree *tr, struct picks *ps, char **w, size_t n)
-{
-	rt_runner_sel sel[256];
-	size_t ns = rt_runner_selections(w, n, sel, 256), i = 0, j;
-
-	while (i < ns) {
-		for (j = i; j < ns && sel[j].segment == sel[i].segment; j++)
-			;
-		if (sel[i].runner == RT_RUNNER_GO) {
-			sel_go(tr, ps, sel + i, j - i);
-		} else if (sel[i].runner == RT_RUNNER_PYTEST) {
-			sel_pytest(tr, ps, sel + i, j - i);
-		} else {
-			/* unittest, python: files whole, dotted names resolved */
-			size_t k;
-			for (k = i; k < j; k++) {
-				if (sel[k].kind == RT_SEL_DISCOVER)
-					break;
-				if (sel[k].kind == RT_SEL_DOTTED)
-					cmd_dotted(tr, ps, sel[k].text);
-				else if (sel[k].kind == RT_SEL_PATH)
-					pick_tests(ps, tree_find(tr, sel[k].text), NULL, NULL);
-			}
-		}
-		i = j;
-	}
-}
-
-/* ---- the canary: invert one assertion ---- */
-
-static const char *const py_inverse[][2] = {
-	{ "assertEqual", "assertNotEqual" }, { "assertNotEqual", "assertEqual" },
-	{ "assertEquals", "assertNotEqual" }, { "assertTrue", "assertFalse" },
-	{ "assertFalse", "assertTrue" }, { "assertIn", "assertNotIn" },
-	{ "assertNotIn", "assertIn" }, { "assertIs", "assertIsNot" },
-	{ "assertIsNot", "assertIs" }, { "assertIsNone", "assertIsNotNone" },
-	{ "assertIsNotNone", "assertIsNone" }, { "assertIsInstance", "assertNotIsInstance" },
-	{ "assertNotIsInstance", "assertIsInstance" },
-	{ "assertAlmostEqual", "assertNotAlmostEqual" },
-	{ "assertNotAlmostEqual", "assertAlmostEqual" }, { "assertRegex", "assertNotRegex" },
-	{ "assertNotRegex", "assertRegex" }, { "assertGreater", "assertLessEqual" },
-	{ "assertLessEqual", "assertGreater" }, { "assertGreaterEqual", "assertLess" },
-	{ "assertLess", "assertGreaterEqual" }, { "assertListEqual", "assertNotEqual" },
-	{ "assertDictEqual", "assertNotEqual" }, { "assertTupleEqual", "assertNotEqual" },
-	{ "assertSetEqual", "assertNotEqual" }, { "assertMultiLineEqual", "assertNotEqual" },
-	{ NULL, NULL }
-};
-
-static const char *const go_inverse[][2] = {
-	{ "Equal", "NotEqual" }, { "NotEqual", "Equal" }, { "EqualValues", "NotEqualValues" },
-	{ "NotEqualValues", "EqualValues" }, { "True", "False" }, { "False", "True" },
-	{ "Nil", "NotNil" }, { "NotNil", "Nil" }, { "NoError", "Error" }, { "Error", "NoError" },
-	{ "Contains", "NotContains" }, { "NotContains", "Contains" }, { "Empty", "NotEmpty" },
-	{ "NotEmpty", "Empty" }, { "Zero", "NotZero" }, { "NotZero", "Zero" },
-	{ "Same", "NotSame" }, { "NotSame", "Same" }, { "Regexp", "NotRegexp" },
-	{ "NotRegexp", "Regexp" }, { NULL, NULL }
-};
-
-/* Rename the method called at prefix (e.g. "self.") on the line through
- * table. */
-static int
-rename_call(const char *raw, const char *prefix, const char *const (*table)[2],
-    rt_buf *out)
-{
-	const char *p = raw, *q;
-	char name[64];
-	size_t i, n;
-
-	while ((p = strstr(p, prefix))) {
-		if (p > raw && is_ident(p[-1])) {
-			p++;
-			continue;
-		}
-		q = p + strlen(prefix);
-		n = copy_ident(q, name, sizeof name);
-		if (n && *skip_space(q + n) == '(')
-			for (i = 0; table[i][0]; i++)
-				if (!strcmp(name, table[i][0])) {
-					rt_buf_add(out, raw, (size_t)(q - raw));
-					rt_buf_adds(out, table[i][1]);
-					rt_buf_adds(out, q + n);
-					return 1;
-				}
-		p = q;
-	}
-	return 0;
-}
-
-/* Line i of s inverted into out: 1, or 0 when it is no invertible
- * assertion. */
-static int
-invert_line(const struct src *s, size_t i, rt_buf *out)
-{
-	const char *raw = s->t.line[i], *c = s->t.code[i], *p, *semi;
-	char expr[1024], msg[1024];
-	size_t indent, k, n, in;
-	int depth, fails;
-	char q;
-
-	if (s->lang & L_PY) {
-		if (one_line_assert(c, &indent, expr, msg, sizeof expr)) {
-			rt_buf_add(out, c, indent);
-			rt_buf_printf(out, "assert not (%s)%s%s", expr, *msg ? ", " : "", msg);
-			return 1;
-		}
-		return rename_call(raw, "self.", py_inverse, out);
-	}
-	if (!(s->lang & L_GO))
-		return 0;
-	if (rename_call(raw, "assert.", go_inverse, out) ||
-	    rename_call(raw, "require.", go_inverse, out))
-		return 1;
-	p = skip_space(c);
-	n = strlen(c);
-	if (strncmp(p, "if ", 3) != 0 || n < 2 || c[n - 1] != '{')
-		return 0;
-	/* the block must report a failure */
-	in = indent_of(c);
-	for (fails = 0, k = i + 1; k < s->t.n && !fails; k++) {
-		if (indent_of(s->t.code[k]) <= in && !is_blank(s->t.code[k]))
-			break;
-		fails = is_failure_line(s->t.code[k], L_GO);
-	}
-	if (!fails)
-		return 0;
-	/* "if INIT; COND {": the condition follows the top-level ';' */
-	p += 3;
-	for (semi = NULL, depth = 0, q = 0, k = 0; p[k] && &p[k] < c + n - 1; k++) {
-		if (q) {
-			if (p[k] == '\\' && p[k + 1])
-				k++;
-			else if (p[k] == q)
-				q = 0;
-		} else if (p[k] == '"' || p[k] == '`' || p[k] == '\'') {
-			q = p[k];
-		} else if (strchr("([{", p[k])) {
-			depth++;
-		} else if (strchr(")]}", p[k])) {
-			depth--;
-		} else if (p[k] == ';' && depth == 0) {
-			semi = &p[k];
-		}
-	}
-	{
-		const char *cond = semi ? skip_space(semi + 1) : p;
-		size_t cl = (size_t)(c + n - 1 - cond);
-		while (cl > 0 && isspace((unsigned char)cond[cl - 1]))
-			cl--;
-		rt_buf_add(out, c, (size_t)(cond - c));
-		rt_buf_printf(out, "!(%.*s) {", (int)cl, cond);
-	}
-	return 1;
-}
-
-/* The line to invert for a location: itself, or for a Go failure report
- * the "if" that guards it. -1 when neither. */
-static long
-invertible_at(const struct src *s, long ln, rt_buf *out)
-{
-	long k;
-
-	if (ln < 1 || (size_t)ln > s->t.n)
-		return -1;
-	out->len = 0;
-	if (invert_line(s, (size_t)ln - 1, out))
-		return ln;
-	if ((s->lang & L_GO) && is_failure_line(s->t.code[ln - 1], L_GO))
-		for (k = ln - 1; k >= 1; k--) {
-			if (is_blank(s->t.code[k - 1]))
-				continue;
-			if (indent_of(s->t.code[k - 1]) < indent_of(s->t.code[ln - 1])) {
-				out->len = 0;
-				return invert_line(s, (size_t)k - 1, out) ? k : -1;
-			}
-		}
-	return -1;
-}
-
-/* The body of a pick: [*from, *to] 1-based; the module level of a
- * script is every line outside a function. */
-static void
-pick_span(const struct pick *p, long *from, long *to)
-{
-	if (p->fn) {
-		*from = p->fn->start;
-		*to = p->fn->end;
-	} else {
-		*from = 1;
-		*to = (long)p->s->t.n;
-	}
-}
-
-static int
-in_some_fn(const struct src *s, long ln)
-{
-	size_t i;
-
-	for (i = 0; i < s->fns.n; i++)
-		if (s->fns.v[i].def <= ln && ln <= s->fns.v[i].end)
-			return 1;
-	return 0;
-}
-
-/* The last invertible line of a body (for the module level, outside
- * functions); 0 when none. */
-static long
-last_invertible(const struct pick *p, rt_buf *out)
-{
-	long from, to, ln;
-
-	pick_span(p, &from, &to);
-	for (ln = to; ln >= from; ln--) {
-		if (!p->fn && in_some_fn(p->s, ln))
-			continue;
-		if (invertible_at(p->s, ln, out) == ln)
-			return ln;
-	}
-	return 0;
-}
-
-/* Helpers the body calls, defined in the same file: name( or self.name(. */
-static struct fn *
-called_helper(const struct pick *p, size_t nth)
-{
-	long from, to, ln;
-	size_t i, seen = 0;
-	const char *c, *q;
-	struct fn *f;
-
-	pick_span(p, &from, &to);
-	for (ln = from; ln <= to; ln++) {
-		c = p->s->t.code[ln - 1];
-		for (i = 0; i < p->s->fns.n; i++) {
-			f = &p->s->fns.v[i];
-			if (f == p->fn || f->test)
-				continue;
-			for (q = c; (q = strstr(q, f->name)); q++)
-				if ((q == c || !is_ident(q[-1])) &&
-				    *skip_space(q + strlen(f->name)) == '(') {
-					if (seen++ == nth)
-						return f;
-					break;
-				}
-		}
-	}
-	return NULL;
-}
-
-static void
-pick_label(const struct pick *p, char *buf, size_t size)
-{
-	if (!p->fn)
-		snprintf(buf, size, "%s", p->s->rel);
-	else if (*p->fn->cls)
-		snprintf(buf, size, "%s::%s::%s", p->s->rel, p->fn->cls, p->fn->name);
-	else
-		snprintf(buf, size, "%s::%s", p->s->rel, p->fn->name);
-}
-
-/* Evidence locations inside the body of fn (or any line of s when fn is
- * NULL and whole is set). */
-static long
-evidence_line(const struct pick *p, const struct fn *fn, struct tree *tr,
-    const rt_guard_loc *locs, size_t nloc, rt_buf *out)
-{
-	size_t i;
-	int pass;
-	long r;
-	struct src *s;
-
-	for (pass = 1; pass >= 0; pass--)       /* raised first */
-		for (i = nloc; i > 0; i--) {
-			const rt_guard_loc *l = &locs[i - 1];
-			if (l->line < 1 || l->raised != pass || !(s = tree_find(tr, l->file)) ||
-			    s != p->s)
-				continue;
-			if (fn ? (l->line < fn->def || l->line > fn->end) :
-			    in_some_fn(s, l->line))
-				continue;
-			if ((r = invertible_at(s, l->line, out)) > 0)
-				return r;
-		}
-	return 0;
-}
-
-static int
-place(struct tree *tr, struct pick *p, long ln, rt_buf *newline, char *what,
-    size_t whatsize)
-{
-	char *path = rt_xasprintf("%s/%s", tr->dir, p->s->rel), *data, q[200];
-	size_t len, off = 0;
-	long k;
-	const char *e;
-	rt_buf out = { 0 };
-	int rc;
-
-	if (!(data = rt_read_file(path, &len))) {
-		free(path);
-		return -1;
-	}
-	for (k = 1; k < ln && (e = memchr(data + off, '\n', len - off)); k++)
-		off = (size_t)(e - data) + 1;
-	e = memchr(data + off, '\n', len - off);
-	rt_buf_add(&out, data, off);
-	rt_buf_add(&out, newline->data, newline->len);
-	if (e && e > data + off && e[-1] == '\r')
-		e--;
-	if (e)
-		rt_buf_add(&out, e, len - (size_t)(e - data));
-	rc = rt_write_file_atomic(path, out.data, out.len);
-	snprintf(what, whatsize, "%s:%ld: %s", p->s->rel, ln,
-	    quote_line(p->s->t.line[ln - 1], q, sizeof q));
-	rt_buf_free(&out);
-	free(data);
-	free(path);
-	return rc < 0 ? -1 : 1;
-}
-
-/* The test a case ID names (the runner's own ID, rt_runner(3)): a pytest
- * node ID "f.py::Class::test[p]" as pytest would select it; a unittest
- * dotted name "pkg.mod.Class.test" (its longest prefix that is a module
- * file); a Go
- * "pkg::TestX/sub" the func TestX in the _test.go files of the package's
- * directory (a suffix of pkg), else of any directory. */
-static void
-case_tests(struct tree *tr, struct picks *ps, const char *id)
-{
-	const char *sep = strstr(id, "::");
-	char *w = rt_xstrdup(id), name[256], dirn[512];
-	size_t i, n0 = ps->n, dl, pl;
-	int pass;
-
-	if (sep && sep > id && (size_t)(sep - id) >= 3 && !strncmp(sep - 3, ".py", 3)) {
-		rt_runner_sel one = { RT_RUNNER_PYTEST, RT_SEL_NODE, w, 0 };
-		sel_pytest(tr, ps, &one, 1);
-	} else if (!sep && strchr(id, '.') && !strchr(id, '/') && !strchr(id, ' ')) {
-		/* a unittest ID "pkg.mod.Class.test": the longest module prefix */
-		cmd_dotted(tr, ps, id);
-	} else if (sep && !strncmp(sep + 2, "Test", 4)) {
-		pl = (size_t)(sep - id);
-		snprintf(name, sizeof name, "%.*s", (int)strcspn(sep + 2, "/"), sep + 2);
-		for (pass = 0; pass < 2 && ps->n == n0; pass++)
-			for (i = 0; i < tr->n; i++) {
-				const char *rel = tr->v[i].rel, *b = strrchr(rel, '/');
-				size_t rl = strlen(rel);
-				if (!(tr->v[i].lang & L_GO) || rl < 8 || strcmp(rel + rl - 8, "_test.go"))
-					continue;
-				dl = b ? (size_t)(b - rel) : 0;
-				snprintf(dirn, sizeof dirn, "%.*s", (int)dl, rel);
-				/* the package's directory: its import path ends in it */
-				if (pass == 0 && dl && !(pl == dl && !strncmp(id, dirn, dl)) &&
-				    !(pl > dl && id[pl - dl - 1] == '/' && !strncmp(id + pl - dl, dirn, dl)))
-					continue;
-				pick_tests(ps, src_load(tr, &tr->v[i]), NULL, name);
-			}
-	}
-	free(w);
-}
-
-static int canary_place(const char *dir, const char *command, char *const *argv,
-    const char *case_id, const char *evidence, char *what, size_t whatsize);
-
-int
-rt_guard_canary_place(const char *dir, const char *command, char *const *argv,
-    const char *evidence, char *what, size_t whatsize)
-{
-	return canary_place(dir, command, argv, NULL, evidence, what, whatsize);
-}
-
-int
-rt_guard_canary_place_case(const char *dir, const char *case_id,
-    const char *evidence, char *what, size_t whatsize)
-{
-	return canary_place(dir, NULL, NULL, case_id, evidence, what, whatsize);
-}
-
-static int
-canary_place(const char *dir, const char *command, char *const *argv,
-    const char *case_id, const char *evidence, char *what, size_t whatsize)
-{
-	struct tree tr = { dir, NULL, 0, 0 };
-	struct picks fromcmd = { 0 }, fromev = { 0 }, both = { 0 }, *use;
-	rt_guard_loc locs[64];
-	size_t nloc, i, j, nw = 0;
-	char *w[256], label[400];
-	rt_buf nl = { 0 };
-	struct src *s;
-	struct fn *f, *h;
-	long ln = 0;
-	int rc = 0;
-
-	snprintf(what, whatsize, "no test found");
-	tree_walk(&tr, NULL, 0);
-	if (argv)
-		for (; argv[nw] && nw < 255; nw++)
-			w[nw] = rt_xstrdup(argv[nw]);
-	else if (command)
-		nw = rt_cmd_split(command, w, 256);
-	if (case_id) {
-		/* the judged test, exactly: the evidence only says where in it */
-		case_tests(&tr, &fromcmd, case_id);
-		if (fromcmd.n == 0) {
-			snprintf(what, whatsize, "case %s: no such test in this tree", case_id);
-			goto done;
-		}
-	} else {
-		command_tests(&tr, &fromcmd, w, nw);
-	}
-	nloc = rt_guard_failing_locations(evidence, locs, sizeof locs / sizeof locs[0]);
-	for (i = 0; i < nloc; i++) {
-		const rt_guard_loc *l = &locs[i];
-		if (l->line > 0) {
-			if (!(s = tree_find(&tr, l->file)))
-				continue;
-			f = fn_at(&s->fns, l->line);
-			while (f && !f->test) {
-				/* a helper: the test is an earlier frame; an outer def? */
-				struct fn *outer = NULL;
-				for (j = 0; j < s->fns.n; j++)
-					if (&s->fns.v[j] != f && s->fns.v[j].def < f->def &&
-					    s->fns.v[j].end >= f->end &&
-					    (!outer || s->fns.v[j].def > outer->def))
-						outer = &s->fns.v[j];
-				f = outer;
-			}
-			if (f)
-				pick_add(&fromev, s, f);
-			else if (!fn_at(&s->fns, l->line))
-				pick_add(&fromev, s, NULL);
-		} else if (*l->test) {
-			if (*l->file) {
-				pick_tests(&fromev, tree_find(&tr, l->file), l->cls, l->test);
-			} else {
-				for (j = 0; j < tr.n; j++)
-					if ((s = src_load(&tr, &tr.v[j])))
-						pick_tests(&fromev, s, l->cls, l->test);
-			}
-		}
-	}
-	for (i = 0; i < fromev.n; i++)
-		for (j = 0; j < fromcmd.n; j++)
-			if (fromev.v[i].s == fromcmd.v[j].s && fromev.v[i].fn == fromcmd.v[j].fn)
-				pick_add(&both, fromev.v[i].s, fromev.v[i].fn);
-	use = case_id ? &fromcmd : both.n ? &both : fromev.n ? &fromev : &fromcmd;
-	if (use->n == 0) {
-		snprintf(what, whatsize, "cannot tell which test the command runs%s",
-		    nloc ? " (the failing output names none in this tree)" :
-		    " and there is no failing output naming one");
-		goto done;
-	}
-	for (i = 0; i < use->n && !ln; i++) {
-		struct pick *p = &use->v[i], hp;
-		/* 1. where the evidence says it failed, in the body or a helper */
-		if ((ln = evidence_line(p, p->fn, &tr, locs, nloc, &nl)) > 0)
-			break;
-		for (j = 0; p->fn && (h = called_helper(p, j)) && !ln; j++)
-			ln = evidence_line(p, h, &tr, locs, nloc, &nl);
-		if (ln > 0)
-			break;
-		/* 2. the last assertion of the body, 3. of a helper it calls */
-		if ((ln = last_invertible(p, &nl)) > 0)
-			break;
-		for (j = 0; p->fn && (h = called_helper(p, j)) && !ln; j++) {
-			hp.s = p->s;
-			hp.fn = h;
-			ln = last_invertible(&hp, &nl);
-		}
-	}
-	if (ln > 0) {
-		rc = place(&tr, &use->v[i < use->n ? i : use->n - 1], ln, &nl, what, whatsize);
-	} else {
-		pick_label(&use->v[0], label, sizeof label);
-		snprintf(what, whatsize, "no invertible assertion found in %s%s", label,
-		    use->n > 1 ? " or the other tests the command runs" : "");
-	}
-done:
-	for (i = 0; i < nw; i++)
-		free(w[i]);
-	for (i = 0; i < tr.n; i++) {
-		free(tr.v[i].rel);
-		if (tr.v[i].ok) {
-			text_free(&tr.v[i].t);
-			free(tr.v[i].fns.v);
-		}
-	}
-	free(tr.v);
-	free(fromcmd.v);
-	free(fromev.v);
-	free(both.v);
-	rt_buf_free(&nl);
-	return rc;
-}
-
-int
-rt_guard_canary(const char *dir, char *const files[], size_t nfiles,
-    char *what, size_t whatsize)
-{
-	char **argv = rt_xcalloc(nfiles + 2, sizeof *argv);
-	size_t i, n = 0, len;
-	int rc;
-
-	argv[n++] = "pytest";
-	for (i = 0; i < nfiles; i++)
-		if ((len = strlen(files[i])) > 3 && !strcmp(files[i] + len - 3, ".py") &&
-		    safe_relpath(files[i]))
-			argv[n++] = files[i];
-	argv[n] = NULL;
-	rc = n > 1 ? rt_guard_canary_place(dir, NULL, argv, NULL, what, whatsize) : 0;
-	free(argv);
-	return rc;
-}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_canary.h"
 #include "rt_guard.h"
 #include "rt_util.h"
 
@@ -30,9 +31,9 @@ main(int argc, char *argv[])
 	if (argc >= 3 && !strcmp(argv[1], "known"))
 		return rt_guard_rule_known(argv[2]) ? 0 : 1;
 	if (argc == 3 && !strcmp(argv[1], "locs")) {
-		rt_guard_loc l[64];
+		rt_failing_loc l[64];
 		char *s = slurp(argv[2]);
-		size_t i, n = rt_guard_failing_locations(s, l, 64);
+		size_t i, n = rt_failing_locations(s, l, 64);
 		for (i = 0; i < n; i++)
 			printf("%s:%ld cls=%s test=%s raised=%d\n", l[i].file, l[i].line,
 			    l[i].cls, l[i].test, l[i].raised);
@@ -101,8 +102,8 @@ main(int argc, char *argv[])
 				rt_die("canary: %s: unknown argument", argv[a]);
 			}
 		}
-		r = id ? rt_guard_canary_place_case(argv[2], id, ev, what, sizeof what) :
-		    rt_guard_canary_place(argv[2], cmd, av, ev, what, sizeof what);
+		r = id ? rt_canary_place_case(argv[2], id, ev, what, sizeof what) :
+		    rt_canary_place(argv[2], cmd, av, ev, what, sizeof what);
 		if (r < 0)
 			rt_die("canary in %s:", argv[2]);
 		printf("%s: %s\n", r ? "placed" : "not placed", what);
