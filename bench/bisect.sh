@@ -9,7 +9,8 @@
 # generic shell command that reads the order it is given and writes a
 # JUnit report of every test to $RETRIAL_JUNIT, so rt-bisect judges the
 # victim's own outcome. A row is right when the category and the claimed
-# sets are the fixture's (the synthetic polluter alone).
+# sets are the fixture's (the synthetic polluter alone); the pairwise scan
+# cannot find a polluter set of two (flags/), so its rows may be "no".
 #
 #   SIZES="100 1000 10000"  synthetic suites      REPS=3  seeds per synthetic row
 #   FIXTURES="broken ..."   fixture suites ("" none)
@@ -19,7 +20,8 @@
 #   BISECT_OPTS="..."       extra rt-bisect options on every row (a mutation)
 #   NO_REPORT=1             the synthetic runner writes no report (a mutation:
 #                           rt-bisect then judges by the exit status)
-# Exits 1 when a row is wrong. Not run by make check.
+# Exits 1 when a group-testing row (rt-bisect's default) is wrong. Not run
+# by make check.
 set -eu
 cd "$(dirname "$0")"
 TOP=$(cd .. && pwd)
@@ -119,7 +121,7 @@ for s in $FIXTURES; do
 		set -- $r
 		n=$(jq ".candidates // 0" "$out/rec")
 		row "$s" "$((n + 1))" $m "$1" "$2" "$3" "$4"
-		[ "$4" = yes ] || wrong=$((wrong + 1))
+		[ "$4" = yes ] || [ $m = linear ] || wrong=$((wrong + 1))
 	done
 done
 
@@ -149,8 +151,8 @@ for n in $SIZES; do
 		done
 		row synthetic "$n" $m "$((probes / reps))" "$((trials / reps))" "$((plan / reps))" \
 		    "$right/$reps"
-		[ $right = "$reps" ] || wrong=$((wrong + 1))
+		[ $right = "$reps" ] || [ $m = linear ] || wrong=$((wrong + 1))
 	done
 done
 echo "(synthetic rows: the mean over the seeds counted in found-correct; plan: the record's planned trials)"
-[ $wrong = 0 ] || { echo "bisect.sh: $wrong row(s) with a wrong answer" >&2; exit 1; }
+[ $wrong = 0 ] || { echo "bisect.sh: $wrong group-testing row(s) with a wrong answer" >&2; exit 1; }
