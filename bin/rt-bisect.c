@@ -118,6 +118,9 @@ static struct {
 	const char *what;            /* the claim searched for */
 	json_t *incon;               /* its inconclusive entries */
 	rt_progress prog;
+	long plan_probes, plan_trials; /* the plan, for the ETA and the record */
+	long plan_show, plan_not;    /* trials of a probe that shows it, that does not */
+	char *victim_own;            /* the victim's runnable ID, when mapped */
 	const char *phase;
 	char reason[400];
 } B;
@@ -354,8 +357,10 @@ from_collect(list *l, const char *cmd)
 }
 
 typedef struct {
-	char *run, *name;
+	char *run, *name, *id;       /* id: the runnable ID, NULL when unmappable */
+	char *why;                   /* why it is not runnable */
 	long long pos;
+	long line;
 	int failed;
 } casrec;
 
@@ -364,12 +369,33 @@ typedef struct {
 	size_t n, cap;
 } cases;
 
+/* A record's name as an ID the runner selects (rt_runner_record_id: an
+ * older rt-junit's "tests.test_x.TestC::test_y" becomes pytest's
+ * "tests/test_x.py::TestC::test_y"), checked against the tree. */
+static char *
+runnable(const char *name, const char *cls, const char *jname, const char *suite,
+    char **why)
+{
+	char buf[1200], *id;
+
+	/* an option-like name is refused as such, unless it goes after the
+	 * command's own -- (read_candidates) */
+	if (*name == '-' && !B.ids_safe) {
+		*why = NULL;
+		return rt_xstrdup(name);
+	}
+	id = rt_runner_record_id(B.cli.o.runner, name, cls, jname, suite, B.cli.o.cwd,
+	    buf, sizeof buf);
+	*why = id ? NULL : rt_xstrdup(buf);
+	return id;
+}
+
 static int
 on_case(json_t *rec, const rt_where *w, void *ctx)
 {
 	cases *c = ctx;
 	const char *type = json_string_value(json_object_get(rec, "type"));
-	const char *name, *oc;
+	const char *name, *oc, *cls = NULL, *jname = NULL, *suite = NULL;
 	json_t *run;
 	long long pos;
 	rt_outcome o;
@@ -381,6 +407,9 @@ on_case(json_t *rec, const rt_where *w, void *ctx)
 	if (rt_outcome_parse(oc, &o) < 0)
 		rt_die_at(w, "\"outcome\": unknown value \"%s\"", oc);
 	pos = rt_rec_int(rec, "position", 0, (long long)1 << 40, w);
+	(void)rt_rec_opt_name(rec, "junit_classname", w, &cls);
+	(void)rt_rec_opt_name(rec, "junit_name", w, &jname);
+	(void)rt_rec_opt_str(rec, "suite", w, &suite);
 	run = json_object_get(rec, "run");
 	if (!run)
 		run = json_object_get(rec, "trial");
@@ -390,7 +419,9 @@ on_case(json_t *rec, const rt_where *w, void *ctx)
 	}
 	c->v[c->n].run = run ? json_dumps(run, JSON_ENCODE_ANY | JSON_COMPACT) : rt_xstrdup("");
 	c->v[c->n].name = rt_xstrdup(name);
+	c->v[c->n].id = runnable(name, cls, jname, suite, &c->v[c->n].why);
 	c->v[c->n].pos = pos;
+	c->v[c->n].line = w->line;
 	c->v[c->n].failed = o == RT_FAIL || o == RT_TIMEOUT;
 	c->n++;
 	return 0;
@@ -404,30 +435,46 @@ by_pos(const void *a, const void *b)
 }
 
 /* The order of a run where the victim failed (else of the first run with
- * the victim): the cases before it. */
+ * the victim): the cases before it, each as the ID the runner selects. A
+ * name that maps to no runnable ID is named and left out: passed on, it
+ * would make every probe a usage error. */
 static void
 from_records(list *l, const char *file)
 {
 	cases c = { 0 };
 	rt_jsonl_opts jo = { 0 };
-	char *files[1];
+	char *files[1], *vid, *vwhy, *ex = NULL;
 	const char *run = NULL;
 	long long vpos = 0;
-	size_t i;
-	int failed = 0;
+	size_t i, j;
+	int failed = 0, mapped = 0, dup;
 	casrec *sel;
 	size_t nsel = 0;
 
 	files[0] = (char *)file;
 	rt_jsonl_loop(1, files, &jo, on_case, &c);
+	/* the victim by its own name or by its runnable ID, in either form */
+	vid = runnable(B.victim, NULL, NULL, NULL, &vwhy);
 	for (i = 0; i < c.n; i++)
-		if (strcmp(c.v[i].name, B.victim) == 0 && (!run || (c.v[i].failed && !failed))) {
+		if ((!strcmp(c.v[i].name, B.victim) || (c.v[i].id && vid &&
+		    !strcmp(c.v[i].id, vid))) && (!run || (c.v[i].failed && !failed))) {
 			run = c.v[i].run;
 			vpos = c.v[i].pos;
 			failed = c.v[i].failed;
+			if (!vid && c.v[i].id)
+				vid = rt_xstrdup(c.v[i].id);
 		}
 	if (!run)
 		rt_die("%s: no case record for the victim %s", file, B.victim);
+	if (!vid)
+		rt_die("-v %s: %s", B.victim, vwhy);
+	if (strcmp(vid, B.victim)) {
+		note("the victim %s runs as %s, the ID %s selects", B.victim, vid,
+		    rt_runner_kind_name(B.cli.o.runner));
+		B.victim = B.victim_own = vid;
+	} else
+		free(vid);
+	free(vwhy);
 	if (!failed)
 		note("%s: the victim failed in no recorded run; its first run's order is used", file);
 	sel = rt_xcalloc(c.n ? c.n : 1, sizeof *sel);
@@ -435,14 +482,125 @@ from_records(list *l, const char *file)
 		if (strcmp(c.v[i].run, run) == 0 && c.v[i].pos < vpos)
 			sel[nsel++] = c.v[i];
 	qsort(sel, nsel, sizeof *sel, by_pos);
-	for (i = 0; i < nsel; i++)
-		ladd(l, rt_xstrdup(sel[i].name));
+	for (i = 0; i < nsel; i++) {
+		/* a case recorded once per attempt runs once */
+		for (dup = 0, j = 0; j < i && !dup; j++)
+			dup = !strcmp(sel[j].name, sel[i].name);
+		if (dup)
+			continue;
+		if (!sel[i].id) {
+			drop(file, sel[i].line, sel[i].name, sel[i].why, 0);
+			continue;
+		}
+		if (strcmp(sel[i].id, sel[i].name) && !mapped++)
+			ex = rt_xasprintf("%s runs as %s", sel[i].name, sel[i].id);
+		ladd(l, rt_xstrdup(sel[i].id));
+	}
+	if (mapped)
+		note("%s: %d name%s mapped to the IDs %s selects (%s)", file, mapped,
+		    mapped == 1 ? "" : "s", rt_runner_kind_name(B.cli.o.runner), ex);
+	free(ex);
 	free(sel);
 	for (i = 0; i < c.n; i++) {
 		free(c.v[i].run);
 		free(c.v[i].name);
+		free(c.v[i].id);
+		free(c.v[i].why);
 	}
 	free(c.v);
+}
+
+/* --- the plan --- */
+
+/* Trials a probe whose victim fails at rate r takes to be judged by
+ * judge's rule against the references [hi, lo]: the first n at which the
+ * anytime interval of round(r n) failures in n lies above hi (fail) or
+ * below lo (pass); the probe's cap when none does. */
+static long
+trials_to_decide(double r, int fail, double hi, double lo)
+{
+	rt_interval cs;
+	long n;
+
+	for (n = 1; n < B.cap; n++) {
+		rt_cs_interval((long)(r * (double)n + 0.5), n, B.conf, 0.5, 0.5, &cs);
+		if (fail ? cs.low > hi : cs.high < lo)
+			return n;
+	}
+	return B.cap;
+}
+
+/* The plan the ETA is computed from, never the --max-trials cap: base
+ * trials (classification, spent or to come), then the search's probes
+ * for one dependency among the candidates, each probe's trials from the
+ * search's own numbers — ra, the victim's failure rate alone, rf after
+ * the full order, judged against the references hi and lo. Group
+ * testing probes both halves at each of ceil(log2 N) levels (one half
+ * shows the dependency, one does not; --first, expected, half of the
+ * second ones), --linear every pair (--first: half of them); then the confirming probe and, for a
+ * polluter, the probe of its cleaners. */
+static void
+plan(long base, long base_probes, double ra, double rf, double hi, double lo)
+{
+	int pol = B.target != D_PASS;
+	long show = trials_to_decide(rf, pol, hi, lo), not = trials_to_decide(ra, !pol, hi, lo);
+	long lv = 0, nshow, nnot;
+
+	while ((1L << lv) < B.nids && lv < 62)
+		lv++;
+	if (B.linear) {
+		nnot = B.first ? (B.nids - 1) / 2 : B.nids - 1;
+		nshow = 1;
+	} else {
+		/* --first stops after the half that shows it: 1.5 probes a level */
+		nshow = lv;
+		nnot = B.first ? lv / 2 : lv;
+	}
+	nshow++;                     /* the confirming probe */
+	if (pol && !B.noclean)
+		nshow++;                 /* the cleaners' probe: it still fails */
+	B.plan_show = show;
+	B.plan_not = not;
+	B.plan_probes = base_probes + nshow + nnot;
+	B.plan_trials = base + nshow * show + nnot * not;
+	if (B.plan_trials > B.max_trials)
+		B.plan_trials = B.max_trials;
+}
+
+/* The plan before any probe: a victim that passes alone and fails after
+ * the full order, each decided in as few trials as the threshold allows. */
+static void
+plan_first(void)
+{
+	rt_interval a, f;
+	long n;
+
+	for (n = 1; n < B.cap; n++) {
+		rt_cs_interval(0, n, B.conf, 0.5, 0.5, &a);
+		if (a.high < B.threshold)
+			break;
+	}
+	rt_cs_interval(0, n, B.conf, 0.5, 0.5, &a);
+	rt_cs_interval(n, n, B.conf, 0.5, 0.5, &f);
+	B.target = D_FAIL;
+	B.pass_hi = a.high;
+	B.fail_lo = f.low;
+	plan(2 * n, 2, 0, 1, a.high, f.low);
+}
+
+/* The progress total: the plan, or one more probe past it once it is
+ * overrun (more dependencies than one, undecided probes extended). */
+static void
+progress(long k, long n, const char *extra)
+{
+	long total = B.plan_trials;
+
+	if (total <= B.used)
+		total = B.used + (B.plan_not > 0 ? B.plan_not : 1);
+	if (total > B.max_trials)
+		total = B.max_trials;
+	B.prog.total = total;
+	rt_progress_update(&B.prog, B.used, k, n, B.conf, extra);
 }
 
 /* --- probes --- */
@@ -560,7 +718,7 @@ on_trial(const rt_trial_result *res, void *ctx)
 		snprintf(B.reason, sizeof B.reason, "%s", p->reason);
 	snprintf(extra, sizeof extra, "probe %zu \xc2\xb7 %s", json_array_size(B.probes) + 1,
 	    B.phase);
-	rt_progress_update(&B.prog, B.used, p->t.failures, p->t.trials, B.conf, extra);
+	progress(p->t.failures, p->t.trials, extra);
 	/* the victim did not run: three times with no judged trial is an
 	 * error probe, never a failure */
 	if (p->t.trials == 0 && p->t.errors >= 3)
@@ -572,6 +730,8 @@ on_trial(const rt_trial_result *res, void *ctx)
 	 * to the probe's cap, for the two-sample comparison */
 	if (p->d == D_MIXED && p->alone) {
 		p->classify = 3;
+		/* the victim alone and the full order now run to the cap */
+		plan(2 * B.cap, 2, 0, 1, B.pass_hi, B.fail_lo);
 		return RT_GO_ON;
 	}
 	if (p->d != D_UNDECIDED)
@@ -907,6 +1067,15 @@ search(const list *prefix, int *g, int n, decision target, const char *what,
 		free(found.v[i].idx);
 	}
 	free(found.v);
+}
+
+/* A probe's failure rate. */
+static double
+rate_of(json_t *p)
+{
+	long n = (long)json_integer_value(json_object_get(p, "trials"));
+
+	return n ? (double)json_integer_value(json_object_get(p, "failures")) / (double)n : 0;
 }
 
 static void
@@ -1385,7 +1554,8 @@ main(int argc, char *argv[])
 	t0 = rt_now_ms();
 	rt_trial_signals_install();
 	read_candidates(file, collect, records, before);
-	rt_progress_init(&B.prog, B.max_trials);
+	plan_first();
+	rt_progress_init(&B.prog, B.plan_trials);
 
 	pflat = json_array(), pset = json_array(), sflat = json_array(), sset = json_array();
 	clean = json_object(), incon = json_array();
@@ -1399,6 +1569,9 @@ main(int argc, char *argv[])
 	B.target = classify(order.v, &category);
 	if (B.target != D_UNDECIDED) {
 		int pol = B.target == D_FAIL;
+		json_t *pa = json_array_get(B.probes, 0), *pf = json_array_get(B.probes, 1);
+		plan(B.used, (long)json_array_size(B.probes), rate_of(pa), rate_of(pf),
+		    B.pass_hi, B.fail_lo);
 		B.phase = pol ? "polluters" : "state-setters";
 		search(&empty, all, B.nids, B.target, pol ? "polluter" : "setter", &found, incon);
 		union_json(pol ? pflat : sflat, pol ? pset : sset, &found);
@@ -1408,6 +1581,10 @@ main(int argc, char *argv[])
 			    pol ? "polluter" : "state-setter", pol ? "fail" : "pass");
 		for (i = 0; pol && !B.noclean && i < found.n; i++)
 			cleaners_of(&found.v[i], &found, clean, incon);
+	}
+	else {
+		B.plan_probes = (long)json_array_size(B.probes);
+		B.plan_trials = B.used;
 	}
 	if (B.budget_out)
 		note("the budget of %ld trials ran out before the search finished: "
@@ -1432,6 +1609,9 @@ main(int argc, char *argv[])
 	json_object_set_new(rec, "notes", B.notes);
 	json_object_set_new(rec, "probes", B.probes);
 	json_object_set_new(rec, "trials", json_integer(B.used));
+	json_object_set_new(rec, "plan", json_pack("{s:I,s:I,s:I,s:I}", "probes",
+	    (json_int_t)B.plan_probes, "trials", (json_int_t)B.plan_trials, "showing",
+	    (json_int_t)B.plan_show, "not_showing", (json_int_t)B.plan_not));
 	json_object_set_new(rec, "confidence", rt_json_real6(B.conf));
 	json_object_set_new(rec, "threshold", rt_json_real6(B.threshold));
 	json_object_set_new(rec, "budget_exhausted", json_boolean(B.budget_out));
@@ -1461,6 +1641,7 @@ main(int argc, char *argv[])
 		free(B.ids[i]);
 	free(B.ids);
 	free(B.memo);
+	free(B.victim_own);
 	json_decref(rec);
 	rt_trial_cli_free(&B.cli);
 	if (B.sig)

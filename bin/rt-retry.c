@@ -311,14 +311,19 @@ read_cases(const char *path, int delim)
 }
 
 /* The quarantine list rt-pr writes: one test per line, '#' comments, the
- * name possibly followed by whitespace and a link; the first field counts.
- * The default list, .retrial/quarantine, missing is an empty list: a
- * project has none until its first quarantine. */
+ * name then a TAB and a comment. The name is the runner's canonical ID
+ * unchanged, blanks included ("a.test.js::cart > adds up"): up to the
+ * TAB, else the whole line; a line with no TAB that names no case is read
+ * as an older list's "NAME LINK", its first field the name. Blanks and a
+ * CR at either end go. The default list, .retrial/quarantine, missing is
+ * an empty list: a project has none until its first quarantine. */
 static void
 read_quarantine(const char *path)
 {
-	char *text, *line, *save = NULL, *name;
+	char *text, *line, *save = NULL, *name, *tab;
+	size_t n;
 	long i;
+	int hit;
 
 	if (!(text = rt_read_file(path, NULL))) {
 		if (errno == ENOENT && (strcmp(path, ".retrial/quarantine") == 0 ||
@@ -330,7 +335,16 @@ read_quarantine(const char *path)
 		name = line + strspn(line, " \t\r");
 		if (*name == '#' || *name == '\0')
 			continue;
-		name[strcspn(name, " \t\r")] = '\0';
+		if ((tab = strchr(name, '\t')))
+			*tab = '\0';
+		for (n = strlen(name); n > 0 && strchr(" \r", name[n - 1]); n--)
+			name[n - 1] = '\0';
+		for (hit = 0, i = 0; i < G.n; i++)
+			if (strcmp(G.c[i].name, name) == 0)
+				G.c[i].quarantined = hit = 1;
+		if (hit || tab)
+			continue;
+		name[strcspn(name, " \r")] = '\0';
 		for (i = 0; i < G.n; i++)
 			if (strcmp(G.c[i].name, name) == 0)
 				G.c[i].quarantined = 1;

@@ -879,3 +879,106 @@ rt_runner_selections(char **w, size_t n, rt_runner_sel *out, size_t max)
 	}
 	return k < max ? k : max;
 }
+
+/* The file a runner's ID names: its part before the first "::". */
+static char *
+id_file(const char *id)
+{
+	const char *c = strstr(id, "::");
+
+	return c ? rt_xasprintf("%.*s", (int)(c - id), id) : rt_xstrdup(id);
+}
+
+/* Can runner k select id, as far as the tree under dir shows? pytest: the
+ * file before the first "::" is a .py file; unittest: a dotted prefix of
+ * the name is a module file; jest and vitest: the file is there. 1, or 0
+ * with the file that is missing in *missing (malloc'd). */
+static int
+selectable(rt_runner_kind k, const char *id, const char *dir, char **missing)
+{
+	char *f, *p;
+	size_t n, i;
+	int ok = 0;
+
+	*missing = NULL;
+	if (k == RT_RUNNER_UNITTEST) {
+		if (strstr(id, "::") || strchr(id, '/') || strchr(id, ' ')) {
+			*missing = rt_xstrdup(id);
+			return 0;
+		}
+		for (n = strlen(id); n > 0 && !ok; n--) {
+			if (id[n] && id[n] != '.')
+				continue;
+			f = rt_xasprintf("%.*s.py", (int)n, id);
+			for (p = f; *p && p < f + n; p++)
+				if (*p == '.')
+					*p = '/';
+			ok = is_file(dir, f);
+			free(f);
+		}
+		if (!ok) {
+			for (i = 0; id[i] && id[i] != '.'; i++)
+				;
+			*missing = rt_xasprintf("%.*s.py", (int)i, id);
+		}
+		return ok;
+	}
+	f = id_file(id);
+	ok = (k == RT_RUNNER_PYTEST ? ends_with(f, ".py") : 1) && is_file(dir, f);
+	if (!ok)
+		*missing = f;
+	else
+		free(f);
+	return ok;
+}
+
+char *
+rt_runner_record_id(rt_runner_kind k, const char *name, const char *classname,
+    const char *jname, const char *suite, const char *dir, char *why, size_t size)
+{
+	char *try[3] = { NULL, NULL, NULL }, *missing = NULL, *last = NULL, *id = NULL;
+	const char *c;
+	size_t i, n = 0;
+
+	if (k == RT_RUNNER_GENERIC && suite && !strcmp(suite, "pytest"))
+		k = RT_RUNNER_PYTEST;
+	if (k != RT_RUNNER_PYTEST && k != RT_RUNNER_UNITTEST && k != RT_RUNNER_JEST &&
+	    k != RT_RUNNER_VITEST)
+		return rt_xstrdup(name);
+	/* the name as given, then from the dialect's raw names, then the name
+	 * read as JUnit's "classname::name" (an older rt-junit's "case") */
+	try[n++] = rt_xstrdup(name);
+	c = strstr(name, "::");
+	if (k == RT_RUNNER_PYTEST) {
+		if (classname && *classname && jname && *jname)
+			try[n++] = rt_runner_junit_id("pytest", classname, jname, NULL, dir);
+		if (c && c > name && !memchr(name, '/', (size_t)(c - name))) {
+			char *cls = rt_xasprintf("%.*s", (int)(c - name), name);
+			try[n++] = rt_runner_junit_id("pytest", cls, c + 2, NULL, dir);
+			free(cls);
+		}
+	} else if (k == RT_RUNNER_UNITTEST) {
+		if (classname && *classname && jname && *jname)
+			try[n++] = rt_xasprintf("%s.%s", classname, jname);
+		if (c && !strstr(c + 2, "::"))
+			try[n++] = rt_xasprintf("%.*s.%s", (int)(c - name), name, c + 2);
+	}
+	for (i = 0; i < n && !id; i++) {
+		if (selectable(k, try[i], dir, &missing))
+			id = rt_xstrdup(try[i]);
+		else {
+			free(last);
+			last = strcmp(try[i], name) ? rt_xasprintf("%s is not a %sfile in the tree "
+			    "(%s reads as %s)", missing, k == RT_RUNNER_UNITTEST ? "module " : "",
+			    name, try[i]) : rt_xasprintf("%s is not a %sfile in the tree", missing,
+			    k == RT_RUNNER_UNITTEST ? "module " : "");
+		}
+		free(missing);
+	}
+	if (!id)
+		snprintf(why, size, "%s cannot select it: %s", names[k], last);
+	for (i = 0; i < n; i++)
+		free(try[i]);
+	free(last);
+	return id;
+}

@@ -126,4 +126,18 @@ typedef struct {
  * stored. */
 size_t rt_runner_selections(char **w, size_t n, rt_runner_sel *out, size_t max);
 
+/* A test name from a record (rt-junit, rt-collect --junit, an older
+ * rt-junit's "classname::name", a dialect's junit_classname and
+ * junit_name) as an ID runner k selects, checked against the tree under
+ * dir (NULL: the current directory): pytest's node ID, whose file must
+ * be a .py file there ("tests.test_x.TestC::test_y" ->
+ * "tests/test_x.py::TestC::test_y"); unittest's dotted name, a prefix of
+ * it a module file; jest's and vitest's "FILE::name", the file there. A
+ * generic runner with suite "pytest" is pytest; go and generic names are
+ * taken as they are. The ID (malloc'd), or NULL with the reason in why
+ * ("pytest cannot select it: tests/test_gone.py is not a file in the tree
+ * (tests.test_gone.TestG::test_x reads as tests/test_gone.py::TestG::test_x)"). */
+char *rt_runner_record_id(rt_runner_kind k, const char *name, const char *classname,
+    const char *jname, const char *suite, const char *dir, char *why, size_t size);
+
 #endif

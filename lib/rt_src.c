@@ -362,12 +362,23 @@ go_helper(int *nop, char *why, size_t whysize)
 	close(fd);
 	{
 		char *bargv[] = { "go", "build", "-trimpath", "-o", tmp, ".", NULL };
+		/* a build cache of retrial's own: the user's GOCACHE (often under
+		 * a HOME that a sandbox keeps read-only) is not touched */
+		char *gocache = rt_xasprintf("GOCACHE=%s/go-build", dir);
+		const char *bset[] = { "GOTOOLCHAIN=local", "GOPROXY=off", "GOWORK=off",
+			"GOFLAGS=-mod=mod", "CGO_ENABLED=0", gocache, NULL };
+		free(envp);
+		envp = env_with(bset);
 		rt_buf_free(&out);
 		rt_buf_free(&err);
 		memset(&out, 0, sizeof out);
 		memset(&err, 0, sizeof err);
-		if (run_helper(go, bargv, src, envp, 10 * guard_timeout(), 0, &out,
-		    &err, &status, why, whysize) < 0 || status != 0) {
+		int br = run_helper(go, bargv, src, envp, 10 * guard_timeout(), 0, &out,
+		    &err, &status, why, whysize);
+		free(envp);
+		envp = NULL;
+		free(gocache);
+		if (br < 0 || status != 0) {
 			if (status != 0) {
 				char *c = rt_proc_complaint(rt_buf_str(&err));
 				snprintf(why, whysize, "go build of %s: exit %d: %s", src,

@@ -535,3 +535,81 @@ claims_confirmed() {
 	    and any(.probes[]; .role == "confirm" and .order == [$p, "tests/test_rates.py::test_convert_rate"]
 	        and .decision == "fail")' "$T/rec"
 }
+
+@test "rt-bisect: --records with an older rt-junit's dotted names: mapped to pytest node IDs, the real polluter found, a deleted test named and left out" {
+	# records/old.jsonl: an older rt-junit's records of two real pytest
+	# runs of broken/ (run1.xml, run2.xml) with a test file since deleted,
+	# tests/test_basket.py; case is JUnit's "classname::name"
+	cd "$F/broken"
+	c=tests/test_cart.py::TestCart
+	run rt-bisect --threshold 0.3 --seed 1 --no-cleaners -o "$T/rec" \
+	    -v tests.test_cart.TestCart::test_total_is_sum --records "$F/records/old.jsonl" -- $PYTEST {}
+	status_is 0
+	jqe --arg p $c::test_add_coupon --arg v $c::test_total_is_sum '
+	    .category == "victim" and .victim == $v and .polluters == [$p]
+	    and .candidates == 6 and ([.probes[].order[] | select(startswith("tests/test_cart.py::") | not)] == [])
+	    and all(.probes[]; (.errors // 0) == 0)' "$T/rec"
+	claims_confirmed "$T/rec"
+	# the run where the victim failed (run1), its cases before the victim
+	jqe --arg c $c '.probes[1].order == ([
+	    "test_item_count", "test_add_coupon", "test_tax_rate", "test_names",
+	    "test_tax_table", "test_prices", "test_total_is_sum"] | map($c + "::" + .))' "$T/rec"
+	# the deleted test is named, where it was read and why, and never run
+	has "rt-bisect: $F/records/old.jsonl:8: tests.test_basket.TestBasket::test_old_total: left out: pytest cannot select it: tests/test_basket.py is not a file in the tree"
+	jqe '.dropped == [{"id": "tests.test_basket.TestBasket::test_old_total",
+	    "source": "'"$F/records/old.jsonl"'", "line": 8,
+	    "reason": "pytest cannot select it: tests/test_basket.py is not a file in the tree (tests.test_basket.TestBasket::test_old_total reads as tests/test_basket.py::TestBasket::test_old_total)"}]
+	    and any(.notes[]; test("6 names mapped to the IDs pytest selects"))' "$T/rec"
+}
+
+@test "rt-bisect: --records: a dialect's junit_classname/junit_name, today's rt-junit records and a canonical victim select the same tests" {
+	cd "$F/broken"
+	c=tests/test_cart.py::TestCart
+	# a dialect whose case is a display name: the raw JUnit names map
+	jq -c '(.case | split("::")) as $s | .junit_classname = $s[0] | .junit_name = $s[1]
+	    | .case = "\($s[1]) (\($s[0]))"' "$F/records/old.jsonl" > "$T/dialect.jsonl"
+	# today's rt-junit, on the real report: node IDs, the deleted file's too
+	rt-junit "$F/records/run2.xml" "$F/records/run1.xml" > "$T/new.jsonl"
+	for r in "$T/dialect.jsonl" "$T/new.jsonl"; do
+		run rt-bisect --threshold 0.3 --seed 1 --no-cleaners -o "$T/rec" \
+		    -v $c::test_total_is_sum --records "$r" -- $PYTEST {}
+		status_is 0
+		jqe --arg p $c::test_add_coupon '.polluters == [$p] and .candidates == 6
+		    and (.dropped | length) == 1 and (.dropped[0].reason | test("tests/test_basket.py is not a file"))' "$T/rec"
+		has "left out: pytest cannot select it"
+	done
+	# a victim no test in the tree is: an error naming it, no probe run
+	run rt-bisect -v tests.test_basket.TestBasket::test_old_total --records "$F/records/old.jsonl" -- $PYTEST {}
+	status_is 2
+	has "rt-bisect: -v tests.test_basket.TestBasket::test_old_total: pytest cannot select it: tests/test_basket.py is not a file in the tree"
+}
+
+@test "rt-bisect: the plan: expected probes and trials from the search's own numbers, never the --max-trials cap" {
+	seq -f 't%03g' 1 100 > "$T/list"
+	for o in "" --linear; do
+		# shellcheck disable=SC2086
+		rt-bisect $o --max-trials 100000 -v t050 -f "$T/list" -- "$STUB" t037 t050 {} > "$T/rec"
+		# deterministic probes: the plan is what the search then spends
+		jqe '.plan.trials < 100000 and .plan.showing == 2 and .plan.not_showing == 2
+		    and (.plan.probes - (.probes | length) | fabs) <= 2
+		    and (.plan.trials - .trials | fabs) <= 8' "$T/rec"
+	done
+	jqe '.plan.probes == 103 and .plan.trials == .trials' "$T/rec"
+	# a plan never passes the cap
+	rt-bisect --max-trials 120 -v t050 -f "$T/list" -- "$STUB" t037 t050 {} > "$T/rec"
+	jqe '.plan.trials == 120' "$T/rec"
+}
+
+@test "rt-bisect: progress on a terminal counts to the plan: its total is the record's plan, not the cap" {
+	command -v script >/dev/null || skip "script(1) not installed"
+	seq -f 't%03g' 1 100 > "$T/list"
+	RETRIAL_NO_TTY= script -qec "rt-bisect --max-trials 100000 -v t050 -f '$T/list' -o '$T/rec' -- '$STUB' t037 t050 {} >/dev/null" "$T/typescript" >/dev/null
+	tr '\r' '\n' < "$T/typescript" | grep -o '[0-9]*/[0-9]* trials' > "$T/totals"
+	plan=$(jq .plan.trials "$T/rec")
+	[ "$plan" -lt 1000 ]
+	# the first line already counts to the plan, and so does the last
+	[ "$(head -1 "$T/totals")" = "1/$plan trials" ]
+	[ "$(tail -1 "$T/totals" | cut -d/ -f2)" = "$plan trials" ]
+	! grep -q '/100000 trials' "$T/totals"
+	grep -q 'ETA' "$T/typescript"
+}

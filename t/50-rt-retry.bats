@@ -687,3 +687,74 @@ PY
 	status_is 0
 	hasnt "trials ·"
 }
+
+# --- the runners' canonical IDs, unchanged ---------------------------------
+
+# ids: a jest ID with blanks and '>', a Go package::TestX/sub, a pytest
+# node ID with a parameter, and a case whose name is a prefix of the jest
+# ID's; $T/runner logs its arguments and fails the IDs named in $T/fail.
+J='__tests__/cart.test.js::cart > adds prices times quantities'
+G='example.com/gomod/calc::TestAdd/negative'
+PY='tests/test_x.py::TestC::test_y[1-2]'
+ids() {
+	printf '%s\n' "$J" "$G" "$PY" '__tests__/cart.test.js::cart' > "$T/cases"
+	cat > "$T/runner" <<-'EOS'
+	#!/bin/sh
+	printf '%s|%s\n' "$#" "$1" >> "$RT_STATE/args"
+	[ "$RETRIAL_CASE" = "$1" ] || { echo "RETRIAL_CASE differs" >&2; exit 3; }
+	grep -qxF -- "$1" "$RT_STATE/../fail" 2>/dev/null && exit 1
+	exit 0
+	EOS
+	chmod +x "$T/runner"
+}
+
+@test "canonical IDs select their case unchanged: a jest ID with blanks, Go's pkg::TestX/sub (--cmd and -- ARGV)" {
+	ids
+	for form in cmd argv; do
+		: > "$RT_STATE/args"
+		if [ $form = cmd ]; then
+			retry -p none --junit "$T/j.xml" --cmd "'$T/runner' {}"
+		else
+			retry -p none --junit "$T/j.xml" -- "$T/runner" {}
+		fi
+		status_is 0
+		# each ID reached the command as one word, as listed
+		[ "$(cat "$RT_STATE/args")" = "1|$J
+1|$G
+1|$PY
+1|__tests__/cart.test.js::cart" ]
+		kase "$J" '.result == "passed"'
+		kase "$G" '.result == "passed"'
+		group '.totals.cases == 4 and .totals.passed == 4'
+		[ "$(jq -r 'select(.type == "attempt") | .case' "$T/cases.out")" = "$(cat "$T/cases")" ]
+	done
+	python3 - "$T/j.xml" "$J" "$G" <<-'PY'
+	import sys, xml.etree.ElementTree as ET
+	names = [c.get("name") for c in ET.parse(sys.argv[1]).iter("testcase")]
+	assert sys.argv[2] in names and sys.argv[3] in names, names
+	PY
+}
+
+@test "-q: a quarantine list of canonical IDs, blanks included, quarantines exactly those cases" {
+	ids
+	printf '%s\n' "$J" "$G" "$PY" '__tests__/cart.test.js::cart' > "$T/fail"
+	# rt-pr's lines (NAME<TAB># dossier), a bare line with a CR, and an
+	# older list's "NAME LINK"
+	{
+		printf '%s\t# dossier: .retrial/dossiers/cart.md\n' "$J"
+		printf '%s\r\n' "$G"
+		printf '%s https://ci.example/42\n' "$PY"
+	} > "$T/q"
+	retry -p none -q "$T/q" --cmd "'$T/runner' {}"
+	# the prefix case is not quarantined by the jest line: it fails the group
+	status_is 1
+	kase "$J" '.quarantined == true and .result == "quarantined"'
+	kase "$G" '.quarantined == true'
+	kase "$PY" '.quarantined == true'
+	kase '__tests__/cart.test.js::cart' '.quarantined == false and .result == "failed"'
+	group '.quarantined | length == 3'
+	printf '%s\t# dossier: x.md\n' '__tests__/cart.test.js::cart' >> "$T/q"
+	retry -p none -q "$T/q" --cmd "'$T/runner' {}"
+	status_is 0
+	group '.totals.quarantined == 4'
+}
