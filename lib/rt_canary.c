@@ -15,6 +15,7 @@
 
 #include "rt_canary.h"
 #include "rt_runner.h"
+#include "rt_src.h"
 #include "rt_srctext.h"
 #include "rt_util.h"
 
@@ -977,6 +978,171 @@ case_tests(struct tree *tr, struct picks *ps, const char *id)
 	free(w);
 }
 
+/* ---- the canary through the parser's inventory: jest and vitest ---- */
+
+/* A JavaScript test file (rt_src_lang's javascript)? */
+static int
+is_js_file(const char *path, size_t len)
+{
+	static const char *const ext[] = { ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs",
+		".mts", ".cts", NULL };
+	size_t i, n;
+
+	for (i = 0; ext[i]; i++) {
+		n = strlen(ext[i]);
+		if (len > n && !strncmp(path + len - n, ext[i], n))
+			return 1;
+	}
+	return 0;
+}
+
+/* jest's full name of an inventory function: "describe > test" is the
+ * helper's, "describe test" jest's (its ancestor titles and title, joined
+ * by blanks) */
+static int
+jest_name_is(const char *inv, const char *full)
+{
+	while (*inv && *full) {
+		if (!strncmp(inv, " > ", 3)) {
+			if (*full != ' ')
+				return 0;
+			inv += 3;
+			full++;
+			continue;
+		}
+		if (*inv++ != *full++)
+			return 0;
+	}
+	return !*inv && !*full;
+}
+
+/* Invert the matcher of an expect check on lines [c->line, c->end] of
+ * file: ".toEqual(" becomes ".not.toEqual(", ".not.toEqual(" ".toEqual(";
+ * the last matcher named on those lines. 1 placed, 0 not (why in what),
+ * -1 on an I/O error. */
+static int
+invert_expect(const char *dir, const char *rel, const rt_src_check *c, char *what,
+    size_t whatsize)
+{
+	char *path = rt_xasprintf("%s/%s", dir, rel), *data, *lines, *at = NULL, *p;
+	const char *m = c->callee ? c->callee : "";
+	char pat[160], q[96];
+	size_t len, i, off = 0, from = 0, to = 0;
+	long ln = 1;
+	int neg = !strncmp(m, "not.", 4), rc = 0;
+	rt_buf out = { 0 };
+
+	if (!(data = rt_read_file(path, &len))) {
+		free(path);
+		return -1;
+	}
+	/* the byte range of the check's lines */
+	{
+		long last = c->end > c->line ? c->end : c->line;
+		for (i = 0; i < len && ln < c->line; i++)
+			if (data[i] == '\n')
+				ln++;
+		from = i;
+		for (; i < len; i++)
+			if (data[i] == '\n' && ln++ == last)
+				break;
+		to = i;
+	}
+	snprintf(pat, sizeof pat, ".%s(", m);
+	lines = rt_xasprintf("%.*s", (int)(to - from), data + from);
+	for (p = lines; (p = strstr(p, pat)); p++)
+		at = p;
+	if (!at || !*m) {
+		snprintf(what, whatsize, "%s:%ld: no matcher %s to invert", rel, c->line, m);
+		goto done;
+	}
+	off = from + (size_t)(at - lines);
+	rt_buf_add(&out, data, off);
+	if (neg) {
+		rt_buf_addc(&out, '.');
+		rt_buf_adds(&out, m + 4);
+		rt_buf_add(&out, data + off + 1 + strlen(m), len - off - 1 - strlen(m));
+	} else {
+		rt_buf_adds(&out, ".not");
+		rt_buf_add(&out, data + off, len - off);
+	}
+	if (rt_write_file_atomic(path, out.data, out.len) < 0) {
+		rc = -1;
+		goto done;
+	}
+	snprintf(what, whatsize, "%s:%ld: %s", rel, c->line, rt_st_quote_line(
+	    c->source ? c->source : c->text ? c->text : "", q, sizeof q));
+	rc = 1;
+done:
+	rt_buf_free(&out);
+	free(lines);
+	free(data);
+	free(path);
+	return rc;
+}
+
+/* The jest canary: in the test case_id names ("FILE::full name"), the
+ * check at the failing line the evidence names, else its last expect,
+ * inverted; read with the project's own JavaScript parser (rt_src). */
+static int
+jest_canary(const char *dir, const char *case_id, const char *evidence, char *what,
+    size_t whatsize)
+{
+	const char *sep = strstr(case_id, "::");
+	char *rel = rt_xasprintf("%.*s", (int)(sep - case_id), case_id), *files[1];
+	char why[400];
+	rt_src_inv inv;
+	const rt_src_fn *fn = NULL;
+	const rt_src_check *pick = NULL;
+	rt_failing_loc locs[64];
+	size_t i, j, nloc;
+	int r;
+
+	files[0] = rel;
+	r = rt_src_inventory("javascript", dir, dir, files, 1, NULL, NULL, &inv, why,
+	    sizeof why);
+	if (r != RT_SRC_OK) {
+		snprintf(what, whatsize, "case %s: %s", case_id, why);
+		free(rel);
+		return 0;
+	}
+	for (i = 0; i < inv.nfiles && !fn; i++)
+		for (j = 0; j < inv.files[i].nfns && !fn; j++)
+			if (inv.files[i].fns[j].test &&
+			    jest_name_is(inv.files[i].fns[j].name, sep + 2))
+				fn = &inv.files[i].fns[j];
+	if (!fn) {
+		snprintf(what, whatsize, "case %s: no such test in this tree", case_id);
+		r = 0;
+		goto done;
+	}
+	nloc = rt_failing_locations(evidence, locs, sizeof locs / sizeof locs[0]);
+	for (i = 0; i < fn->nchecks; i++) {
+		const rt_src_check *c = &fn->checks[i];
+		if (strcmp(c->kind, "expect"))
+			continue;
+		for (j = 0; j < nloc; j++)
+			if (locs[j].line >= c->line && locs[j].line <= (c->end > c->line ?
+			    c->end : c->line) && strstr(locs[j].file, rel))
+				break;
+		if (j < nloc) {
+			pick = c;
+			break;
+		}
+		pick = c;       /* else the last */
+	}
+	if (!pick) {
+		snprintf(what, whatsize, "no invertible assertion found in %s", case_id);
+		r = 0;
+		goto done;
+	}
+	r = invert_expect(dir, rel, pick, what, whatsize);
+done:
+	rt_src_inv_free(&inv);
+	free(rel);
+	return r;
+}
+
 static int canary_place(const char *dir, const char *command, char *const *argv,
     const char *case_id, const char *evidence, char *what, size_t whatsize);
 
@@ -1016,6 +1182,11 @@ canary_place(const char *dir, const char *command, char *const *argv,
 			w[nw] = rt_xstrdup(argv[nw]);
 	else if (command)
 		nw = rt_cmd_split(command, w, 256);
+	if (case_id && strstr(case_id, "::") &&
+	    is_js_file(case_id, (size_t)(strstr(case_id, "::") - case_id))) {
+		rc = jest_canary(dir, case_id, evidence, what, whatsize);
+		goto done;
+	}
 	if (case_id) {
 		/* the judged test, exactly: the evidence only says where in it */
 		case_tests(&tr, &fromcmd, case_id);

@@ -289,3 +289,40 @@ PY
 	rt-collect -n 1 --case "$id" --cmd "$J __tests__/cart.test.js" >"$T/out" 2>"$T/err" || true
 	jq -e -s '.[0].outcome == "error" and (.[0].error | test("jest wrote none; configure the jest-junit reporter .*JEST_JUNIT_OUTPUT_FILE.* or pass --json --outputFile="))' "$T/out"
 }
+
+@test "jest end to end: rt-verify --case disqualifies toEqual -> toBeDefined by the parser, the maintainers' fix wins, the canary is live in the judged test" {
+	have_jest || skip "no jest: make jest-deps"
+	G="$BATS_TEST_DIRNAME/guard_test"
+	make -s -C "$BATS_TEST_DIRNAME/.." t/guard_test >&2
+	FXJ="$RT_TOP/t/fixtures/guard/jestcase"
+	mkdir -p "$T/jv"
+	cp -R "$FXJ/__tests__" "$FXJ/src" "$FXJ/package.json" "$T/jv/"
+	ln -s "$R/jestproj/node_modules" "$T/jv/node_modules"
+	# the canary alone: the judged test's expect inverted, a negated one restored
+	cp -R "$T/jv" "$T/c1"
+	run "$G" canary "$T/c1" -k "__tests__/quote.test.js::quote prices each item in order"
+	has "placed: __tests__/quote.test.js:5: expect(await quote(['apple', 'bread'])).toEqual([3, 2])"
+	grep -q "expect(await quote(\['apple', 'bread'\])).not.toEqual(\[3, 2\]);" "$T/c1/__tests__/quote.test.js"
+	cp -R "$T/jv" "$T/c2"
+	run "$G" canary "$T/c2" -k "__tests__/quote.test.js::quote a basket of one is not empty"
+	has "placed: __tests__/quote.test.js:13:"
+	grep -q "expect(await quote(\['milk'\])).toHaveLength(0);" "$T/c2/__tests__/quote.test.js"
+	cp -R "$T/jv" "$T/c3"
+	run "$G" canary "$T/c3" -k "__tests__/quote.test.js::quote no such test"
+	has "not placed: case __tests__/quote.test.js::quote no such test: no such test in this tree"
+	# the tournament, the neutering patch listed first
+	for p in jest-weaken jest-realfix; do
+		jq -Rsc --arg id "$p" '{type: "hypothesis", id: $id, source: "rules", status: "ok",
+			cause_class: "concurrency", explanation: $id, patch: .}' "$FXJ/patches/$p.patch"
+	done >"$T/h.jsonl"
+	cd "$T/jv"
+	rt-verify -n 30 -N 40 -j 2 --seed 42 --no-genome \
+		--case "__tests__/quote.test.js::quote prices each item in order" \
+		--cmd "./node_modules/.bin/jest --ci --cacheDirectory=.jcache __tests__/quote.test.js --reporters=default --reporters=jest-junit" \
+		"$T/h.jsonl" >"$T/out" 2>"$T/err" || true
+	tail -n 1 "$T/out" | jqe '.verdict == "FIXED" and .winner.id == "jest-realfix" and .case == "__tests__/quote.test.js::quote prices each item in order"'
+	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "jest-weaken") | .status == "neutered" and .rule == "assertion-weakened" and
+	    (.reason | test("__tests__/quote.test.js:5 `expect.*toEqual.*` became __tests__/quote.test.js:5 `expect.*toBeDefined\\(\\)`"))'
+	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "jest-realfix") | .canary.verdict == "live" and
+	    (.canary.at | startswith("__tests__/quote.test.js:5: ")) and (.guard | startswith("no test file") or startswith("@babel/parser"))'
+}
