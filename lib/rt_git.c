@@ -33,34 +33,6 @@ chomp(char *s)
 	return s;
 }
 
-/* environ with "NAME=value" entries of set replacing their namesakes. */
-static char **
-make_env(const char *const *set)
-{
-	size_t n, k = 0, i, j, m = 0;
-	char **env;
-
-	for (n = 0; environ[n]; n++)
-		;
-	while (set && set[k])
-		k++;
-	env = rt_xcalloc(n + k + 1, sizeof *env);
-	for (i = 0; i < n; i++) {
-		const char *eq = strchr(environ[i], '=');
-		size_t nl = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
-		int replaced = 0;
-		for (j = 0; j < k; j++)
-			if (strncmp(set[j], environ[i], nl) == 0 && set[j][nl] == '=')
-				replaced = 1;
-		if (!replaced)
-			env[m++] = environ[i];
-	}
-	for (j = 0; j < k; j++)
-		env[m++] = (char *)set[j];
-	env[m] = NULL;
-	return env;
-}
-
 static void
 cloexec(int fd)
 {
@@ -106,7 +78,7 @@ rt_run(char *const argv[], const char *const *envset, const char *in, size_t inl
 	sigaddset(&def, SIGPIPE);
 	posix_spawnattr_setsigdefault(&at, &def);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
-	env = make_env(envset);
+	env = rt_env_with(envset);
 	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);

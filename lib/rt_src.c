@@ -89,32 +89,6 @@ find_exe(const char *name)
 	}
 }
 
-/* environ with the NAME=value entries of set in place of their namesakes. */
-static char **
-env_with(const char *const *set)
-{
-	size_t n, k = 0, i, j, m = 0, nl;
-	char **env;
-	int dup;
-
-	for (n = 0; environ[n]; n++)
-		;
-	while (set && set[k])
-		k++;
-	env = rt_xcalloc(n + k + 1, sizeof *env);
-	for (i = 0; i < n; i++) {
-		const char *eq = strchr(environ[i], '=');
-		nl = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
-		for (dup = 0, j = 0; j < k; j++)
-			dup |= strncmp(set[j], environ[i], nl) == 0 && set[j][nl] == '=';
-		if (!dup)
-			env[m++] = environ[i];
-	}
-	for (j = 0; j < k; j++)
-		env[m++] = (char *)set[j];
-	return env;
-}
-
 /* Run exe with argv in cwd, stdin /dev/null, for at most timeout seconds:
  * stdout into out (at most OUT_MAX), stderr into err. 0 with the exit
  * status in *status, or -1 with why (timed out, killed, output too
@@ -321,7 +295,7 @@ go_helper(int *nop, char *why, size_t whysize)
 		    "source in share/retrial/inventory-go" : "no go on PATH");
 		goto done;
 	}
-	envp = env_with(set);
+	envp = rt_env_with(set);
 	if (run_helper(go, vargv, NULL, envp, guard_timeout(), 0, &out, &err,
 	    &status, why, whysize) < 0)
 		goto done;
@@ -368,7 +342,7 @@ go_helper(int *nop, char *why, size_t whysize)
 		const char *bset[] = { "GOTOOLCHAIN=local", "GOPROXY=off", "GOWORK=off",
 			"GOFLAGS=-mod=mod", "CGO_ENABLED=0", gocache, NULL };
 		free(envp);
-		envp = env_with(bset);
+		envp = rt_env_with(bset);
 		rt_buf_free(&out);
 		rt_buf_free(&err);
 		memset(&out, 0, sizeof out);

@@ -17,6 +17,8 @@
 #include "rt_platform.h"
 #include "rt_util.h"
 
+extern char **environ;
+
 const char *rt_progname = "retrial";
 static const char *rt_argv0 = "";
 
@@ -520,4 +522,30 @@ fail:
 	free(tmp);
 	errno = e;
 	return -1;
+}
+
+char **
+rt_env_with(const char *const *set)
+{
+	size_t n, k = 0, i, j, m = 0, nl;
+	char **env;
+	int replaced;
+
+	for (n = 0; environ[n]; n++)
+		;
+	while (set && set[k])
+		k++;
+	env = rt_xcalloc(n + k + 1, sizeof *env);
+	for (i = 0; i < n; i++) {
+		const char *eq = strchr(environ[i], '=');
+		nl = eq ? (size_t)(eq - environ[i]) : strlen(environ[i]);
+		for (replaced = 0, j = 0; j < k; j++)
+			replaced |= strncmp(set[j], environ[i], nl) == 0 && set[j][nl] == '=';
+		if (!replaced)
+			env[m++] = environ[i];
+	}
+	for (j = 0; j < k; j++)
+		env[m++] = (char *)set[j];
+	env[m] = NULL;
+	return env;
 }

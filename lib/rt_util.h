@@ -50,6 +50,10 @@ void rt_vwarn(const char *fmt, va_list ap);
 
 void *rt_xmalloc(size_t n);
 void *rt_xcalloc(size_t nmemb, size_t size);
+/* environ with the "NAME=value" entries of set (NULL-terminated) replacing
+ * their namesakes: a malloc'd array of pointers into environ and set (free
+ * the array only; set must outlive it). */
+char **rt_env_with(const char *const *set);
 void *rt_xrealloc(void *p, size_t n);
 char *rt_xstrdup(const char *s);
 char *rt_xasprintf(const char *fmt, ...);
