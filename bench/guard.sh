@@ -3,8 +3,6 @@
 # patch read by the helper, the rules, the diff) for Python and Go, the Go
 # helper cold (an empty cache: built first) and cached, each as a ratio to
 # one trial of the fixture's own test command. K (default 10) lanes each.
-# Without share/retrial/inventory-go (not yet installed) a stand-in Go
-# helper of the same shape (go/parser, go/ast, encoding/json) is built.
 set -eu
 cd "$(dirname "$0")/.."
 K=${K:-10}
@@ -45,51 +43,7 @@ printf '%-44s %8s s  (%s x a trial)\n' "python: guard per lane (rt-inventory.py 
 
 command -v go >/dev/null || { echo "go: not installed, skipped"; exit 0; }
 SHARE=$PWD/share/retrial
-if [ ! -f "$SHARE/inventory-go/main.go" ]; then
-	mkdir -p "$TMP/share"
-	cp -R "$SHARE" "$TMP/share/retrial"
-	SHARE=$TMP/share/retrial
-	mkdir -p "$SHARE/inventory-go"
-	printf 'module retrial/inventory\n\ngo 1.19\n' >"$SHARE/inventory-go/go.mod"
-	cat >"$SHARE/inventory-go/main.go" <<'GO'
-// A stand-in for the Go inventory helper: parses every file with go/parser.
-package main
-
-import (
-	"encoding/json"
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"os"
-	"path/filepath"
-)
-
-func main() {
-	root, files := ".", os.Args[1:]
-	if len(files) > 1 && files[0] == "--root" {
-		root, files = files[1], files[2:]
-	}
-	out := []map[string]interface{}{}
-	for _, f := range files {
-		fs := token.NewFileSet()
-		fns := []map[string]interface{}{}
-		if af, err := parser.ParseFile(fs, filepath.Join(root, f), nil, 0); err == nil {
-			for _, d := range af.Decls {
-				if fd, ok := d.(*ast.FuncDecl); ok {
-					fns = append(fns, map[string]interface{}{"name": fd.Name.Name,
-						"line": fs.Position(fd.Pos()).Line, "end": fs.Position(fd.End()).Line,
-						"test": false, "calls": []string{}, "checks": []string{}})
-				}
-			}
-		}
-		out = append(out, map[string]interface{}{"path": f, "error": nil, "functions": fns})
-	}
-	json.NewEncoder(os.Stdout).Encode(map[string]interface{}{"version": 1, "lang": "go",
-		"parser": "go/parser stand-in", "files": out})
-}
-GO
-	echo "go: share/retrial/inventory-go not installed yet: a stand-in helper"
-fi
+[ -f "$SHARE/inventory-go/main.go" ] || { echo "go: no share/retrial/inventory-go" >&2; exit 2; }
 cp -R "$FX/gopool" "$TMP/go-trial"
 (cd "$TMP/go-trial" && go test ./... >/dev/null 2>&1) || true   # the test binary cached
 t0=$(now)
