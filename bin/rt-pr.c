@@ -1221,8 +1221,10 @@ commit_message(const verdict_t *v, const ship_t *S)
 
 /* ---- the change ---- */
 
-/* The quarantine list's test name on a line: its first field (as
- * rt-retry(1) reads it); blank and '#' lines name none. */
+/* The quarantine list's test name on a line, as rt-retry(1) reads it: the
+ * text before the TAB, else the whole line (a jest ID has blanks), else,
+ * for an old "NAME LINK" line, its first field; blank and '#' lines name
+ * none. */
 static int
 listed(const char *list, const char *name)
 {
@@ -1231,6 +1233,12 @@ listed(const char *list, const char *name)
 
 	for (s = list; s && *s; s = strchr(s, '\n'), s = s ? s + 1 : NULL) {
 		if (*s == '#' || *s == '\n')
+			continue;
+		for (k = 0; s[k] && !strchr("\t\r\n", s[k]); k++)
+			;
+		if (k == nl && memcmp(s, name, nl) == 0)
+			return 1;
+		if (s[k] == '\t')
 			continue;
 		for (k = 0; s[k] && !strchr(" \t\r\n", s[k]); k++)
 			;
@@ -2013,9 +2021,9 @@ plan(verdict_t *v, ship_t *S)
 	} else {
 		const char *x;
 		for (x = S->name; *x; x++)
-			if (is_blank_or_ctl((unsigned char)*x) || *x == ' ')
-				rt_die("test name \"%s\" has blanks or control characters and cannot go on "
-				    "a quarantine list; name the test with --test NAME", S->name);
+			if (is_blank_or_ctl((unsigned char)*x))
+				rt_die("test name \"%s\" has a TAB or control characters and cannot go "
+				    "on a quarantine list; name the test with --test NAME", S->name);
 		if (*S->name == '#')
 			rt_die("a test name starting with '#' cannot go on a quarantine list");
 		S->qfile = rt_xstrdup(opt_qfile);

@@ -863,13 +863,30 @@ EOF
 	has "no verdict record"
 }
 
-@test "a quarantine name with blanks is refused; --test fixes it" {
+@test "a quarantine name with blanks (a jest ID) is listed whole and rt-retry -q reads it; a TAB is refused" {
 	mkrepo "$T/repo"
-	jq -c '.test = "a test"' "$FX/quarantine.jsonl" >"$T/q.jsonl"
-	run rt-pr -C "$T/repo" --mbox "$T/q.mbox" "$T/q.jsonl"
+	id="__tests__/cart.test.js::cart discount HALF halves the sum"
+	jq -c --arg id "$id" '.test = $id' "$FX/quarantine.jsonl" >"$T/q.jsonl"
+	rt-pr -C "$T/repo" --mbox "$T/q.mbox" "$T/q.jsonl"
+	git clone -q "$T/repo" "$T/clone"
+	git -C "$T/clone" am -q "$T/q.mbox"
+	[ "$(grep -v '^#' "$T/clone/.retrial/quarantine" | cut -f1)" = "$id" ]
+	# listed once: a second run adds no line
+	rt-pr -C "$T/clone" --mbox "$T/again.mbox" "$T/q.jsonl" || true
+	! grep -q '^+++ b/.retrial/quarantine$' "$T/again.mbox"
+	# rt-retry quarantines exactly that case, not "__tests__/cart.test.js::cart"
+	cd "$T/clone"
+	printf '%s\n' "$id" "__tests__/cart.test.js::cart" >"$T/cases"
+	run rt-retry -p none -q .retrial/quarantine -f "$T/cases" --cmd 'exit 1'
+	status_is 1
+	jqe --arg id "$id" 'select(.type == "group") | .quarantined == [$id]' <<<"$output"
+	# a TAB or a control character cannot go on the list
+	jq -c '.test = "a\ttest"' "$FX/quarantine.jsonl" >"$T/t.jsonl"
+	run rt-pr -C "$T/repo" --mbox "$T/t.mbox" "$T/t.jsonl"
 	status_is 2
+	has "has a TAB or control characters"
 	has "name the test with --test NAME"
-	rt-pr -C "$T/repo" --mbox "$T/q.mbox" --test a_test "$T/q.jsonl"
+	rt-pr -C "$T/repo" --mbox "$T/t.mbox" --test a_test "$T/t.jsonl"
 }
 
 @test "a guard rule overruled by rt-verify --allow is printed in the dossier" {
