@@ -203,7 +203,7 @@ go_env() {
 	have_go || skip "no go"
 	command -v bwrap >/dev/null || skip "no bwrap"
 	export GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
-	unset GOCACHE GOPATH
+	unset GOCACHE GOPATH RETRIAL_HELPER_CACHE
 	# a fresh machine: nothing cached under a HOME the sandbox makes read-only
 	mkdir -p "$T/home"
 	export HOME="$T/home" XDG_CACHE_HOME="$T/home/.cache"

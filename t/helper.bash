@@ -22,6 +22,9 @@ export RT_TOP
 export RETRIAL_NO_TTY=1
 export RETRIAL_SHAREDIR="$RT_TOP/share/retrial"
 export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/cache"
+# the Go inventory helper built once per test run, not once per test (a
+# test of the build itself unsets this)
+export RETRIAL_HELPER_CACHE="${BATS_RUN_TMPDIR:-${TMPDIR:-/tmp}}/retrial-helpers"
 export XDG_DATA_HOME="$BATS_TEST_TMPDIR/data"
 unset RETRIAL_API_KEY FIREWORKS_API_KEY RETRIAL_MODELS GITHUB_TOKEN
 export RETRIAL_API_BASE="http://127.0.0.1:9/unreachable"
