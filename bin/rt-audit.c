@@ -922,10 +922,11 @@ render(doc *d, json_t *a)
 			long long j = json_integer_value(json_object_get(o, "runs"));
 			long long r = json_integer_value(rb);
 			char c1[64], c2[64], b1[32], b2[32], b3[32], b4[32];
-			snprintf(line, sizeof line, "its last %lld run%s: %s, at least %s; "
+			snprintf(ch, sizeof ch, j == 1 ? "run" : "%lld runs", j);
+			snprintf(line, sizeof line, "its last %s: %s, at least %s; "
 			    "%lld retr%s planned at its rate before (%s, at most %s): an "
 			    "execution now exhausts them with chance at least %s, above the "
-			    "%s planned", j, j == 1 ? "" : "s", counts(c1, sizeof c1, re),
+			    "%s planned", ch, counts(c1, sizeof c1, re),
 			    bound(b1, sizeof b1, re, "exact_low", 0), r, r == 1 ? "y" : "ies",
 			    counts(c2, sizeof c2, ba), bound(b2, sizeof b2, ba, "exact_high", 1),
 			    bound(b3, sizeof b3, o, "exhaust_low", 0),
