@@ -34,6 +34,7 @@ static struct {
 	long long audit, rerender;
 	const char *tuned;      /* an option --audit N does not take */
 	char at[32];
+	char *dfile, *drun;     /* a file's default run, from its first record */
 	long read, ingested, duplicates, counted, nocase, other;
 } G;
 
@@ -50,7 +51,8 @@ usage(FILE *f)
 	    "history and write the digest: new flaky tests, tests no longer flaky, rate\n"
 	    "changes, the top rates and quarantine candidates.\n"
 	    "  -H, --history FILE      the history (default $XDG_DATA_HOME/retrial/audit.db)\n"
-	    "  -r, --run RUN           the run of records that name none\n"
+	    "  -r, --run RUN           the run of records that name none (default: each\n"
+	    "                          file a run of its own, named by path and first time)\n"
 	    "      --same-run          the several files given are one run (with --run)\n"
 	    "      --revision REV      the revision of records that name none\n"
 	    "  -C, --command-case      a record without \"case\" is the case of its command\n"
@@ -103,6 +105,28 @@ static const char *const outcomes[] = {
 	"pass", "fail", "skip", "error", "timeout", "ignored", NULL
 };
 
+/* Without --run, each file is a run of its own, named as rt-junit names
+ * a report's: its path, "@" and its first record's timestamp (or
+ * started_at), so the same file read again is the same run. Standard
+ * input, or a first record without either, has none. */
+static const char *
+default_run(json_t *rec, const rt_where *w)
+{
+	const char *ts;
+
+	if (!strcmp(w->file, "<stdin>"))
+		return NULL;
+	if (G.dfile && !strcmp(G.dfile, w->file))
+		return G.drun;
+	free(G.dfile);
+	free(G.drun);
+	G.dfile = rt_xstrdup(w->file);
+	G.drun = NULL;
+	if (rt_rec_opt_str(rec, "timestamp", w, &ts) || rt_rec_opt_str(rec, "started_at", w, &ts))
+		G.drun = rt_xasprintf("%s@%s", w->file, ts);
+	return G.drun;
+}
+
 static int
 ingest(json_t *rec, const rt_where *w, void *ctx)
 {
@@ -136,10 +160,11 @@ ingest(json_t *rec, const rt_where *w, void *ctx)
 	}
 	copy = json_deep_copy(rec);
 	if (!rt_rec_opt_str(rec, "run", w, &r.run)) {
-		if (!G.run)
+		if (!G.run && !(r.run = default_run(rec, w)))
 			rt_die_at(w, "\"run\" missing (give --run RUN)");
-		r.run = G.run;
-		json_object_set_new(copy, "run", json_string(G.run));
+		if (G.run)
+			r.run = G.run;
+		json_object_set_new(copy, "run", json_string(r.run));
 	}
 	if (!rt_rec_opt_str(rec, "revision", w, &r.revision) && G.revision) {
 		r.revision = G.revision;
@@ -1214,6 +1239,8 @@ main(int argc, char *argv[])
 		rt_die("%s: %s", G.history, err);
 	rt_jsonl_loop(argc - optind, argv + optind, &jo, ingest, NULL);
 	rt_audit_writer_free(G.w);
+	free(G.dfile);
+	free(G.drun);
 	if (G.nocase)
 		rt_warn("%ld trial record%s without \"case\" skipped (-C takes the "
 		    "command as the case)", G.nocase, G.nocase == 1 ? "" : "s");

@@ -215,6 +215,20 @@ H() { echo "$T/audit.db"; }
 		and .exhaust_low > .exhaust_planned' "$T/d.json"
 }
 
+@test "rt-audit: without --run each file is a run of its own, named by its path and first timestamp" {
+	rt-collect -n 2 --cmd true > "$T/a.jsonl"
+	rt-collect -n 2 --cmd false > "$T/b.jsonl"
+	run rt-audit -C -H "$(H)" "$T/a.jsonl" "$T/b.jsonl"
+	status_is 0
+	[ "$(sqlite3 "$(H)" 'select count(distinct run) from results')" = 2 ]
+	first=$(jq -r 'select(.trial == 1) | .started_at' "$T/a.jsonl")
+	[ "$(sqlite3 "$(H)" "select count(*) from results where run = '$T/a.jsonl@$first'")" = 2 ]
+	# the same file read again is the same run: nothing new
+	run rt-audit -C -H "$(H)" "$T/a.jsonl"
+	status_is 2
+	has "nothing new"
+}
+
 @test "rt-audit: one --run over several files is refused unless --same-run says they are one run" {
 	rt-collect -n 2 --cmd true > "$T/a.jsonl"
 	cp "$T/a.jsonl" "$T/b.jsonl"
@@ -239,9 +253,9 @@ H() { echo "$T/audit.db"; }
 	status_is 2
 	has "6 trial records without \"case\" skipped"
 	has 'no trial record with a "case": nothing to audit'
-	run rt-audit -C -H "$(H)" "$T/c.jsonl"
+	run rt-audit -C -H "$(H)" < "$T/c.jsonl"
 	status_is 2
-	has '"run" missing (give --run RUN)'
+	has '<stdin>:1: "run" missing (give --run RUN)'
 	run rt-audit -C --run night1 -H "$(H)" --html "$T/d.html" "$T/c.jsonl"
 	status_is 0
 	grep -q '<li><code>\[ $((RETRIAL_TRIAL % 3)) -ne 0 \] &amp;&amp; echo &quot;&lt;ok&gt;&quot;</code>: first flaky on revision (none)' "$T/d.html"
