@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/audit-sim.sh: NIGHTS (60) nights of a simulated suite through the
-# real rt-audit binary, each history in a temporary directory, REPS (4)
+# real rt-audit binary, each history in a temporary directory, REPS (6)
 # histories run JOBS (2) at a time. Every night each test runs TRIALS (20)
 # single-attempt trials on that night's revision. The suite: constant-rate
 # tests at 1, 2, 5, 10, 20 and 50% (COPIES (4) of each), clean tests, and
@@ -15,7 +15,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 NIGHTS=${NIGHTS:-60}
-REPS=${REPS:-4}
+REPS=${REPS:-6}
 JOBS=${JOBS:-2}
 TRIALS=${TRIALS:-20}
 COPIES=${COPIES:-4}
@@ -30,7 +30,7 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT INT TERM
 suite() {
 	i=1
 	while [ "$i" -le "$COPIES" ]; do
-		for p in 0.01 0.02 0.05 0.10 0.20 0.50; do echo "const$p.$i $p $p"; done
+		for p in 1 2 5 10 20 50; do echo "const$p.$i 0.$(printf %02d "$p") 0.$(printf %02d "$p")"; done
 		echo "clean.$i 0 0"
 		echo "c0to5.$i 0 0.05"
 		echo "c0to20.$i 0 0.20"
@@ -57,7 +57,7 @@ history() {
 				printf "{\"type\":\"trial\",\"trial\":%d,\"case\":\"%s\",\"outcome\":\"%s\",\"attempt\":1,\"run\":\"night%03d\",\"revision\":\"rev%03d\",\"timestamp\":\"%s\",\"source\":\"sim\"}\n", \
 				    t, $1, rand() < p ? "fail" : "pass", night, night, ts
 		}' "$tmp/suite" > "$d/night.jsonl"
-		"$AUDIT" -H "$d/audit.db" --json "$d/d.json" --md /dev/null "$d/night.jsonl" 2>/dev/null || {
+		"$AUDIT" -H "$d/audit.db" -n 1000000 --json "$d/d.json" --md /dev/null "$d/night.jsonl" 2>/dev/null || {
 			echo "bench/audit-sim.sh: rep $rep night $night: rt-audit failed" >&2
 			return 2
 		}
@@ -86,7 +86,7 @@ echo "audit-sim: $REPS histories x $NIGHTS nights, $TRIALS single-attempt trials
 echo "binary: $AUDIT"
 jq -s --argjson k "$K" '
 def kind: split(".")[0];
-def changed: (kind | startswith("c") and kind != "clean") or kind == "broken";
+def changed: kind | IN("c0to5", "c0to20", "c5to20", "c20to0", "broken");
 # nights from K to the first digest at or after K whose list names each
 # test of a kind, per history
 def delays(list; want):
@@ -116,7 +116,7 @@ def false_alarms: . as $d | [.changes[] | select((changed | not) or $d.night < $
 nconst=$((REPS * COPIES * 6))
 jq -r --argjson nconst "$nconst" --argjson copies "$COPIES" --argjson reps "$REPS" '
 "false \"no longer flaky\": \(.false_gone) of \($nconst) constant-rate tests cleared at least once (\(.false_gone * 1000 / $nconst | round / 10)%; gate <= 5%)",
-"rate-change alarms: \(.alarms), \(.false_alarms) false; false discovery rate (mean over digests) \(.fdr * 1000 | round / 10)% (gate <= 5%); without the broken tests\u0027 nightly alarms \(.fdr_nobroken * 1000 | round / 10)%",
+"rate-change alarms: \(.alarms), \(.false_alarms) false; false discovery rate (mean over digests) \(.fdr * 1000 | round / 10)% (gate <= 5%); without the broken tests\u0027 (true) nightly alarms \(.fdr_nobroken * 1000 | round / 10)% (not gated: removing true discoveries is not what BH controls)",
 "detection delay in nights after the change, over \($reps * $copies) tests each:",
 "  0->5%   newly flaky: \(.d_new_0to5); rate change: \(.d_chg_0to5)",
 "  0->20%  newly flaky: \(.d_new_0to20); rate change: \(.d_chg_0to20)",
@@ -127,7 +127,7 @@ jq -r --argjson nconst "$nconst" --argjson copies "$COPIES" --argjson reps "$REP
 fail=0
 jq -e --argjson nconst "$nconst" '.false_gone / $nconst <= 0.05' "$tmp/sum.json" >/dev/null || {
 	echo "GATE FAILED: false \"no longer flaky\" above 5%"; fail=1; }
-jq -e '.fdr <= 0.05 and .fdr_nobroken <= 0.05' "$tmp/sum.json" >/dev/null || {
+jq -e '.fdr <= 0.05' "$tmp/sum.json" >/dev/null || {
 	echo "GATE FAILED: rate-change false discovery rate above 5%"; fail=1; }
 [ "$fail" -eq 0 ] && echo "gates: pass"
 exit "$fail"

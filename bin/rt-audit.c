@@ -1,5 +1,7 @@
 /* rt-audit: the nightly flake audit — ingest a night's per-case trial
- * records into a SQLite history and write a digest of what changed. */
+ * records into a SQLite history and write a digest of what changed. Past
+ * 800 lines because the digest's rules (each valid when read every night)
+ * and its Markdown/HTML renderings, old audits' included, are its own. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -43,8 +45,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: rt-audit [-gC] [-H FILE] [-r RUN [--same-run]] [--revision REV] [-n N]\n"
-	    "                [-w W]\n"
-	    "                [--confidence C] [--md FILE] [--html FILE] [--json FILE]\n"
+	    "                [-w W] [--confidence C] [--md FILE] [--html FILE] [--json FILE]\n"
 	    "                [file ...]\n"
 	    "       rt-audit --audit N [-g] [-H FILE] [--md FILE] [--html FILE] [--json FILE]\n"
 	    "Ingest per-case trial records (rt-junit, rt-collect --junit) into the flake\n"
@@ -552,7 +553,7 @@ quarantine(const char *c)
 {
 	runcount *v;
 	size_t nv = case_runs(c, &v), j, i;
-	long kr = 0, nr = 0, kb, nb, r = 0;
+	long kr = 0, nr = 0, kb, nb, kt, nt, r = 0;
 	double alpha = 1 - G.conf, lo, hi, cq = 1 - alpha / 2 / (double)G.window;
 	json_t *o = NULL, *recent, *basis;
 	int rc;
@@ -561,11 +562,12 @@ quarantine(const char *c)
 		runs_free(v, nv);
 		return NULL;        /* it passed its latest run */
 	}
+	for (kt = nt = 0, i = 0; i < nv; i++)
+		kt += v[i].k, nt += v[i].n;
 	for (j = 1; j < nv && v[nv - j].in_window && !o; j++) {
 		kr += v[nv - j].k;
 		nr += v[nv - j].n;
-		for (kb = nb = 0, i = 0; i < nv - j; i++)
-			kb += v[i].k, nb += v[i].n;
+		kb = kt - kr, nb = nt - nr;
 		if (nb == 0)
 			break;
 		recent = exact_obj(kr, nr, cq, 0, &lo);

@@ -1,6 +1,7 @@
 /* rt-measure: rerun a command (or read trial records) and print its failure
- * rate with its interval (Wilson; exact one-sided at 0/n and n/n), the trial
- * counts and a verdict. */
+ * rate with its interval (Wilson; exact one-sided at 0/n and n/n; after
+ * --until, the anytime one its stopping rule used), the trial counts and a
+ * verdict. */
 #include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
