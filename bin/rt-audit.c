@@ -541,13 +541,14 @@ exact_obj(long k, long n, double c, int high, double *bound)
 
 /* A quarantine candidate by the rt-plan policy, on single-attempt data
  * (rt-audit(1)): the policy plans r retries at the high end of the rate
- * measured before (exact, at 1 − α/2), so a run exhausts them with chance
- * at most q = hi^(r+1). A test is a candidate when, for some j, its last
- * j runs (in the window, the latest failing) have a rate whose exact
- * lower bound at 1 − α/(2W) lies above hi: each of its executions now
- * exhausts the r retries with chance above q, beyond what the budget was
- * planned for. At a rate that did not change, a night lists a test with
- * probability at most α. NULL when it is not one. */
+ * measured before (anytime-valid at 1 − α/2, so it holds for every
+ * split at once), so a run exhausts them with chance at most
+ * q = hi^(r+1). A test is a candidate when, for some j ≤ W, its last j
+ * runs (in the window, the latest failing) have a rate whose exact lower
+ * bound at 1 − α/(2W) lies above hi: each of its executions now exhausts
+ * the r retries with chance above q, beyond what the budget was planned
+ * for. At a rate that did not change, a night lists a test with
+ * probability at most α/2 + W·α/(2W) = α. NULL when it is not one. */
 static json_t *
 quarantine(const char *c)
 {
@@ -571,7 +572,7 @@ quarantine(const char *c)
 		if (nb == 0)
 			break;
 		recent = exact_obj(kr, nr, cq, 0, &lo);
-		basis = exact_obj(kb, nb, 1 - alpha / 2, 1, &hi);
+		basis = anytime_obj(kb, nb, 1 - alpha / 2, 1, &hi);
 		rc = rt_retry_budget(hi, RT_RETRY_TARGET, &r);
 		if (rc == RT_STATS_OK && lo > hi) {
 			o = json_object();
@@ -951,11 +952,11 @@ render(doc *d, json_t *a)
 			char c1[64], c2[64], b1[32], b2[32], b3[32], b4[32];
 			snprintf(ch, sizeof ch, j == 1 ? "run" : "%lld runs", j);
 			snprintf(line, sizeof line, "its last %s: %s, at least %s; "
-			    "%lld retr%s planned at its rate before (%s, at most %s): an "
+			    "%lld retr%s planned at its rate before (%s, at most %s, anytime): an "
 			    "execution now exhausts them with chance at least %s, above the "
 			    "%s planned", ch, counts(c1, sizeof c1, re),
 			    bound(b1, sizeof b1, re, "exact_low", 0), r, r == 1 ? "y" : "ies",
-			    counts(c2, sizeof c2, ba), bound(b2, sizeof b2, ba, "exact_high", 1),
+			    counts(c2, sizeof c2, ba), bound(b2, sizeof b2, ba, "anytime_high", 1),
 			    bound(b3, sizeof b3, o, "exhaust_low", 0),
 			    bound(b4, sizeof b4, o, "exhaust_planned", 1));
 		} else {

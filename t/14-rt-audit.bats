@@ -207,11 +207,12 @@ H() { echo "$T/audit.db"; }
 	run rt-audit -H "$(H)" --json "$T/d.json" --md - "$T/n3.jsonl"
 	status_is 0
 	has "## Quarantine candidates (1)"
-	# 10/10 at 1 − 0.05/60: at least 49.2%; planned at 0/20's 16.9% (exact,
-	# 97.5%): 2 retries, 0.169^3 = 0.5% per execution; now 0.492^3 = 11.9%
-	has '- `t.broken`: its last run: 10/10 failed, at least 49.2%; 2 retries planned at its rate before (0/20 failed, at most 16.9%): an execution now exhausts them with chance at least 11.9%, above the 0.5% planned'
+	# 10/10 at 1 − 0.05/60 (exact): at least 49.2%; planned at 0/20's 25.1%
+	# (anytime, 97.5%): 3 retries, 0.2504^4 = 0.4% per execution; now
+	# 0.4921^4 = 5.8%
+	has '- `t.broken`: its last run: 10/10 failed, at least 49.2%; 3 retries planned at its rate before (0/20 failed, at most 25.1%, anytime): an execution now exhausts them with chance at least 5.8%, above the 0.4% planned'
 	jqe '[.quarantine[].case] == ["t.broken"]' "$T/d.json"
-	jqe '.quarantine[0] | .runs == 1 and .retry_budget == 2 and .rate.failures == 10 and .basis.trials == 20
+	jqe '.quarantine[0] | .runs == 1 and .retry_budget == 3 and .rate.failures == 10 and .basis.trials == 20
 		and .exhaust_low > .exhaust_planned' "$T/d.json"
 }
 
