@@ -10,7 +10,13 @@
 # exit 1. Beside it, the coverage the fixed-n Wilson interval (exact
 # one-sided at 0/n and n/n) would have on the same counts, which is what
 # rt-measure printed before it labelled the anytime interval.
-# RT_MEASURE=path runs another build (see the closing comment for figures).
+# RT_MEASURE=path runs another build.
+# Measured 2026-12-02 (2 shared cores, 93 s), this build: coverage 98.8%,
+# 100%, 100%, 99.8% at 0.5%, 1%, 2%, 5% (gate passes); mean printed rate
+# 2.1%, 3.5%, 6.0%, 12.8%, the bias the summary names. The same counts
+# under the fixed-n Wilson interval: 81.0%, 84.3%, 86.3%, 83.5%. The build
+# before (rt-measure.c of 0b38c83 linked against this lib/, given as
+# RT_MEASURE) prints that interval, and the gate fails: exit 1.
 set -eu
 cd "$(dirname "$0")/.."
 REPS=${REPS:-400}
