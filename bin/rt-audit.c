@@ -1,5 +1,7 @@
 /* rt-audit: the nightly flake audit — ingest a night's per-case trial
- * records into a SQLite history and write a digest of what changed. */
+ * records into a SQLite history and write a digest of what changed. Past
+ * 800 lines because the digest's rules (each valid when read every night)
+ * and its Markdown/HTML renderings, old audits' included, are its own. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -21,12 +23,12 @@
 #include "rt_trial.h"
 #include "rt_util.h"
 
-enum { OPT_MD = 1100, OPT_HTML, OPT_JSON, OPT_REVISION, OPT_CONF, OPT_AUDIT };
+enum { OPT_MD = 1100, OPT_HTML, OPT_JSON, OPT_REVISION, OPT_CONF, OPT_AUDIT, OPT_SAME_RUN };
 
 static struct {
 	const char *history, *run, *revision;
 	const char *md, *html, *json;
-	int command_case, gate;
+	int command_case, gate, same_run;
 	long top, window;
 	double conf;
 	sqlite3 *db;
@@ -34,6 +36,7 @@ static struct {
 	long long audit, rerender;
 	const char *tuned;      /* an option --audit N does not take */
 	char at[32];
+	char *dfile, *drun;     /* a file's default run, from its first record */
 	long read, ingested, duplicates, counted, nocase, other;
 } G;
 
@@ -41,15 +44,17 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: rt-audit [-gC] [-H FILE] [-r RUN] [--revision REV] [-n N] [-w W]\n"
-	    "                [--confidence C] [--md FILE] [--html FILE] [--json FILE]\n"
+	    "usage: rt-audit [-gC] [-H FILE] [-r RUN [--same-run]] [--revision REV] [-n N]\n"
+	    "                [-w W] [--confidence C] [--md FILE] [--html FILE] [--json FILE]\n"
 	    "                [file ...]\n"
 	    "       rt-audit --audit N [-g] [-H FILE] [--md FILE] [--html FILE] [--json FILE]\n"
 	    "Ingest per-case trial records (rt-junit, rt-collect --junit) into the flake\n"
 	    "history and write the digest: new flaky tests, tests no longer flaky, rate\n"
 	    "changes, the top rates and quarantine candidates.\n"
 	    "  -H, --history FILE      the history (default $XDG_DATA_HOME/retrial/audit.db)\n"
-	    "  -r, --run RUN           the run of records that name none\n"
+	    "  -r, --run RUN           the run of records that name none (default: each\n"
+	    "                          file a run of its own, named by path and first time)\n"
+	    "      --same-run          the several files given are one run (with --run)\n"
 	    "      --revision REV      the revision of records that name none\n"
 	    "  -C, --command-case      a record without \"case\" is the case of its command\n"
 	    "  -n, --top N             list the N highest rates (10)\n"
@@ -101,6 +106,28 @@ static const char *const outcomes[] = {
 	"pass", "fail", "skip", "error", "timeout", "ignored", NULL
 };
 
+/* Without --run, each file is a run of its own, named as rt-junit names
+ * a report's: its path, "@" and its first record's timestamp (or
+ * started_at), so the same file read again is the same run. Standard
+ * input, or a first record without either, has none. */
+static const char *
+default_run(json_t *rec, const rt_where *w)
+{
+	const char *ts;
+
+	if (!strcmp(w->file, "<stdin>"))
+		return NULL;
+	if (G.dfile && !strcmp(G.dfile, w->file))
+		return G.drun;
+	free(G.dfile);
+	free(G.drun);
+	G.dfile = rt_xstrdup(w->file);
+	G.drun = NULL;
+	if (rt_rec_opt_str(rec, "timestamp", w, &ts) || rt_rec_opt_str(rec, "started_at", w, &ts))
+		G.drun = rt_xasprintf("%s@%s", w->file, ts);
+	return G.drun;
+}
+
 static int
 ingest(json_t *rec, const rt_where *w, void *ctx)
 {
@@ -134,10 +161,11 @@ ingest(json_t *rec, const rt_where *w, void *ctx)
 	}
 	copy = json_deep_copy(rec);
 	if (!rt_rec_opt_str(rec, "run", w, &r.run)) {
-		if (!G.run)
+		if (!G.run && !(r.run = default_run(rec, w)))
 			rt_die_at(w, "\"run\" missing (give --run RUN)");
-		r.run = G.run;
-		json_object_set_new(copy, "run", json_string(G.run));
+		if (G.run)
+			r.run = G.run;
+		json_object_set_new(copy, "run", json_string(r.run));
 	}
 	if (!rt_rec_opt_str(rec, "revision", w, &r.revision) && G.revision) {
 		r.revision = G.revision;
@@ -206,15 +234,6 @@ rate_obj(long k, long n, double *hi)
 	return o;
 }
 
-static void
-set_change(json_t *o, const rt_interval *d)
-{
-	json_object_set_new(o, "change", rt_json_real6(d->center));
-	json_object_set_new(o, "change_low", rt_json_real6(d->low));
-	json_object_set_new(o, "change_high", rt_json_real6(d->high));
-	json_object_set_new(o, "change_interval", json_string("newcombe"));
-}
-
 /* ---- the audit ---- */
 
 /* FLAKY: a pass and a failure on the same revision (records without a
@@ -269,52 +288,138 @@ new_flaky(void)
 	return out;
 }
 
-/* A test flagged flaky in an earlier audit is "no longer flaky" only when
- * the Newcombe interval on (rate up to its last failing run) − (rate
- * since) lies above 0; else it has not been seen failing for N runs. */
+/* A test's counted records per run, in run order (rt-audit(1)). */
+typedef struct {
+	long k, n;
+	long long audit;
+	int in_window;
+	char *run;
+} runcount;
+
+static size_t
+case_runs(const char *c, runcount **out)
+{
+	static sqlite3_stmt *q;
+	runcount *v = NULL;
+	size_t nv = 0;
+
+	if (!c) {
+		sqlite3_finalize(q);
+		q = NULL;
+		return 0;
+	}
+	if (!q)
+		q = prep("SELECT r.run, sum(r.failed), count(r.failed), min(u.audit_id),"
+		    " r.run IN (SELECT run FROM runs ORDER BY audit_id DESC, first_ts DESC,"
+		    "  run DESC LIMIT ?2)"
+		    " FROM results r JOIN runs u ON u.run = r.run"
+		    " WHERE r.case_id = ?1 AND r.failed IS NOT NULL"
+		    " GROUP BY r.run ORDER BY min(u.audit_id), min(u.first_ts), r.run");
+	sqlite3_bind_text(q, 1, c, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(q, 2, G.window);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		v = rt_xrealloc(v, (nv + 1) * sizeof *v);
+		v[nv].run = rt_xstrdup(col_text(q, 0));
+		v[nv].k = sqlite3_column_int64(q, 1);
+		v[nv].n = sqlite3_column_int64(q, 2);
+		v[nv].audit = sqlite3_column_int64(q, 3);
+		v[nv].in_window = sqlite3_column_int(q, 4);
+		nv++;
+	}
+	sqlite3_reset(q);
+	*out = v;
+	return nv;
+}
+
+static void
+runs_free(runcount *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].run);
+	free(v);
+}
+
+/* A rate with an anytime-valid bound (rt_cs_interval at c): "low" or
+ * "high" names the side the rule uses. */
+static json_t *
+anytime_obj(long k, long n, double c, int high, double *bound)
+{
+	json_t *o = rate_obj(k, n, NULL);
+	rt_interval cs;
+
+	rt_cs_interval(k, n, c, 0.5, 0.5, &cs);
+	*bound = high ? cs.high : cs.low;
+	json_object_set_new(o, high ? "anytime_high" : "anytime_low", rt_json_real6(*bound));
+	json_object_set_new(o, "anytime_confidence", rt_json_real6(c));
+	return o;
+}
+
+/* "No longer flaky", a rule that may be checked every night (rt-audit(1)):
+ * for a start s among the runs since the audit that flagged it (the j-th
+ * such run), the anytime upper bound on the rate from s on, at
+ * 1 − (α/2)/(j(j+1)), lies below half the anytime lower bound, at
+ * 1 − α/2, on the rate before s. The bounds hold at every n at once and
+ * the starts' shares of α/2 sum to α/2, so a test whose rate never
+ * changed is listed, over any number of nights, with probability at most
+ * α = 1 − C. A flagged test clean in its latest run but not shown so is
+ * "not seen failing" (information, not a claim). */
 static void
 recovered(json_t *gone, json_t *quiet)
 {
-	sqlite3_stmt *cases, *runs, *clear;
-	long kb, nb, na, since, k, n;
-	rt_interval d;
+	sqlite3_stmt *cases, *clear;
+	runcount *v;
+	size_t nv, i, j, first, last_fail;
+	long kb, nb, ka, na, *pk, *pn, sk, sn, since;
+	double alpha = 1 - G.conf, lo, hi, cj;
 	json_t *o;
+	long long flag;
 
-	cases = prep("SELECT case_id FROM flaky WHERE cleared_audit IS NULL AND"
+	cases = prep("SELECT case_id, audit_id FROM flaky WHERE cleared_audit IS NULL AND"
 	    " audit_id < ?1 ORDER BY case_id");
-	runs = prep("SELECT sum(r.failed), count(r.failed) FROM results r"
-	    " JOIN runs u ON u.run = r.run WHERE r.case_id = ?1 AND r.failed IS NOT NULL"
-	    " GROUP BY r.run ORDER BY min(u.audit_id), min(u.first_ts), r.run");
 	clear = prep("UPDATE flaky SET cleared_audit = ?2, cleared_at = ?3"
 	    " WHERE case_id = ?1");
 	sqlite3_bind_int64(cases, 1, G.audit);
 	while (sqlite3_step(cases) == SQLITE_ROW) {
 		const char *c = col_text(cases, 0);
-		kb = nb = na = since = 0;
-		sqlite3_bind_text(runs, 1, c, -1, SQLITE_TRANSIENT);
-		while (sqlite3_step(runs) == SQLITE_ROW) {
-			k = sqlite3_column_int64(runs, 0);
-			n = sqlite3_column_int64(runs, 1);
-			if (k > 0) {
-				kb += k;
-				nb += n + na;
-				na = since = 0;
+		flag = sqlite3_column_int64(cases, 1);
+		nv = case_runs(c, &v);
+		if (nv == 0 || v[nv - 1].k > 0) {
+			runs_free(v, nv);
+			continue;        /* it failed in its latest run */
+		}
+		pk = rt_xcalloc(nv + 1, sizeof *pk);
+		pn = rt_xcalloc(nv + 1, sizeof *pn);
+		for (i = 0; i < nv; i++)
+			pk[i + 1] = pk[i] + v[i].k, pn[i + 1] = pn[i] + v[i].n;
+		for (first = 0; first < nv && v[first].audit <= flag; first++)
+			;
+		o = NULL;
+		for (i = first; i < nv && !o; i++) {
+			j = i - first + 1;
+			kb = pk[i], nb = pn[i];
+			ka = pk[nv] - kb, na = pn[nv] - nb;
+			if (nb == 0 || na == 0)
+				continue;
+			cj = 1 - alpha / 2 / ((double)j * (double)(j + 1));
+			json_t *before = anytime_obj(kb, nb, 1 - alpha / 2, 0, &lo);
+			json_t *after = anytime_obj(ka, na, cj, 1, &hi);
+			if (hi < lo / 2) {
+				o = json_object();
+				json_object_set_new(o, "case", json_string(c));
+				json_object_set_new(o, "since_run", json_string(v[i].run));
+				json_object_set_new(o, "runs_since", json_integer((json_int_t)(nv - i)));
+				json_object_set_new(o, "before", before);
+				json_object_set_new(o, "since", after);
+				json_object_set_new(o, "level", rt_json_real6(lo / 2));
+				json_object_set_new(o, "rule", json_string("anytime"));
 			} else {
-				na += n;
-				since++;
+				json_decref(before);
+				json_decref(after);
 			}
 		}
-		sqlite3_reset(runs);
-		if (since == 0)
-			continue;        /* it failed in its latest run */
-		rt_newcombe(kb, nb, 0, na, G.conf, &d);
-		o = json_object();
-		json_object_set_new(o, "case", json_string(c));
-		json_object_set_new(o, "runs_since", json_integer(since));
-		json_object_set_new(o, "before", rate_obj(kb, nb, NULL));
-		json_object_set_new(o, "since", rate_obj(0, na, NULL));
-		set_change(o, &d);
-		if (d.low > 0) {
+		if (o) {
 			json_array_append_new(gone, o);
 			sqlite3_bind_text(clear, 1, c, -1, SQLITE_TRANSIENT);
 			sqlite3_bind_int64(clear, 2, G.audit);
@@ -323,11 +428,22 @@ recovered(json_t *gone, json_t *quiet)
 				die_db("flaky");
 			sqlite3_reset(clear);
 		} else {
+			for (last_fail = nv; last_fail > 0 && v[last_fail - 1].k == 0; last_fail--)
+				;
+			sk = sn = since = 0;
+			for (i = last_fail; i < nv; i++)
+				sn += v[i].n, since++;
+			o = json_object();
+			json_object_set_new(o, "case", json_string(c));
+			json_object_set_new(o, "runs_since", json_integer(since));
+			json_object_set_new(o, "since", rate_obj(sk, sn, NULL));
 			json_array_append_new(quiet, o);
 		}
+		free(pk);
+		free(pn);
+		runs_free(v, nv);
 	}
 	sqlite3_finalize(cases);
-	sqlite3_finalize(runs);
 	sqlite3_finalize(clear);
 }
 
@@ -340,16 +456,18 @@ by_abs_change(const void *a, const void *b)
 	return (x < y) - (x > y);
 }
 
-/* Tonight's rate against the history before it, listed when the Newcombe
- * interval on the difference excludes 0. */
+/* Tonight's rate against the history before it, by Fisher's exact test,
+ * listed by the Benjamini–Hochberg procedure at a false discovery rate of
+ * 1 − C over every test compared tonight: the digest's share of false
+ * alarms stays within 1 − C however many tests the suite has. */
 static json_t *
-rate_changes(void)
+rate_changes(json_t *d)
 {
 	sqlite3_stmt *q;
 	json_t *out = json_array(), **v = NULL, *o;
-	size_t nv = 0, i;
+	size_t nv = 0, i, shown = 0;
 	long k1, n1, k2, n2;
-	rt_interval d;
+	double *p = NULL, *ps = NULL, cut;
 
 	q = prep("SELECT case_id, sum(failed * (audit_id < ?1)), sum(audit_id < ?1),"
 	    " sum(failed * (audit_id = ?1)), sum(audit_id = ?1) FROM results"
@@ -364,26 +482,44 @@ rate_changes(void)
 		n2 = sqlite3_column_int64(q, 4);
 		if (n1 == 0 || n2 == 0)
 			continue;
-		rt_newcombe(k2, n2, k1, n1, G.conf, &d);
-		if (d.low <= 0 && d.high >= 0)
-			continue;
 		o = json_object();
 		json_object_set_new(o, "case", json_string(col_text(q, 0)));
 		json_object_set_new(o, "before", rate_obj(k1, n1, NULL));
 		json_object_set_new(o, "tonight", rate_obj(k2, n2, NULL));
-		set_change(o, &d);
+		json_object_set_new(o, "change", rt_json_real6((double)k2 / n2 - (double)k1 / n1));
 		v = rt_xrealloc(v, (nv + 1) * sizeof *v);
+		p = rt_xrealloc(p, (nv + 1) * sizeof *p);
+		p[nv] = rt_fisher_exact(k2, n2 - k2, k1, n1 - k1);
+		json_object_set_new(o, "p_value", json_real(p[nv]));
 		v[nv++] = o;
 	}
 	sqlite3_finalize(q);
+	ps = rt_xcalloc(nv + 1, sizeof *ps);
 	if (nv)
-		qsort(v, nv, sizeof *v, by_abs_change);
+		memcpy(ps, p, nv * sizeof *p);
+	cut = rt_bh_cutoff(ps, nv, 1 - G.conf);
+	json_object_set_new(d, "rate_change_tests", json_integer((json_int_t)nv));
+	json_object_set_new(d, "rate_change_fdr", rt_json_real6(1 - G.conf));
+	json_object_set_new(d, "rate_change_method", json_string("fisher, benjamini-hochberg"));
 	for (i = 0; i < nv; i++)
+		if (!(p[i] <= cut)) {
+			json_decref(v[i]);
+			v[i] = NULL;
+		}
+	for (i = 0; i < nv; i++)
+		if (v[i])
+			v[shown++] = v[i];
+	json_object_set_new(d, "rate_change_alarms", json_integer((json_int_t)shown));
+	if (shown)
+		qsort(v, shown, sizeof *v, by_abs_change);
+	for (i = 0; i < shown; i++)
 		if ((long)i < G.top)
 			json_array_append_new(out, v[i]);
 		else
 			json_decref(v[i]);
 	free(v);
+	free(p);
+	free(ps);
 	return out;
 }
 
@@ -391,18 +527,79 @@ rate_changes(void)
 #define WINDOW_RUNS "(SELECT run FROM runs ORDER BY audit_id DESC, first_ts DESC," \
 	" run DESC LIMIT ?1)"
 
+/* A rate with an exact one-sided bound at c: "low" or "high". */
+static json_t *
+exact_obj(long k, long n, double c, int high, double *bound)
+{
+	json_t *o = rate_obj(k, n, NULL);
+
+	*bound = high ? rt_exact_upper(k, n, c) : rt_exact_lower(k, n, c);
+	json_object_set_new(o, high ? "exact_high" : "exact_low", rt_json_real6(*bound));
+	json_object_set_new(o, "exact_confidence", rt_json_real6(c));
+	return o;
+}
+
+/* A quarantine candidate by the rt-plan policy, on single-attempt data
+ * (rt-audit(1)): the policy plans r retries at the high end of the rate
+ * measured before (anytime-valid at 1 − α/2, so it holds for every
+ * split at once), so a run exhausts them with chance at most
+ * q = hi^(r+1). A test is a candidate when, for some j ≤ W, its last j
+ * runs (in the window, the latest failing) have a rate whose exact lower
+ * bound at 1 − α/(2W) lies above hi: each of its executions now exhausts
+ * the r retries with chance above q, beyond what the budget was planned
+ * for. At a rate that did not change, a night lists a test with
+ * probability at most α/2 + W·α/(2W) = α. NULL when it is not one. */
+static json_t *
+quarantine(const char *c)
+{
+	runcount *v;
+	size_t nv = case_runs(c, &v), j, i;
+	long kr = 0, nr = 0, kb, nb, kt, nt, r = 0;
+	double alpha = 1 - G.conf, lo, hi, cq = 1 - alpha / 2 / (double)G.window;
+	json_t *o = NULL, *recent, *basis;
+	int rc;
+
+	if (nv == 0 || v[nv - 1].k == 0) {
+		runs_free(v, nv);
+		return NULL;        /* it passed its latest run */
+	}
+	for (kt = nt = 0, i = 0; i < nv; i++)
+		kt += v[i].k, nt += v[i].n;
+	for (j = 1; j < nv && v[nv - j].in_window && !o; j++) {
+		kr += v[nv - j].k;
+		nr += v[nv - j].n;
+		kb = kt - kr, nb = nt - nr;
+		if (nb == 0)
+			break;
+		recent = exact_obj(kr, nr, cq, 0, &lo);
+		basis = anytime_obj(kb, nb, 1 - alpha / 2, 1, &hi);
+		rc = rt_retry_budget(hi, RT_RETRY_TARGET, &r);
+		if (rc == RT_STATS_OK && lo > hi) {
+			o = json_object();
+			json_object_set_new(o, "case", json_string(c));
+			json_object_set_new(o, "runs", json_integer((json_int_t)j));
+			json_object_set_new(o, "rate", recent);
+			json_object_set_new(o, "basis", basis);
+			json_object_set_new(o, "retry_budget", json_integer(r));
+			json_object_set_new(o, "exhaust_planned", rt_json_real6(pow(hi, (double)(r + 1))));
+			json_object_set_new(o, "exhaust_low", rt_json_real6(pow(lo, (double)(r + 1))));
+		} else {
+			json_decref(recent);
+			json_decref(basis);
+		}
+	}
+	runs_free(v, nv);
+	return o;
+}
+
 /* The top N by rate over the window (ties: the higher interval), and the
- * quarantine candidates by the rt-plan policy: retries planned at the
- * interval's high end, quarantine when m of the case's W executions in
- * the window ended failing, m from rt_quarantine_after. */
+ * quarantine candidates. */
 static void
 rates(json_t *top, json_t *quar)
 {
-	sqlite3_stmt *q, *ex;
-	long k, n, r, m, e, x;
-	double hi, qx;
+	sqlite3_stmt *q;
+	long k, n;
 	json_t *o, *rt;
-	int rc;
 
 	q = prep("SELECT case_id, sum(failed), count(failed),"
 	    " EXISTS (SELECT 1 FROM flaky f WHERE f.case_id = results.case_id AND"
@@ -410,54 +607,23 @@ rates(json_t *top, json_t *quar)
 	    " FROM results WHERE failed IS NOT NULL AND run IN " WINDOW_RUNS
 	    " GROUP BY case_id HAVING sum(failed) > 0"
 	    " ORDER BY sum(failed) * 1.0 / count(failed) DESC, count(failed) DESC, case_id");
-	ex = prep("SELECT count(*), coalesce(sum(f = n AND n >= ?3), 0) FROM (SELECT sum(failed) AS f,"
-	    " count(failed) AS n FROM results WHERE case_id = ?2 AND failed IS NOT NULL"
-	    " AND run IN " WINDOW_RUNS " GROUP BY run, coalesce(trial, 0))");
 	sqlite3_bind_int64(q, 1, G.window);
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		const char *c = col_text(q, 0);
 		k = sqlite3_column_int64(q, 1);
 		n = sqlite3_column_int64(q, 2);
-		rt = rate_obj(k, n, &hi);
 		if ((long)json_array_size(top) < G.top) {
+			rt = rate_obj(k, n, NULL);
 			o = json_object();
 			json_object_set_new(o, "case", json_string(c));
 			json_object_set_new(o, "flaky", json_boolean(sqlite3_column_int(q, 3)));
-			json_object_set(o, "rate", rt);
+			json_object_set_new(o, "rate", rt);
 			json_array_append_new(top, o);
 		}
-		rc = rt_retry_budget(hi, RT_RETRY_TARGET, &r);
-		qx = rc == RT_STATS_EALWAYS ? 1 : pow(hi, (double)(r + 1));
-		/* the executions: one per run and trial. One exhausted its
-		 * retries when it made all r + 1 attempts and each failed; one
-		 * that stopped sooner never ran the retries the policy gives */
-		sqlite3_bind_int64(ex, 1, G.window);
-		sqlite3_bind_text(ex, 2, c, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(ex, 3, rc == RT_STATS_EALWAYS ? 1 : r + 1);
-		e = x = 0;
-		if (sqlite3_step(ex) == SQLITE_ROW) {
-			e = sqlite3_column_int64(ex, 0);
-			x = sqlite3_column_int64(ex, 1);
-		}
-		sqlite3_reset(ex);
-		if (e > 0 && rt_quarantine_after(qx, e, G.conf, &m) == RT_STATS_OK &&
-		    x >= m) {
-			o = json_object();
-			json_object_set_new(o, "case", json_string(c));
-			json_object_set_new(o, "exhausted", json_integer(x));
-			json_object_set_new(o, "executions", json_integer(e));
-			json_object_set_new(o, "quarantine_after", json_integer(m));
-			json_object_set_new(o, "retry_budget", rc == RT_STATS_EALWAYS ?
-			    json_null() : json_integer(r));
-			json_object_set_new(o, "false_alarm_bound",
-			    rt_json_real6(rt_quarantine_false_alarm(m, e, qx)));
-			json_object_set(o, "rate", rt);
+		if ((o = quarantine(c)))
 			json_array_append_new(quar, o);
-		}
-		json_decref(rt);
 	}
 	sqlite3_finalize(q);
-	sqlite3_finalize(ex);
 }
 
 static long long
@@ -505,10 +671,11 @@ audit(void)
 	json_object_set_new(d, "new_flaky", new_flaky());
 	json_object_set_new(d, "no_longer_flaky", gone);
 	json_object_set_new(d, "not_seen_failing", quiet);
-	json_object_set_new(d, "rate_changes", rate_changes());
+	json_object_set_new(d, "rate_changes", rate_changes(d));
 	rates(top, quar);
 	json_object_set_new(d, "top", top);
 	json_object_set_new(d, "quarantine", quar);
+	case_runs(NULL, NULL);
 	return d;
 }
 
@@ -547,6 +714,27 @@ change_text(char *buf, size_t size, json_t *o, double conf)
 	return buf;
 }
 
+/* A bound at one decimal, rounded outward: an upper bound up, a lower
+ * bound down, so the printed claim is never stronger than the one made. */
+static const char *
+bound(char *buf, size_t size, json_t *o, const char *k, int upper)
+{
+	double v = json_number_value(json_object_get(o, k)) * 1000;
+
+	v = upper ? ceil(v - 1e-9) : floor(v + 1e-9);
+	snprintf(buf, size, "%.1f%%", v / 10);
+	return buf;
+}
+
+static const char *
+counts(char *buf, size_t size, json_t *r)
+{
+	snprintf(buf, size, "%lld/%lld failed",
+	    (long long)json_integer_value(json_object_get(r, "failures")),
+	    (long long)json_integer_value(json_object_get(r, "trials")));
+	return buf;
+}
+
 /* Record text in HTML: visible (rt_text_visible), then escaped. */
 static void
 html_esc(rt_buf *b, const char *s)
@@ -564,18 +752,28 @@ typedef struct {
 } doc;
 
 static void
-d_head(doc *d, const char *title, size_t n, const char *none)
+d_head(doc *d, const char *title, size_t n, const char *none, const char *note)
 {
 	if (d->html)
-		rt_buf_printf(&d->b, "<h2>%s (%zu)</h2>\n%s", title, n,
-		    n ? "<ul>\n" : "");
+		rt_buf_printf(&d->b, "<h2>%s (%zu)</h2>\n", title, n);
 	else
 		rt_buf_printf(&d->b, "\n## %s (%zu)\n\n", title, n);
+	if (note) {
+		if (d->html) {
+			rt_buf_adds(&d->b, "<p>");
+			html_esc(&d->b, note);
+			rt_buf_adds(&d->b, "</p>\n");
+		} else {
+			rt_buf_printf(&d->b, "%s\n\n", note);
+		}
+	}
 	if (!n) {
 		if (d->html)
 			rt_buf_printf(&d->b, "<p>%s</p>\n", none);
 		else
 			rt_buf_printf(&d->b, "%s\n", none);
+	} else if (d->html) {
+		rt_buf_adds(&d->b, "<ul>\n");
 	}
 }
 
@@ -611,7 +809,7 @@ render(doc *d, json_t *a)
 {
 	json_t *v, *o;
 	size_t i;
-	char line[1200], ch[160];
+	char line[1200], ch[160], note[600];
 	/* the audit's own settings, so that --audit N renders it the same */
 	double conf = json_number_value(json_object_get(a, "confidence"));
 	long long window = json_integer_value(json_object_get(a, "window"));
@@ -643,7 +841,7 @@ render(doc *d, json_t *a)
 	}
 
 	v = json_object_get(a, "new_flaky");
-	d_head(d, "Newly flaky", json_array_size(v), "No test became flaky.");
+	d_head(d, "Newly flaky", json_array_size(v), "No test became flaky.", NULL);
 	json_array_foreach(v, i, o) {
 		json_t *rev = json_object_get(o, "first_revision");
 		snprintf(line, sizeof line, "first flaky on revision %s, seen %s (run %s): %s",
@@ -654,42 +852,84 @@ render(doc *d, json_t *a)
 	d_end(d, json_array_size(v));
 
 	v = json_object_get(a, "no_longer_flaky");
+	snprintf(note, sizeof note, "Listed when the rate since some run after the "
+	    "test was flagged lies below half the least its rate before could be, "
+	    "both bounds anytime-valid: a test whose rate never changed is listed "
+	    "with probability at most %g%%, however many nights it is checked.",
+	    (1 - conf) * 100);
 	d_head(d, "No longer flaky", json_array_size(v),
-	    "No flaky test has shown that it stopped failing.");
+	    "No flaky test has shown that it stopped failing.", json_array_size(v) ? note : NULL);
 	json_array_foreach(v, i, o) {
 		long long s = json_integer_value(json_object_get(o, "runs_since"));
-		snprintf(line, sizeof line, "%s before, %s in the %lld run%s since; "
-		    "change %s", rsum(o, "before"), rsum(o, "since"), s, s == 1 ? "" : "s",
-		    change_text(ch, sizeof ch, o, conf));
+		json_t *be = json_object_get(o, "before"), *si = json_object_get(o, "since");
+		if (!json_object_get(o, "rule")) {     /* an audit of an older rule */
+			snprintf(line, sizeof line, "%s before, %s in the %lld run%s since; "
+			    "change %s", rsum(o, "before"), rsum(o, "since"), s, s == 1 ? "" : "s",
+			    change_text(ch, sizeof ch, o, conf));
+		} else {
+			char c1[64], c2[64], b1[32], b2[32], b3[32];
+			snprintf(line, sizeof line, "since run %s (%lld run%s): %s, at most %s "
+			    "(anytime), below %s, half the least its rate before could be (%s, "
+			    "at least %s, anytime)", jstr(o, "since_run"), s, s == 1 ? "" : "s",
+			    counts(c1, sizeof c1, si), bound(b1, sizeof b1, si, "anytime_high", 1),
+			    bound(b2, sizeof b2, o, "level", 0), counts(c2, sizeof c2, be),
+			    bound(b3, sizeof b3, be, "anytime_low", 0));
+		}
 		d_item(d, jstr(o, "case"), line);
 	}
 	d_end(d, json_array_size(v));
 
 	v = json_object_get(a, "not_seen_failing");
 	d_head(d, "Not seen failing, not yet shown fixed", json_array_size(v),
-	    "None.");
+	    "None.", NULL);
 	json_array_foreach(v, i, o) {
 		long long s = json_integer_value(json_object_get(o, "runs_since"));
-		snprintf(line, sizeof line, "not seen failing since %lld run%s (%s); too "
-		    "few to show it fixed: change %s", s, s == 1 ? "" : "s",
-		    rsum(o, "since"), change_text(ch, sizeof ch, o, conf));
+		if (json_object_get(o, "change_low"))
+			snprintf(line, sizeof line, "not seen failing since %lld run%s (%s); too "
+			    "few to show it fixed: change %s", s, s == 1 ? "" : "s",
+			    rsum(o, "since"), change_text(ch, sizeof ch, o, conf));
+		else
+			snprintf(line, sizeof line, "not seen failing since %lld run%s (%s); "
+			    "not yet shown fixed", s, s == 1 ? "" : "s", rsum(o, "since"));
 		d_item(d, jstr(o, "case"), line);
 	}
 	d_end(d, json_array_size(v));
 
 	v = json_object_get(a, "rate_changes");
-	d_head(d, "Rate changes", json_array_size(v),
-	    "No rate changed beyond its interval.");
+	if (json_object_get(a, "rate_change_tests")) {
+		long long nt = json_integer_value(json_object_get(a, "rate_change_tests"));
+		long long na = json_integer_value(json_object_get(a, "rate_change_alarms"));
+		snprintf(note, sizeof note, "Tonight's rate against the history before, by "
+		    "Fisher's exact test, listed at a %g%% false discovery rate "
+		    "(Benjamini\xe2\x80\x93Hochberg) over the %lld test%s compared tonight%s",
+		    json_number_value(json_object_get(a, "rate_change_fdr")) * 100, nt,
+		    nt == 1 ? "" : "s", (long long)json_array_size(v) < na ? "" : ".");
+		if ((long long)json_array_size(v) < na) {
+			size_t l = strlen(note);
+			snprintf(note + l, sizeof note - l, "; %lld of %lld shown.",
+			    (long long)json_array_size(v), na);
+		}
+	}
+	d_head(d, "Rate changes", json_array_size(v), "No rate change passed the false discovery rate control.",
+	    json_object_get(a, "rate_change_tests") ? note : NULL);
 	json_array_foreach(v, i, o) {
-		snprintf(line, sizeof line, "%s tonight, %s before; change %s",
-		    rsum(o, "tonight"), rsum(o, "before"), change_text(ch, sizeof ch, o, conf));
+		if (json_object_get(o, "p_value")) {
+			char a1[32];
+			pct(a1, sizeof a1, json_number_value(json_object_get(o, "change")));
+			snprintf(line, sizeof line, "%s tonight, %s before; change %s points, "
+			    "Fisher p = %.2g", rsum(o, "tonight"), rsum(o, "before"), a1,
+			    json_number_value(json_object_get(o, "p_value")));
+		} else {
+			snprintf(line, sizeof line, "%s tonight, %s before; change %s",
+			    rsum(o, "tonight"), rsum(o, "before"), change_text(ch, sizeof ch, o, conf));
+		}
 		d_item(d, jstr(o, "case"), line);
 	}
 	d_end(d, json_array_size(v));
 
 	v = json_object_get(a, "top");
 	snprintf(ch, sizeof ch, "Highest failure rates, last %lld runs", window);
-	d_head(d, ch, json_array_size(v), "No test failed in the window.");
+	d_head(d, ch, json_array_size(v), "No test failed in the window.", NULL);
 	json_array_foreach(v, i, o) {
 		snprintf(line, sizeof line, "%s%s", rsum(o, "rate"),
 		    json_is_true(json_object_get(o, "flaky")) ? "; flaky" : "");
@@ -699,18 +939,37 @@ render(doc *d, json_t *a)
 
 	v = json_object_get(a, "quarantine");
 	d_head(d, "Quarantine candidates", json_array_size(v),
-	    "No test meets the quarantine rule.");
+	    "No test meets the quarantine rule.", json_array_size(v) ?
+	    "By the rt-plan policy: retries planned at the high end of the rate "
+	    "measured before; a candidate's recent runs fail more often than that, "
+	    "so its executions exhaust their retries more often than planned." : NULL);
 	json_array_foreach(v, i, o) {
 		json_t *rb = json_object_get(o, "retry_budget");
-		snprintf(line, sizeof line, "%lld of its last %lld runs exhausted their "
-		    "retries; the rule quarantines at %lld (retries %s, planned at the "
-		    "interval's high end of %s)",
-		    (long long)json_integer_value(json_object_get(o, "exhausted")),
-		    (long long)json_integer_value(json_object_get(o, "executions")),
-		    (long long)json_integer_value(json_object_get(o, "quarantine_after")),
-		    json_is_integer(rb) ? (snprintf(ch, sizeof ch, "%lld",
-		    (long long)json_integer_value(rb)), ch) : "none help",
-		    rsum(o, "rate"));
+		if (json_object_get(o, "basis")) {
+			json_t *re = json_object_get(o, "rate"), *ba = json_object_get(o, "basis");
+			long long j = json_integer_value(json_object_get(o, "runs"));
+			long long r = json_integer_value(rb);
+			char c1[64], c2[64], b1[32], b2[32], b3[32], b4[32];
+			snprintf(ch, sizeof ch, j == 1 ? "run" : "%lld runs", j);
+			snprintf(line, sizeof line, "its last %s: %s, at least %s; "
+			    "%lld retr%s planned at its rate before (%s, at most %s, anytime): an "
+			    "execution now exhausts them with chance at least %s, above the "
+			    "%s planned", ch, counts(c1, sizeof c1, re),
+			    bound(b1, sizeof b1, re, "exact_low", 0), r, r == 1 ? "y" : "ies",
+			    counts(c2, sizeof c2, ba), bound(b2, sizeof b2, ba, "anytime_high", 1),
+			    bound(b3, sizeof b3, o, "exhaust_low", 0),
+			    bound(b4, sizeof b4, o, "exhaust_planned", 1));
+		} else {
+			snprintf(line, sizeof line, "%lld of its last %lld runs exhausted their "
+			    "retries; the rule quarantines at %lld (retries %s, planned at the "
+			    "interval's high end of %s)",
+			    (long long)json_integer_value(json_object_get(o, "exhausted")),
+			    (long long)json_integer_value(json_object_get(o, "executions")),
+			    (long long)json_integer_value(json_object_get(o, "quarantine_after")),
+			    json_is_integer(rb) ? (snprintf(ch, sizeof ch, "%lld",
+			    (long long)json_integer_value(rb)), ch) : "none help",
+			    rsum(o, "rate"));
+		}
 		d_item(d, jstr(o, "case"), line);
 	}
 	d_end(d, json_array_size(v));
@@ -886,6 +1145,7 @@ main(int argc, char *argv[])
 		{ "md", required_argument, NULL, OPT_MD },
 		{ "revision", required_argument, NULL, OPT_REVISION },
 		{ "run", required_argument, NULL, 'r' },
+		{ "same-run", no_argument, NULL, OPT_SAME_RUN },
 		{ "top", required_argument, NULL, 'n' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "window", required_argument, NULL, 'w' },
@@ -925,6 +1185,7 @@ main(int argc, char *argv[])
 			G.conf = rt_num_double("--confidence", optarg, 0, 1, 1, 1);
 			G.tuned = "--confidence";
 			break;
+		case OPT_SAME_RUN: G.same_run = 1; G.tuned = "--same-run"; break;
 		case OPT_HTML: G.html = optarg; break;
 		case OPT_JSON: G.json = optarg; break;
 		case OPT_MD: G.md = optarg; break;
@@ -944,6 +1205,12 @@ main(int argc, char *argv[])
 	}
 	if (G.run && !*G.run)
 		rt_usage_die("--run: empty");
+	/* one --run over many files would make a month of nights one run */
+	if (G.run && argc - optind > 1 && !G.same_run)
+		rt_usage_die("--run %s given to %d files: each file's records name their "
+		    "own run; --same-run says the files are one run", G.run, argc - optind);
+	if (G.same_run && !G.run)
+		rt_usage_die("--same-run names no run: give --run RUN");
 	if (G.rerender && G.tuned)
 		rt_usage_die("--audit and %s are exclusive: audit %lld is written as "
 		    "it was", G.tuned, G.rerender);
@@ -975,6 +1242,8 @@ main(int argc, char *argv[])
 		rt_die("%s: %s", G.history, err);
 	rt_jsonl_loop(argc - optind, argv + optind, &jo, ingest, NULL);
 	rt_audit_writer_free(G.w);
+	free(G.dfile);
+	free(G.drun);
 	if (G.nocase)
 		rt_warn("%ld trial record%s without \"case\" skipped (-C takes the "
 		    "command as the case)", G.nocase, G.nocase == 1 ? "" : "s");

@@ -13,10 +13,11 @@
 #include "rt_trial.h"
 #include "rt_util.h"
 
-enum { OPT_RUN = 1000, OPT_REVISION, OPT_MAXOUT };
+enum { OPT_RUN = 1000, OPT_REVISION, OPT_MAXOUT, OPT_SAME_RUN };
 
 static const struct option longopts[] = {
 	{ "run", required_argument, NULL, OPT_RUN },
+	{ "same-run", no_argument, NULL, OPT_SAME_RUN },
 	{ "revision", required_argument, NULL, OPT_REVISION },
 	{ "max-output", required_argument, NULL, OPT_MAXOUT },
 	{ "help", no_argument, NULL, 'h' },
@@ -29,11 +30,14 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-"usage: rt-junit [--run ID] [--revision SHA] [--max-output BYTES] [REPORT ...]\n"
+"usage: rt-junit [--run ID [--same-run]] [--revision SHA] [--max-output BYTES]\n"
+"                [REPORT ...]\n"
 "Read JUnit XML reports (or go test -json output) and write one \"trial\"\n"
 "record per test execution.\n"
-"      --run ID           the run the reports belong to (default: the file and\n"
-"                         its testsuite timestamp)\n"
+"      --run ID           the run the reports belong to (default: each file a\n"
+"                         run of its own, named by the file and its testsuite\n"
+"                         timestamp)\n"
+"      --same-run         the several reports given are one run: --run names it\n"
 "      --revision SHA     the revision tested (default: $GITHUB_SHA, $CI_COMMIT_SHA,\n"
 "                         $GIT_COMMIT or $BUILD_VCS_NUMBER)\n"
 "      --max-output BYTES system-out/system-err bytes kept per record (4096)\n"
@@ -57,7 +61,7 @@ main(int argc, char *argv[])
 	char err[400];
 	const char *path;
 	FILE *f;
-	int ch, i, bad = 0;
+	int ch, i, bad = 0, same_run = 0;
 
 	rt_setprogname(argv[0]);
 	memset(&o, 0, sizeof o);
@@ -69,6 +73,9 @@ main(int argc, char *argv[])
 			break;
 		case OPT_REVISION:
 			o.revision = optarg;
+			break;
+		case OPT_SAME_RUN:
+			same_run = 1;
 			break;
 		case OPT_MAXOUT:
 			o.max_output = (size_t)rt_num_long("--max-output", optarg, 1, 1L << 30);
@@ -85,6 +92,12 @@ main(int argc, char *argv[])
 			rt_bad_option(ch, "hV", argv);
 		}
 	}
+	/* one --run over many reports would make a month of nights one run */
+	if (o.run && argc - optind > 1 && !same_run)
+		rt_usage_die("--run %s given to %d reports: each report is a run of its "
+		    "own by default; --same-run says they are one run", o.run, argc - optind);
+	if (same_run && !o.run)
+		rt_usage_die("--same-run names no run: give --run ID");
 	if (!o.revision)
 		o.revision = rt_junit_revision_env();
 	/* a FIFO named here is fine input, but TERM, INT and HUP must end a

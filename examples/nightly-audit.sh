@@ -47,7 +47,7 @@ trials=$dir/trials.jsonl
 
 if [ -n "${JUNIT_DIR:-}" ] && command -v rt-junit >/dev/null 2>&1; then
 	# the night's reports; a corrupt one is named and the rest still count
-	rt-junit --run "$run" ${rev:+--revision "$rev"} "$JUNIT_DIR"/*.xml \
+	rt-junit --run "$run" --same-run ${rev:+--revision "$rev"} "$JUNIT_DIR"/*.xml \
 		> "$trials" || echo "nightly-audit.sh: rt-junit: some reports unread" >&2
 else
 	[ -n "$list" ] || {

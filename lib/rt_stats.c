@@ -3,6 +3,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "rt_stats.h"
 
@@ -557,4 +558,33 @@ rt_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 	if (z <= 0)
 		return 1;
 	return fmin(1, erfc(z / SQRT2));
+}
+
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double
+rt_bh_cutoff(double *p, size_t n, double q)
+{
+	double cut = -1;
+	size_t i;
+
+	if (!in_open01(q))
+		return NAN;
+	for (i = 0; i < n; i++)
+		if (isnan(p[i]))
+			return NAN;
+	qsort(p, n, sizeof *p, dbl_cmp);
+	/* step up: the largest i with p_(i) ≤ q·i/n */
+	for (i = n; i > 0; i--)
+		if (p[i - 1] <= q * (double)i / (double)n) {
+			cut = p[i - 1];
+			break;
+		}
+	return cut;
 }

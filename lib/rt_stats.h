@@ -127,6 +127,13 @@ double rt_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 /* Upper tail P(X ≥ m) of Binomial(n, p); NaN for n < 0 or p outside [0,1]. */
 double rt_binom_sf(long m, long n, double p);
 
+/* Benjamini–Hochberg at false discovery rate q in (0,1) over n p-values:
+ * the largest p_(i) with p_(i) ≤ q·i/n, so that rejecting every p at or
+ * below it keeps the expected share of false discoveries within q (for
+ * independent tests). Sorts p in place. −1 when nothing is rejected (or
+ * n = 0), NaN for q outside (0,1) or a p-value that is NaN. */
+double rt_bh_cutoff(double *p, size_t n, double q);
+
 #ifdef __cplusplus
 }
 #endif

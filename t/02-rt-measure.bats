@@ -139,6 +139,31 @@ load helper
 	echo "$output" | jq -e '.stopped == "budget" and .trials == 40 and .verdict == "ALWAYS_FAILING"'
 }
 
+@test "rt-measure: after --until the interval is the anytime one, labelled so, and the early-stopped rate says it is biased" {
+	# fails the 7th trial only: --until verdict stops at FLAKY there. A fixed-n Wilson "95% CI" there covers the true rate only
+	# 83-86% of the time at 0.5-5% (bench/measure-coverage.sh)
+	run rt-measure -n 500 --until verdict --cmd '[ "$RETRIAL_TRIAL" -ne 7 ]'
+	status_is 0
+	echo "$output" | jq -e '.interval == "anytime" and .z == null and .rate_biased == true
+		and .ci_low == .cs_low and .ci_high == .cs_high and .trials == 7'
+	# the anytime interval is wider than Wilson's 2.6%-51.3% for 1/7
+	echo "$output" | jq -e '.ci_low < 0.026 and .ci_high > 0.6'
+	echo "$output" | jq -e '.summary | test("^1/7 failed \\(14.3%, biased by stopping early, 95% anytime interval [0-9.]+%–[0-9.]+%\\)$")'
+	run rt-measure -n 500 --until verdict --text --cmd '[ "$RETRIAL_TRIAL" -ne 7 ]'
+	has "FLAKY: 1/7 failed (14.3%, biased by stopping early, 95% anytime interval 0.1%–67.4%)"
+	hasnt "CI"
+	run rt-measure -n 500 --until verdict --text --cmd true
+	[ "$output" = "STABLE: 0/53 failed (≤10.0%, 95% anytime interval, below the 10% threshold)" ]
+	# the cap came first: still the anytime interval (the rule was in force),
+	# but no stop to bias the rate
+	run rt-measure -n 5 --until width:0.01 --cmd '[ "$RETRIAL_TRIAL" -ne 2 ]'
+	echo "$output" | jq -e '.stopped == "budget" and .interval == "anytime" and .rate_biased == false
+		and (.summary | test("^1/5 failed \\(20.0%, 95% anytime interval"))'
+	# a fixed-n run keeps Wilson's interval
+	run rt-measure -n 7 --cmd '[ "$RETRIAL_TRIAL" -ne 7 ]'
+	echo "$output" | jq -e '.interval == "wilson" and .summary == "1/7 failed (14.3%, 95% CI 2.6%–51.3%)" and (has("rate_biased") | not)'
+}
+
 @test "rt-measure: --until with -j 2 counts the trial still running and says so" {
 	run rt-measure -n 500 -j 2 --until verdict --facts "$T/f.jsonl" --cmd true
 	status_is 0

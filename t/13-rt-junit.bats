@@ -50,7 +50,7 @@ pytest_report() {
 @test "rt-junit: usage, version, unknown option" {
 	run rt-junit --help
 	status_is 0
-	[ "${lines[0]}" = "usage: rt-junit [--run ID] [--revision SHA] [--max-output BYTES] [REPORT ...]" ]
+	[ "${lines[0]}" = "usage: rt-junit [--run ID [--same-run]] [--revision SHA] [--max-output BYTES]" ]
 	run rt-junit --bogus
 	status_is 2
 	[ "${lines[0]}" = "rt-junit: --bogus: unknown option" ]
@@ -179,8 +179,30 @@ pytest_report() {
 	    .verdict == "FLAKY" and .flaky_revisions == 1 and .ci_low > 0 and .interval == "wilson"'
 }
 
+@test "rt-junit: each report is a run of its own; one --run over several is refused unless --same-run" {
+	# a month of nights given one --run was stored as one run, and
+	# rt-measure --by case then dropped the nights' records as repeats
+	mkdir -p "$T/nightly/1" "$T/nightly/2"
+	sed 's/2026-11-30T02:02:00/2026-11-01T02:00:00/' "$J/gradle.xml" > "$T/nightly/1/junit.xml"
+	sed 's/2026-11-30T02:02:00/2026-11-02T02:00:00/' "$J/gradle.xml" > "$T/nightly/2/junit.xml"
+	run rt-junit --run "2026-11-02" "$T"/nightly/*/junit.xml
+	status_is 2
+	[ "${lines[0]}" = "rt-junit: --run 2026-11-02 given to 2 reports: each report is a run of its own by default; --same-run says they are one run" ]
+	[ -z "$(rt-junit --run x "$T"/nightly/*/junit.xml 2>/dev/null)" ]
+	run rt-junit --same-run "$J/gradle.xml"
+	status_is 2
+	has "rt-junit: --same-run names no run: give --run ID"
+	# the default: one run per report, and --by case keeps every record
+	rt-junit "$T"/nightly/*/junit.xml > "$T/r"
+	jqe -s '[.[].run] | unique | length == 2' "$T/r"
+	rt-measure --by case "$T/r" 2> "$T/err" >/dev/null
+	! grep -q "dropping repeated" "$T/err"
+	# shards of one run, said so
+	rt-junit --run shard --same-run "$T"/nightly/*/junit.xml | jqe -s 'all(.run == "shard")'
+}
+
 @test "rt-measure --by case: --text is a table, flaky first, then by rate; skips are not trials" {
-	for i in 1 2 3; do rt-junit --run r$i "$J/surefire-rerun.xml" "$J/mocha.xml"; done > "$T/r"
+	for i in 1 2 3; do rt-junit --run r$i --same-run "$J/surefire-rerun.xml" "$J/mocha.xml"; done > "$T/r"
 	run rt-measure --by case --text "$T/r"
 	status_is 0
 	[ "$(echo "${lines[0]}" | awk '{print $1}')" = VERDICT ]

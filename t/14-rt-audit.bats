@@ -102,33 +102,68 @@ H() { echo "$T/audit.db"; }
 	jqe '.top[0] | .case == "t.flaky" and .rate.failures == 2 and .rate.trials == 5' "$T/d.json"
 }
 
-@test "rt-audit: stopped failing with strong evidence is no longer flaky; weak is 'not seen failing since N runs'" {
-	{ recs t.gone n1 aaa 2026-11-01 10 20; recs t.quiet n1 aaa 2026-11-01 1 10; } > "$T/n1.jsonl"
-	rt-audit -H "$(H)" "$T/n1.jsonl" >/dev/null
-	{ recs t.gone n2 bbb 2026-11-02 0 30; recs t.quiet n2 bbb 2026-11-02 0 3; } > "$T/n2.jsonl"
-	run rt-audit -H "$(H)" --json "$T/d.json" --md - "$T/n2.jsonl"
+@test "rt-audit: no longer flaky needs the anytime rule, not a split at the last failure" {
+	# a 5% test's ordinary luck: 3/20, then 0/20 twice. The split at the last
+	# failing run (3/20 before, 0/40 since, Newcombe above 0) cleared it on
+	# the third night, and re-tested every night such splits clear 30% of
+	# constant-rate tests; the anytime rule does not clear it
+	recs t.five n1 aaa 2026-11-01 3 20 > "$T/n1.jsonl"
+	rt-audit -H "$(H)" "$T/n1.jsonl" >/dev/null 2>&1
+	for i in 2 3 4 5; do
+		recs t.five n$i aaa 2026-11-0$i 0 20 > "$T/n$i.jsonl"
+		run rt-audit -H "$(H)" --json "$T/d$i.json" --md - "$T/n$i.jsonl"
+		status_is 0
+		has "## No longer flaky (0)"
+		jqe '.not_seen_failing[0] | .case == "t.five" and .since.trials == '"$(( (i - 1) * 20 ))" "$T/d$i.json"
+	done
+	has '- `t.five`: not seen failing since 4 runs (0/80 failed (≤3.7% at 95% confidence)); not yet shown fixed'
+	[ "$(sqlite3 "$(H)" "select count(*) from flaky where cleared_audit is null")" = 1 ]
+}
+
+@test "rt-audit: a test whose rate fell is no longer flaky from a window that need not start after its last failure" {
+	recs t.fixed n1 aaa 2026-11-01 10 20 > "$T/n1.jsonl"
+	recs t.fixed n2 bbb 2026-11-02 1 200 > "$T/n2.jsonl"
+	recs t.fixed n3 bbb 2026-11-03 0 200 > "$T/n3.jsonl"
+	rt-audit -H "$(H)" "$T/n1.jsonl" >/dev/null 2>&1
+	run rt-audit -H "$(H)" --json "$T/d2.json" --md - "$T/n2.jsonl"
+	has "## No longer flaky (0)"
+	run rt-audit -H "$(H)" --json "$T/d3.json" --md - "$T/n3.jsonl"
 	status_is 0
 	has "## No longer flaky (1)"
-	# Newcombe by hand: 0.5 − √((0.5 − 0.2993)² + (0.1135 − 0)²) = 0.269 (Wilson 10/20, 0/30)
-	has '- `t.gone`: 10/20 failed (50.0%, 95% CI 29.9%–70.1%) before, 0/30 failed (≤9.5% at 95% confidence) in the 1 run since; change +50.0 points (95% CI +26.9 to +70.1)'
-	has '- `t.quiet`: not seen failing since 1 run (0/3 failed (≤63.2% at 95% confidence))'
-	jqe '.no_longer_flaky[0] | .case == "t.gone" and .change_low > 0 and .runs_since == 1' "$T/d.json"
-	jqe '.not_seen_failing[0] | .case == "t.quiet" and .change_low <= 0 and .since.trials == 3' "$T/d.json"
-	jqe '(.no_longer_flaky | length) == 1 and (.not_seen_failing | length) == 1' "$T/d.json"
-	# the rate change tonight, beyond its interval: 0/30 against 10/20
-	has '- `t.gone`: 0/30 failed (≤9.5% at 95% confidence) tonight, 10/20 failed (50.0%, 95% CI 29.9%–70.1%) before; change -50.0 points (95% CI -70.1 to -26.9)'
-	jqe '[.rate_changes[].case] == ["t.gone"]' "$T/d.json"
-	# cleared: it is not listed again, and failing again makes it new again
-	rec t.gone pass n4 ddd 2026-11-04T03:00:00Z 1 > "$T/n4.jsonl"
-	run rt-audit -H "$(H)" "$T/n4.jsonl"
-	status_is 0
+	has 'both bounds anytime-valid: a test whose rate never changed is listed with probability at most 5%, however many nights it is checked.'
+	# the window starts at n2, which failed once: 1/400 since, at most 2.8%
+	# (anytime at 1 − 0.025/2), under half the 17.6% least rate before
+	has '- `t.fixed`: since run n2 (2 runs): 1/400 failed, at most 2.8% (anytime), below 8.8%, half the least its rate before could be (10/20 failed, at least 17.6%, anytime)'
+	jqe '.no_longer_flaky[0] | .case == "t.fixed" and .since_run == "n2" and .rule == "anytime"
+		and .since.failures == 1 and .since.anytime_high < .level and .before.anytime_confidence == 0.975' "$T/d3.json"
+	# cleared: not listed again, and failing again makes it new again
+	recs t.fixed n4 ccc 2026-11-04 0 5 > "$T/n4.jsonl"
+	run rt-audit -H "$(H)" --md - "$T/n4.jsonl"
 	has "## No longer flaky (0)"
-	has '- `t.quiet`: not seen failing since 1 run'
-	hasnt '`t.gone`: not seen failing' 
-	{ rec t.gone pass n5 eee 2026-11-05T03:00:00Z 1; rec t.gone fail n5 eee 2026-11-05T03:00:00Z 2; } > "$T/n5.jsonl"
+	hasnt '`t.fixed`: not seen failing'
+	recs t.fixed n5 ddd 2026-11-05 1 5 > "$T/n5.jsonl"
 	run rt-audit -H "$(H)" --gate "$T/n5.jsonl"
 	status_is 1
-	has '`t.gone`: first flaky on revision eee'
+	has '`t.fixed`: first flaky on revision ddd'
+}
+
+@test "rt-audit: rate changes at a false discovery rate across the tests (Benjamini–Hochberg)" {
+	# t.drift, 2/40 then 5/20, is one of 21 tests compared tonight: its
+	# Newcombe interval (+2.0 to +42.2 points) excludes 0 and was listed, but
+	# Fisher's p is too large for 21 tests at 5% FDR; t.jump is listed
+	{ recs t.drift n1 aaa 2026-11-01 2 40; recs t.jump n1 aaa 2026-11-01 0 40
+	  for c in $(seq 1 19); do recs t.ok$c n1 aaa 2026-11-01 0 40; done; } > "$T/n1.jsonl"
+	{ recs t.drift n2 aaa 2026-11-02 5 20; recs t.jump n2 aaa 2026-11-02 15 20
+	  for c in $(seq 1 19); do recs t.ok$c n2 aaa 2026-11-02 0 20; done; } > "$T/n2.jsonl"
+	rt-audit -H "$(H)" "$T/n1.jsonl" >/dev/null 2>&1
+	run rt-audit -H "$(H)" --json "$T/d.json" --md - "$T/n2.jsonl"
+	status_is 0
+	has "## Rate changes (1)"
+	has "Tonight's rate against the history before, by Fisher's exact test, listed at a 5% false discovery rate (Benjamini–Hochberg) over the 21 tests compared tonight."
+	has '- `t.jump`: 15/20 failed (75.0%, 95% CI 53.1%–88.8%) tonight, 0/40 failed (≤7.2% at 95% confidence) before; change +75.0 points, Fisher p = 2.9e-10'
+	hasnt '`t.drift`: 5/20 failed'
+	jqe '[.rate_changes[].case] == ["t.jump"] and .rate_change_tests == 21 and .rate_change_fdr == 0.05
+		and .rate_change_alarms == 1 and .rate_changes[0].p_value < 1e-9' "$T/d.json"
 }
 
 @test "rt-audit: --gate exits 1 on a new flaky test, 0 without one" {
@@ -158,19 +193,59 @@ H() { echo "$T/audit.db"; }
 	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 2 ]
 }
 
-@test "rt-audit: quarantine candidates by the rt-plan policy" {
-	# t.broken fails all 3 attempts of each of 4 executions: it always
-	# fails, no retry helps; t.flaky fails single attempts, which retries save
-	for i in 1 2 3 4; do
-		for a in 1 2 3; do rec t.broken fail n1 aaa 2026-11-01T03:00:00Z "$i" "$a"; done
-		rec t.flaky fail n1 aaa 2026-11-01T03:00:00Z "$i" 1
-		rec t.flaky pass n1 aaa 2026-11-01T03:00:00Z "$i" 2
-	done > "$T/n1.jsonl"
-	run rt-audit -H "$(H)" --json "$T/d.json" --md - "$T/n1.jsonl"
+@test "rt-audit: quarantine candidates by the rt-plan policy, from the measured rate on single-attempt data" {
+	# single-attempt reruns (rt-collect --junit): t.broken passes two nights
+	# and fails every trial of the third; t.flaky fails 3 of 10 each night.
+	# Counting executions that made r + 1 attempts found none here, ever
+	# (the broken test surfaced only once its whole window failed)
+	for i in 1 2; do
+		{ recs t.broken n$i aaa 2026-11-0$i 0 10; recs t.flaky n$i aaa 2026-11-0$i 3 10; } > "$T/n$i.jsonl"
+		run rt-audit -H "$(H)" --md - "$T/n$i.jsonl"
+		has "## Quarantine candidates (0)"
+	done
+	{ recs t.broken n3 bbb 2026-11-03 10 10; recs t.flaky n3 bbb 2026-11-03 3 10; } > "$T/n3.jsonl"
+	run rt-audit -H "$(H)" --json "$T/d.json" --md - "$T/n3.jsonl"
 	status_is 0
 	has "## Quarantine candidates (1)"
-	has '- `t.broken`: 4 of its last 4 runs exhausted their retries; the rule quarantines at 1 (retries none help'
-	jqe '.quarantine[0] | .case == "t.broken" and .retry_budget == null and .quarantine_after == 1 and .rate.failures == 12' "$T/d.json"
+	# 10/10 at 1 − 0.05/60 (exact): at least 49.2%; planned at 0/20's 25.1%
+	# (anytime, 97.5%): 3 retries, 0.2504^4 = 0.4% per execution; now
+	# 0.4921^4 = 5.8%
+	has '- `t.broken`: its last run: 10/10 failed, at least 49.2%; 3 retries planned at its rate before (0/20 failed, at most 25.1%, anytime): an execution now exhausts them with chance at least 5.8%, above the 0.4% planned'
+	jqe '[.quarantine[].case] == ["t.broken"]' "$T/d.json"
+	jqe '.quarantine[0] | .runs == 1 and .retry_budget == 3 and .rate.failures == 10 and .basis.trials == 20
+		and .exhaust_low > .exhaust_planned' "$T/d.json"
+}
+
+@test "rt-audit: without --run each file is a run of its own, named by its path and first timestamp" {
+	rt-collect -n 2 --cmd true > "$T/a.jsonl"
+	rt-collect -n 2 --cmd false > "$T/b.jsonl"
+	run rt-audit -C -H "$(H)" "$T/a.jsonl" "$T/b.jsonl"
+	status_is 0
+	[ "$(sqlite3 "$(H)" 'select count(distinct run) from results')" = 2 ]
+	first=$(jq -r 'select(.trial == 1) | .started_at' "$T/a.jsonl")
+	[ "$(sqlite3 "$(H)" "select count(*) from results where run = '$T/a.jsonl@$first'")" = 2 ]
+	# the same file read again is the same run: nothing new
+	run rt-audit -C -H "$(H)" "$T/a.jsonl"
+	status_is 2
+	has "nothing new"
+}
+
+@test "rt-audit: one --run over several files is refused unless --same-run says they are one run" {
+	rt-collect -n 2 --cmd true > "$T/a.jsonl"
+	cp "$T/a.jsonl" "$T/b.jsonl"
+	run rt-audit -C -H "$(H)" --run night1 "$T/a.jsonl" "$T/b.jsonl"
+	status_is 2
+	has "rt-audit: --run night1 given to 2 files: each file's records name their own run; --same-run says the files are one run"
+	[ ! -e "$(H)" ] || [ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 0 ]
+	run rt-audit -C -H "$(H)" --same-run "$T/a.jsonl"
+	status_is 2
+	has "rt-audit: --same-run names no run: give --run RUN"
+	run rt-audit -C -H "$(H)" --run night1 --same-run --json "$T/d.json" "$T/a.jsonl" "$T/b.jsonl"
+	status_is 0
+	[ "$(sqlite3 "$(H)" 'select count(distinct run) from results')" = 1 ]
+	# one file, or standard input, takes --run alone
+	rt-collect -n 2 --cmd true | rt-audit -C -H "$(H)" --run night2 >/dev/null 2>&1
+	[ "$(sqlite3 "$(H)" 'select count(distinct run) from results')" = 2 ]
 }
 
 @test "rt-audit: HTML escapes case names; -C audits plain rt-collect records by their command" {
@@ -179,9 +254,9 @@ H() { echo "$T/audit.db"; }
 	status_is 2
 	has "6 trial records without \"case\" skipped"
 	has 'no trial record with a "case": nothing to audit'
-	run rt-audit -C -H "$(H)" "$T/c.jsonl"
+	run rt-audit -C -H "$(H)" < "$T/c.jsonl"
 	status_is 2
-	has '"run" missing (give --run RUN)'
+	has '<stdin>:1: "run" missing (give --run RUN)'
 	run rt-audit -C --run night1 -H "$(H)" --html "$T/d.html" "$T/c.jsonl"
 	status_is 0
 	grep -q '<li><code>\[ $((RETRIAL_TRIAL % 3)) -ne 0 \] &amp;&amp; echo &quot;&lt;ok&gt;&quot;</code>: first flaky on revision (none)' "$T/d.html"
@@ -233,7 +308,7 @@ H() { echo "$T/audit.db"; }
 #!/bin/sh
 run= rev=
 while [ $# -gt 0 ]; do
-	case $1 in --run) run=$2; shift 2 ;; --revision) rev=$2; shift 2 ;; *) break ;; esac
+	case $1 in --run) run=$2; shift 2 ;; --revision) rev=$2; shift 2 ;; --same-run) shift ;; *) break ;; esac
 done
 i=0
 for f; do

@@ -364,6 +364,24 @@ t_mann_whitney(void)
 	ok(isnan(rt_mann_whitney(unsorted, 2, y1, 6, NULL, NULL)), "mw unsorted input is NaN");
 }
 
+/* Benjamini–Hochberg by hand: sorted p against q·i/n, step up. */
+static void
+t_bh(void)
+{
+	double a[] = { 0.01, 0.04, 0.03, 0.005 };
+	double b[] = { 0.02, 0.9, 0.03 };      /* 0.02 > 0.05/3, yet rejected */
+	double c[] = { 0.5, 0.2 };
+	double d[] = { 0.01, NAN };
+
+	near(rt_bh_cutoff(a, 4, 0.05), 0.04, 0, "bh all four at 0.05");
+	ok(a[0] == 0.005 && a[3] == 0.04, "bh sorts in place");
+	near(rt_bh_cutoff(b, 3, 0.05), 0.03, 0, "bh step-up: 0.03 <= 2/3 q carries 0.02");
+	near(rt_bh_cutoff(c, 2, 0.05), -1, 0, "bh none: -1");
+	near(rt_bh_cutoff(c, 0, 0.05), -1, 0, "bh n = 0: -1");
+	ok(isnan(rt_bh_cutoff(c, 2, 1)), "bh q = 1 is NaN");
+	ok(isnan(rt_bh_cutoff(d, 2, 0.05)), "bh a NaN p-value is NaN");
+}
+
 int
 main(void)
 {
@@ -377,6 +395,7 @@ main(void)
 	t_fisher();
 	t_newcombe();
 	t_mann_whitney();
+	t_bh();
 	printf("%d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }
