@@ -52,20 +52,16 @@ usage(FILE *f)
 "  -V, --version          the version\n", f);
 }
 
-/* "2/3 won (66.7%, 95% CI 20.8–93.9%)" or "0/5 won (≤43.4% at 95% confidence)" */
+/* "2/3 won (66.7%, 95% CI 20.8%–93.9%)" or "0/5 won (≤45.1% at 95%
+ * confidence)": the exact one-sided bound for 0/n and n/n, as every tool */
 static void
 won_text(char *buf, size_t size, long k, long n, const rt_interval *iv)
 {
-	int lvl = (int)lround(G.conf * 100);
-
+	(void)iv;
 	if (n == 0)
 		snprintf(buf, size, "0/0 won (no hypothesis raced)");
-	else if (k == 0)
-		snprintf(buf, size, "0/%ld won (≤%.1f%% at %d%% confidence)", n,
-		    100 * iv->high, lvl);
 	else
-		snprintf(buf, size, "%ld/%ld won (%.1f%%, %d%% CI %.1f–%.1f%%)", k, n,
-		    100.0 * (double)k / (double)n, lvl, 100 * iv->low, 100 * iv->high);
+		rt_rate_phrase(buf, size, k, n, G.conf, "won");
 }
 
 static const char *
@@ -178,7 +174,7 @@ leaderboard(void)
 		r->wins = (long)sqlite3_column_int64(st, 5);
 		r->neutered = (long)sqlite3_column_int64(st, 6);
 		r->failed = (long)sqlite3_column_int64(st, 7);
-		rt_wilson(r->wins, r->n, G.conf, &r->iv);
+		rt_rate_interval(r->wins, r->n, G.conf, &r->iv);
 	}
 	if (rc != SQLITE_DONE)
 		sqldie("leaderboard");
@@ -301,16 +297,11 @@ history(void)
 		runs++;
 		k = (long)sqlite3_column_int64(st, 6);
 		n = (long)sqlite3_column_int64(st, 5);
-		rt_wilson(k, n, c, &iv);
+		rt_rate_interval(k, n, c, &iv);
 		if (n == 0)
 			snprintf(base, sizeof base, "0 valid trials");
-		else if (k == 0)
-			snprintf(base, sizeof base, "0/%ld failed (≤%.1f%% at %g%% confidence)",
-			    n, 100 * iv.high, 100 * c);
 		else
-			snprintf(base, sizeof base, "%ld/%ld failed (%.1f%%, %g%% CI %.1f–%.1f%%)",
-			    k, n, 100.0 * (double)k / (double)n, 100 * c, 100 * iv.low,
-			    100 * iv.high);
+			rt_rate_text(base, sizeof base, k, n, c);
 		if (confirmed)
 			confirmation_text(conf, sizeof conf, st);
 		if (G.json) {

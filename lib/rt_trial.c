@@ -1454,6 +1454,12 @@ pct(char *buf, size_t size, double v)
 void
 rt_rate_text(char *buf, size_t size, long k, long n, double conf)
 {
+	rt_rate_phrase(buf, size, k, n, conf, "failed");
+}
+
+void
+rt_rate_phrase(char *buf, size_t size, long k, long n, double conf, const char *verb)
+{
 	rt_interval ci;
 	char lo[32], hi[32], pt[32], cl[32];
 
@@ -1465,19 +1471,29 @@ rt_rate_text(char *buf, size_t size, long k, long n, double conf)
 	/* 0/n and n/n are one-sided claims: the exact one-sided bound */
 	if (k == 0) {
 		pct(hi, sizeof hi, rt_zero_bound(n, conf));
-		snprintf(buf, size, "0/%ld failed (\xe2\x89\xa4%s at %s confidence)", n, hi, cl);
+		snprintf(buf, size, "0/%ld %s (\xe2\x89\xa4%s at %s confidence)", n, verb, hi, cl);
 		return;
 	}
 	if (k == n) {
 		pct(lo, sizeof lo, rt_all_bound(n, conf));
-		snprintf(buf, size, "%ld/%ld failed (\xe2\x89\xa5%s at %s confidence)", n, n, lo, cl);
+		snprintf(buf, size, "%ld/%ld %s (\xe2\x89\xa5%s at %s confidence)", n, n, verb, lo, cl);
 		return;
 	}
 	rt_wilson(k, n, conf, &ci);
 	pct(hi, sizeof hi, ci.high);
 	pct(lo, sizeof lo, ci.low);
 	pct(pt, sizeof pt, (double)k / (double)n);
-	snprintf(buf, size, "%ld/%ld failed (%s, %s CI %s\xe2\x80\x93%s)", k, n, pt, cl, lo, hi);
+	snprintf(buf, size, "%ld/%ld %s (%s, %s CI %s\xe2\x80\x93%s)", k, n, verb, pt, cl, lo, hi);
+}
+
+void
+rt_rate_interval(long k, long n, double conf, rt_interval *iv)
+{
+	rt_wilson(k, n, conf, iv);
+	if (n > 0 && k == 0)
+		iv->low = 0, iv->high = rt_zero_bound(n, conf);
+	else if (n > 0 && k == n)
+		iv->low = rt_all_bound(n, conf), iv->high = 1;
 }
 
 const char *
@@ -1496,11 +1512,7 @@ rt_measure_fields(json_t *obj, const rt_tally *t, double conf, double threshold)
 
 	if (!obj)
 		obj = json_object();
-	rt_wilson(k, n, conf, &ci);
-	if (exact && k == 0)
-		ci.low = 0, ci.high = rt_zero_bound(n, conf);
-	else if (exact)
-		ci.low = rt_all_bound(n, conf), ci.high = 1;
+	rt_rate_interval(k, n, conf, &ci);
 	json_object_set_new(obj, "trials", json_integer(n));
 	json_object_set_new(obj, "failures", json_integer(k));
 	json_object_set_new(obj, "timeouts", json_integer(t->timeouts));

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "rt_runner.h"
+#include "rt_stats.h"
 struct rt_sandbox;
 
 typedef enum {
@@ -185,6 +186,13 @@ int rt_errors_warning(char *buf, size_t size, const rt_tally *t,
  * exact one-sided bound, "0/40 failed (≤7.2% at 95% confidence)", and with
  * no pass "29/29 failed (≥90.2% at 95% confidence)". Never a bare rate. */
 void rt_rate_text(char *buf, size_t size, long k, long n, double conf);
+/* The same with another verb than "failed": "0/3 won (≤63.2% at 95%
+ * confidence)". */
+void rt_rate_phrase(char *buf, size_t size, long k, long n, double conf,
+    const char *verb);
+/* The interval rt_rate_text prints: Wilson, or the exact one-sided bound
+ * for 0/n and n/n. */
+void rt_rate_interval(long k, long n, double conf, rt_interval *iv);
 /* The method of the interval rt_rate_text and rt_measure_fields give k/n:
  * "exact one-sided" for 0/n and n/n (n > 0), else "wilson". */
 const char *rt_interval_method(long k, long n);
