@@ -624,6 +624,27 @@ write_cases(measure *m, int text, FILE *f)
 		}
 		json_decref(rec);
 	}
+	if (text && n) {
+		/* the suite: counts of verdicts, and what STABLE claims per case */
+		static const char *const order[] = { "FLAKY", "ALWAYS_FAILING",
+			"INSUFFICIENT_DATA", "STABLE", "SKIPPED", NULL };
+		size_t k, j, cnt, other = n;
+		char thr[32];
+
+		fprintf(f, "suite: %zu case%s", n, n == 1 ? "" : "s");
+		for (k = 0; order[k]; k++) {
+			for (cnt = 0, j = 0; j < n; j++)
+				cnt += !strcmp(v[j].verdict, order[k]);
+			other -= cnt;
+			if (cnt)
+				fprintf(f, ", %zu %s", cnt, order[k]);
+		}
+		if (other)
+			fprintf(f, ", %zu other", other);
+		snprintf(thr, sizeof thr, "%g%%", 100 * m->threshold);
+		fprintf(f, "; STABLE means a rate below %s at %g%% confidence for that "
+		    "case alone, not a claim that none of them is flaky\n", thr, 100 * m->conf);
+	}
 	for (i = 0; i < n; i++)
 		free(((tcase *)rt_strtab_val(m->cases, i))->more);
 	free(v);

@@ -211,6 +211,8 @@ pytest_report() {
 	echo "${lines[3]}" | grep -q '3/3 failed (≥.*Cart::talks to the server$'
 	echo "$output" | grep -q '^SKIPPED .*0 valid trials.*Cart::prints a receipt  (0 errors, 3 skipped, 0 ignored not counted)$'
 	rt-measure --by case "$T/r" | jqe -s 'map(select(.case == "Cart::prints a receipt"))[0] | .skipped == 3 and .trials == 0 and .rate == null'
+	# the suite line: what STABLE claims, per case, and no more
+	echo "${lines[${#lines[@]}-1]}" | grep -q '^suite: [0-9]* cases, 1 FLAKY, .*; STABLE means a rate below 10% at 95% confidence for that case alone, not a claim that none of them is flaky$'
 }
 
 @test "rt-measure --by case: shards merge with cat; exact repeats are dropped with a warning" {
