@@ -441,3 +441,22 @@ collect_pytest() {
 	gen 4 '{stdout: "Using --random-order-seed=5\n"} + (if $t == 2 then {outcome: "fail"} else {} end)' >"$T/b.jsonl"
 	rt-diff-facts "$T/b.jsonl" | jqe '.facts[] | select(.kind == "seed") | .both == ["5"] and (.detail | test("does not decide"))'
 }
+
+@test "rt-diff-facts: rt-collect --junit's per-case records do not count as trials (each trial once)" {
+	cat >"$T/t.sh" <<'SH'
+#!/bin/sh
+f=pass; [ $((RETRIAL_SEED % 3)) -eq 0 ] && f=fail
+{
+	echo '<testsuite name="s" tests="2">'
+	echo '<testcase classname="s" name="a"/>'
+	if [ $f = fail ]; then echo '<testcase classname="s" name="b"><failure message="boom"/></testcase>'
+	else echo '<testcase classname="s" name="b"/>'; fi
+	echo '</testsuite>'
+} >"$RETRIAL_JUNIT"
+[ $f = pass ]
+SH
+	chmod +x "$T/t.sh"
+	rt-collect -n 12 --seed 7 --junit --cmd "$T/t.sh" >"$T/c.jsonl" 2>/dev/null || true
+	[ "$(jq -s 'map(select(.case)) | length' "$T/c.jsonl")" -eq 24 ]
+	rt-diff-facts "$T/c.jsonl" | jqe 'select(.type == "diff") | .trials == 12'
+}
