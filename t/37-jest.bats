@@ -297,7 +297,9 @@ PY
 	FXJ="$RT_TOP/t/fixtures/guard/jestcase"
 	mkdir -p "$T/jv"
 	cp -R "$FXJ/__tests__" "$FXJ/src" "$FXJ/package.json" "$T/jv/"
-	ln -s "$R/jestproj/node_modules" "$T/jv/node_modules"
+	# a copy, not a link: the sandbox's /tmp is its own, and a clone of
+	# retrial may live under /tmp
+	cp -R "$R/jestproj/node_modules" "$T/jv/node_modules"
 	# the canary alone: the judged test's expect inverted, a negated one restored
 	cp -R "$T/jv" "$T/c1"
 	run "$G" canary "$T/c1" -k "__tests__/quote.test.js::quote prices each item in order"

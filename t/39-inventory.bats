@@ -285,7 +285,7 @@ EOF
 	have_node || skip "no node"
 	run node "$INVJS" --root "$T"
 	status_is 2
-	has "usage: rt-inventory.js [--root DIR] FILE..."
+	has "usage: rt-inventory.js [--root DIR] [--parser-root DIR] FILE..."
 	mkdir -p "$T/empty"
 	echo "test('x', () => { expect(1).toBe(1); });" >"$T/empty/x.test.js"
 	run sh -c 'node "$1" --root "$2" x.test.js 2>"$3"' sh "$INVJS" "$T/empty" "$T/err"
