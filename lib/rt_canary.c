@@ -233,7 +233,15 @@ struct src {
 	int lang, loaded, ok;
 	struct rt_st_text t;
 	struct rt_st_fns fns;
+	int inv_state;          /* 0 not read, 1 read, -1 no inventory */
+	rt_src_inv inv;         /* the parser's checks, for statements over lines */
 };
+
+/* The tree the canary works in (for the parser helper), and how far the
+ * statement inverted last extends: invert_line's multi-line assert
+ * replaces its first line and blanks the rest (line numbers kept). */
+static const char *canary_dir;
+static long span_end;
 
 struct tree {
 	const char *dir;
@@ -709,6 +717,33 @@ rename_call(const char *raw, const char *prefix, const char *const (*table)[2],
 
 /* Line i of s inverted into out: 1, or 0 when it is no invertible
  * assertion. */
+/* The parser's assert statement that starts at line ln of s and spans
+ * more lines, or NULL (no inventory: the text rules alone). */
+static const rt_src_check *
+py_assert_at(struct src *s, long ln)
+{
+	char *files[1], why[400];
+	size_t i, j, k;
+
+	if (s->inv_state == 0) {
+		files[0] = s->rel;
+		s->inv_state = canary_dir && rt_src_inventory("python", canary_dir,
+		    canary_dir, files, 1, NULL, NULL, &s->inv, why, sizeof why) ==
+		    RT_SRC_OK ? 1 : -1;
+	}
+	if (s->inv_state < 0)
+		return NULL;
+	for (i = 0; i < s->inv.nfiles; i++)
+		for (j = 0; j < s->inv.files[i].nfns; j++)
+			for (k = 0; k < s->inv.files[i].fns[j].nchecks; k++) {
+				const rt_src_check *c = &s->inv.files[i].fns[j].checks[k];
+				if (c->line == ln && c->end > ln && c->source &&
+				    !strcmp(c->kind, "assert"))
+					return c;
+			}
+	return NULL;
+}
+
 static int
 invert_line(const struct src *s, size_t i, rt_buf *out)
 {
@@ -719,9 +754,19 @@ invert_line(const struct src *s, size_t i, rt_buf *out)
 	char q;
 
 	if (s->lang & RT_L_PY) {
+		const rt_src_check *ck;
 		if (one_line_assert(c, &indent, expr, msg, sizeof expr)) {
 			rt_buf_add(out, c, indent);
 			rt_buf_printf(out, "assert not (%s)%s%s", expr, *msg ? ", " : "", msg);
+			return 1;
+		}
+		/* an assert over several lines, as the parser reads it */
+		if (!strncmp(rt_st_skip_space(c), "assert", 6) &&
+		    (ck = py_assert_at((struct src *)s, (long)i + 1)) &&
+		    one_line_assert(ck->source, &n, expr, msg, sizeof expr)) {
+			rt_buf_add(out, c, (size_t)(rt_st_skip_space(c) - c));
+			rt_buf_printf(out, "assert not (%s)%s%s", expr, *msg ? ", " : "", msg);
+			span_end = ck->end;
 			return 1;
 		}
 		return rename_call(raw, "self.", py_inverse, out);
@@ -783,6 +828,7 @@ invertible_at(const struct src *s, long ln, rt_buf *out)
 	if (ln < 1 || (size_t)ln > s->t.n)
 		return -1;
 	out->len = 0;
+	span_end = 0;
 	if (invert_line(s, (size_t)ln - 1, out))
 		return ln;
 	if ((s->lang & RT_L_GO) && rt_st_is_failure_line(s->t.code[ln - 1], RT_L_GO))
@@ -924,6 +970,12 @@ place(struct tree *tr, struct pick *p, long ln, rt_buf *newline, char *what,
 	e = memchr(data + off, '\n', len - off);
 	rt_buf_add(&out, data, off);
 	rt_buf_add(&out, newline->data, newline->len);
+	/* a statement over several lines: the rest of it blanked */
+	for (k = ln; k < span_end && e; k++) {
+		rt_buf_addc(&out, '\n');
+		e = memchr(e + 1, '\n', len - (size_t)(e + 1 - data));
+	}
+	span_end = 0;
 	if (e && e > data + off && e[-1] == '\r')
 		e--;
 	if (e)
@@ -1176,6 +1228,8 @@ canary_place(const char *dir, const char *command, char *const *argv,
 	int rc = 0;
 
 	snprintf(what, whatsize, "no test found");
+	canary_dir = dir;
+	span_end = 0;
 	tree_walk(&tr, NULL, 0);
 	if (argv)
 		for (; argv[nw] && nw < 255; nw++)
@@ -1271,6 +1325,8 @@ done:
 		free(tr.v[i].rel);
 		if (tr.v[i].ok) {
 			rt_st_text_free(&tr.v[i].t);
+			if (tr.v[i].inv_state > 0)
+				rt_src_inv_free(&tr.v[i].inv);
 			free(tr.v[i].fns.v);
 		}
 	}

@@ -274,3 +274,30 @@ SH
 	rt-collect -n 1 --case tests.test_u.TestU.test_a --cmd "/usr/bin/python3 -m unittest tests.test_u" >"$T/out" 2>"$T/err" || true
 	jq -e -s '.[0].outcome == "error" and .[0].runner == "unittest" and (.[0].error | test("unittest writes no per-case report; run the tests through pytest"))' "$T/out"
 }
+
+@test "the canary inverts an assert over several lines, read by the parser, line numbers kept" {
+	make -s -C "$BATS_TEST_DIRNAME/.." t/guard_test >&2
+	mkdir -p "$T/m/tests"
+	cat >"$T/m/tests/test_multi.py" <<'PY'
+def test_other():
+    assert 1 == 1
+
+
+def test_multi():
+    x = [1, 2]
+    assert (
+        x ==
+        [1, 2]
+    ), "lists differ"
+    y = 3
+PY
+	run "$G" canary "$T/m" -k tests/test_multi.py::test_multi
+	has "placed: tests/test_multi.py:7: assert ("
+	[ "$(sed -n 7p "$T/m/tests/test_multi.py")" = '    assert not (( x == [1, 2] )), "lists differ"' ]
+	[ -z "$(sed -n 8,10p "$T/m/tests/test_multi.py" | tr -d '\n')" ]
+	[ "$(sed -n 11p "$T/m/tests/test_multi.py")" = "    y = 3" ]
+	[ "$(sed -n 2p "$T/m/tests/test_multi.py")" = "    assert 1 == 1" ]
+	if /usr/bin/python3 -c 'import pytest' 2>/dev/null; then
+		(cd "$T/m" && ! /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/test_multi.py::test_multi >/dev/null 2>&1)
+	fi
+}
