@@ -717,26 +717,59 @@ rename_call(const char *raw, const char *prefix, const char *const (*table)[2],
 
 /* Line i of s inverted into out: 1, or 0 when it is no invertible
  * assertion. */
+/* s as the language's parser reads it (read once), or NULL: no parser
+ * here, or not Python or Go (the text alone then). */
+static const rt_src_inv *
+src_inventory(struct src *s)
+{
+	char *files[1], why[400];
+	const char *lang = s->lang & RT_L_PY ? "python" : s->lang & RT_L_GO ? "go" : NULL;
+
+	if (s->inv_state == 0) {
+		files[0] = s->rel;
+		s->inv_state = lang && canary_dir && rt_src_inventory(lang, canary_dir,
+		    canary_dir, files, 1, NULL, NULL, &s->inv, why, sizeof why) ==
+		    RT_SRC_OK ? 1 : -1;
+	}
+	return s->inv_state > 0 ? &s->inv : NULL;
+}
+
+/* The parser's function of s a text function names (Class.method, or
+ * the name), or NULL. */
+static const rt_src_fn *
+inv_fn(struct src *s, const struct rt_st_fn *fn)
+{
+	const rt_src_inv *inv = src_inventory(s);
+	char name[300];
+	size_t i, j;
+
+	if (!inv || !fn)
+		return NULL;
+	if (*fn->cls)
+		snprintf(name, sizeof name, "%s.%s", fn->cls, fn->name);
+	else
+		snprintf(name, sizeof name, "%s", fn->name);
+	for (i = 0; i < inv->nfiles; i++)
+		for (j = 0; j < inv->files[i].nfns; j++)
+			if (!strcmp(inv->files[i].fns[j].name, name))
+				return &inv->files[i].fns[j];
+	return NULL;
+}
+
 /* The parser's assert statement that starts at line ln of s and spans
  * more lines, or NULL (no inventory: the text rules alone). */
 static const rt_src_check *
 py_assert_at(struct src *s, long ln)
 {
-	char *files[1], why[400];
+	const rt_src_inv *inv = src_inventory(s);
 	size_t i, j, k;
 
-	if (s->inv_state == 0) {
-		files[0] = s->rel;
-		s->inv_state = canary_dir && rt_src_inventory("python", canary_dir,
-		    canary_dir, files, 1, NULL, NULL, &s->inv, why, sizeof why) ==
-		    RT_SRC_OK ? 1 : -1;
-	}
-	if (s->inv_state < 0)
+	if (!inv)
 		return NULL;
-	for (i = 0; i < s->inv.nfiles; i++)
-		for (j = 0; j < s->inv.files[i].nfns; j++)
-			for (k = 0; k < s->inv.files[i].fns[j].nchecks; k++) {
-				const rt_src_check *c = &s->inv.files[i].fns[j].checks[k];
+	for (i = 0; i < inv->nfiles; i++)
+		for (j = 0; j < inv->files[i].nfns; j++)
+			for (k = 0; k < inv->files[i].fns[j].nchecks; k++) {
+				const rt_src_check *c = &inv->files[i].fns[j].checks[k];
 				if (c->line == ln && c->end > ln && c->source &&
 				    !strcmp(c->kind, "assert"))
 					return c;
@@ -874,7 +907,28 @@ static long
 last_invertible(const struct pick *p, rt_buf *out)
 {
 	long from, to, ln;
+	const rt_src_fn *ifn = inv_fn(p->s, p->fn);
+	size_t k;
 
+	/* the test's own checks, as its parser lists them, the last first;
+	 * not one in a helper defined inside the test that it never calls */
+	for (k = ifn ? ifn->nchecks : 0; k > 0; k--) {
+		const rt_src_check *c = &ifn->checks[k - 1];
+		size_t j;
+		if (strcmp(c->kind, "assert") && strcmp(c->kind, "call") &&
+		    strcmp(c->kind, "fail_branch"))
+			continue;
+		if (c->local) {
+			const char *base = strrchr(c->local, '.');
+			base = base ? base + 1 : c->local;
+			for (j = 0; j < ifn->ncalls && strcmp(ifn->calls[j], base); j++)
+				;
+			if (j == ifn->ncalls)
+				continue;
+		}
+		if (invertible_at(p->s, c->line, out) == c->line)
+			return c->line;
+	}
 	pick_span(p, &from, &to);
 	for (ln = to; ln >= from; ln--) {
 		if (!p->fn && in_some_fn(p->s, ln))

@@ -566,6 +566,11 @@ read_check(json_t *o, rt_src_check *c, char *why, size_t whysize)
 	c->op = str_of(o, "op");
 	c->text = str_of(o, "text");
 	c->source = str_of(o, "source");
+	c->local = str_of(o, "local");
+	if (!*c->local) {
+		free(c->local);
+		c->local = NULL;
+	}
 	if (!*c->source) {
 		free(c->source);
 		c->source = rt_xstrdup(c->text);
@@ -625,6 +630,7 @@ check_free(rt_src_check *c)
 	free(c->optv);
 	free(c->guarded);
 	free(c->guard_text);
+	free(c->local);
 }
 
 int

@@ -22,6 +22,7 @@ typedef struct {
 	char *guarded;          /* NULL, "try", "suppress" or "recover" */
 	long guard_line;        /* the swallowing handler, 0 when unknown */
 	char *guard_text;
+	char *local;            /* in a helper defined inside the test: its name */
 } rt_src_check;
 
 typedef struct {

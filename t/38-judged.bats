@@ -301,3 +301,29 @@ PY
 		(cd "$T/m" && ! /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/test_multi.py::test_multi >/dev/null 2>&1)
 	fi
 }
+
+@test "the canary picks from the test's own checks as the parser lists them: not one in a local helper the test never calls" {
+	make -s -C "$BATS_TEST_DIRNAME/.." t/guard_test >&2
+	mkdir -p "$T/n"
+	cat >"$T/n/test_nested.py" <<'PY'
+def test_a():
+    assert 1 + 2 == 3
+
+    def never_called():
+        assert False, "not reached"
+
+
+def test_b():
+    def check(v):
+        assert v > 0, "positive"
+    check(3)
+PY
+	cp -R "$T/n" "$T/n1"
+	run "$G" canary "$T/n1" -k test_nested.py::test_a
+	has "placed: test_nested.py:2: assert 1 + 2 == 3"
+	grep -q 'assert False, "not reached"' "$T/n1/test_nested.py"
+	# a local helper the test calls: its check is the test's
+	cp -R "$T/n" "$T/n2"
+	run "$G" canary "$T/n2" -k test_nested.py::test_b
+	has "placed: test_nested.py:10: assert v > 0"
+}

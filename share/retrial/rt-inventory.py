@@ -158,6 +158,7 @@ class Inventory:
     def __init__(self, reader):
         self.r = reader
         self.fns = []
+        self.local = []     # the local helpers (nested defs) being read
 
     # ---- one check ----
     def add(self, fn, kind, node, callee="", op="", operands=(), expected=None,
@@ -174,6 +175,8 @@ class Inventory:
              self.r.source(node, first_line)}
         if guard and guard[1]:
             c["guarded_by"] = guard[1]
+        if self.local:
+            c["local"] = ".".join(self.local)   # in a helper defined in the test
         fn.checks.append(c)
 
     def assert_stmt(self, fn, s, guard):
@@ -294,7 +297,9 @@ class Inventory:
             self.stmts(fn, s.orelse, guard, nested)
         elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
             # a local helper's checks are the test's; its returns are not
+            self.local.append(s.name)
             self.stmts(fn, s.body, guard, True)
+            self.local.pop()
         elif type(s).__name__ == "Match":
             for case in s.cases:
                 self.stmts(fn, case.body, guard, nested)
