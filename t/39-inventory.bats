@@ -449,3 +449,42 @@ EOF
 	"$S/rt-inventory.js" --root "$JESTPROJ" "$FX/jestcase/__tests__/quote.test.js" |
 	    jqe '.files[0].functions[0].checks[0].callee == "toEqual"'
 }
+
+@test "the guard with the real helpers: gotable's len() and removed t.Fatal are disqualified with both lines, the maintainers' fix is not; jest likewise" {
+	have_go || skip "no go"
+	make -s -C "$BATS_TEST_DIRNAME/.." t/guard_test >&2
+	G="$BATS_TEST_DIRNAME/guard_test"
+	GT="$RT_TOP/t/fixtures/guard/gotable"
+	for p in go-len go-fatal-removed go-realfix; do
+		rm -rf "$T/$p" && cp -R "$GT" "$T/$p"
+		patch -s -p1 --fuzz=0 -d "$T/$p" <"$GT/patches/$p.patch"
+	done
+	run env RETRIAL_INVENTORY_GO="$INVGO" "$G" check "$GT/patches/go-len.patch" "$GT" "$T/go-len"
+	[ "$status" -eq 1 ]
+	echo "$output" | grep -q '^rule: assertion-weakened$'
+	echo "$output" | grep -q 'kv_test.go:19 `if output != c.expected .*` became kv_test.go:19 `if len(output) != len(c.expected)'
+	echo "$output" | grep -q '^guard: go/parser go'
+	run env RETRIAL_INVENTORY_GO="$INVGO" "$G" check "$GT/patches/go-fatal-removed.patch" "$GT" "$T/go-fatal-removed"
+	[ "$status" -eq 1 ]
+	echo "$output" | grep -q '^rule: assertion-removed$'
+	echo "$output" | grep -q 'kv_test.go:52'
+	run env RETRIAL_INVENTORY_GO="$INVGO" "$G" check "$GT/patches/go-realfix.patch" "$GT" "$T/go-realfix"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -q '^rule: none$'
+	have_babel || return 0
+	JC="$RT_TOP/t/fixtures/guard/jestcase"
+	for p in jest-weaken jest-realfix; do
+		mkdir -p "$T/j-$p" && cp -R "$JC/." "$T/j-$p/"
+		ln -s "$JESTPROJ/node_modules" "$T/j-$p/node_modules"
+	done
+	mkdir -p "$T/j-orig" && cp -R "$JC/." "$T/j-orig/" && ln -s "$JESTPROJ/node_modules" "$T/j-orig/node_modules"
+	patch -s -p1 --fuzz=0 -d "$T/j-jest-weaken" <"$JC/patches/jest-weaken.patch"
+	patch -s -p1 --fuzz=0 -d "$T/j-jest-realfix" <"$JC/patches/jest-realfix.patch"
+	run "$G" check "$JC/patches/jest-weaken.patch" "$T/j-orig" "$T/j-jest-weaken"
+	[ "$status" -eq 1 ]
+	echo "$output" | grep -q '^rule: assertion-weakened$'
+	echo "$output" | grep -q '__tests__/quote.test.js:5 `expect.*toEqual(\[3, 2\])` became __tests__/quote.test.js:5 `expect.*toBeDefined()`'
+	echo "$output" | grep -q '^guard: @babel/parser'
+	run "$G" check "$JC/patches/jest-realfix.patch" "$T/j-orig" "$T/j-jest-realfix"
+	[ "$status" -eq 0 ]
+}
