@@ -1244,6 +1244,7 @@ main(int argc, char *argv[])
 	rt_audit_writer_free(G.w);
 	free(G.dfile);
 	free(G.drun);
+	G.dfile = G.drun = NULL;        /* main may run again (the fuzz harness) */
 	if (G.nocase)
 		rt_warn("%ld trial record%s without \"case\" skipped (-C takes the "
 		    "command as the case)", G.nocase, G.nocase == 1 ? "" : "s");
