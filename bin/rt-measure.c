@@ -171,18 +171,6 @@ decided(measure *m)
 	return 0;
 }
 
-static void
-pct(char *buf, size_t size, double v)
-{
-	/* one decimal, but never round a non-zero bound to "0.0%" */
-	double p = v * 100;
-
-	if (p > 0 && p < 0.05)
-		snprintf(buf, size, "%.2g%%", p);
-	else
-		snprintf(buf, size, "%.1f%%", p);
-}
-
 /* --until chose n by looking at the data, so a fixed-n interval no longer
  * holds (a Wilson "95%" covers 83-86% of the time at 0.5-5% after
  * --until verdict): the interval is the anytime-valid confidence sequence
@@ -204,9 +192,9 @@ anytime_fields(json_t *rec, const measure *m)
 	json_object_set_new(rec, "rate_biased", json_boolean(m->stopped != NULL));
 	if (n <= 0)
 		return;
-	pct(lo, sizeof lo, cs.low);
-	pct(hi, sizeof hi, cs.high);
-	pct(pt, sizeof pt, (double)k / (double)n);
+	rt_pct(lo, sizeof lo, cs.low);
+	rt_pct(hi, sizeof hi, cs.high);
+	rt_pct(pt, sizeof pt, (double)k / (double)n);
 	if (k == 0)
 		snprintf(text, sizeof text, "0/%ld failed (\xe2\x89\xa4%s, %g%% anytime interval)",
 		    n, hi, m->conf * 100);

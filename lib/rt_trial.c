@@ -1440,8 +1440,8 @@ rt_errors_warning(char *buf, size_t size, const rt_tally *t, const char *reason)
 	return 1;
 }
 
-static void
-pct(char *buf, size_t size, double v)
+void
+rt_pct(char *buf, size_t size, double v)
 {
 	/* one decimal, but never round a non-zero bound to "0.0%" */
 	double p = v * 100;
@@ -1470,19 +1470,19 @@ rt_rate_phrase(char *buf, size_t size, long k, long n, double conf, const char *
 	snprintf(cl, sizeof cl, "%g%%", conf * 100);
 	/* 0/n and n/n are one-sided claims: the exact one-sided bound */
 	if (k == 0) {
-		pct(hi, sizeof hi, rt_zero_bound(n, conf));
+		rt_pct(hi, sizeof hi, rt_zero_bound(n, conf));
 		snprintf(buf, size, "0/%ld %s (\xe2\x89\xa4%s at %s confidence)", n, verb, hi, cl);
 		return;
 	}
 	if (k == n) {
-		pct(lo, sizeof lo, rt_all_bound(n, conf));
+		rt_pct(lo, sizeof lo, rt_all_bound(n, conf));
 		snprintf(buf, size, "%ld/%ld %s (\xe2\x89\xa5%s at %s confidence)", n, n, verb, lo, cl);
 		return;
 	}
 	rt_wilson(k, n, conf, &ci);
-	pct(hi, sizeof hi, ci.high);
-	pct(lo, sizeof lo, ci.low);
-	pct(pt, sizeof pt, (double)k / (double)n);
+	rt_pct(hi, sizeof hi, ci.high);
+	rt_pct(lo, sizeof lo, ci.low);
+	rt_pct(pt, sizeof pt, (double)k / (double)n);
 	snprintf(buf, size, "%ld/%ld %s (%s, %s CI %s\xe2\x80\x93%s)", k, n, verb, pt, cl, lo, hi);
 }
 

@@ -186,6 +186,9 @@ int rt_errors_warning(char *buf, size_t size, const rt_tally *t,
  * exact one-sided bound, "0/40 failed (≤7.2% at 95% confidence)", and with
  * no pass "29/29 failed (≥90.2% at 95% confidence)". Never a bare rate. */
 void rt_rate_text(char *buf, size_t size, long k, long n, double conf);
+/* A rate or bound as rt_rate_text prints it: one decimal and "%", never a
+ * non-zero value rounded to "0.0%" ("0.012%"). */
+void rt_pct(char *buf, size_t size, double v);
 /* The same with another verb than "failed": "0/3 won (≤63.2% at 95%
  * confidence)". */
 void rt_rate_phrase(char *buf, size_t size, long k, long n, double conf,
