@@ -92,6 +92,10 @@ t/stats_test: t/stats_test.c lib/libretrial-stats.a lib/rt_stats.h
 t/guard_test: t/guard_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/guard_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
 
+# the lib/rt_say driver of t/05-say.bats
+t/say_test: t/say_test.c lib/libretrial.a
+	$(CC) $(RT_CFLAGS) -o $@ t/say_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
+
 # the rt_runner driver of t/37-jest.bats
 t/runner_test: t/runner_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/runner_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
@@ -99,7 +103,7 @@ t/runner_test: t/runner_test.c lib/libretrial.a
 # make check: the C unit tests, then every bats file; one closing count line.
 # VALGRIND=1 runs every tool the tests invoke under valgrind (t/helper.bash).
 check: deps
-	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test
+	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test t/say_test
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	RT_VALGRIND=$(VALGRIND) ./t/run-bats
@@ -177,7 +181,7 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean: fuzz-clean
-	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test
+	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test
 
 .PHONY: all check lint deps jest-deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)

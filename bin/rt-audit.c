@@ -216,11 +216,7 @@ rate_obj(long k, long n, double *hi)
 	rt_interval ci;
 	char text[160];
 
-	rt_wilson(k, n, G.conf, &ci);
-	if (n > 0 && k == 0)
-		ci.low = 0, ci.high = rt_zero_bound(n, G.conf);
-	else if (n > 0 && k == n)
-		ci.low = rt_all_bound(n, G.conf), ci.high = 1;
+	rt_say_interval(k, n, G.conf, &ci);
 	json_object_set_new(o, "failures", json_integer(k));
 	json_object_set_new(o, "trials", json_integer(n));
 	json_object_set_new(o, "rate", n > 0 ? rt_json_real6((double)k / n) : json_null());
@@ -695,22 +691,25 @@ rsum(json_t *o, const char *k)
 	return jstr(json_object_get(o, k), "summary");
 }
 
+/* A change in percentage points, signed, through lib/rt_say: an interval's
+ * ends rounded outward (dir), the change itself to nearest. */
 static void
-pct(char *buf, size_t size, double v)
+pts(char *buf, size_t size, double v, int dir)
 {
-	snprintf(buf, size, "%+.1f", v * 100);
+	rt_say_points(buf, size, v, dir);
 }
 
 /* "+20.0 points (95% CI +3.1 to +36.4)" */
 static const char *
 change_text(char *buf, size_t size, json_t *o, double conf)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], cl[32];
 
-	pct(a, sizeof a, json_number_value(json_object_get(o, "change")));
-	pct(b, sizeof b, json_number_value(json_object_get(o, "change_low")));
-	pct(c, sizeof c, json_number_value(json_object_get(o, "change_high")));
-	snprintf(buf, size, "%s points (%g%% CI %s to %s)", a, conf * 100, b, c);
+	pts(a, sizeof a, json_number_value(json_object_get(o, "change")), RT_SAY_NEAR);
+	pts(b, sizeof b, json_number_value(json_object_get(o, "change_low")), RT_SAY_DOWN);
+	pts(c, sizeof c, json_number_value(json_object_get(o, "change_high")), RT_SAY_UP);
+	rt_say_conf(cl, sizeof cl, conf);
+	snprintf(buf, size, "%s points (%s CI %s to %s)", a, cl, b, c);
 	return buf;
 }
 
@@ -719,10 +718,8 @@ change_text(char *buf, size_t size, json_t *o, double conf)
 static const char *
 bound(char *buf, size_t size, json_t *o, const char *k, int upper)
 {
-	double v = json_number_value(json_object_get(o, k)) * 1000;
-
-	v = upper ? ceil(v - 1e-9) : floor(v + 1e-9);
-	snprintf(buf, size, "%.1f%%", v / 10);
+	rt_say_pct(buf, size, json_number_value(json_object_get(o, k)),
+	    upper ? RT_SAY_UP : RT_SAY_DOWN);
 	return buf;
 }
 
@@ -915,7 +912,7 @@ render(doc *d, json_t *a)
 	json_array_foreach(v, i, o) {
 		if (json_object_get(o, "p_value")) {
 			char a1[32];
-			pct(a1, sizeof a1, json_number_value(json_object_get(o, "change")));
+			pts(a1, sizeof a1, json_number_value(json_object_get(o, "change")), RT_SAY_NEAR);
 			snprintf(line, sizeof line, "%s tonight, %s before; change %s points, "
 			    "Fisher p = %.2g", rsum(o, "tonight"), rsum(o, "before"), a1,
 			    json_number_value(json_object_get(o, "p_value")));

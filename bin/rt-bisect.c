@@ -1237,18 +1237,18 @@ union_json(json_t *flat, json_t *grouped, const sets *s)
 	}
 }
 
-/* "4/4 failed (anytime 95% interval 34.2-100%)": the interval the
- * probe was judged by. */
+/* "4/4 failed (≥47.2% at 95% confidence, anytime)": the interval the
+ * probe was judged by, through lib/rt_say. */
 static const char *
 probe_counts(json_t *p, char *buf, size_t size)
 {
 	json_t *iv = json_object_get(p, "interval");
+	rt_interval cs = { json_number_value(json_array_get(iv, 0)),
+	    json_number_value(json_array_get(iv, 1)), 0, 0 };
 
-	snprintf(buf, size, "%lld/%lld failed (anytime %g%% interval %.1f\xe2\x80\x93%.1f%%)",
-	    (long long)json_integer_value(json_object_get(p, "failures")),
-	    (long long)json_integer_value(json_object_get(p, "trials")), B.conf * 100,
-	    json_number_value(json_array_get(iv, 0)) * 100,
-	    json_number_value(json_array_get(iv, 1)) * 100);
+	rt_say_count_iv(buf, size, (long)json_integer_value(json_object_get(p, "failures")),
+	    (long)json_integer_value(json_object_get(p, "trials")), B.conf, "failed", &cs,
+	    "anytime", NULL);
 	return buf;
 }
 

@@ -244,6 +244,14 @@ confirmation_text(char *buf, size_t size, sqlite3_stmt *st)
 	const char *sum = col_text(st, 16), *method = col_text(st, 14);
 	size_t n;
 
+	/* a fixed-n interval is recomputed from the counts, so these are the
+	 * words every tool gives them (lib/rt_say); an anytime one is as
+	 * rt-verify recorded it */
+	if (sqlite3_column_type(st, 13) != SQLITE_NULL && (!method || strcmp(method, "anytime"))) {
+		rt_say_count(buf, size, (long)sqlite3_column_int64(st, 12),
+		    (long)sqlite3_column_int64(st, 11), sqlite3_column_double(st, 13), "failed");
+		return;
+	}
 	if (!sum) {
 		/* recorded before rt-verify stated it: the counts, no interval */
 		snprintf(buf, size, "%lld/%lld failed (interval not recorded)",

@@ -181,7 +181,7 @@ anytime_fields(json_t *rec, const measure *m)
 {
 	const rt_tally *t = &m->tally;
 	long k = t->failures, n = t->trials;
-	char lo[32], hi[32], pt[32], text[240];
+	char text[240];
 	rt_interval cs;
 
 	rt_cs_interval(k, n, m->conf, 0.5, 0.5, &cs);
@@ -192,19 +192,8 @@ anytime_fields(json_t *rec, const measure *m)
 	json_object_set_new(rec, "rate_biased", json_boolean(m->stopped != NULL));
 	if (n <= 0)
 		return;
-	rt_pct(lo, sizeof lo, cs.low);
-	rt_pct(hi, sizeof hi, cs.high);
-	rt_pct(pt, sizeof pt, (double)k / (double)n);
-	if (k == 0)
-		snprintf(text, sizeof text, "0/%ld failed (\xe2\x89\xa4%s, %g%% anytime interval)",
-		    n, hi, m->conf * 100);
-	else if (k == n)
-		snprintf(text, sizeof text, "%ld/%ld failed (\xe2\x89\xa5%s, %g%% anytime interval)",
-		    n, n, lo, m->conf * 100);
-	else
-		snprintf(text, sizeof text, "%ld/%ld failed (%s%s, %g%% anytime interval "
-		    "%s\xe2\x80\x93%s)", k, n, pt, m->stopped ? ", biased by stopping early" : "",
-		    m->conf * 100, lo, hi);
+	rt_say_count_iv(text, sizeof text, k, n, m->conf, "failed", &cs, "anytime",
+	    m->stopped ? "biased by stopping early" : NULL);
 	json_object_set_new(rec, "summary", json_string(text));
 }
 

@@ -142,21 +142,15 @@ inputs_name(int n, char *const files[])
 	return rt_buf_str(&b);
 }
 
-/* One decimal; two significant digits below 0.1%, "<0.01%" below that:
- * never "0.0%" for a probability that is not 0. */
+/* A rate at one decimal, through lib/rt_say: bounds rounded outward
+ * (dir RT_SAY_UP, RT_SAY_DOWN), never "0.0%" for one that is not 0. */
 static char *
-pct(char *buf, size_t size, double v)
+pctd(char *buf, size_t size, double v, int dir)
 {
-	double p = v * 100;
-
-	if (p == 0 || p >= 0.1)
-		snprintf(buf, size, "%.1f%%", p);
-	else if (p < 0.01)
-		snprintf(buf, size, "<0.01%%");
-	else
-		snprintf(buf, size, "%.2g%%", p);
+	rt_say_pct(buf, size, v, dir);
 	return buf;
 }
+#define pct(buf, size, v) pctd(buf, size, v, RT_SAY_NEAR)
 
 /* "a" or "an" before a percentage: an 8.8%, an 11.0%, an 18.0%, an 80.0%. */
 static const char *
@@ -172,7 +166,7 @@ article(const char *num)
 static char *
 conf_text(char *buf, size_t size, double c)
 {
-	snprintf(buf, size, "%g%%", c * 100);
+	rt_say_conf(buf, size, c);
 	return buf;
 }
 
@@ -341,7 +335,7 @@ claim(const level_plan *lp)
 
 	if (!opt.have_target)
 		return "show it is fixed";
-	snprintf(b, sizeof b, "show its rate is below %s", pct(r, sizeof r, lp->fix));
+	snprintf(b, sizeof b, "show its rate is below %s", pctd(r, sizeof r, lp->fix, RT_SAY_UP));
 	return b;
 }
 
@@ -464,9 +458,9 @@ survive_text(char *buf, size_t size, double q, double qlo, double qhi,
 	}
 	iv_name(iv, sizeof iv, lp, m);
 	snprintf(buf, size, "%s at the measured %s, %s\xe2\x80\x93%s over %s (%s\xe2\x80\x93%s)",
-	    pct(a, sizeof a, q), pct(b, sizeof b, observed), pct(c, sizeof c, qlo),
-	    pct(d, sizeof d, qhi), iv, pct(e, sizeof e, lp->lo),
-	    pct(f, sizeof f, lp->hi));
+	    pct(a, sizeof a, q), pct(b, sizeof b, observed),
+	    pctd(c, sizeof c, qlo, RT_SAY_DOWN), pctd(d, sizeof d, qhi, RT_SAY_UP), iv,
+	    pctd(e, sizeof e, lp->lo, RT_SAY_DOWN), pctd(f, sizeof f, lp->hi, RT_SAY_UP));
 	return buf;
 }
 
@@ -506,7 +500,7 @@ policy(double observed, const measure *m)
 	alarm = rt_quarantine_false_alarm(quar, opt.window, qplan);
 	conf_text(b1, sizeof b1, c);
 	survive_text(pq, sizeof pq, q, qlo, qhi, &lp, m, observed);
-	pct(pa, sizeof pa, alarm);
+	pctd(pa, sizeof pa, alarm, RT_SAY_UP);
 	/* the interval the false-alarm bound holds over */
 	if (lp.have_iv && opt.basis != B_POINT)
 		snprintf(where, sizeof where, " at any rate in %s", iv_name(b2, sizeof b2, &lp, m));

@@ -557,7 +557,10 @@ interval(long k, long n, int m, double c)
 static char *
 pct_conf(void)
 {
-	return rt_xasprintf("%g%%", g_conf * 100);
+	char b[32];
+
+	rt_say_conf(b, sizeof b, g_conf);
+	return rt_xstrdup(b);
 }
 
 /* "12/40 failed (30.0%, 95% CI 18.1–45.4%)"; 0 failures: "0/40 failed
@@ -568,21 +571,15 @@ pct_conf(void)
 static char *
 fmt_rate_m(long k, long n, const char *verb, int m, double c)
 {
-	const char *sp = *verb ? " " : "";
-	const char *tag = m == M_ANYTIME ? ", anytime" : m == M_EXACT ? ", exact one-sided" : "";
+	char buf[256];
 	rt_interval iv;
 
-	if (n == 0)
-		return rt_xasprintf("0/0%s%s (no valid trials)", sp, verb);
-	iv = interval(k, n, m, c);
-	if (k == 0)
-		return rt_xasprintf("0/%ld%s%s (\xE2\x89\xA4%.1f%% at %g%% confidence%s)", n, sp, verb,
-		    100 * iv.high, 100 * c, tag);
-	if (m == M_ANYTIME)
-		return rt_xasprintf("%ld/%ld%s%s (%.1f%%, anytime %g%% interval %.1f\xE2\x80\x93%.1f%%)",
-		    k, n, sp, verb, 100.0 * (double)k / (double)n, 100 * c, 100 * iv.low, 100 * iv.high);
-	return rt_xasprintf("%ld/%ld%s%s (%.1f%%, %g%% CI %.1f\xE2\x80\x93%.1f%%)", k, n, sp, verb,
-	    100.0 * (double)k / (double)n, 100 * c, 100 * iv.low, 100 * iv.high);
+	if (m == M_ANYTIME && n > 0) {
+		iv = interval(k, n, m, c);
+		rt_say_count_iv(buf, sizeof buf, k, n, c, verb, &iv, "anytime", NULL);
+	} else
+		rt_say_count(buf, sizeof buf, k, n, c, verb);
+	return rt_xstrdup(buf);
 }
 
 static char *
@@ -609,17 +606,17 @@ static char *
 fmt_interval(const lane_t *l)
 {
 	long k = l->failures, n = l->trials;
-	const char *tag = l->method == M_ANYTIME ? ", anytime" : "";
+	char buf[128];
 	rt_interval iv;
 
 	if (n == 0)
 		return rt_xstrdup("\xE2\x80\x94");
-	iv = interval(k, n, l->method, g_conf);
-	if (k == 0)
-		return rt_xasprintf("\xE2\x89\xA4%.1f%%%s", 100 * iv.high,
-		    l->method == M_ANYTIME ? " (anytime)" : "");
-	return rt_xasprintf("%.1f%% (%.1f\xE2\x80\x93%.1f%%%s)", 100.0 * (double)k / (double)n,
-	    100 * iv.low, 100 * iv.high, tag);
+	if (l->method == M_ANYTIME) {
+		iv = interval(k, n, l->method, g_conf);
+		rt_say_short_iv(buf, sizeof buf, k, n, &iv, "anytime");
+	} else
+		rt_say_short(buf, sizeof buf, k, n, g_conf);
+	return rt_xstrdup(buf);
 }
 
 /* ---- the template: a small Mustache subset ---- */
@@ -796,6 +793,7 @@ exact_note(const verdict_t *v)
 {
 	const conf_t *c = winner_conf(v);
 	rt_interval ex, wi;
+	char cl[32], e[32], w[32];
 	size_t i;
 
 	if (!c || c->method != M_EXACT || c->trials == 0)
@@ -807,9 +805,12 @@ exact_note(const verdict_t *v)
 		    "bound of the same counts is two-sided and looser");
 	ex = interval(0, c->trials, M_EXACT, c->conf);
 	wi = interval(0, c->trials, M_WILSON, c->conf);
-	return rt_xasprintf("for 0/%ld at %g%% confidence it is \xE2\x89\xA4%.1f%%; the Wilson "
-	    "bound of the same counts, \xE2\x89\xA4%.1f%%, is two-sided and looser, and is not "
-	    "what the rule tests", c->trials, 100 * c->conf, 100 * ex.high, 100 * wi.high);
+	rt_say_conf(cl, sizeof cl, c->conf);
+	rt_say_pct(e, sizeof e, ex.high, RT_SAY_UP);
+	rt_say_pct(w, sizeof w, wi.high, RT_SAY_UP);
+	return rt_xasprintf("for 0/%ld at %s confidence it is \xE2\x89\xA4%s; the Wilson "
+	    "bound of the same counts, \xE2\x89\xA4%s, is two-sided and looser, and is not "
+	    "what the rule tests", c->trials, cl, e, w);
 }
 
 /* What the committed hypotheses lack, said in the dossier. */

@@ -579,33 +579,19 @@ is_failure(rt_outcome o)
 static const char *
 conf_text(char *buf, size_t size, double c)
 {
-	size_t n;
-
-	snprintf(buf, size, "%.1f", c * 100);
-	n = strlen(buf);
-	if (n > 2 && strcmp(buf + n - 2, ".0") == 0)
-		buf[n - 2] = '\0';
-	strncat(buf, "%", size - strlen(buf) - 1);
+	rt_say_conf(buf, size, c);
 	return buf;
 }
 
-/* A percentage with one decimal, never "-0.0", and never "0.0" for a
- * value that is not 0: two significant digits below 0.05, "<0.01" (or
- * ">-0.01") below 0.01. */
+/* A percentage without its sign, through lib/rt_say: one decimal, never
+ * "0.0" for a value that is not 0; pctd rounds a bound outward (dir). */
 static const char *
-pct(char *buf, size_t size, double v)
+pctd(char *buf, size_t size, double v, int dir)
 {
-	v *= 100;
-	if (v == 0)
-		snprintf(buf, size, "0.0");
-	else if (fabs(v) < 0.01)
-		snprintf(buf, size, "%s0.01", v > 0 ? "<" : ">-");
-	else if (fabs(v) < 0.05)
-		snprintf(buf, size, "%.2g", v);
-	else
-		snprintf(buf, size, "%.1f", v);
+	rt_say_num(buf, size, v, dir);
 	return buf;
 }
+#define pct(buf, size, v) pctd(buf, size, v, RT_SAY_NEAR)
 
 static void
 add_rate(rt_buf *b, long k, long n, double conf)
@@ -905,7 +891,7 @@ sec_observe(report *r, rt_buf *b)
 			rt_buf_printf(b, "- difference (perturbed − control): %s points, "
 			    "%s CI %s to %s points", pct(est, sizeof est, e->est),
 			    conf_text(c1, sizeof c1, e->control.have ? e->control.conf : 0.95),
-			    pct(lo, sizeof lo, e->lo), pct(hi, sizeof hi, e->hi));
+			    pctd(lo, sizeof lo, e->lo, RT_SAY_DOWN), pctd(hi, sizeof hi, e->hi, RT_SAY_UP));
 			if (e->method) {
 				rt_buf_adds(b, " (");
 				rt_md_code(b, e->method);
@@ -977,10 +963,10 @@ proof_scope(rt_buf *b, const meas *m, const proof *pf)
 		return;
 	if (pow(1 - m->ci_low, (double)pf->m.trials) <= 1 - pf->m.conf)
 		rt_buf_printf(b, ", and it rules out the interval's lower end %s%% too",
-		    pct(c3, sizeof c3, m->ci_low));
+		    pctd(c3, sizeof c3, m->ci_low, RT_SAY_DOWN));
 	else if (rt_runs_to_claim(m->ci_low, pf->m.conf, &more) == RT_STATS_OK)
 		rt_buf_printf(b, "; it does not rule out the interval's lower end %s%% "
-		    "(that takes %ld clean runs)", pct(c3, sizeof c3, m->ci_low), more);
+		    "(that takes %ld clean runs)", pctd(c3, sizeof c3, m->ci_low, RT_SAY_DOWN), more);
 }
 
 static void
@@ -1296,17 +1282,17 @@ story_conf(report *r, int *have)
 	return c;
 }
 
-/* "0/15 failed (at most 28.0% at 95% confidence, anytime)",
- * "14/56 failed (25.0%, 95% anytime interval 9.9 to 46.0%)", "not run".
- * spoken: words for the autopsy ("failed 0 of 15 trials"). */
+/* "0/15 failed (≤28.0% at 95% confidence, anytime)", "14/56 failed (25.0%,
+ * 95% anytime interval 9.9%–46.0%)", "not run": the words every tool uses
+ * for these counts (lib/rt_say). spoken: words for the autopsy ("failed 0
+ * of 15 trials (≤...)"). */
 static void
 add_counts(rt_buf *b, json_t *o, int have_conf, double conf, int spoken)
 {
 	long k = 0, n = 0;
-	double rate, lo, hi;
-	int have_rate, have_iv;
-	const char *method = jstr(o, "interval");
-	char c1[16], p1[16], p2[16], p3[16];
+	rt_interval iv = { 0, 0, 0, 0 };
+	const char *method = jstr(o, "interval"), *p;
+	char say[256];
 
 	jlong(o, "trials", &n);
 	jlong(o, "failures", &k);
@@ -1314,37 +1300,23 @@ add_counts(rt_buf *b, json_t *o, int have_conf, double conf, int spoken)
 		rt_buf_adds(b, spoken ? "was not run" : "not run");
 		return;
 	}
-	have_rate = jnum(o, "rate", &rate);
-	have_iv = jnum(o, "ci_low", &lo) && jnum(o, "ci_high", &hi);
-	if (!have_conf)
-		have_conf = jnum(o, "confidence", &conf);
-	if (have_conf)
-		conf_text(c1, sizeof c1, conf);
 	if (spoken)
 		rt_buf_printf(b, "failed %ld of %ld trials", k, n);
 	else
 		rt_buf_printf(b, "%ld/%ld failed", k, n);
-	if (!have_iv)
+	if (!jnum(o, "ci_low", &iv.low) || !jnum(o, "ci_high", &iv.high))
 		return;                 /* counts alone: no rate without its interval */
-	if (k == 0) {
-		/* a zero is a bound, never a rate */
-		rt_buf_printf(b, " (at most %s%%", pct(p3, sizeof p3, hi));
-		if (have_conf)
-			rt_buf_printf(b, " at %s confidence", c1);
-		if (method)
-			rt_buf_printf(b, ", %s", method);
-		rt_buf_adds(b, ")");
+	if (!have_conf)
+		have_conf = jnum(o, "confidence", &conf);
+	if (!have_conf) {
+		/* no confidence on record: the interval alone, with its method */
+		rt_say_short_iv(say, sizeof say, k, n, &iv, method ? method : "interval");
+		rt_buf_printf(b, " (%s)", say);
 		return;
 	}
-	rt_buf_adds(b, " (");
-	if (have_rate)
-		rt_buf_printf(b, "%s%%, ", pct(p1, sizeof p1, rate));
-	if (have_conf)
-		rt_buf_printf(b, "%s ", c1);
-	if (method)
-		rt_buf_printf(b, "%s ", method);
-	rt_buf_printf(b, "interval %s to %s%%)", pct(p2, sizeof p2, lo),
-	    pct(p3, sizeof p3, hi));
+	rt_say_count_iv(say, sizeof say, k, n, conf, "", &iv, method, NULL);
+	p = strstr(say, " (");
+	rt_buf_adds(b, p ? p : "");
 }
 
 static void
@@ -1772,7 +1744,7 @@ joined(json_t *arr, size_t max)
 static void
 row_fields(json_t *row, json_t *o, int bound)
 {
-	char p1[16], p2[16];
+	char p1[16], iv[64];
 	double lo, hi;
 	long k = 0, n = 0;
 
@@ -1781,11 +1753,10 @@ row_fields(json_t *row, json_t *o, int bound)
 	json_object_set_new(row, "not_run", json_boolean(n == 0));
 	json_object_set_new(row, "counts", json_sprintf("%ld/%ld", k, n));
 	json_object_set_new(row, "bound", bound && k == 0 && jnum(o, "ci_high", &hi) ?
-	    json_sprintf("%s%%", pct(p1, sizeof p1, hi)) : json_null());
+	    json_sprintf("%s%%", pctd(p1, sizeof p1, hi, RT_SAY_UP)) : json_null());
 	json_object_set_new(row, "rate", opt_pct(o, "rate"));
 	json_object_set_new(row, "interval", jnum(o, "ci_low", &lo) && jnum(o, "ci_high", &hi) ?
-	    json_sprintf("%s to %s%%", pct(p1, sizeof p1, lo), pct(p2, sizeof p2, hi)) :
-	    json_null());
+	    json_string((rt_say_range(iv, sizeof iv, lo, hi), iv)) : json_null());
 	json_object_set_new(row, "method", json_string_nocheck(jstr(o, "interval") ?
 	    jstr(o, "interval") : "interval"));
 }
@@ -1796,7 +1767,7 @@ lane_view(json_t *l, int have_conf, double conf)
 {
 	json_t *p = json_object_get(l, "pairs"), *cn = json_object_get(l, "canary"),
 	    *ov = json_object_get(l, "overruled"), *x, *j, *list;
-	char p1[16], p2[16];
+	char sh[64];
 	double lo, hi;
 	long v, v2, v3, v4;
 	size_t i;
@@ -1812,8 +1783,7 @@ lane_view(json_t *l, int have_conf, double conf)
 		    "pairs", (json_int_t)v, "original_only", (json_int_t)v2, "lane_only", (json_int_t)v3,
 		    "both", (json_int_t)v4,
 		    "share", jnum(p, "share_low", &lo) && jnum(p, "share_high", &hi) ?
-		    json_sprintf("%s to %s%%", pct(p1, sizeof p1, lo), pct(p2, sizeof p2, hi)) :
-		    json_null(), "method", json_string(jstr(p, "interval"))));
+		    json_string((rt_say_range(sh, sizeof sh, lo, hi), sh)) : json_null(), "method", json_string(jstr(p, "interval"))));
 	else
 		json_object_set_new(j, "pairs", json_null());
 	if (json_is_object(cn)) {
@@ -1893,7 +1863,8 @@ tournament_view(report *r)
 		    jnum(o, "ci_low", &lo) && jnum(o, "ci_high", &hi) ?
 		    json_pack("{s:s, s:s, s:s, s:s}", "estimate", pct(p1, sizeof p1, d),
 		    "method", jstr(o, "method") ? jstr(o, "method") : "",
-		    "low", pct(p2, sizeof p2, lo), "high", pct(p3, sizeof p3, hi)) : json_null());
+		    "low", pctd(p2, sizeof p2, lo, RT_SAY_DOWN), "high",
+		    pctd(p3, sizeof p3, hi, RT_SAY_UP)) : json_null());
 		json_array_append_new(j, c);
 	}
 	json_object_set_new(view, "has_confirmations", json_boolean(json_array_size(j)));

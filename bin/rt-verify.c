@@ -187,17 +187,18 @@ usage(FILE *f)
 
 /* ---- small text helpers ---- */
 
+/* The numbers are lib/rt_say's: a value to nearest, bounds outward. */
 static void
 pct(char *buf, size_t size, double v)
 {
-	snprintf(buf, size, "%.1f", 100 * v);
+	rt_say_num(buf, size, v, RT_SAY_NEAR);
 }
 
-/* "19.2–51.2%" */
+/* "19.1%–51.3%" */
 static const char *
 ivtext(char *buf, size_t size, double lo, double hi)
 {
-	snprintf(buf, size, "%.1f–%.1f%%", 100 * lo, 100 * hi);
+	rt_say_range(buf, size, lo, hi);
 	return buf;
 }
 
@@ -206,13 +207,15 @@ ivtext(char *buf, size_t size, double lo, double hi)
 static const char *
 laneiv(char *buf, size_t size, const lane *l)
 {
-	if (l->t.trials > 0 && l->t.failures == 0)
-		snprintf(buf, size, "≤%.1f%%", 100 * l->iv.high);
-	else
+	char h[32];
+
+	if (l->t.trials > 0 && l->t.failures == 0) {
+		rt_say_pct(h, sizeof h, l->iv.high, RT_SAY_UP);
+		snprintf(buf, size, "≤%s", h);
+	} else
 		ivtext(buf, size, l->iv.low, l->iv.high);
 	return buf;
 }
-
 
 static double
 elapsed_s(double since_ms)
@@ -224,25 +227,16 @@ elapsed_s(double since_ms)
 static void
 lane_summary(const lane *l, char *buf, size_t size)
 {
-	char a[16], b[16], c[32];
-	int lvl = (int)lround(V.conf * 100);
-
 	if (l->t.trials == 0) {
 		snprintf(buf, size, l->t.errors ? "no valid trial (%ld errors)" : "not run",
 		    l->t.errors);
 		return;
 	}
-	if (l->t.failures == 0) {
-		pct(b, sizeof b, l->iv.high);
-		snprintf(buf, size, "0/%ld failed (≤%s%% at %d%% confidence%s)",
-		    l->t.trials, b, lvl, l->anytime ? ", anytime" : "");
-		return;
-	}
-	pct(a, sizeof a, (double)l->t.failures / (double)l->t.trials);
-	snprintf(buf, size, "%ld/%ld failed (%s%%, %s%d%% %s %s)", l->t.failures,
-	    l->t.trials, a, l->anytime ? "anytime " : "", lvl,
-	    l->anytime ? "interval" : "CI", ivtext(c, sizeof c, l->iv.low, l->iv.high));
-	(void)b;
+	if (l->anytime)
+		rt_say_count_iv(buf, size, l->t.failures, l->t.trials, V.conf, "failed", &l->iv,
+		    "anytime", NULL);
+	else
+		rt_say_count(buf, size, l->t.failures, l->t.trials, V.conf, "failed");
 }
 
 static json_t *
@@ -832,12 +826,13 @@ static void
 pairs_text(const lane *l, char *buf, size_t size)
 {
 	long d = l->rp.lane_only + l->rp.base_only;
+	char iv[64];
 
 	snprintf(buf, size, "of %ld trials paired with the original's, %ld differed: "
 	    "the original alone failed %ld, the lane alone %ld; the lane's share %ld/%ld "
-	    "(%g%% anytime interval %.1f–%.1f%%)", l->rp.pairs, d, l->rp.base_only,
-	    l->rp.lane_only, l->rp.lane_only, d, 100 * V.conf, 100 * l->q.low,
-	    100 * l->q.high);
+	    "(%g%% anytime interval %s)", l->rp.pairs, d, l->rp.base_only,
+	    l->rp.lane_only, l->rp.lane_only, d, 100 * V.conf,
+	    ivtext(iv, sizeof iv, l->q.low, l->q.high));
 }
 
 /* After each result of a racing lane (and of the original, which decides
@@ -1357,7 +1352,7 @@ confirm(lane *c, int round, long required, double cm, double pref, json_t *out,
 {
 	lane *cp = rt_xcalloc(1, sizeof *cp);   /* kept for the board */
 	lane *one[1] = { cp };
-	char err[512], sum[200], rule[400], a[16], b[16], ivs[40];
+	char err[512], sum[200], rule[400], a[16], b[16];
 	json_t *o;
 	rt_interval w, d;
 	int passed, improved;
@@ -1400,13 +1395,10 @@ confirm(lane *c, int round, long required, double cm, double pref, json_t *out,
 	if (cp->t.failures == 0 && cp->t.trials > 0) {
 		/* what 0/n proves, exactly and one-sided: the rule's own bound */
 		double hi = rt_zero_bound(cp->t.trials, cm);
-		char h[16];
 		json_object_set_new(o, "ci_low", json_real(0));
 		json_object_set_new(o, "ci_high", rt_json_real6(hi));
 		json_object_set_new(o, "interval", json_string("exact one-sided"));
-		pct(h, sizeof h, hi);
-		snprintf(sum, sizeof sum, "0/%ld failed (≤%s%% at %g%% confidence, exact "
-		    "one-sided)", cp->t.trials, h, 100 * cm);
+		rt_say_count(sum, sizeof sum, 0, cp->t.trials, cm, "failed");
 	} else {
 		rt_wilson(cp->t.failures, cp->t.trials, cm, &w);
 		json_object_set_new(o, "ci_low", rt_json_real6(w.low));
@@ -1415,9 +1407,7 @@ confirm(lane *c, int round, long required, double cm, double pref, json_t *out,
 		if (cp->t.trials == 0)
 			snprintf(sum, sizeof sum, "no valid trial (%ld errors)", cp->t.errors);
 		else
-			snprintf(sum, sizeof sum, "%ld/%ld failed (%.1f%%, %g%% CI %s)",
-			    cp->t.failures, cp->t.trials, 100.0 * (double)cp->t.failures /
-			    (double)cp->t.trials, 100 * cm, ivtext(ivs, sizeof ivs, w.low, w.high));
+			rt_say_count(sum, sizeof sum, cp->t.failures, cp->t.trials, cm, "failed");
 	}
 	snprintf(rule, sizeof rule, "0 failures in n = runs_to_claim(%s%%, %s) = %ld "
 	    "fresh trials (rt-plan -r %g -c %s); p_ref = min(target, original rate)%s",

@@ -142,11 +142,13 @@ rt_say_count_iv(char *buf, size_t size, long k, long n, double conf,
 		snprintf(buf, size, "0 valid trials (no rate)");
 		return;
 	}
-	if (!iv || !method) {
+	if (!iv) {
 		rt_say_interval(k, n, conf, &own);
 		iv = &own;
-		method = NULL;
 	}
+	/* the default methods are said in the default words */
+	if (method && (!strcmp(method, "wilson") || !strcmp(method, "exact one-sided")))
+		method = NULL;
 	rt_say_conf(cl, sizeof cl, conf);
 	rt_say_pct(lo, sizeof lo, iv->low, RT_SAY_DOWN);
 	rt_say_pct(hi, sizeof hi, iv->high, RT_SAY_UP);

@@ -59,7 +59,9 @@ void rt_say_count(char *buf, size_t size, long k, long n, double conf,
  * name ("anytime"): "1/7 failed (14.3%, biased by stopping; 95% anytime
  * interval 0.3%–76.5%)"; 0/n gives "0/40 failed (≤9.1% at 95% confidence,
  * anytime)" and n/n "(≥…, anytime)". note ("biased by stopping") may be
- * NULL. A NULL iv or method is rt_say_count's. */
+ * NULL. A NULL iv is rt_say_count's interval; a NULL method, "wilson" or
+ * "exact one-sided" (a record's names) are said in rt_say_count's words,
+ * with iv's numbers (a record's own). */
 void rt_say_count_iv(char *buf, size_t size, long k, long n, double conf,
     const char *verb, const rt_interval *iv, const char *method,
     const char *note);

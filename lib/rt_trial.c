@@ -1441,65 +1441,9 @@ rt_errors_warning(char *buf, size_t size, const rt_tally *t, const char *reason)
 }
 
 void
-rt_pct(char *buf, size_t size, double v)
-{
-	/* one decimal, but never round a non-zero bound to "0.0%" */
-	double p = v * 100;
-	if (p > 0 && p < 0.05)
-		snprintf(buf, size, "%.2g%%", p);
-	else
-		snprintf(buf, size, "%.1f%%", p);
-}
-
-void
 rt_rate_text(char *buf, size_t size, long k, long n, double conf)
 {
-	rt_rate_phrase(buf, size, k, n, conf, "failed");
-}
-
-void
-rt_rate_phrase(char *buf, size_t size, long k, long n, double conf, const char *verb)
-{
-	rt_interval ci;
-	char lo[32], hi[32], pt[32], cl[32];
-
-	if (n <= 0) {
-		snprintf(buf, size, "0 valid trials (no rate)");
-		return;
-	}
-	snprintf(cl, sizeof cl, "%g%%", conf * 100);
-	/* 0/n and n/n are one-sided claims: the exact one-sided bound */
-	if (k == 0) {
-		rt_pct(hi, sizeof hi, rt_zero_bound(n, conf));
-		snprintf(buf, size, "0/%ld %s (\xe2\x89\xa4%s at %s confidence)", n, verb, hi, cl);
-		return;
-	}
-	if (k == n) {
-		rt_pct(lo, sizeof lo, rt_all_bound(n, conf));
-		snprintf(buf, size, "%ld/%ld %s (\xe2\x89\xa5%s at %s confidence)", n, n, verb, lo, cl);
-		return;
-	}
-	rt_wilson(k, n, conf, &ci);
-	rt_pct(hi, sizeof hi, ci.high);
-	rt_pct(lo, sizeof lo, ci.low);
-	rt_pct(pt, sizeof pt, (double)k / (double)n);
-	snprintf(buf, size, "%ld/%ld %s (%s, %s CI %s\xe2\x80\x93%s)", k, n, verb, pt, cl, lo, hi);
-}
-
-void
-rt_rate_interval(long k, long n, double conf, rt_interval *iv)
-{
-	rt_wilson(k, n, conf, iv);
-	if (n > 0 && k == 0)
-		iv->low = 0, iv->high = rt_zero_bound(n, conf);
-	else if (n > 0 && k == n)
-		iv->low = rt_all_bound(n, conf), iv->high = 1;
-}
-
-const char *
-rt_interval_method(long k, long n)
-{
-	return n > 0 && (k == 0 || k == n) ? "exact one-sided" : "wilson";
+	rt_say_count(buf, size, k, n, conf, "failed");
 }
 
 json_t *

@@ -15,6 +15,7 @@
 
 #include "rt_runner.h"
 #include "rt_stats.h"
+#include "rt_say.h"
 struct rt_sandbox;
 
 typedef enum {
@@ -182,23 +183,13 @@ void rt_error_reason(char *buf, size_t size, long trial, const char *error,
 int rt_errors_warning(char *buf, size_t size, const rt_tally *t,
     const char *reason);
 
-/* "12/40 failed (30.0%, 95% CI 18.1–45.6%)" (Wilson); with no failure the
- * exact one-sided bound, "0/40 failed (≤7.2% at 95% confidence)", and with
- * no pass "29/29 failed (≥90.2% at 95% confidence)". Never a bare rate. */
+/* The phrasing of rates is lib/rt_say's; these are its older names. */
+#define rt_rate_phrase rt_say_count
+#define rt_rate_interval rt_say_interval
+#define rt_interval_method rt_say_method
+/* "12/40 failed (30.0%, 95% Wilson CI 18.0%–45.5%)": rt_say_count's. */
 void rt_rate_text(char *buf, size_t size, long k, long n, double conf);
-/* A rate or bound as rt_rate_text prints it: one decimal and "%", never a
- * non-zero value rounded to "0.0%" ("0.012%"). */
-void rt_pct(char *buf, size_t size, double v);
-/* The same with another verb than "failed": "0/3 won (≤63.2% at 95%
- * confidence)". */
-void rt_rate_phrase(char *buf, size_t size, long k, long n, double conf,
-    const char *verb);
-/* The interval rt_rate_text prints: Wilson, or the exact one-sided bound
- * for 0/n and n/n. */
-void rt_rate_interval(long k, long n, double conf, rt_interval *iv);
-/* The method of the interval rt_rate_text and rt_measure_fields give k/n:
- * "exact one-sided" for 0/n and n/n (n > 0), else "wilson". */
-const char *rt_interval_method(long k, long n);
+
 /* The measure fields: trials, failures, timeouts, errors, ignored,
  * skipped (only when some were), rate
  * (null when n = 0), ci_low, ci_high, interval (the method, as

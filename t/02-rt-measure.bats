@@ -30,19 +30,19 @@ load helper
 	status_is 0
 	echo "$output" | jq -e '.type == "measure" and .trials == 30 and .failures == 10 and .verdict == "FLAKY"'
 	echo "$output" | jq -e '.ci_low == 0.192303 and .ci_high == 0.512203 and .z == 1.96 and .confidence == 0.95'
-	echo "$output" | jq -e '.summary == "10/30 failed (33.3%, 95% CI 19.2%–51.2%)"'
+	echo "$output" | jq -e '.summary == "10/30 failed (33.3%, 95% Wilson CI 19.2%–51.3%)"'
 }
 
 @test "rt-measure: zero failures is an exact one-sided bound, never 0%, and the text names the threshold" {
 	run rt-measure -n 40 --text --cmd true
 	status_is 0
-	[ "$output" = "STABLE: 0/40 failed (≤7.2% at 95% confidence, below the 10% threshold)" ]
+	[ "$output" = "STABLE: 0/40 failed (≤7.3% at 95% confidence, below the 10% threshold)" ]
 	run rt-measure -n 53 --text --cmd true
 	[ "$output" = "STABLE: 0/53 failed (≤5.5% at 95% confidence, below the 10% threshold)" ]
 	run rt-measure -n 40 --cmd true
 	echo "$output" | jq -e '.rate == 0 and .ci_low == 0 and .ci_high == 0.072158 and .verdict == "STABLE"'
 	echo "$output" | jq -e '.interval == "exact one-sided" and .z == null'
-	echo "$output" | jq -e '.summary == "0/40 failed (≤7.2% at 95% confidence)"'
+	echo "$output" | jq -e '.summary == "0/40 failed (≤7.3% at 95% confidence)"'
 }
 
 @test "rt-measure: 0/1 is ≤95.0%, not a two-sided Wilson end; 0/4 at T=0.5 is not STABLE" {
@@ -56,29 +56,29 @@ load helper
 
 @test "rt-measure: STABLE takes 29 clean trials at the defaults, 28 is INCONCLUSIVE" {
 	run rt-measure -n 29 --text --cmd true
-	[ "$output" = "STABLE: 0/29 failed (≤9.8% at 95% confidence, below the 10% threshold)" ]
+	[ "$output" = "STABLE: 0/29 failed (≤9.9% at 95% confidence, below the 10% threshold)" ]
 	run rt-measure -n 28 --text --cmd true
-	[ "$output" = "INCONCLUSIVE: 0/28 failed (≤10.1% at 95% confidence, not below the 10% threshold)" ]
+	[ "$output" = "INCONCLUSIVE: 0/28 failed (≤10.2% at 95% confidence, not below the 10% threshold)" ]
 	run rt-measure -n 28 --text --threshold 0.25 --cmd true
-	[ "$output" = "STABLE: 0/28 failed (≤10.1% at 95% confidence, below the 25% threshold)" ]
+	[ "$output" = "STABLE: 0/28 failed (≤10.2% at 95% confidence, below the 25% threshold)" ]
 }
 
 @test "rt-measure: a mixed count keeps its Wilson interval and names it" {
 	run rt-measure -n 30 -- sh "$EX/kth/every-kth.sh"
 	echo "$output" | jq -e '.interval == "wilson" and .z == 1.96'
 	run rt-measure -n 30 --text -- sh "$EX/kth/every-kth.sh"
-	[ "$output" = "FLAKY: 10/30 failed (33.3%, 95% CI 19.2%–51.2%)" ]
+	[ "$output" = "FLAKY: 10/30 failed (33.3%, 95% Wilson CI 19.2%–51.3%)" ]
 }
 
 @test "rt-measure: verdicts ALWAYS_FAILING (mirrors STABLE: 29/29), INCONCLUSIVE, ERROR" {
 	run rt-measure -n 29 --cmd false
 	echo "$output" | jq -e '.verdict == "ALWAYS_FAILING" and .ci_low == 0.901855 and .ci_high == 1 and .interval == "exact one-sided"'
 	run rt-measure -n 29 --text --cmd false
-	[ "$output" = "ALWAYS_FAILING: 29/29 failed (≥90.2% at 95% confidence, at least the 90% that the 10% threshold asks for)" ]
+	[ "$output" = "ALWAYS_FAILING: 29/29 failed (≥90.1% at 95% confidence, at least the 90% that the 10% threshold asks for)" ]
 	run rt-measure -n 28 --cmd false
 	echo "$output" | jq -e '.verdict == "INCONCLUSIVE"'
 	run rt-measure -n 28 --text --cmd false
-	[ "$output" = "INCONCLUSIVE: 28/28 failed (≥89.9% at 95% confidence, short of the 90% that the 10% threshold asks for)" ]
+	[ "$output" = "INCONCLUSIVE: 28/28 failed (≥89.8% at 95% confidence, short of the 90% that the 10% threshold asks for)" ]
 	run rt-measure -n 24 --cmd false
 	echo "$output" | jq -e '.verdict == "INCONCLUSIVE"'
 	run rt-measure -n 10 --cmd true
@@ -148,12 +148,12 @@ load helper
 		and .ci_low == .cs_low and .ci_high == .cs_high and .trials == 7'
 	# the anytime interval is wider than Wilson's 2.6%-51.3% for 1/7
 	echo "$output" | jq -e '.ci_low < 0.026 and .ci_high > 0.6'
-	echo "$output" | jq -e '.summary | test("^1/7 failed \\(14.3%, biased by stopping early, 95% anytime interval [0-9.]+%–[0-9.]+%\\)$")'
+	echo "$output" | jq -e '.summary | test("^1/7 failed \\(14.3%, biased by stopping early; 95% anytime interval [0-9.]+%–[0-9.]+%\\)$")'
 	run rt-measure -n 500 --until verdict --text --cmd '[ "$RETRIAL_TRIAL" -ne 7 ]'
-	has "FLAKY: 1/7 failed (14.3%, biased by stopping early, 95% anytime interval 0.1%–67.4%)"
+	has "FLAKY: 1/7 failed (14.3%, biased by stopping early; 95% anytime interval 0.08%–67.5%)"
 	hasnt "CI"
 	run rt-measure -n 500 --until verdict --text --cmd true
-	[ "$output" = "STABLE: 0/53 failed (≤10.0%, 95% anytime interval, below the 10% threshold)" ]
+	[ "$output" = "STABLE: 0/53 failed (≤10.0% at 95% confidence, anytime, below the 10% threshold)" ]
 	# the cap came first: still the anytime interval (the rule was in force),
 	# but no stop to bias the rate
 	run rt-measure -n 5 --until width:0.01 --cmd '[ "$RETRIAL_TRIAL" -ne 2 ]'
@@ -161,7 +161,7 @@ load helper
 		and (.summary | test("^1/5 failed \\(20.0%, 95% anytime interval"))'
 	# a fixed-n run keeps Wilson's interval
 	run rt-measure -n 7 --cmd '[ "$RETRIAL_TRIAL" -ne 7 ]'
-	echo "$output" | jq -e '.interval == "wilson" and .summary == "1/7 failed (14.3%, 95% CI 2.6%–51.3%)" and (has("rate_biased") | not)'
+	echo "$output" | jq -e '.interval == "wilson" and .summary == "1/7 failed (14.3%, 95% Wilson CI 2.5%–51.4%)" and (has("rate_biased") | not)'
 }
 
 @test "rt-measure: --until with -j 2 counts the trial still running and says so" {

@@ -204,7 +204,7 @@ measure0() {
 	measure8
 	run rt-plan -t "$T/m8.jsonl"
 	status_is 0
-	[ "$output" = "Measured 8/40 failed (20.0%, 95% CI 10.5%–34.8%). At a 9.1% failure rate (the exact one-sided 97.5% lower bound of the measured rate: the 5% error is split between the measurement and the runs), 39 clean runs in a row show it is fixed at 95% confidence." ]
+	[ "$output" = "Measured 8/40 failed (20.0%, 95% Wilson CI 10.4%–34.8%). At a 9.1% failure rate (the exact one-sided 97.5% lower bound of the measured rate: the 5% error is split between the measurement and the runs), 39 clean runs in a row show it is fixed at 95% confidence." ]
 }
 
 @test "split at several levels: each level from its own bound" {
@@ -250,7 +250,7 @@ measure0() {
 	measure8
 	run rt-plan -b ends -t "$T/m8.jsonl"
 	status_is 0
-	has "Measured 8/40 failed (20.0%, 95% CI"
+	has "Measured 8/40 failed (20.0%, 95% Wilson CI"
 	has "At a 10.5% failure rate (the low end of the interval"
 	has "28 clean runs in a row"
 }
@@ -327,7 +327,7 @@ measure0() {
 	echo "$output" | jqe '.basis == "split" and .green_runs_required == 39 and .retry_budget == 4'
 	echo "$output" | jqe '.retry_rate == 0.356478 and .quarantine_after == 4 and .false_alarm_bound <= 0.025'
 	echo "$output" | jqe '.exhaust_probability == 0.00032 and .exhaust_low < .exhaust_probability and .exhaust_high > 0.0057 and .exhaust_high < 0.0058'
-	echo "$output" | jqe '.rule | test("survives all 5 attempts with probability 0.032% at the measured 20.0%, <0.01%–0.6% over the rate.s exact 95% interval")'
+	echo "$output" | jqe '.rule | test("survives all 5 attempts with probability 0.032% at the measured 20.0%, 0.0006%–0.6% over the rate.s exact 95% interval")'
 	echo "$output" | jqe '.rule | test("at any rate in the rate.s exact 95% interval")'
 }
 
@@ -335,8 +335,8 @@ measure0() {
 	measure8
 	run rt-plan --policy --text "$T/m8.jsonl"
 	status_is 0
-	has "with probability 0.032% at the measured 20.0%, <0.01%–0.6% over the rate's exact 95% interval (9.1%–35.6%)"
-	has "checked after every run: by flakiness alone that happens within any 100 runs with probability at most 1.4% at any rate in the rate's exact 95% interval"
+	has "with probability 0.032% at the measured 20.0%, 0.0006%–0.6% over the rate's exact 95% interval (9.0%–35.7%)"
+	has "checked after every run: by flakiness alone that happens within any 100 runs with probability at most 1.5% at any rate in the rate's exact 95% interval"
 	run rt-plan --rate 0.2 --policy --text
 	has "with probability 0.8% at the 20.0% rate, taken as known"
 }

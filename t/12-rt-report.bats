@@ -67,10 +67,10 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	printf '%s\n' "## How often" "## What is true only when it fails" \
 	    "## What observation changed" "## What it takes to say it is fixed" > "$T/want"
 	diff -u "$T/want" "$T/heads"
-	has "20/60 failed (33.3%, 95% CI 22.7%–45.9%)."
+	has "20/60 failed (33.3%, 95% Wilson CI 22.7%–46.0%)."
 	has 'Token: `EXHAUSTED`'
 	has "Failing trials (20): 3, 6, 9,"
-	has "45/60 failed (75.0%, 95% CI 62.8%–84.2%)"
+	has "45/60 failed (75.0%, 95% Wilson CI 62.7%–84.3%)"
 	has "Implicated: it destabilises the test"
 	has "Probe: `up to 3 other trials were running when a trial started`"
 	has "Not separated at this budget"
@@ -109,7 +109,7 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 @test "zero failures are an upper bound, never 0%" {
 	run rt-report -t "$F/zero.jsonl"
 	status_is 0
-	has "0/40 failed (≤7.2% at 95% confidence)"
+	has "0/40 failed (≤7.3% at 95% confidence)"
 	printf '%s\n' "$output" > "$T/zero.md"
 	nogrep -E "$bare_zero" "$T/zero.md"
 	grep -q '"verdict":"STABLE"' "$F/zero.jsonl"
@@ -131,14 +131,14 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	printf '%s\n' '{"type":"measure","trials":9,"failures":0,"confidence":0.95}' > "$T/nine.jsonl"
 	run rt-report -t -p "$T/nine.jsonl" "$F/measure.jsonl"
 	status_is 0
-	has "0/9 failed (≤28.3% at 95% confidence): at least the 8 clean runs needed at 95% confidence"
+	has "0/9 failed (≤28.4% at 95% confidence): at least the 8 clean runs needed at 95% confidence"
 	has "were the rate still the measured 33.3%, 9 clean runs in a row would have a chance of 2.6%"
 	has "it does not rule out the interval's lower end 22.7% (that takes 12 clean runs)"
 	run rt-report -t -p "$F/proof.jsonl" "$F/measure.jsonl"
 	has "and it rules out the interval's lower end 22.7% too"
 }
 
-@test "a tiny chance is printed with its digits or as <0.01%, never 0.0%" {
+@test "a tiny chance is printed with its digits, never 0.0%" {
 	# (2/3)^20 = 0.030%, (2/3)^25 = 0.0039%
 	printf '%s\n' '{"type":"measure","trials":20,"failures":0,"confidence":0.95}' > "$T/p20.jsonl"
 	run rt-report -t -p "$T/p20.jsonl" "$F/measure.jsonl"
@@ -146,7 +146,7 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	has "20 clean runs in a row would have a chance of 0.03%"
 	printf '%s\n' '{"type":"measure","trials":25,"failures":0,"confidence":0.95}' > "$T/p25.jsonl"
 	run rt-report -t -p "$T/p25.jsonl" "$F/measure.jsonl"
-	has "25 clean runs in a row would have a chance of <0.01%"
+	has "25 clean runs in a row would have a chance of 0.004%"
 	hasnt "a chance of 0.0%"
 }
 
@@ -214,7 +214,7 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	grep -q '<rect class="error"' "$h"
 	# the narrowing band ends at the whole measurement
 	grep -q '<polygon class="band"' "$h"
-	has_end=$(grep -c 'at the end: 20/60 failed (33.3%, 95% CI 22.7%–45.9%)' "$h")
+	has_end=$(grep -c 'at the end: 20/60 failed (33.3%, 95% Wilson CI 22.7%–46.0%)' "$h")
 	[ "$has_end" -eq 1 ]
 	# every section is on the page
 	grep -q '<h2>What it takes to say it is fixed</h2>' "$h"
@@ -301,9 +301,9 @@ fixed_section() {
 	status_is 0
 	has "## What fixed it"
 	has "Verdict: \`FIXED\`"
-	has "| original (baseline, measured) | baseline | 18/56 | 32.1% | 21.4 to 45.2% (wilson) |"
-	has "| \`h-fix\` concurrency | winner | 0/15 | ≤28.0% | 0.0 to 28.0% (anytime) |"
-	has "| \`h-decoy\` concurrency | eliminated | 14/56 | 25.0% | 9.9 to 46.0% (anytime) |"
+	has "| original (baseline, measured) | baseline | 18/56 | 32.1% | 21.4%–45.2% (wilson) |"
+	has "| \`h-fix\` concurrency | winner | 0/15 | ≤28.1% | 0.0%–28.1% (anytime) |"
+	has "| \`h-decoy\` concurrency | eliminated | 14/56 | 25.0% | 9.9%–46.0% (anytime) |"
 	has "| \`h-noapply\` concurrency | patch_failed | not run |"
 	has "- \`h-decoy\` (eliminated): 14/56 failed"
 	has "about 1290 more would likely decide"
@@ -323,7 +323,7 @@ fixed_section() {
 	has '```diff'
 	has "-	if [ \$(( \${last:-0} % 3 )) -eq 0 ]; then"
 	has "### The confirmation round"
-	has "Round 1, \`h-fix\`: 0/29 failed (at most 9.8% at 95% confidence, exact one-sided); 29 runs required against a reference rate of 10.0%; passed"
+	has "Round 1, \`h-fix\`: 0/29 failed (≤9.9% at 95% confidence); 29 runs required against a reference rate of 10.0%; passed"
 	has "### The rule that decided it"
 	has "runs_to_claim(10.0%, 0.95) = 29 fresh trials"
 }
@@ -372,7 +372,7 @@ fixed_section() {
 	for id in h-fix h-decoy h-noapply h-outside h-nopatch; do
 		grep -q "<title>$id (" "$h" || { echo "no row for $id" >&2; return 1; }
 	done
-	grep -q '<title>confirm h-fix: 0/29 failed (at most 9.8% at 95% confidence' "$h"
+	grep -q '<title>confirm h-fix: 0/29 failed (≤9.9% at 95% confidence' "$h"
 	grep -q '<pre class="patch">--- a/pool.sh' "$h"
 	# self-contained: nothing fetched
 	nogrep -E '(src|href)="(https?:)?//' "$h"
@@ -401,8 +401,8 @@ fixed_section() {
 	[ -f "$T/out/report.md" ]
 	n=$(grep -o '[.!?]\( \|$\)' "$T/autopsy.txt" | wc -l)
 	[ "$n" -ge 6 ] && [ "$n" -le 10 ]
-	grep -q "^Before any fix, ./test_pool.sh failed 18 of 56 trials (32.1%, 95% wilson interval 21.4 to 45.2%)." "$T/autopsy.txt"
-	grep -q "^h-decoy seems not to have been the fix: it failed 14 of 56 trials (25.0%, 95% anytime interval 9.9 to 46.0%)" "$T/autopsy.txt"
+	grep -q "^Before any fix, ./test_pool.sh failed 18 of 56 trials (32.1%, 95% Wilson CI 21.4%–45.2%)." "$T/autopsy.txt"
+	grep -q "^h-decoy seems not to have been the fix: it failed 14 of 56 trials (25.0%, 95% anytime interval 9.9%–46.0%)" "$T/autopsy.txt"
 	grep -q "though not disproved" "$T/autopsy.txt"
 	grep -q "^The verdict is FIXED: h-fix is the confirmed fix" "$T/autopsy.txt"
 	grep -q "h-noapply and h-outside could not be applied" "$T/autopsy.txt"
@@ -411,8 +411,8 @@ fixed_section() {
 @test "--autopsy: a zero is a bound, never a rate (a measured 0.0 is not missing)" {
 	run rt-report --autopsy - "$TV"
 	status_is 0
-	has "failed 0 of 15 trials (at most 28.0% at 95% confidence, anytime)"
-	has "failed 0 of 29 trials (at most 9.8% at 95% confidence, exact one-sided)"
+	has "failed 0 of 15 trials (≤28.1% at 95% confidence, anytime)"
+	has "failed 0 of 29 trials (≤9.9% at 95% confidence)"
 	hasnt "100"
 	hasnt " 0.0%"
 	echo "$output" | nogrep -E "$bare_zero"
@@ -512,8 +512,8 @@ fixed_section() {
 	run rt-report --autopsy - --autopsy-template "$T/my.tmpl" "$TV"
 	status_is 0
 	[ "${lines[0]}" = "FIXED by h-fix." ]
-	[ "${lines[1]}" = "Was: failed 18 of 56 trials (32.1%, 95% wilson interval 21.4 to 45.2%)." ]
-	[ "${lines[2]}" = "Now: failed 0 of 29 trials (at most 9.8% at 95% confidence, exact one-sided), held." ]
+	[ "${lines[1]}" = "Was: failed 18 of 56 trials (32.1%, 95% Wilson CI 21.4%–45.2%)." ]
+	[ "${lines[2]}" = "Now: failed 0 of 29 trials (≤9.9% at 95% confidence), held." ]
 	[ "${lines[3]}" = "Maybe not h-decoy (budget 55)." ]
 	[ "${#lines[@]}" -eq 4 ]
 	echo "$output" > "$T/a.txt"
@@ -542,7 +542,7 @@ fixed_section() {
 	[ "${#lines[@]}" -eq 10 ]
 	has "e1 seems not to have been the fix"
 	has "The fix that held is w"
-	has "confirmation held for w, which failed 0 of 29 trials (at most 9.8%"
+	has "confirmation held for w, which failed 0 of 29 trials (≤9.8%"
 	has "The verdict is FIXED: w is the confirmed fix"
 	has "Order matters here: t fails after p, found in 9 trials."
 	# priority 5 (the seed, the other eliminated, the second tie) goes first

@@ -206,7 +206,7 @@ pytest_report() {
 	run rt-measure --by case --text "$T/r"
 	status_is 0
 	[ "$(echo "${lines[0]}" | awk '{print $1}')" = VERDICT ]
-	echo "${lines[1]}" | grep -q '^FLAKY .*6/9 failed (66.7%, 95% CI .*com.example.CartTest::appliesDiscount$'
+	echo "${lines[1]}" | grep -q '^FLAKY .*6/9 failed (66.7%, 95% Wilson CI .*com.example.CartTest::appliesDiscount$'
 	echo "${lines[2]}" | grep -q '9/9 failed (≥.*com.example.CartTest::checksOut$'
 	echo "${lines[3]}" | grep -q '3/3 failed (≥.*Cart::talks to the server$'
 	echo "$output" | grep -q '^SKIPPED .*0 valid trials.*Cart::prints a receipt  (0 errors, 3 skipped, 0 ignored not counted)$'
@@ -305,7 +305,7 @@ SH
 	run rt-measure --by case --text "$T/o"
 	echo "${lines[1]}" | grep -q '^FLAKY '
 	echo "${lines[2]}" | grep -q '^FLAKY '
-	echo "${lines[3]}" | grep -q '^STABLE .*0/30 failed (≤9.5% at 95% confidence)'
+	echo "${lines[3]}" | grep -q '^STABLE .*0/30 failed (≤9.6% at 95% confidence)'
 }
 
 @test "examples/shard/suite-rerun.sh: shards of a suite rerun merge with cat" {

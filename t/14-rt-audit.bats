@@ -69,7 +69,7 @@ H() { echo "$T/audit.db"; }
 	run rt-audit -H "$(H)" --json "$T/d.json" --md - "$T/n2.jsonl"
 	status_is 0
 	has "## Newly flaky (1)"
-	has '- `t.flaky`: first flaky on revision bbb, seen 2026-11-02T03:00:00Z (run n2): 2/5 failed (40.0%, 95% CI 11.8%–76.9%)'
+	has '- `t.flaky`: first flaky on revision bbb, seen 2026-11-02T03:00:00Z (run n2): 2/5 failed (40.0%, 95% Wilson CI 11.7%–77.0%)'
 	hasnt '`t.moved`: first flaky'
 	jqe '.new_flaky | length == 1' "$T/d.json"
 	jqe '.new_flaky[0] | .case == "t.flaky" and .first_revision == "bbb"
@@ -83,7 +83,7 @@ H() { echo "$T/audit.db"; }
 	run rt-audit -H "$(H)" -n 1 --json "$T/d3.json" --md - "$T/n3.jsonl"
 	status_is 0
 	has "## Newly flaky (0)"
-	jqe '[.top[].case] == ["t.moved"] and .top[0].rate.summary == "5/10 failed (50.0%, 95% CI 23.7%–76.3%)"' "$T/d3.json"
+	jqe '[.top[].case] == ["t.moved"] and .top[0].rate.summary == "5/10 failed (50.0%, 95% Wilson CI 23.6%–76.4%)"' "$T/d3.json"
 }
 
 @test "rt-audit: the same report ingested twice counts once" {
@@ -160,7 +160,7 @@ H() { echo "$T/audit.db"; }
 	status_is 0
 	has "## Rate changes (1)"
 	has "Tonight's rate against the history before, by Fisher's exact test, listed at a 5% false discovery rate (Benjamini–Hochberg) over the 21 tests compared tonight."
-	has '- `t.jump`: 15/20 failed (75.0%, 95% CI 53.1%–88.8%) tonight, 0/40 failed (≤7.2% at 95% confidence) before; change +75.0 points, Fisher p = 2.9e-10'
+	has '- `t.jump`: 15/20 failed (75.0%, 95% Wilson CI 53.1%–88.9%) tonight, 0/40 failed (≤7.3% at 95% confidence) before; change +75.0 points, Fisher p = 2.9e-10'
 	hasnt '`t.drift`: 5/20 failed'
 	jqe '[.rate_changes[].case] == ["t.jump"] and .rate_change_tests == 21 and .rate_change_fdr == 0.05
 		and .rate_change_alarms == 1 and .rate_changes[0].p_value < 1e-9' "$T/d.json"
@@ -287,7 +287,7 @@ H() { echo "$T/audit.db"; }
 	run env -i PATH=/usr/bin:/bin HOME="$T" RUN=night1 sh "$ex" tests.list 12
 	status_is 0
 	has "## Newly flaky (1)"
-	has '4/12 failed (33.3%, 95% CI 13.8%–60.9%)'
+	has '4/12 failed (33.3%, 95% Wilson CI 13.8%–61.0%)'
 	[ -s audit/night1/digest.md ] && [ -s audit/night1/digest.html ]
 	jqe '.ingested == 24 and (.new_flaky | length) == 1' audit/night1/digest.json
 	# a second night, gated: still flaky, not new; nothing measured is exit 2

@@ -53,7 +53,7 @@ setup() {
 	status_is 0
 	has "CAUSE CLASS"
 	# Wilson at 95%: 2/3 is 20.8–93.9%, and 0/3 is only bounded above
-	echo "$output" | grep -q "^timing  *alpha  *2/3 won (66.7%, 95% CI 20.8%–93.9%)"
+	echo "$output" | grep -q "^timing  *alpha  *2/3 won (66.7%, 95% Wilson CI 20.7%–93.9%)"
 	echo "$output" | grep -q "^timing  *beta  *0/3 won (≤63.2% at 95% confidence)  *1  *0$"
 	echo "$output" | grep -q "^timing  *cache  *0/1 won (≤95.0% at 95% confidence)  *0  *1$"
 	echo "$output" | grep -q "^order  *rules  *1/1 won"
@@ -76,8 +76,8 @@ setup() {
 	has "FIXED"
 	has "QUARANTINE"
 	# a confirmation's zero failures come with their upper bound
-	has "original 12/40 failed (30.0%, 95% CI 18.1%–45.4%); winner h1 (alpha, timing), on fresh trials 0/29 failed (≤9.8% at 95% confidence, exact one-sided)"
-	has "original 0/40 failed (≤7.2% at 95% confidence)"
+	has "original 12/40 failed (30.0%, 95% Wilson CI 18.0%–45.5%); winner h1 (alpha, timing), on fresh trials 0/29 failed (≤9.9% at 95% confidence)"
+	has "original 0/40 failed (≤7.3% at 95% confidence)"
 	# a project heading per group, sorted, its tests indented under it
 	echo "$output" | grep '^project ' >"$T/heads"
 	printf 'project /p/test_cache\nproject /p/test_lock\nproject /p/test_order\n' | diff - "$T/heads"
@@ -86,7 +86,7 @@ setup() {
 	rt-genome -g "$db" --history --test test_cache --json >"$T/out"
 	jqe -s 'length == 3 and all(.test == "test_cache") and (map(.verdict) == ["FIXED", "FIXED", "QUARANTINE"])' "$T/out"
 	jqe -s '.[2].winner == null and .[2].confirmation == null and .[0].confirmation.trials == 29' "$T/out"
-	jqe -s '.[0].confirmation.summary == "0/29 failed (≤9.8% at 95% confidence, exact one-sided)"' "$T/out"
+	jqe -s '.[0].confirmation.summary == "0/29 failed (≤9.9% at 95% confidence)"' "$T/out"
 }
 
 @test "rt-genome: a confirmation is shown at the confidence and with the method rt-verify used" {
@@ -94,7 +94,7 @@ setup() {
 	# confirmation says so, not the run's 95%
 	run rt-genome -g "$db" --history --test test_cache
 	status_is 0
-	has "winner h1 (alpha, timing), on fresh trials 0/36 failed (≤9.7% at 97.5% confidence, exact one-sided)"
+	has "winner h1 (alpha, timing), on fresh trials 0/36 failed (≤9.8% at 97.5% confidence)"
 	hasnt "0/36 failed (≤9.7% at 95%"
 	rt-genome -g "$db" -H -t test_cache -j >"$T/out"
 	jqe -s '.[1].confirmation | .confidence == 0.975 and .interval == "exact one-sided"
@@ -105,7 +105,7 @@ setup() {
 	    <(sed -n 2p "$FX/verdicts.jsonl") >"$T/wilson.jsonl"
 	rt-genome -g "$db" --import "$T/wilson.jsonl" 2>/dev/null
 	run rt-genome -g "$db" -H -t test_cache
-	has "winner h2 (beta, timing), on fresh trials 3/36 failed (8.3%, 97.5% CI 2.5–24.4%, wilson)"
+	has "winner h2 (beta, timing), on fresh trials 3/36 failed (8.3%, 97.5% Wilson CI 2.5%–24.4%)"
 }
 
 @test "rt-genome: --import keeps the verdict's own finished_at" {
@@ -165,7 +165,7 @@ PRAGMA user_version = 1;"
 	    PRAGMA user_version = 2;"
 	run rt-genome -g "$db" -H -t test_cache
 	status_is 0
-	has "on fresh trials 0/36 failed (≤9.7% at 97.5% confidence, exact one-sided)"
+	has "on fresh trials 0/36 failed (≤9.8% at 97.5% confidence)"
 	[ "$(sqlite3 "$db" 'pragma user_version')" -eq 3 ]
 	run rt-genome -g "$db" --import "$FX/verdicts.jsonl"
 	status_is 0

@@ -142,7 +142,7 @@ remote_branches() {
 	run rt-pr --body - "$FX/inconclusive.jsonl"
 	status_is 1
 	has "verdict INCONCLUSIVE_BASELINE"
-	has "0/10 failed (≤27.8% at 95% confidence)"
+	has "0/10 failed (≤25.9% at 95% confidence)"
 	has "measure longer"
 }
 
@@ -182,9 +182,9 @@ remote_branches() {
 	rt-pr --body "$T/d.md" "$FX/zero.jsonl"
 	diff -u "$FX/zero.md" "$T/d.md"
 	run head -1 "$T/d.md"
-	has "0/14 (≤21.5% at 95% confidence) after"
+	has "0/14 (≤19.3% at 95% confidence) after"
 	run cat "$T/d.md"
-	has "0/20 failed (≤16.1% at 95% confidence)"
+	has "0/20 failed (≤14.0% at 95% confidence)"
 	! grep -E '(^|[^0-9.])0(\.0)?%' "$T/d.md"
 	! grep -F '→ 0' "$T/d.md"
 }
@@ -193,21 +193,21 @@ remote_branches() {
 	rt-pr --body "$T/d.md" "$FX/tie.jsonl"
 	diff -u "$FX/tie.md" "$T/d.md"
 	run cat "$T/d.md"
-	has "| h2 | model:llama-3.1-8b | timing | 1/32 | 3.1% (0.6–15.7%) | tied with the winner"
-	has "- h2: 2/22 failed (9.1%, 95% CI 2.5–27.8%); 22 required; **failed**."
-	has "- h1: 0/22 failed (≤14.9% at 95% confidence); 22 required; **passed**."
+	has "| h2 | model:llama-3.1-8b | timing | 1/32 | 3.1% (0.5%–15.8%) | tied with the winner"
+	has "- h2: 2/22 failed (9.1%, 95% Wilson CI 2.5%–27.9%); 22 required; **failed**."
+	has "- h1: 0/22 failed (≤12.8% at 95% confidence); 22 required; **passed**."
 }
 
 @test "the dossier has every part: verdict, rates, winner, table, method, reproduce" {
 	run rt-pr --body - "$FX/fixed.jsonl"
 	status_is 0
-	[ "${lines[0]}" = '# Fix flaky `test_cache`: 12/40 failed before, 0/30 (≤11.4% at 95% confidence) after' ]
+	[ "${lines[0]}" = '# Fix flaky `test_cache`: 12/40 failed before, 0/30 (≤9.6% at 95% confidence) after' ]
 	has "**Verdict: FIXED.**"
-	has "**Before:** 12/40 failed (30.0%, 95% CI 18.1–45.4%)"
-	has "**In the tournament:** 0/20 failed (≤16.1% at 95% confidence)"
-	has "**Confirmation:** 0/30 failed (≤11.4% at 95% confidence) on fresh trials, 16 required"
+	has "**Before:** 12/40 failed (30.0%, 95% Wilson CI 18.0%–45.5%)"
+	has "**In the tournament:** 0/20 failed (≤14.0% at 95% confidence)"
+	has "**Confirmation:** 0/30 failed (≤9.6% at 95% confidence) on fresh trials, 16 required"
 	has "**timing**, hypothesis h1 (cache)"
-	has "| h2 | model:llama-3.1-8b | timing | 7/20 | 35.0% (18.1–56.7%) | eliminated — 7/20 failed"
+	has "| h2 | model:llama-3.1-8b | timing | 7/20 | 35.0% (18.1%–56.8%) | eliminated — 7/20 failed"
 	has "| h3 | model:qwen-2.5 | assertion | — | — | disqualified by the neutering guard, rule \`early-exit\`"
 	has "| h4 | rules | environment | — | — | patch failed — hunk #​1 FAILED at 40 |"
 	has "Wilson score intervals at 95% confidence"
@@ -222,12 +222,12 @@ remote_branches() {
 	# fixed.jsonl's baseline claims ci_low 0.05, ci_high 0.95
 	jqe 'select(.type == "verdict") | .baseline.ci_low == 0.05' "$FX/fixed.jsonl"
 	run rt-pr --body - "$FX/fixed.jsonl"
-	has "18.1–45.4%"
-	hasnt "5.0–95.0%"
+	has "18.0%–45.5%"
+	hasnt "5.0%–95.0%"
 	jq -c 'select(.type == "verdict") | .confidence = 0.9' "$FX/fixed.jsonl" >"$T/c90.jsonl"
 	run rt-pr --body - "$T/c90.jsonl"
-	has "12/40 failed (30.0%, 90% CI 19.7–42.9%)"
-	has "0/30 (≤8.3% at 90% confidence)"
+	has "12/40 failed (30.0%, 90% Wilson CI 19.6%–42.9%)"
+	has "0/30 (≤7.4% at 90% confidence)"
 }
 
 @test "golden dossier: rt-verify's anytime and exact one-sided intervals, named and explained" {
@@ -237,12 +237,12 @@ remote_branches() {
 	diff -u "$FX/methods.md" "$T/d.md"
 	run cat "$T/d.md"
 	# the bounds rt-verify decided with, never a second Wilson bound beside them
-	[ "${lines[0]}" = '# Fix flaky `test_cache`: 65/200 failed before, 0/29 (≤9.8% at 95% confidence, exact one-sided) after' ]
-	has "**Confirmation:** 0/29 failed (≤9.8% at 95% confidence, exact one-sided) on fresh trials, 29 required"
-	has "- h1: 0/29 failed (≤9.8% at 95% confidence, exact one-sided); 29 required; **passed**."
-	has "**In the tournament:** 0/17 failed (≤25.4% at 95% confidence, anytime)"
-	has "| h1 | cache | race_condition | 0/17 | ≤25.4% (anytime) |"
-	has "| h2 | cache | timing | 27/100 | 27.0% (14.2–43.0%, anytime) | eliminated — 27/100 failed after its budget of 100 trials, interval 14.2–43.0%"
+	[ "${lines[0]}" = '# Fix flaky `test_cache`: 65/200 failed before, 0/29 (≤9.9% at 95% confidence) after' ]
+	has "**Confirmation:** 0/29 failed (≤9.9% at 95% confidence) on fresh trials, 29 required"
+	has "- h1: 0/29 failed (≤9.9% at 95% confidence); 29 required; **passed**."
+	has "**In the tournament:** 0/17 failed (≤25.5% at 95% confidence, anytime)"
+	has "| h1 | cache | race_condition | 0/17 | ≤25.5% (anytime) |"
+	has "| h2 | cache | timing | 27/100 | 27.0% (14.2%–43.1%, anytime) | eliminated — 27/100 failed after its budget of 100 trials, interval 14.2–43.0%"
 	hasnt "(≤11.7% at"
 	hasnt "≤18.4%"
 	hasnt "19.3–36.4%"
@@ -254,7 +254,7 @@ remote_branches() {
 	mkrepo "$T/repo"
 	run rt-pr -C "$T/repo" --mbox - "$FX/methods.jsonl"
 	status_is 0
-	has "Confirmation: 0/29 failed (≤9.8% at 95% confidence, exact one-sided)"
+	has "Confirmation: 0/29 failed (≤9.9% at 95% confidence)"
 }
 
 @test "a confirmation round at its own confidence is written at that confidence" {
@@ -262,9 +262,9 @@ remote_branches() {
 	    "$FX/methods.jsonl" >"$T/cm.jsonl"
 	run rt-pr --body - "$T/cm.jsonl"
 	status_is 0
-	has "0/29 failed (≤11.9% at 97.5% confidence, exact one-sided)"
-	has "for 0/29 at 97.5% confidence it is ≤11.9%"
-	has "**Before:** 65/200 failed (32.5%, 95% CI 26.4–39.3%)"
+	has "0/29 failed (≤12.0% at 97.5% confidence)"
+	has "for 0/29 at 97.5% confidence it is ≤12.0%"
+	has "**Before:** 65/200 failed (32.5%, 95% Wilson CI 26.3%–39.3%)"
 }
 
 @test "an unknown interval method, or exact one-sided with failures, is bad input, exit 2" {
@@ -315,8 +315,8 @@ EOF
 	jq -c 'del(.command)' "$FX/zero.jsonl" >"$T/nocmd.jsonl"
 	run rt-pr --template "$T/t.tmpl" --body - "$T/nocmd.jsonl"
 	status_is 0
-	[ "${lines[0]}" = 'FIXED `test_cache`: 8/40 failed (20.0%, 95% CI 10.5–34.8%)' ]
-	[ "${lines[1]}" = "winner h1: 0/14 failed (≤21.5% at 95% confidence) on fresh trials, 14 required" ]
+	[ "${lines[0]}" = 'FIXED `test_cache`: 8/40 failed (20.0%, 95% Wilson CI 10.4%–34.8%)' ]
+	[ "${lines[1]}" = "winner h1: 0/14 failed (≤19.3% at 95% confidence) on fresh trials, 14 required" ]
 	[ "${lines[2]}" = "- h1 0/20" ]
 	[ "${lines[3]}" = "no commands" ]
 	[ "${#lines[@]}" -eq 4 ]
@@ -345,9 +345,9 @@ EOF
 	[ "$output" = "retrial <retrial@localhost>|2026-11-29T23:59:59+00:00|Fix flaky test_cache (12/40 → 0/30 failures)" ]
 	run git -C "$T/clone" log -1 --format=%b
 	# the whole sentence opens the body
-	[ "${lines[0]}" = "Fix flaky test_cache: 12/40 failed before, 0/30 (≤11.4% at 95%" ]
-	has "Before: 12/40 failed (30.0%, 95% CI 18.1–45.4%)."
-	has "Confirmation: 0/30 failed (≤11.4% at 95% confidence) on fresh trials"
+	[ "${lines[0]}" = "Fix flaky test_cache: 12/40 failed before, 0/30 (≤9.6% at 95%" ]
+	has "Before: 12/40 failed (30.0%, 95% Wilson CI 18.0%–45.5%)."
+	has "Confirmation: 0/30 failed (≤9.6% at 95% confidence) on fresh trials"
 	hasnt "| h2 |"
 	# the fixed test passes, seed after seed (it failed before)
 	for seed in 1 2 3 4 5 6 7 8; do
@@ -419,7 +419,7 @@ EOF
 	diff -u "$FX/decoy.md" "$T/d.md"
 	run cat "$T/d.md"
 	# the table's interval is the one the reason gives
-	has "| d1 | rules | timing | 40/100 | 40.0% (24.9–56.6%, anytime) | eliminated — 40/100 failed after its budget of 100 trials, interval 24.9–56.6%"
+	has "| d1 | rules | timing | 40/100 | 40.0% (24.8%–56.6%, anytime) | eliminated — 40/100 failed after its budget of 100 trials, interval 24.9–56.6%"
 	has "No confirmation round ran: no lane was"
 	hasnt "Rule: none"
 	hasnt "confirmation 0.0 s"
@@ -913,7 +913,7 @@ EOF
 	run git -C "$T/clone" log -1 --format=%s
 	[ "$output" = "Fix flaky test_cache (65/200 → 0/29 failures)" ]
 	run git -C "$T/clone" log -1 --format=%b
-	has "Fix flaky test_cache: 65/200 failed before, 0/29 (≤9.8% at 95%"
+	has "Fix flaky test_cache: 65/200 failed before, 0/29 (≤9.9% at 95%"
 	# a long name is shortened with an ellipsis, never past 72 columns
 	name="tests/integration/test_cache_warmup.py::TestCacheWarmup::test_reads_fresh_value_after_warmup"
 	rt-pr -C "$T/repo" --test "$name" --mbox "$T/b.mbox" "$FX/fixed.jsonl"

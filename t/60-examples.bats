@@ -36,7 +36,7 @@ load helper
 	command -v parallel >/dev/null || skip "GNU parallel not installed"
 	OUT="$T" N=12 SHARDS=3 run "$EX/shard/gnu-parallel.sh"
 	status_is 0
-	[ "$output" = "FLAKY: 4/12 failed (33.3%, 95% CI 13.8%–60.9%)" ]
+	[ "$output" = "FLAKY: 4/12 failed (33.3%, 95% Wilson CI 13.8%–61.0%)" ]
 	run "$EX/shard/merge.sh" "$T"/shard-*.jsonl
 	status_is 0
 	echo "$output" | jq -s -e '.[0].trials == 12 and .[1].token == "EXHAUSTED"'
@@ -59,7 +59,7 @@ load helper
 	has "FLAKY: 4/12 failed"
 	run make -s -C "$EX" flaky-gate N=40 T=true
 	status_is 0
-	has "STABLE: 0/40 failed (≤7.2% at 95% confidence, below the 10% threshold)"
+	has "STABLE: 0/40 failed (≤7.3% at 95% confidence, below the 10% threshold)"
 }
 
 @test "install: make install honours DESTDIR and libretrial-stats links via pkg-config" {
