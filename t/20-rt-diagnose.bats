@@ -550,7 +550,7 @@ applies() {
 	echo "$output" >"$T/out"
 	jqe -s 'map(.cause_class) == ["timing", "hash_order", "external_dependency", "shared_state", "resource_leak"]' "$T/out"
 	jqe -s 'all(.source == "rules" and .status == "no_patch")' "$T/out"
-	jqe -s '.[0].explanation | test("12/40 failed \\(30.0%, 95% CI") and test("0/20 failed \\(≤")' "$T/out"
+	jqe -s '.[0].explanation | test("12/40 failed \\(30.0%, 95% (Wilson )?CI") and test("0/20 failed \\(≤")' "$T/out"
 }
 
 @test "rules: a Python traceback is not a race (triggers match whole words)" {
