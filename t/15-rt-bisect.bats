@@ -292,7 +292,8 @@ claims_confirmed() {
 	status_is 0
 	has "t010: victim (alone: 0/"
 	has "polluter: t004 (then the victim: "
-	has "anytime 95% interval"
+	has "failed (≥"
+	has "at 95% confidence, anytime))"
 }
 
 @test "rt-bisect: no candidate is left out silently: -f keeps every line but comments, --collect names each line it skips" {
