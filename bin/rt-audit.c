@@ -691,13 +691,6 @@ rsum(json_t *o, const char *k)
 	return jstr(json_object_get(o, k), "summary");
 }
 
-/* A change in percentage points, signed, through lib/rt_say: an interval's
- * ends rounded outward (dir), the change itself to nearest. */
-static void
-pts(char *buf, size_t size, double v, int dir)
-{
-	rt_say_points(buf, size, v, dir);
-}
 
 /* "+20.0 points (95% CI +3.1 to +36.4)" */
 static const char *
@@ -705,9 +698,9 @@ change_text(char *buf, size_t size, json_t *o, double conf)
 {
 	char a[32], b[32], c[32], cl[32];
 
-	pts(a, sizeof a, json_number_value(json_object_get(o, "change")), RT_SAY_NEAR);
-	pts(b, sizeof b, json_number_value(json_object_get(o, "change_low")), RT_SAY_DOWN);
-	pts(c, sizeof c, json_number_value(json_object_get(o, "change_high")), RT_SAY_UP);
+	rt_say_points(a, sizeof a, json_number_value(json_object_get(o, "change")), RT_SAY_NEAR);
+	rt_say_points(b, sizeof b, json_number_value(json_object_get(o, "change_low")), RT_SAY_DOWN);
+	rt_say_points(c, sizeof c, json_number_value(json_object_get(o, "change_high")), RT_SAY_UP);
 	rt_say_conf(cl, sizeof cl, conf);
 	snprintf(buf, size, "%s points (%s CI %s to %s)", a, cl, b, c);
 	return buf;
@@ -912,7 +905,7 @@ render(doc *d, json_t *a)
 	json_array_foreach(v, i, o) {
 		if (json_object_get(o, "p_value")) {
 			char a1[32];
-			pts(a1, sizeof a1, json_number_value(json_object_get(o, "change")), RT_SAY_NEAR);
+			rt_say_points(a1, sizeof a1, json_number_value(json_object_get(o, "change")), RT_SAY_NEAR);
 			snprintf(line, sizeof line, "%s tonight, %s before; change %s points, "
 			    "Fisher p = %.2g", rsum(o, "tonight"), rsum(o, "before"), a1,
 			    json_number_value(json_object_get(o, "p_value")));

@@ -545,7 +545,7 @@ interval(long k, long n, int m, double c)
 
 	if (m == M_EXACT && k == 0 && n > 0) {
 		iv.low = 0;
-		iv.high = 1 - pow(1 - c, 1.0 / (double)n);
+		iv.high = rt_zero_bound(n, c);
 		return iv;
 	}
 	rc = m == M_ANYTIME ? rt_cs_interval(k, n, c, 0, 0, &iv) : rt_wilson(k, n, c, &iv);
