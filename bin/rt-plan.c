@@ -25,6 +25,7 @@ typedef struct {
 	long trials, failures;
 	double rate, ci_low, ci_high, conf;
 	char method[32];             /* its "interval", else "wilson" */
+	char say[256];               /* its counts in lib/rt_say's words */
 } measure;
 
 /* What rate each question is planned from (rt-plan(1), BASES). */
@@ -103,6 +104,7 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	m->trials = (long)n;
 	m->failures = (long)k;
 	m->conf = conf;
+	rt_say_rec(m->say, sizeof m->say, rec, conf, "failed");
 	if (n == 0)
 		return 0;
 	/* A record without its interval gets the one rt-measure gives it. */
@@ -290,12 +292,9 @@ zero_note(json_t *o, const measure *m)
 static void
 measured_text(const measure *m)
 {
-	char buf[200];
-
 	if (!m->found)
 		return;
-	rt_rate_text(buf, sizeof buf, m->failures, m->trials, m->conf);
-	printf("Measured %s. ", buf);
+	printf("Measured %s. ", m->say);
 }
 
 /* "At a 20.0% failure rate" (with why, when it is not the rate itself);
