@@ -2918,10 +2918,10 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 		    "polluter or cleaner to take a repair from"));
 		return;
 	}
-	req = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "kind", "order", "category", cat,
+	set = json_object_get(detail, "shared");
+	req = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "kind", "order", "category", cat,
 	    "victim", victim, "helper", helper, "role", role, "shared",
-	    json_is_array(json_object_get(detail, "shared")) ?
-	    json_object_get(detail, "shared") : json_array());
+	    json_is_array(set) ? json_deep_copy(set) : json_array());
 	plan = rt_fix_plan(root, ev_command(ev), req);
 	take_plan(h, plan);
 	json_decref(plan);
