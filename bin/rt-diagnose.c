@@ -2928,6 +2928,49 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 	json_decref(req);
 }
 
+/* The hash-order rule: each iteration over a set in the sources' code
+ * (not their tests), sorted; the rule's hypothesis takes the first
+ * candidate site, each further one is a hypothesis of its own. */
+static void
+hash_patches(json_t *out, json_t *h, const evidence *ev)
+{
+	json_t *files = json_array(), *req, *plan, *c, *h2;
+	char *expl = rt_xstrdup(jstr(h, "explanation"));
+	size_t i, used = 0;
+
+	for (i = 0; i < nsrc; i++) {
+		const char *lang = rt_src_lang(src[i].rel);
+		if (lang && !strcmp(lang, "python"))
+			json_array_append_new(files, json_string(src[i].rel));
+	}
+	if (json_array_size(files) == 0) {
+		json_object_set_new(h, "reason", json_string("no Python source given "
+		    "(--source) to find the set iteration in"));
+		json_decref(files);
+		free(expl);
+		return;
+	}
+	req = json_pack("{s:s, s:o}", "kind", "hash", "files", files);
+	plan = rt_fix_plan(root, ev_command(ev), req);
+	json_array_foreach(json_object_get(plan, "candidates"), i, c) {
+		if (strcmp(jstr(c, "status"), "ok") != 0)
+			continue;
+		if (used++ == 0) {
+			take_plan(h, c);
+			continue;
+		}
+		h2 = hyp_new("rules", NULL, NULL, "hash_order", expl);
+		take_plan(h2, c);
+		json_array_append_new(out, h2);
+	}
+	if (used == 0)
+		take_plan(h, json_object_get(plan, "candidates") ?
+		    json_array_get(json_object_get(plan, "candidates"), 0) : plan);
+	json_decref(plan);
+	json_decref(req);
+	free(expl);
+}
+
 /* The seed rule: each Python test source whose module seeds the random
  * module at import gets a hypothesis that moves the seed into the tests
  * that draw. Sources without one give nothing (no hypothesis, no noise). */
@@ -3116,6 +3159,8 @@ main(int argc, char *argv[])
 				order_patch(h, json_object_get(r, "order"), &ev);
 			}
 			json_array_append_new(out, h);
+			if (!strcmp(jstr(h, "cause_class"), "hash_order"))
+				hash_patches(out, h, &ev);
 		}
 		seed_patches(out, &ev);
 	}

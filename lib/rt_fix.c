@@ -68,16 +68,55 @@ done:
 	return res;
 }
 
+/* One planned change (file, source, explanation), as a checked patch or
+ * no_patch with the reason. */
+static json_t *
+checked(const char *root, const char *command, json_t *o)
+{
+	const char *rel, *src, *expl;
+	char *old = NULL, *diff = NULL, *bad = NULL, *opath;
+	size_t oldlen = 0;
+	json_t *res;
+	const char *st = json_string_value(json_object_get(o, "status"));
+	const char *why = json_string_value(json_object_get(o, "reason"));
+
+	if (!st || strcmp(st, "ok") != 0)
+		return no_patch("%s%s", why ? why : "the fix planner gave no reason", NULL);
+	rel = json_string_value(json_object_get(o, "file"));
+	src = json_string_value(json_object_get(o, "source"));
+	expl = json_string_value(json_object_get(o, "explanation"));
+	if (!rel || !src || !expl) {
+		return no_patch("the fix planner's answer lacks file, source or explanation%s%s",
+		    "", NULL);
+	}
+	opath = rt_xasprintf("%s/%s", root, rel);
+	if (!rt_patch_path_inside(root, rel) || !(old = rt_read_file(opath, &oldlen))) {
+		res = no_patch("%s: cannot read it in the project%s", rel, NULL);
+		free(opath);
+		return res;
+	}
+	free(opath);
+	if (!(diff = rt_patch_from_texts(rel, old, src)))
+		res = no_patch("%s: the planned change changes nothing%s", rel, NULL);
+	else if ((bad = check_patch(root, command, rel, old, oldlen, diff)))
+		res = no_patch("%s%s", bad, NULL);
+	else
+		res = json_pack("{s:s, s:s, s:[s], s:s}", "status", "ok", "patch", diff,
+		    "files", rel, "explanation", expl);
+	free(bad);
+	free(diff);
+	free(old);
+	return res;
+}
+
 json_t *
 rt_fix_plan(const char *root, const char *command, json_t *req)
 {
-	char *text = json_dumps(req, JSON_COMPACT), *args[2], why[1024], *old = NULL;
-	char *diff = NULL, *bad = NULL, *opath;
-	const char *status, *rel, *src, *expl;
+	char *text = json_dumps(req, JSON_COMPACT), *args[2], why[1024];
+	const char *status;
 	rt_buf out = { 0 };
 	json_error_t je;
 	json_t *o, *res;
-	size_t oldlen = 0;
 	int r;
 
 	args[0] = text;
@@ -102,32 +141,15 @@ rt_fix_plan(const char *root, const char *command, json_t *req)
 		json_decref(o);
 		return res;
 	}
-	rel = json_string_value(json_object_get(o, "file"));
-	src = json_string_value(json_object_get(o, "source"));
-	expl = json_string_value(json_object_get(o, "explanation"));
-	if (!rel || !src || !expl) {
-		json_decref(o);
-		return no_patch("the fix planner's answer lacks file, source or explanation%s%s",
-		    "", NULL);
+	if (json_is_array(json_object_get(o, "candidates"))) {
+		json_t *c, *arr = json_array();
+		size_t i;
+		json_array_foreach(json_object_get(o, "candidates"), i, c)
+			json_array_append_new(arr, checked(root, command, c));
+		res = json_pack("{s:s, s:o}", "status", "ok", "candidates", arr);
+	} else {
+		res = checked(root, command, o);
 	}
-	opath = rt_xasprintf("%s/%s", root, rel);
-	if (!rt_patch_path_inside(root, rel) || !(old = rt_read_file(opath, &oldlen))) {
-		res = no_patch("%s: cannot read it in the project%s", rel, NULL);
-		free(opath);
-		json_decref(o);
-		return res;
-	}
-	free(opath);
-	if (!(diff = rt_patch_from_texts(rel, old, src)))
-		res = no_patch("%s: the planned change changes nothing%s", rel, NULL);
-	else if ((bad = check_patch(root, command, rel, old, oldlen, diff)))
-		res = no_patch("%s%s", bad, NULL);
-	else
-		res = json_pack("{s:s, s:s, s:[s], s:s}", "status", "ok", "patch", diff,
-		    "files", rel, "explanation", expl);
-	free(bad);
-	free(diff);
-	free(old);
 	json_decref(o);
 	return res;
 }

@@ -13,6 +13,8 @@
  * the interpreter command names (NULL: python3). A new object:
  *   {"status": "ok", "patch": DIFF, "files": [REL], "explanation": TEXT}
  *   {"status": "no_patch", "reason": TEXT}
+ * or, for a request with several candidate sites ("hash"),
+ *   {"status": "ok", "candidates": [each of those]}
  * never a diff that does not apply or parse. */
 json_t *rt_fix_plan(const char *root, const char *command, json_t *req);
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # rt-diagnose --rules with patches, offline: a module-level random.seed
-# moved into the tests that draw; an order record's state-setter or
+# moved into the tests that draw; a set the code iterates, sorted, when
+# failures follow PYTHONHASHSEED; an order record's state-setter or
 # cleaner run first in the victim, or the polluted class attribute
 # re-created in setup_method. Each patch applies (patch --fuzz=0) and
 # parses before it is emitted, the tournament proves it on the real
@@ -59,6 +60,22 @@ rules() {
 	run /usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order
 	status_is 0
 	git status --porcelain | grep -v '^??' && false || true
+}
+
+@test "hash rule: rt-matrix --hashseed | rt-diagnose --offline --rules sorts the set the code iterates, and rt-verify proves it" {
+	project "$RT_TOP/t/fixtures/projects" stale
+	cd "$T/p"
+	cmd='/usr/bin/python3 -m unittest -q'
+	rt-matrix -n 20 -j 2 --seed 2 --hashseed fixed --facts "$T/trials.jsonl" --cmd "$cmd" >"$T/exp.jsonl"
+	jqe '.implicated == true' "$T/exp.jsonl"
+	rt-diagnose --offline --rules --no-cache --source rooms/slots.py "$T/exp.jsonl" "$T/trials.jsonl" >"$T/hyps.jsonl"
+	jqe -s 'map(select(.cause_class == "hash_order" and .status == "ok")) | length == 1' "$T/hyps.jsonl"
+	jq -r 'select(.cause_class == "hash_order") | .patch' "$T/hyps.jsonl" >"$T/h.diff"
+	grep -qxF '+    return ", ".join(sorted(free))' "$T/h.diff"
+	grep -q 'free_slots (rooms/slots.py:9) iterates over a set' "$T/hyps.jsonl"
+	run rt-verify -n 20 -j 2 --seed 5 --no-genome --cmd "$cmd" "$T/hyps.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .winner.cause_class == "hash_order" and .winner.source == "rules"'
 }
 
 @test "order rule: the polluted class attribute is re-created in setup_method, and the tournament proves it" {

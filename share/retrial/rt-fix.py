@@ -9,13 +9,17 @@ Usage: rt-fix.py --root DIR REQUEST
 REQUEST is one JSON object:
   {"kind": "seed", "files": [REL...]}
       a module-level random.seed(...) moved into each test that draws
+  {"kind": "hash", "files": [REL...]}
+      each iteration over a set in the code (not the tests), sorted: one
+      candidate per site, "candidates": [{...}, ...]
   {"kind": "order", "category": "victim"|"brittle", "victim": ID,
    "helper": ID, "role": "polluter"|"setter"|"cleaner", "shared": [NAME...]}
       a setter's or cleaner's statements run first in the victim; a
       polluter's state (a class attribute, a module global, the working
       directory, os.environ) reset in the victim's setup
 One JSON object on stdout: {"status": "ok", "file": REL, "source": TEXT,
-"explanation": TEXT, "line": N} or {"status": "no_patch", "reason": TEXT};
+"explanation": TEXT, "line": N} or {"status": "no_patch", "reason": TEXT}
+(for "hash", {"status": "ok", "candidates": [those objects]});
 exit 0; exit 2 on a usage error."""
 import ast
 import json
@@ -254,6 +258,83 @@ def seed_rule(root, files):
     no_patch("; ".join(why) if why else "no test file given")
 
 
+# ---- the hash-order rule -------------------------------------------------
+
+ORDERED_CONSUMERS = {"join", "list", "tuple", "enumerate", "next", "iter"}
+
+
+def is_set_expr(node, setnames):
+    if isinstance(node, (ast.Set, ast.SetComp)):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id in ("set", "frozenset"):
+        return True
+    if isinstance(node, ast.Name) and node.id in setnames:
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Sub, ast.BitOr, ast.BitAnd,
+                                                           ast.BitXor)):
+        return is_set_expr(node.left, setnames) or is_set_expr(node.right, setnames)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr in ("union", "intersection", "difference", "symmetric_difference"):
+        return is_set_expr(node.func.value, setnames)
+    return False
+
+
+def set_sites(fn):
+    """Expressions in fn whose set is consumed in iteration order."""
+    setnames = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and \
+                isinstance(n.targets[0], ast.Name) and is_set_expr(n.value, set()):
+            setnames.add(n.targets[0].id)
+    sites = []
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.For, ast.comprehension)):
+            it = n.iter
+            if is_set_expr(it, setnames):
+                sites.append(it)
+        elif isinstance(n, ast.Call):
+            f = n.func
+            nm = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if nm in ORDERED_CONSUMERS and n.args and is_set_expr(n.args[0], setnames):
+                if not (isinstance(f, ast.Name) and nm == "sorted"):
+                    sites.append(n.args[0])
+    return sites
+
+
+def hash_rule(root, files):
+    cands, why = [], []
+    for rel in files:
+        text, tree = read(root, rel)
+        tests = {id(fn) for fn in tests_of(tree)}
+        fns = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and id(n) not in tests and not n.name.startswith(("test", "setUp", "tearDown"))]
+        seen = set()
+        for fn in fns:
+            for site in set_sites(fn):
+                key = (site.lineno, site.col_offset)
+                if key in seen or site.lineno != site.end_lineno:
+                    continue
+                seen.add(key)
+                ls = lines_of(text)
+                ln = ls[site.lineno - 1]
+                b = len(ln.encode("utf-8")[:site.col_offset].decode("utf-8", "replace"))
+                e = len(ln.encode("utf-8")[:site.end_col_offset].decode("utf-8", "replace"))
+                expr = ln[b:e]
+                ls[site.lineno - 1] = ln[:b] + "sorted(" + expr + ")" + ln[e:]
+                cands.append({"status": "ok", "file": rel, "source": "".join(ls),
+                              "line": site.lineno,
+                              "explanation": "%s (%s:%d) iterates over a set, `%s`, "
+                              "whose order follows the string hash, which PYTHONHASHSEED "
+                              "changes from run to run; iterating it sorted gives one "
+                              "order on every run." % (fn.name, rel, site.lineno, expr)})
+        if not seen:
+            why.append("%s: no iteration over a set outside the tests" % rel)
+    if not cands:
+        no_patch("; ".join(why) if why else "no source file given")
+    out({"status": "ok", "candidates": cands[:4]})
+
+
 # ---- the order rules -----------------------------------------------------
 
 def copy_statements(root, req):
@@ -442,6 +523,8 @@ def main(argv):
     try:
         if kind == "seed":
             seed_rule(root, req.get("files") or [])
+        elif kind == "hash":
+            hash_rule(root, req.get("files") or [])
         elif kind == "order":
             if req.get("role") in ("setter", "cleaner"):
                 copy_statements(root, req)
