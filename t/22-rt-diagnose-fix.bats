@@ -142,6 +142,22 @@ rules() {
 	    tests/test_registry.py::TestRegistry::test_register_csv tests/test_registry.py::TestRegistry::test_default_names
 }
 
+@test "order rule: a polluter that chdirs into a deleted temporary directory: the victim goes back to the tests' directory" {
+	# t/fixtures/order/chdir.jsonl is rt-bisect's record of t/fixtures/fix/chdir
+	run rt-diagnose --rules --offline --no-cache -C "$X/chdir" "$O/chdir.jsonl"
+	status_is 0
+	jqe '.status == "ok" and .order.polluters == ["tests/test_paths.py::test_export_in_scratch_dir"]' <<<"$output"
+	jq -r .patch <<<"$output" >"$T/d.diff"
+	grep -qx -- '+_retrial_cwd = os.getcwd()' "$T/d.diff"
+	grep -qx -- '+    os.chdir(_retrial_cwd)' "$T/d.diff"
+	jq -r .patch <<<"$output" >"$T/hyps.patch"
+	printf '%s\n' "$output" >"$T/hyps.jsonl"
+	run rt-verify -C "$X/chdir" -n 20 -j 2 --seed 5 --no-genome \
+	    --cmd '/usr/bin/python3 -m pytest -q --random-order-seed=$RETRIAL_SEED' "$T/hyps.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .baseline.failures > 0 and .winner.source == "rules"'
+}
+
 @test "no rule that fits: an honest no_patch with the reason, exit 0, never a guess" {
 	# the polluted state is a module the test imports, and no cleaner says
 	# how to reset it

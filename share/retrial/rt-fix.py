@@ -423,9 +423,24 @@ def reset_state(root, req):
     vcls, vfn = find_def(tree, vnames)
     if not vfn:
         no_patch("%s: %s not found in it" % (vfile, ".".join(vnames)))
-    shared = req.get("shared") or []
+    shared = list(req.get("shared") or [])
+    # what the polluter does to the process, when its body says: a chdir,
+    # an environment change
+    hfile, hnames = locate(root, req.get("helper") or "")
+    if hfile == vfile and hnames:
+        _, hfn = find_def(tree, hnames)
+        if hfn is not None:
+            for n in ast.walk(hfn):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                        n.func.attr == "chdir" and "os.chdir" not in shared:
+                    shared.append("os.chdir")
+                if isinstance(n, ast.Attribute) and n.attr == "environ" and \
+                        isinstance(n.value, ast.Name) and n.value.id == "os" and \
+                        "os.environ" not in shared:
+                    shared.append("os.environ")
     if not shared:
-        no_patch("the order record names no shared state")
+        no_patch("the order record names no shared state, and the polluter's body "
+                 "changes no process state (the working directory, os.environ)")
     why = []
     for st in shared:
         # a class attribute: re-created for every test of the class
@@ -488,6 +503,19 @@ def reset_state(root, req):
                  "explanation": "a test that runs before %s changes the working "
                  "directory (os.chdir); %s goes back to the directory the tests "
                  "were collected in." % (vfn.name, meth)})
+        if st == "os.environ":
+            restore = ["os.environ.clear()", "os.environ.update(_retrial_environ)"]
+            if vcls is not None:
+                new, line, meth = setup_block(text, vcls, restore, 0)
+            else:
+                first = body_start(vfn)
+                ind = indent_of(lines_of(text)[first.lineno - 1])
+                new, line, meth = insert_at(text, first.lineno, [ind + r + "\n" for r in restore]), first.lineno, vfn.name
+            new = add_import(new, tree, ("import os\n" if "os" not in module_names(tree) else "")
+                             + "_retrial_environ = dict(os.environ)\n")
+            out({"status": "ok", "file": vfile, "source": new, "line": line,
+                 "explanation": "a test that runs before %s changes os.environ; %s "
+                 "puts back the environment the tests were collected with." % (vfn.name, meth)})
         why.append("%s: not a class attribute of the victim's class or a module "
                    "global of %s" % (st, vfile))
     no_patch("; ".join(why))
