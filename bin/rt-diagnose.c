@@ -2971,6 +2971,40 @@ hash_patches(json_t *out, json_t *h, const evidence *ev)
 	free(expl);
 }
 
+/* The map-order rule for Go: each range over a map with an ordered key in
+ * the Go sources' code (not their tests) ranges over the keys sorted, one
+ * hypothesis per loop. Go randomises map iteration on every run, so no
+ * experiment is needed to suspect it; the tournament decides. */
+static void
+maprange_patches(json_t *out, const evidence *ev)
+{
+	json_t *files = json_array(), *req, *plan, *c, *h;
+	size_t i;
+
+	for (i = 0; i < nsrc; i++) {
+		size_t l = strlen(src[i].rel);
+		if (l > 3 && !strcmp(src[i].rel + l - 3, ".go") &&
+		    !(l > 8 && !strcmp(src[i].rel + l - 8, "_test.go")) &&
+		    strstr(src[i].text, "range "))
+			json_array_append_new(files, json_string(src[i].rel));
+	}
+	if (json_array_size(files) == 0) {
+		json_decref(files);
+		return;
+	}
+	req = json_pack("{s:s, s:o}", "kind", "maprange", "files", files);
+	plan = rt_fix_plan(root, ev_command(ev), req);
+	json_array_foreach(json_object_get(plan, "candidates"), i, c) {
+		if (strcmp(jstr(c, "status"), "ok") != 0)
+			continue;
+		h = hyp_new("rules", NULL, NULL, "hash_order", "");
+		take_plan(h, c);
+		json_array_append_new(out, h);
+	}
+	json_decref(plan);
+	json_decref(req);
+}
+
 /* The seed rule: each Python test source whose module seeds the random
  * module at import gets a hypothesis that moves the seed into the tests
  * that draw. Sources without one give nothing (no hypothesis, no noise). */
@@ -3163,6 +3197,7 @@ main(int argc, char *argv[])
 				hash_patches(out, h, &ev);
 		}
 		seed_patches(out, &ev);
+		maprange_patches(out, &ev);
 	}
 	if (got_sig) {
 		rt_warn("interrupted by %s: the hypotheses finished so far follow",

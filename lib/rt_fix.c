@@ -51,8 +51,8 @@ check_patch(const char *root, const char *command, const char *rel,
 		goto done;
 	}
 	files[0] = (char *)rel;
-	r = rt_src_inventory("python", dir, root, files, 1, command, NULL, &inv, why,
-	    sizeof why);
+	r = rt_src_inventory(rt_src_lang(rel) ? rt_src_lang(rel) : "python", dir, root,
+	    files, 1, command, NULL, &inv, why, sizeof why);
 	if (r != RT_SRC_OK) {
 		res = rt_xasprintf("the patched file could not be parsed: %s", why);
 		goto done;
@@ -119,19 +119,35 @@ rt_fix_plan(const char *root, const char *command, json_t *req)
 	json_t *o, *res;
 	int r;
 
-	args[0] = text;
-	args[1] = NULL;
-	r = rt_src_python_helper("rt-fix.py", root, command, NULL, args, &out, why, sizeof why);
+	if (json_is_string(json_object_get(req, "kind")) &&
+	    !strcmp(json_string_value(json_object_get(req, "kind")), "maprange")) {
+		/* Go: go/parser in the inventory helper's binary */
+		json_t *files = json_object_get(req, "files"), *f;
+		size_t i, k = 0;
+		char **av = rt_xcalloc(json_array_size(files) + 2, sizeof *av);
+		av[k++] = "--fix-maprange";
+		json_array_foreach(files, i, f)
+			if (json_is_string(f))
+				av[k++] = (char *)json_string_value(f);
+		av[k] = NULL;
+		r = rt_src_go_helper(root, av, &out, why, sizeof why);
+		free(av);
+	} else {
+		args[0] = text;
+		args[1] = NULL;
+		r = rt_src_python_helper("rt-fix.py", root, command, NULL, args, &out, why,
+		    sizeof why);
+	}
 	free(text);
 	if (r != RT_SRC_OK) {
 		rt_buf_free(&out);
-		return no_patch("the fix planner (rt-fix.py) failed: %s%s", why, NULL);
+		return no_patch("the fix planner failed: %s%s", why, NULL);
 	}
 	o = json_loadb(out.data ? out.data : "", out.len, 0, &je);
 	rt_buf_free(&out);
 	if (!json_is_object(o)) {
 		json_decref(o);
-		return no_patch("the fix planner (rt-fix.py) printed no JSON object: %s%s",
+		return no_patch("the fix planner printed no JSON object: %s%s",
 		    je.text, NULL);
 	}
 	status = json_string_value(json_object_get(o, "status"));

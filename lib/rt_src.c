@@ -309,10 +309,13 @@ go_helper(int *nop, char *why, size_t whysize)
 	}
 	h = rt_hash_new();
 	rt_hash_adds(h, rt_buf_str(&out));
-	for (int i = 0; i < 2; i++) {
-		text = rt_read_file(i ? mod : main_go, &len);
+	/* every source of the helper: a change to any rebuilds it */
+	for (int i = 0; i < 3; i++) {
+		char *fixgo = rt_xasprintf("%s/fix.go", src);
+		text = rt_read_file(i == 0 ? main_go : i == 1 ? mod : fixgo, &len);
 		rt_hash_add(h, text ? text : "", text ? len : 0);
 		free(text);
+		free(fixgo);
 	}
 	rt_hash_hex(h, hex);
 	if (!(dir = cache_dir())) {
@@ -962,6 +965,52 @@ done:
 	free(interp);
 	free(aroot);
 	free(path);
+	free(av);
+	return r;
+}
+
+int
+rt_src_go_helper(const char *root, char *const *args, rt_buf *out, char *why,
+    size_t whysize)
+{
+	char *exe, *aroot, **av;
+	rt_buf err = { 0 };
+	size_t n = 0, i, nargs = 0;
+	int status = 0, r = RT_SRC_FAILED, nop = 0;
+
+	while (args && args[nargs])
+		nargs++;
+	if (!(aroot = realpath(root, NULL))) {
+		snprintf(why, whysize, "%s: %s", root, strerror(errno));
+		return RT_SRC_FAILED;
+	}
+	if (!(exe = go_helper(&nop, why, whysize))) {
+		free(aroot);
+		return nop ? RT_SRC_NO_PARSER : RT_SRC_FAILED;
+	}
+	av = rt_xcalloc(nargs + 4, sizeof *av);
+	av[n++] = exe;
+	for (i = 0; i < nargs && args[i][0] == '-'; i++)
+		av[n++] = args[i];
+	av[n++] = "--root";
+	av[n++] = aroot;
+	for (; i < nargs; i++)
+		av[n++] = args[i];
+	av[n] = NULL;
+	if (run_helper(exe, av, aroot, environ, guard_timeout(), MEM_MAX, out, &err,
+	    &status, why, whysize) < 0)
+		goto done;
+	if (status != 0) {
+		char *c = rt_proc_complaint(rt_buf_str(&err));
+		snprintf(why, whysize, "the go helper exited %d: %s", status, c);
+		free(c);
+		goto done;
+	}
+	r = RT_SRC_OK;
+done:
+	rt_buf_free(&err);
+	free(exe);
+	free(aroot);
 	free(av);
 	return r;
 }

@@ -113,4 +113,10 @@ const char *rt_src_option(const rt_src_check *c, const char *key);
 int rt_src_python_helper(const char *script, const char *root, const char *command,
     char *const *argv, char *const *args, rt_buf *out, char *why, size_t whysize);
 
+/* Run the Go helper (built and cached as rt_src_inventory builds it) with
+ * its leading option words from args, then "--root ROOT", then the rest
+ * (files): rt-diagnose's map-order rule is "--fix-maprange FILE...". */
+int rt_src_go_helper(const char *root, char *const *args, rt_buf *out, char *why,
+    size_t whysize);
+
 #endif

@@ -78,6 +78,32 @@ rules() {
 	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .winner.cause_class == "hash_order" and .winner.source == "rules"'
 }
 
+@test "map-order rule (go test): a range over a map in the code under test ranges over its keys sorted; FIXED, and the mbox applies" {
+	project "$X" gomap
+	cd "$T/p"
+	cmd='GOFLAGS=-mod=mod GOPROXY=off go test -count=1 ./...'
+	rt-collect -n 20 --seed 3 --cmd "$cmd" >"$T/trials.jsonl"
+	rt-diff-facts "$T/trials.jsonl" >"$T/facts.jsonl"
+	rt-diagnose --offline --rules --no-cache --source labels.go --source labels_test.go \
+	    "$T/facts.jsonl" "$T/trials.jsonl" >"$T/hyps.jsonl"
+	jqe -s 'map(select(.cause_class == "hash_order" and .status == "ok")) | length == 1
+	    and (.[0].files == ["labels.go"])' "$T/hyps.jsonl"
+	jq -r 'select(.cause_class == "hash_order") | .patch' "$T/hyps.jsonl" >"$T/g.diff"
+	grep -qxF '+	for _, k := range retrialSortedKeys(labels) {' "$T/g.diff"
+	grep -qxF '+		v := labels[k]' "$T/g.diff"
+	# the test file is not touched
+	! grep -q '^+++ b/labels_test.go' "$T/g.diff"
+	run rt-verify -n 20 -j 2 --seed 5 --no-genome --cmd "$cmd" "$T/hyps.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" >"$T/verdict.jsonl"
+	jqe '.verdict == "FIXED" and .winner.cause_class == "hash_order" and .baseline.failures > 0' "$T/verdict.jsonl"
+	rt-pr -m "$T/fix.mbox" "$T/verdict.jsonl"
+	git checkout -q -b apply
+	git am -q "$T/fix.mbox"
+	run rt-measure -n 10 --seed 1 --text --cmd "$cmd"
+	has "0/10 failed"
+}
+
 @test "order rule: the polluted class attribute is re-created in setup_method, and the tournament proves it" {
 	run rules registry
 	status_is 0

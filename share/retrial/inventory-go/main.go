@@ -119,9 +119,13 @@ type reader struct {
 
 func main() {
 	root := ""
+	fix := false
 	args := os.Args[1:]
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch {
+		case args[0] == "--fix-maprange": // rt-diagnose's map-order rule (fix.go)
+			fix = true
+			args = args[1:]
 		case args[0] == "--":
 			args = args[1:]
 			goto files
@@ -138,6 +142,10 @@ func main() {
 files:
 	if len(args) == 0 {
 		usage()
+	}
+	if fix {
+		fixMapRange(root, args)
+		return
 	}
 	out := output{Version: 1, Lang: "go", Parser: "go/parser " + runtime.Version()}
 	for _, name := range args {
