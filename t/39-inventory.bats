@@ -443,7 +443,7 @@ EOF
 	[ -x "$S/rt-inventory.js" ]
 	go_env
 	(cd "$S/inventory-go" && go build -o "$T/inv-go" .)
-	[ "$(ls "$S/inventory-go" | tr '\n' ' ')" = "go.mod main.go " ]
+	[ "$(ls "$S/inventory-go" | tr '\n' ' ')" = "fix.go go.mod main.go " ]
 	fixture gotable
 	"$T/inv-go" --root "$T" gotable/kv_test.go | jqe '.files[0].functions[0].name == "TestFormat"'
 	"$S/rt-inventory.js" --root "$JESTPROJ" "$FX/jestcase/__tests__/quote.test.js" |
