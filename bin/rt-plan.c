@@ -224,14 +224,11 @@ plan(double observed, const measure *m)
 	if (opt.nlevels == 1) {
 		lp = plan_at(c, observed, m);
 		if (opt.text) {
+			char sentence[800];
+
 			measured_text(m);
-			rate_text(&lp, m, "At");
-			if (lp.runs == 1)
-				printf(", a single clean run %ss at %s confidence.\n", claim(&lp),
-				    conf_text(b, sizeof b, c));
-			else
-				printf(", %ld clean runs in a row %s at %s confidence.\n", lp.runs,
-				    claim(&lp), conf_text(b, sizeof b, c));
+			rt_plan_say_runs(sentence, sizeof sentence, &opt.rules, &lp, m);
+			printf("%s.\n", sentence);
 			json_decref(o);
 			return;
 		}

@@ -123,16 +123,26 @@ rt_plan_interval(const rt_plan_rules *r, double c, double observed,
 	return lp;
 }
 
+int
+rt_plan_try(const rt_plan_rules *r, double c, double observed, const rt_plan_measure *m,
+    rt_plan_level *lp)
+{
+	*lp = rt_plan_interval(r, c, observed, m);
+	if (!(lp->fix > 0))
+		return -1;
+	return rt_runs_to_claim(lp->fix, lp->step, &lp->runs);
+}
+
 rt_plan_level
 rt_plan_at(const rt_plan_rules *r, double c, double observed, const rt_plan_measure *m)
 {
-	rt_plan_level lp = rt_plan_interval(r, c, observed, m);
+	rt_plan_level lp;
 
-	if (!(lp.fix > 0))
-		rt_die("no rate above 0 to plan a fix against");
-	switch (rt_runs_to_claim(lp.fix, lp.step, &lp.runs)) {
+	switch (rt_plan_try(r, c, observed, m, &lp)) {
 	case RT_STATS_OK:
 		break;
+	case -1:
+		rt_die("no rate above 0 to plan a fix against");
 	case RT_STATS_ERANGE:
 		rt_die("rate %g: too small to plan for (the runs needed do not fit)", lp.fix);
 	default:
@@ -168,23 +178,42 @@ rt_plan_retry_at(const rt_plan_rules *r, const rt_plan_level *lp, double observe
 	return 0;
 }
 
-void
-rt_plan_policy_at(const rt_plan_rules *r, double c, double observed,
-    const rt_plan_measure *m, rt_plan_policy *p)
+/* The quarantine rule for a plan and its budget. */
+static int
+quarantine(const rt_plan_rules *r, double c, rt_plan_policy *p)
 {
-	double qplan;
+	double qplan = p->retry.always ? 1 :
+	    pow(p->retry.rate, (double)(p->retry.retries + 1));
 
-	p->lp = rt_plan_at(r, c, observed, m);
-	if (rt_plan_retry_at(r, &p->lp, observed, &p->retry) < 0)
-		rt_die("rate %g: no retry budget reaches --survive %g", p->retry.rate,
-		    r->survive);
-	qplan = p->retry.always ? 1 : pow(p->retry.rate, (double)(p->retry.retries + 1));
 	/* split: the rule at the step confidence, so that with the interval's
 	 * own error a false alarm stays within 1 − c */
 	if (rt_quarantine_after(qplan, r->window, r->basis == RT_PLAN_SPLIT ? p->lp.step : c,
 	    &p->quarantine_after) != RT_STATS_OK)
-		rt_die("cannot compute the quarantine rule");
+		return -1;
 	p->false_alarm = rt_quarantine_false_alarm(p->quarantine_after, r->window, qplan);
+	return 0;
+}
+
+int
+rt_plan_policy_try(const rt_plan_rules *r, double c, double observed,
+    const rt_plan_measure *m, rt_plan_policy *p)
+{
+	if (rt_plan_try(r, c, observed, m, &p->lp) != RT_STATS_OK ||
+	    rt_plan_retry_at(r, &p->lp, observed, &p->retry) < 0)
+		return -1;
+	return quarantine(r, c, p);
+}
+
+void
+rt_plan_policy_at(const rt_plan_rules *r, double c, double observed,
+    const rt_plan_measure *m, rt_plan_policy *p)
+{
+	p->lp = rt_plan_at(r, c, observed, m);
+	if (rt_plan_retry_at(r, &p->lp, observed, &p->retry) < 0)
+		rt_die("rate %g: no retry budget reaches --survive %g", p->retry.rate,
+		    r->survive);
+	if (quarantine(r, c, p) < 0)
+		rt_die("cannot compute the quarantine rule");
 }
 
 /* ---- the words ---- */
@@ -261,6 +290,46 @@ rt_plan_say_claim(char *buf, size_t size, const rt_plan_rules *r, const rt_plan_
 	else
 		snprintf(buf, size, "show its rate is below %s",
 		    pctd(b, sizeof b, lp->fix, RT_SAY_UP));
+}
+
+void
+rt_plan_say_runs(char *buf, size_t size, const rt_plan_rules *r,
+    const rt_plan_level *lp, const rt_plan_measure *m)
+{
+	char rate[600], cl[80], c[32];
+
+	rt_plan_say_rate(rate, sizeof rate, "At", r, lp, m);
+	rt_plan_say_claim(cl, sizeof cl, r, lp);
+	conf_text(c, sizeof c, lp->c);
+	if (lp->runs == 1)
+		snprintf(buf, size, "%s, a single clean run %ss at %s confidence", rate, cl, c);
+	else
+		snprintf(buf, size, "%s, %ld clean runs in a row %s at %s confidence", rate,
+		    lp->runs, cl, c);
+}
+
+void
+rt_plan_say_retry_basis(char *buf, size_t size, rt_plan_basis b, double rate,
+    double step, double conf)
+{
+	char p[32], c[32];
+
+	switch (b) {
+	case RT_PLAN_SPLIT:
+		snprintf(buf, size, "at any rate up to %s, the exact one-sided %s upper "
+		    "bound of the measured rate", pctd(p, sizeof p, rate, RT_SAY_UP),
+		    conf_text(c, sizeof c, step));
+		break;
+	case RT_PLAN_ENDS:
+		snprintf(buf, size, "at any rate up to %s, the top of the measured %s "
+		    "interval", pctd(p, sizeof p, rate, RT_SAY_UP), conf_text(c, sizeof c, conf));
+		break;
+	case RT_PLAN_POINT:
+		snprintf(buf, size, "at the measured rate %s, taken as known", pct(p, sizeof p, rate));
+		break;
+	default:
+		snprintf(buf, size, "at the known rate %s", pct(p, sizeof p, rate));
+	}
 }
 
 void

@@ -66,7 +66,11 @@ typedef struct {
  * (fix may be 0). */
 rt_plan_level rt_plan_interval(const rt_plan_rules *r, double c, double observed,
     const rt_plan_measure *m);
-/* The plan at c: dies when no rate above 0 is left to plan against. */
+/* The plan at c into *lp: 0, else -1 when no rate above 0 is left to
+ * plan against, or rt_runs_to_claim's error. */
+int rt_plan_try(const rt_plan_rules *r, double c, double observed,
+    const rt_plan_measure *m, rt_plan_level *lp);
+/* The same, dying with rt-plan's messages. */
 rt_plan_level rt_plan_at(const rt_plan_rules *r, double c, double observed,
     const rt_plan_measure *m);
 
@@ -90,7 +94,10 @@ typedef struct {
 	long quarantine_after;
 	double false_alarm;          /* bound on a flaky-alone quarantine */
 } rt_plan_policy;
-/* Dies when no budget or rule can be computed. */
+/* 0, else -1 when no plan, budget or rule can be computed. */
+int rt_plan_policy_try(const rt_plan_rules *r, double c, double observed,
+    const rt_plan_measure *m, rt_plan_policy *p);
+/* The same, dying with rt-plan's messages. */
 void rt_plan_policy_at(const rt_plan_rules *r, double c, double observed,
     const rt_plan_measure *m, rt_plan_policy *p);
 
@@ -108,6 +115,18 @@ void rt_plan_say_rate(char *buf, size_t size, const char *lead,
 /* "show it is fixed", or with a target "show its rate is below 10.0%" */
 void rt_plan_say_claim(char *buf, size_t size, const rt_plan_rules *r,
     const rt_plan_level *lp);
+/* rt-plan --text's sentence for one level, without its period: "At a
+ * 9.1% failure rate (...), 39 clean runs in a row show it is fixed at 95%
+ * confidence". */
+void rt_plan_say_runs(char *buf, size_t size, const rt_plan_rules *r,
+    const rt_plan_level *lp, const rt_plan_measure *m);
+/* The rate a retry budget holds at, by its basis: "at any rate up to
+ * 35.7%, the exact one-sided 97.5% upper bound of the measured rate"
+ * (split; step the step confidence), "at any rate up to 34.8%, the top of
+ * the measured 95% interval" (ends; conf the measure's), "at the measured
+ * rate 20.0%, taken as known" (point), "at the known rate 20.0%". */
+void rt_plan_say_retry_basis(char *buf, size_t size, rt_plan_basis b, double rate,
+    double step, double conf);
 /* The interval the policy holds over: "the rate's exact 95% interval"
  * (split) or "the measured 95% interval". */
 void rt_plan_say_iv(char *buf, size_t size, const rt_plan_rules *r,
