@@ -60,7 +60,15 @@ typedef struct {
 	int have_rate, have_ci, have_threshold, interrupted;
 	double rate, ci_low, ci_high, threshold;
 	char *verdict, *command, *stopped;
+	char *method;                /* its "interval" */
 } meas;
+
+/* One per-case measure record (rt-measure --by case). */
+typedef struct {
+	char *name;
+	meas m;
+	size_t order;
+} casemeas;
 
 typedef struct {
 	char *name, *perturbation, *probe, *probe_detail, *method, *effect, *note;
@@ -100,6 +108,8 @@ typedef struct {
 	json_t *lanes;               /* its lane records, an array, or NULL */
 	json_t *order;               /* rt-bisect's order record */
 	meas m;
+	casemeas *cases;             /* per-case measure records */
+	size_t ncases;
 	/* diff */
 	int have_diff, have_ftrials;
 	long d_trials, d_failures;
@@ -188,6 +198,7 @@ meas_free(meas *m)
 	free(m->verdict);
 	free(m->command);
 	free(m->stopped);
+	free(m->method);
 	memset(m, 0, sizeof *m);
 }
 
@@ -216,6 +227,7 @@ meas_parse(meas *m, json_t *obj, const char *what, const rt_where *w)
 	m->verdict = xdup_opt(obj, "verdict", w);
 	m->command = xdup_opt(obj, "command", w);
 	m->stopped = xdup_opt(obj, "stopped", w);
+	m->method = xdup_opt(obj, "interval", w);
 	m->interrupted = opt_bool(obj, "interrupted", w) == 1;
 }
 
@@ -504,7 +516,17 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	report *r = ctx;
 	const char *type = json_string_value(json_object_get(rec, "type"));
 
-	if (strcmp(type, "measure") == 0) {
+	if (strcmp(type, "measure") == 0 && json_object_get(rec, "case")) {
+		/* rt-measure --by case: one record per case, each its own row */
+		casemeas *c;
+		r->cases = rt_xrealloc(r->cases, (r->ncases + 1) * sizeof *r->cases);
+		c = &r->cases[r->ncases];
+		memset(c, 0, sizeof *c);
+		c->name = rt_xstrdup(rt_rec_str(rec, "case", w));
+		c->order = r->ncases++;
+		meas_parse(&c->m, rec, "measure", w);
+		r->n_measure++;
+	} else if (strcmp(type, "measure") == 0) {
 		meas_parse(&r->m, rec, "measure", w);
 		r->n_measure++;
 	} else if (strcmp(type, "diff") == 0) {
@@ -637,7 +659,7 @@ add_list(rt_buf *b, const long *v, size_t n)
 /* ---- the report ---- */
 
 typedef struct {
-	rt_buf head, how, facts, observe, fixed;
+	rt_buf head, how, cases, facts, observe, fixed;
 	rt_buf tb, ta;               /* "What fixed it", before and after the patch */
 } sections;
 
@@ -706,6 +728,18 @@ sec_how(report *r, const meas *m, int from_trials, const rt_tally *t, rt_buf *b)
 	rt_verdict v;
 
 	rt_buf_adds(b, "\n## How often\n\n");
+	if (r->ncases > 0) {
+		size_t i, nflaky = 0;
+		for (i = 0; i < r->ncases; i++)
+			nflaky += r->cases[i].m.verdict &&
+			    strcmp(r->cases[i].m.verdict, "FLAKY") == 0;
+		rt_buf_printf(b, "Per case, from %zu per-case measure record%s (rt-measure "
+		    "--by case): %zu `FLAKY`; flaky first, then by failure rate. The clean "
+		    "runs are rt-plan's default plan for each case at 95%% confidence.\n\n",
+		    r->ncases, r->ncases == 1 ? "" : "s", nflaky);
+		if (!m->have)
+			return;
+	}
 	if (!m->have) {
 		rt_buf_adds(b, "Missing: no measure record given (run rt-measure).\n");
 		return;
@@ -1060,6 +1094,139 @@ green_runs(report *r, const meas *m, long *runs)
 	return 0;
 }
 
+/* ---- per-case records: one row each, flaky first, then by rate ---- */
+
+static int
+is_flaky(const casemeas *c)
+{
+	return c->m.verdict && strcmp(c->m.verdict, "FLAKY") == 0;
+}
+
+static int
+cmp_case(const void *a, const void *b)
+{
+	const casemeas *x = a, *y = b;
+	double rx = x->m.trials > 0 ? (double)x->m.failures / (double)x->m.trials : -1;
+	double ry = y->m.trials > 0 ? (double)y->m.failures / (double)y->m.trials : -1;
+
+	if (is_flaky(x) != is_flaky(y))
+		return is_flaky(x) ? -1 : 1;
+	if (rx != ry)
+		return rx > ry ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* A case's failures in rt_say's words, with its record's interval, and
+ * the clean runs rt-plan's default plan asks of it ("—" without a failure). */
+static void
+case_words(const casemeas *c, char *failed, size_t fsize, char *runs, size_t rsize)
+{
+	rt_interval iv;
+	rt_plan_level lp;
+
+	memset(&iv, 0, sizeof iv);
+	iv.low = c->m.ci_low;
+	iv.high = c->m.ci_high;
+	rt_say_count_iv(failed, fsize, c->m.failures, c->m.trials, c->m.conf, "failed",
+	    c->m.have_ci ? &iv : NULL, c->m.method, NULL);
+	if (default_plan(&c->m, RT_PLAN_DEFAULT_CONF, &lp, NULL, 0) == 0)
+		snprintf(runs, rsize, "%ld", lp.runs);
+	else
+		snprintf(runs, rsize, "\xe2\x80\x94");
+}
+
+/* The case name as a code span a table cell keeps whole ("\|" for "|"). */
+static void
+case_cell(rt_buf *b, const char *name)
+{
+	rt_buf t = {0};
+	size_t i;
+
+	rt_md_code(&t, name);
+	for (i = 0; i < t.len; i++) {
+		if (t.data[i] == '|')
+			rt_buf_addc(b, '\\');
+		rt_buf_addc(b, t.data[i]);
+	}
+	rt_buf_free(&t);
+}
+
+static void
+sec_cases(report *r, rt_buf *b)
+{
+	char failed[300], runs[32];
+	size_t i;
+
+	if (r->ncases == 0)
+		return;
+	qsort(r->cases, r->ncases, sizeof *r->cases, cmp_case);
+	rt_buf_adds(b, "| case | verdict | failures | clean runs to show a fix |\n"
+	    "|---|---|---|---|\n");
+	for (i = 0; i < r->ncases; i++) {
+		const casemeas *c = &r->cases[i];
+		case_words(c, failed, sizeof failed, runs, sizeof runs);
+		rt_buf_adds(b, "| ");
+		case_cell(b, c->name);
+		rt_buf_adds(b, " | ");
+		rt_md_code(b, c->m.verdict ? c->m.verdict : "(none)");
+		rt_buf_printf(b, " | %s | %s |\n", failed, runs);
+	}
+}
+
+/* The same table in HTML, cell by cell (a name may hold a "|"). */
+static void
+html_cases(rt_buf *b, const report *r)
+{
+	char failed[300], runs[32], *name;
+	size_t i;
+	const char *v;
+
+	if (r->ncases == 0)
+		return;
+	rt_buf_adds(b, "<table>\n<tr><th>case</th><th>verdict</th><th>failures</th>"
+	    "<th>clean runs to show a fix</th></tr>\n");
+	for (i = 0; i < r->ncases; i++) {
+		const casemeas *c = &r->cases[i];
+		case_words(c, failed, sizeof failed, runs, sizeof runs);
+		name = rt_md_clean(c->name);
+		v = c->m.verdict ? c->m.verdict : "(none)";
+		rt_buf_adds(b, "<tr><td><code>");
+		rt_html_esc(b, name, strlen(name));
+		rt_buf_adds(b, "</code></td><td><code>");
+		rt_html_esc(b, v, strlen(v));
+		rt_buf_adds(b, "</code></td><td>");
+		rt_html_esc(b, failed, strlen(failed));
+		rt_buf_printf(b, "</td><td>%s</td></tr>\n", runs);
+		free(name);
+	}
+	rt_buf_adds(b, "</table>\n");
+}
+
+static json_t *
+cases_json(const report *r)
+{
+	json_t *a = json_array(), *o;
+	rt_plan_level lp;
+	size_t i;
+
+	for (i = 0; i < r->ncases; i++) {
+		const casemeas *c = &r->cases[i];
+		int have = c->m.trials > 0;
+		o = json_object();
+		json_object_set_new(o, "case", json_string(c->name));
+		json_object_set_new(o, "verdict", c->m.verdict ? json_string(c->m.verdict) : json_null());
+		json_object_set_new(o, "trials", json_integer(c->m.trials));
+		json_object_set_new(o, "failures", json_integer(c->m.failures));
+		json_object_set_new(o, "rate", have ? rt_json_real6((double)c->m.failures /
+		    (double)c->m.trials) : json_null());
+		json_object_set_new(o, "green_runs_required",
+		    default_plan(&c->m, RT_PLAN_DEFAULT_CONF, &lp, NULL, 0) == 0 ?
+		    json_integer(lp.runs) : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 /* What 0/n clean runs rule out: the measured rate, with the chance of n
  * clean runs were it still the rate, and whether the interval's lower end
  * is ruled out too (else how many clean runs that would take). */
@@ -1117,6 +1284,9 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 			rt_buf_printf(b, "| %s | %ld |\n",
 			    conf_text(c1, sizeof c1, r->levels[i].conf), r->levels[i].runs);
 		rt_buf_adds(b, "\n");
+	} else if (!m->have && r->ncases > 0) {
+		rt_buf_adds(b, "Per case: the clean runs each case needs are in the "
+		    "table above (rt-plan's default plan of its record).\n\n");
 	} else if (!m->have || m->trials == 0) {
 		rt_buf_adds(b, "Missing: no measured rate and no plan record given "
 		    "(run rt-measure, then rt-plan).\n\n");
@@ -1289,6 +1459,8 @@ summary_json(report *r, const meas *m, const proof *pf)
 		changed |= r->exps[i].changed == 1;
 	json_object_set_new(o, "observer_changed",
 	    r->nexps ? json_boolean(changed) : json_null());
+	if (r->ncases > 0)
+		json_object_set_new(o, "cases", cases_json(r));
 	return o;
 }
 
@@ -2410,6 +2582,7 @@ build_html(rt_buf *b, report *r, const meas *m, const proof *pf, sections *s)
 	rt_buf_adds(b, "</style>\n</head>\n<body>\n<main>\n");
 	rt_md_to_html(b, rt_buf_str(&s->head));
 	rt_md_to_html(b, rt_buf_str(&s->how));
+	html_cases(b, r);
 	svg_rates(b, r, m, pf);
 	svg_timeline(b, r);
 	svg_band(b, r, m->have ? m->conf : 0.95);
@@ -2446,6 +2619,11 @@ report_free(report *r)
 	size_t i;
 
 	meas_free(&r->m);
+	for (i = 0; i < r->ncases; i++) {
+		free(r->cases[i].name);
+		meas_free(&r->cases[i].m);
+	}
+	free(r->cases);
 	for (i = 0; i < r->nfacts; i++)
 		fact_free(&r->facts[i]);
 	for (i = 0; i < r->nloose; i++)
@@ -2619,12 +2797,14 @@ main(int argc, char *argv[])
 	memset(&s, 0, sizeof s);
 	sec_head(&r, &m, &pf, &s.head);
 	sec_how(&r, &m, from_trials, &tally, &s.how);
+	sec_cases(&r, &s.cases);
 	sec_facts(&r, &s.facts);
 	sec_observe(&r, &s.observe);
 	sec_tournament(&r, &s.tb, &s.ta);
 	sec_fixed(&r, &m, &pf, &s.fixed);
 	rt_buf_adds(&md, rt_buf_str(&s.head));
 	rt_buf_adds(&md, rt_buf_str(&s.how));
+	rt_buf_adds(&md, rt_buf_str(&s.cases));
 	rt_buf_adds(&md, rt_buf_str(&s.facts));
 	rt_buf_adds(&md, rt_buf_str(&s.observe));
 	rt_buf_adds(&md, rt_buf_str(&s.tb));
@@ -2674,6 +2854,7 @@ main(int argc, char *argv[])
 	rt_buf_free(&out);
 	rt_buf_free(&s.head);
 	rt_buf_free(&s.how);
+	rt_buf_free(&s.cases);
 	rt_buf_free(&s.facts);
 	rt_buf_free(&s.observe);
 	rt_buf_free(&s.fixed);

@@ -654,3 +654,41 @@ fixed_section() {
 	fi
 	grep -qF 'pytest -k ␛]0;pwned␇x␛[2J\u009b2J' "$T/rep/report.md"
 }
+
+# --- per-case records (rt-measure --by case) ------------------------------
+
+@test "per-case records: a table naming each case, flaky first then by rate, in Markdown, HTML and summary.json" {
+	# input order is not the table's: a stable case, a flaky one, a broken one
+	printf '%s\n' \
+	    '{"type":"measure","case":"t::stable","trials":40,"failures":0,"rate":0,"ci_low":0,"ci_high":0.072158,"interval":"exact one-sided","confidence":0.95,"verdict":"STABLE"}' \
+	    '{"type":"measure","case":"t::broken","trials":20,"failures":20,"rate":1,"ci_low":0.86089,"ci_high":1,"interval":"exact one-sided","confidence":0.95,"verdict":"ALWAYS_FAILING"}' \
+	    '{"type":"measure","case":"t::rare","trials":40,"failures":4,"rate":0.1,"ci_low":0.039585,"ci_high":0.230593,"interval":"wilson","confidence":0.95,"verdict":"FLAKY"}' \
+	    '{"type":"measure","case":"t::often | pipe","trials":40,"failures":8,"rate":0.2,"ci_low":0.104999,"ci_high":0.347576,"interval":"wilson","confidence":0.95,"verdict":"FLAKY"}' \
+	    > "$T/cases.jsonl"
+	run rt-report -t "$T/cases.jsonl"
+	status_is 0
+	has "Per case, from 4 per-case measure records (rt-measure --by case): 2 \`FLAKY\`"
+	printf '%s\n' "$output" | grep '^| `' | cut -d'|' -f2 > "$T/rows"
+	printf '%s\n' "$output" | grep '^| `'
+	[ "$(wc -l < "$T/rows")" -eq 4 ]
+	grep -n 'often' "$T/rows" | grep -q '^1:'
+	sed -n 2p "$T/rows" | grep -q 't::rare'
+	sed -n 3p "$T/rows" | grep -q 't::broken'
+	sed -n 4p "$T/rows" | grep -q 't::stable'
+	# each row's numbers in rt_say's words, and rt-plan's clean runs
+	runs=$(grep 't::often' "$T/cases.jsonl" | rt-plan | jq .runs)
+	[ "$runs" -eq 39 ]
+	has '| `t::often \| pipe` | `FLAKY` | 8/40 failed (20.0%, 95% Wilson CI 10.4%–34.8%) | 39 |'
+	has '| `t::stable` | `STABLE` | 0/40 failed (≤7.3% at 95% confidence) | — |'
+	hasnt "Missing: no measure record given"
+	# HTML: the same rows, the name whole despite its "|"
+	rt-report -o "$T/h" --html "$T/cases.jsonl" >/dev/null
+	h="$T/h/report.html"
+	grep -o '<tr><td><code>[^<]*' "$h" | sed 's/.*<code>//' > "$T/hrows"
+	printf '%s\n' 't::often | pipe' 't::rare' 't::broken' 't::stable' > "$T/want"
+	diff -u "$T/want" "$T/hrows"
+	grep -q '<td>8/40 failed (20.0%, 95% Wilson CI 10.4%–34.8%)</td><td>39</td>' "$h"
+	# summary.json: the cases in the same order, with their runs
+	jqe '[.cases[].case] == ["t::often | pipe", "t::rare", "t::broken", "t::stable"]' "$T/h/summary.json"
+	jqe '.cases[0].green_runs_required == 39 and .cases[3].green_runs_required == null' "$T/h/summary.json"
+}
