@@ -18,7 +18,9 @@
 #include <jansson.h>
 
 #include "rt_cli.h"
+#include "rt_fix.h"
 #include "rt_hash.h"
+#include "rt_src.h"
 #include "rt_http.h"
 #include "rt_jsonl.h"
 #include "rt_patch.h"
@@ -2860,6 +2862,140 @@ consult_models(char **models, size_t n, const angle *const order[NANGLES],
 	return nhit;
 }
 
+/* ---- rule patches (rt-diagnose(1), RULE PATCHES) ---- */
+
+/* Give rule hypothesis h the planner's answer: its patch (checked by
+ * lib/rt_fix: it applies and parses), or no_patch with the reason. The
+ * planner's explanation leads; the evidence the rule cited follows. */
+static void
+take_plan(json_t *h, json_t *plan)
+{
+	const char *st = jstr(plan, "status");
+
+	if (st && !strcmp(st, "ok")) {
+		char *e = rt_xasprintf("%s Evidence: %s", jstr(plan, "explanation"),
+		    jstr(h, "explanation"));
+		char *c = cut_utf8(e, MAX_EXPLANATION, 1);
+		json_object_set_new(h, "explanation", rt_json_bytes(c, strlen(c)));
+		free(c);
+		free(e);
+		json_object_set(h, "patch", json_object_get(plan, "patch"));
+		json_object_set(h, "files", json_object_get(plan, "files"));
+		json_object_set_new(h, "status", json_string("ok"));
+		json_object_del(h, "reason");
+	} else {
+		const char *why = jstr(plan, "reason");
+		json_object_set_new(h, "status", json_string("no_patch"));
+		json_object_set_new(h, "reason", rt_json_bytes(why ? why : "",
+		    why ? strlen(why) : 0));
+	}
+}
+
+/* The order rule's patch: a setter's or a cleaner's statements run first
+ * in the victim, else the polluter's state reset in the victim's setup. */
+static void
+order_patch(json_t *h, json_t *detail, const evidence *ev)
+{
+	const char *cat = jstr(detail, "category"), *victim = jstr(detail, "victim");
+	const char *helper = NULL, *role = NULL;
+	json_t *req, *plan, *set;
+
+	if (!cat || !victim)
+		return;
+	if (jstr(detail, "cleaner")) {
+		helper = jstr(detail, "cleaner");
+		role = "cleaner";
+	} else {
+		int brittle = !strcmp(cat, "brittle");
+		set = json_object_get(detail, brittle ? "setters" : "polluters");
+		if (json_array_size(set) == 1) {
+			helper = json_string_value(json_array_get(set, 0));
+			role = brittle ? "setter" : "polluter";
+		}
+	}
+	if (!helper) {
+		json_object_set_new(h, "reason", json_string("no single state-setter, "
+		    "polluter or cleaner to take a repair from"));
+		return;
+	}
+	set = json_object_get(detail, "shared");
+	req = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "kind", "order", "category", cat,
+	    "victim", victim, "helper", helper, "role", role, "shared",
+	    json_is_array(set) ? json_deep_copy(set) : json_array());
+	plan = rt_fix_plan(root, ev_command(ev), req);
+	take_plan(h, plan);
+	json_decref(plan);
+	json_decref(req);
+}
+
+/* The hash-order rule: each iteration over a set in the sources' code
+ * (not their tests), sorted; the rule's hypothesis takes the first
+ * candidate site, each further one is a hypothesis of its own. */
+static void
+hash_patches(json_t *out, json_t *h, const evidence *ev)
+{
+	json_t *files = json_array(), *req, *plan, *c, *h2;
+	char *expl = rt_xstrdup(jstr(h, "explanation"));
+	size_t i, used = 0;
+
+	for (i = 0; i < nsrc; i++) {
+		const char *lang = rt_src_lang(src[i].rel);
+		if (lang && !strcmp(lang, "python"))
+			json_array_append_new(files, json_string(src[i].rel));
+	}
+	if (json_array_size(files) == 0) {
+		json_object_set_new(h, "reason", json_string("no Python source given "
+		    "(--source) to find the set iteration in"));
+		json_decref(files);
+		free(expl);
+		return;
+	}
+	req = json_pack("{s:s, s:o}", "kind", "hash", "files", files);
+	plan = rt_fix_plan(root, ev_command(ev), req);
+	json_array_foreach(json_object_get(plan, "candidates"), i, c) {
+		if (strcmp(jstr(c, "status"), "ok") != 0)
+			continue;
+		if (used++ == 0) {
+			take_plan(h, c);
+			continue;
+		}
+		h2 = hyp_new("rules", NULL, NULL, "hash_order", expl);
+		take_plan(h2, c);
+		json_array_append_new(out, h2);
+	}
+	if (used == 0)
+		take_plan(h, json_object_get(plan, "candidates") ?
+		    json_array_get(json_object_get(plan, "candidates"), 0) : plan);
+	json_decref(plan);
+	json_decref(req);
+	free(expl);
+}
+
+/* The seed rule: each Python test source whose module seeds the random
+ * module at import gets a hypothesis that moves the seed into the tests
+ * that draw. Sources without one give nothing (no hypothesis, no noise). */
+static void
+seed_patches(json_t *out, const evidence *ev)
+{
+	size_t i;
+
+	for (i = 0; i < nsrc; i++) {
+		const char *lang = rt_src_lang(src[i].rel);
+		json_t *req, *plan, *h;
+		if (!lang || strcmp(lang, "python") || !strstr(src[i].text, "seed("))
+			continue;
+		req = json_pack("{s:s, s:[s]}", "kind", "seed", "files", src[i].rel);
+		plan = rt_fix_plan(root, ev_command(ev), req);
+		if (!strcmp(jstr(plan, "status"), "ok")) {
+			h = hyp_new("rules", NULL, NULL, "randomness", "");
+			take_plan(h, plan);
+			json_array_append_new(out, h);
+		}
+		json_decref(plan);
+		json_decref(req);
+	}
+}
+
 static void
 usage(void)
 {
@@ -3018,10 +3154,15 @@ main(int argc, char *argv[])
 			    "rule-based hypotheses only");
 		json_array_foreach(rules, j, r) {
 			h = hyp_new("rules", NULL, NULL, jstr(r, "cause_class"), jstr(r, "explanation"));
-			if (json_object_get(r, "order"))
+			if (json_object_get(r, "order")) {
 				json_object_set(h, "order", json_object_get(r, "order"));
+				order_patch(h, json_object_get(r, "order"), &ev);
+			}
 			json_array_append_new(out, h);
+			if (!strcmp(jstr(h, "cause_class"), "hash_order"))
+				hash_patches(out, h, &ev);
 		}
+		seed_patches(out, &ev);
 	}
 	if (got_sig) {
 		rt_warn("interrupted by %s: the hypotheses finished so far follow",

@@ -247,12 +247,19 @@ confirmation_text(char *buf, size_t size, sqlite3_stmt *st)
 	/* a fixed-n interval is recomputed from the counts, so these are the
 	 * words every tool gives them (lib/rt_say); an anytime one is as
 	 * rt-verify recorded it */
-	if (sqlite3_column_type(st, 13) != SQLITE_NULL && (!method || strcmp(method, "anytime"))) {
-		rt_say_count(buf, size, (long)sqlite3_column_int64(st, 12),
-		    (long)sqlite3_column_int64(st, 11), sqlite3_column_double(st, 13), "failed");
-		return;
+	if (!method || strcmp(method, "anytime")) {
+		/* the confirmation's own confidence, else its run's (rt-pr and
+		 * rt-report take the same) */
+		int col = sqlite3_column_type(st, 13) != SQLITE_NULL ? 13 :
+		    sqlite3_column_type(st, 18) != SQLITE_NULL ? 18 : -1;
+		if (col >= 0) {
+			rt_say_count(buf, size, (long)sqlite3_column_int64(st, 12),
+			    (long)sqlite3_column_int64(st, 11), sqlite3_column_double(st, col),
+			    "failed");
+			return;
+		}
 	}
-	if (!sum) {
+	if (!sum || !*sum) {
 		/* recorded before rt-verify stated it: the counts, no interval */
 		snprintf(buf, size, "%lld/%lld failed (interval not recorded)",
 		    (long long)sqlite3_column_int64(st, 12),

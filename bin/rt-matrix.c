@@ -20,6 +20,7 @@
 #include "rt_platform.h"
 #include "rt_stats.h"
 #include "rt_text.h"
+#include "rt_say.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
@@ -1059,9 +1060,14 @@ text_row(const cell *c, const judgement *j)
 		return;
 	}
 	rate_text(&c->m, rate, sizeof rate);
-	if (j->have_diff)
-		snprintf(diff, sizeof diff, "%+.1f (%+.1f to %+.1f)", 100 * j->est,
-		    100 * j->lo, 100 * j->hi);
+	if (j->have_diff) {
+		/* the interval's ends rounded outward (lib/rt_say) */
+		char e[16], lo[16], hi[16];
+		rt_say_points(e, sizeof e, j->est, RT_SAY_NEAR);
+		rt_say_points(lo, sizeof lo, j->lo, RT_SAY_DOWN);
+		rt_say_points(hi, sizeof hi, j->hi, RT_SAY_UP);
+		snprintf(diff, sizeof diff, "%s (%s to %s)", e, lo, hi);
+	}
 	if (j->judged)
 		snprintf(changed, sizeof changed, "%s", j->separated ?
 		    (j->stabilises ? "yes: stabilises" : "yes: destabilises") :

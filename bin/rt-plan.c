@@ -182,12 +182,9 @@ zero_note(json_t *o, const measure *m)
 static void
 measured_text(const measure *m)
 {
-	char buf[200];
-
 	if (!m->found)
 		return;
-	rt_rate_text(buf, sizeof buf, m->failures, m->trials, m->conf);
-	printf("Measured %s. ", buf);
+	printf("Measured %s. ", m->say);
 }
 
 /* "At a 20.0% failure rate" (with why, when it is not the rate itself);

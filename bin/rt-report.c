@@ -60,7 +60,7 @@ typedef struct {
 	int have_rate, have_ci, have_threshold, interrupted;
 	double rate, ci_low, ci_high, threshold;
 	char *verdict, *command, *stopped;
-	char *method;                /* its "interval" */
+	char say[256];          /* the record's counts in lib/rt_say's words */
 } meas;
 
 /* One per-case measure record (rt-measure --by case). */
@@ -198,7 +198,6 @@ meas_free(meas *m)
 	free(m->verdict);
 	free(m->command);
 	free(m->stopped);
-	free(m->method);
 	memset(m, 0, sizeof *m);
 }
 
@@ -216,6 +215,7 @@ meas_parse(meas *m, json_t *obj, const char *what, const rt_where *w)
 	m->errors = opt_count(obj, "errors", LONG_MAX, w);
 	m->ignored = opt_count(obj, "ignored", LONG_MAX, w);
 	m->conf = opt_conf(obj, w);
+	rt_say_rec(m->say, sizeof m->say, obj, m->conf, "failed");
 	m->have_rate = rt_rec_opt_num(obj, "rate", w, &m->rate);
 	if (m->have_rate && !(m->rate >= 0 && m->rate <= 1))
 		rt_die_at(w, "\"rate\": %g is out of range [0, 1]", m->rate);
@@ -227,7 +227,6 @@ meas_parse(meas *m, json_t *obj, const char *what, const rt_where *w)
 	m->verdict = xdup_opt(obj, "verdict", w);
 	m->command = xdup_opt(obj, "command", w);
 	m->stopped = xdup_opt(obj, "stopped", w);
-	m->method = xdup_opt(obj, "interval", w);
 	m->interrupted = opt_bool(obj, "interrupted", w) == 1;
 }
 
@@ -645,6 +644,17 @@ add_rate(rt_buf *b, long k, long n, double conf)
 	rt_buf_adds(b, buf);
 }
 
+/* A measure's counts: a record's in its own words (an anytime interval
+ * as rt-measure stated it), tallied trials by the fixed-n rule. */
+static void
+add_meas(rt_buf *b, const meas *m)
+{
+	if (m->say[0])
+		rt_buf_adds(b, m->say);
+	else
+		add_rate(b, m->failures, m->trials, m->conf);
+}
+
 static void
 add_list(rt_buf *b, const long *v, size_t n)
 {
@@ -744,7 +754,7 @@ sec_how(report *r, const meas *m, int from_trials, const rt_tally *t, rt_buf *b)
 		rt_buf_adds(b, "Missing: no measure record given (run rt-measure).\n");
 		return;
 	}
-	add_rate(b, m->failures, m->trials, m->conf);
+	add_meas(b, m);
 	rt_buf_adds(b, ".\n\n");
 	if (from_trials) {
 		v = rt_detect(m->failures, m->trials, 0.1, m->conf);
@@ -898,7 +908,7 @@ add_side(rt_buf *b, const char *label, const meas *m)
 	if (!m->have)
 		rt_buf_adds(b, "not in the record");
 	else
-		add_rate(b, m->failures, m->trials, m->conf);
+		add_meas(b, m);
 	rt_buf_adds(b, "\n");
 }
 
@@ -1116,19 +1126,18 @@ cmp_case(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* A case's failures in rt_say's words, with its record's interval, and
- * the clean runs rt-plan's default plan asks of it ("—" without a failure). */
+/* A case's failures in its record's words (lib/rt_say's rt_say_rec, as
+ * every tool says them), and the clean runs rt-plan's default plan asks
+ * of it ("—" without a failure). */
 static void
 case_words(const casemeas *c, char *failed, size_t fsize, char *runs, size_t rsize)
 {
-	rt_interval iv;
 	rt_plan_level lp;
 
-	memset(&iv, 0, sizeof iv);
-	iv.low = c->m.ci_low;
-	iv.high = c->m.ci_high;
-	rt_say_count_iv(failed, fsize, c->m.failures, c->m.trials, c->m.conf, "failed",
-	    c->m.have_ci ? &iv : NULL, c->m.method, NULL);
+	if (c->m.say[0])
+		snprintf(failed, fsize, "%s", c->m.say);
+	else
+		rt_say_count(failed, fsize, c->m.failures, c->m.trials, c->m.conf, "failed");
 	if (default_plan(&c->m, RT_PLAN_DEFAULT_CONF, &lp, NULL, 0) == 0)
 		snprintf(runs, rsize, "%ld", lp.runs);
 	else
@@ -1375,7 +1384,7 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 		return;
 	}
 	rt_buf_adds(b, "- Proof run: ");
-	add_rate(b, pf->m.failures, pf->m.trials, pf->m.conf);
+	add_meas(b, &pf->m);
 	if (r->have_green && !r->pol_computed && fabs(r->pol_conf - pf->m.conf) < 1e-9) {
 		need = r->green;
 		have_need = 1;
@@ -1610,19 +1619,26 @@ add_counts(rt_buf *b, json_t *o, int have_conf, double conf, int spoken)
 		rt_buf_printf(b, "failed %ld of %ld trials", k, n);
 	else
 		rt_buf_printf(b, "%ld/%ld failed", k, n);
-	if (!jnum(o, "ci_low", &iv.low) || !jnum(o, "ci_high", &iv.high))
-		return;                 /* counts alone: no rate without its interval */
-	if (!have_conf)
-		have_conf = jnum(o, "confidence", &conf);
-	if (!have_conf) {
-		/* no confidence on record: the interval alone, with its method */
-		rt_say_short_iv(say, sizeof say, k, n, &iv, method ? method : "interval");
-		rt_buf_printf(b, " (%s)", say);
+	/* have_conf 2: the record's own confidence, else conf (a confirmation
+	 * without one was made at its verdict's) */
+	if (have_conf != 1) {
+		double own;
+		if (jnum(o, "confidence", &own))
+			conf = own, have_conf = 1;
+	}
+	/* the one rule every tool keeps for a record's counts (lib/rt_say):
+	 * a fixed-n interval from the counts, an anytime one as recorded */
+	if (have_conf) {
+		rt_say_rec(say, sizeof say, o, conf, "");
+		p = strstr(say, " (");
+		rt_buf_adds(b, p ? p : "");
 		return;
 	}
-	rt_say_count_iv(say, sizeof say, k, n, conf, "", &iv, method, NULL);
-	p = strstr(say, " (");
-	rt_buf_adds(b, p ? p : "");
+	if (!jnum(o, "ci_low", &iv.low) || !jnum(o, "ci_high", &iv.high))
+		return;                 /* counts alone: no rate without its interval */
+	/* no confidence on record: the interval alone, with its method */
+	rt_say_short_iv(say, sizeof say, k, n, &iv, method ? method : "interval");
+	rt_buf_printf(b, " (%s)", say);
 }
 
 static void
@@ -1911,7 +1927,7 @@ autopsy_view(report *r)
 		const char *id = jstr(x, "id");
 		if (!passed && wid && id && strcmp(id, wid) == 0)
 			continue;
-		j = json_pack("{s:b, s:o}", "passed", passed, "counts", counts_json(x, 0, 0, 1));
+		j = json_pack("{s:b, s:o}", "passed", passed, "counts", counts_json(x, have_conf ? 2 : 0, cf, 1));
 		if (id)
 			json_object_set_new(j, "id", json_string(id));
 		offer(&d, passed ? 1 : 3, json_object_get(view, "confirmations"), NULL, j);
@@ -2048,7 +2064,7 @@ joined(json_t *arr, size_t max)
 
 /* A row of the table: "14/56", the rate or a zero's bound, the interval. */
 static void
-row_fields(json_t *row, json_t *o, int bound)
+row_fields(json_t *row, json_t *o, int bound, double bconf)
 {
 	char p1[16], iv[64];
 	double lo, hi;
@@ -2058,7 +2074,15 @@ row_fields(json_t *row, json_t *o, int bound)
 	jlong(o, "failures", &k);
 	json_object_set_new(row, "not_run", json_boolean(n == 0));
 	json_object_set_new(row, "counts", json_sprintf("%ld/%ld", k, n));
-	json_object_set_new(row, "bound", bound && k == 0 && jnum(o, "ci_high", &hi) ?
+	/* a zero's bound in the words every tool gives it: exact one-sided at
+	 * the lane's confidence for a fixed-n interval, as recorded for an
+	 * anytime one */
+	if (bound && k == 0 && n > 0 && bconf > 0 && !(jstr(o, "interval") &&
+	    strcmp(jstr(o, "interval"), "anytime") == 0))
+		hi = rt_zero_bound(n, bconf);
+	else if (!(bound && k == 0 && jnum(o, "ci_high", &hi)))
+		hi = -1;
+	json_object_set_new(row, "bound", hi >= 0 ?
 	    json_sprintf("%s%%", pctd(p1, sizeof p1, hi, RT_SAY_UP)) : json_null());
 	json_object_set_new(row, "rate", opt_pct(o, "rate"));
 	json_object_set_new(row, "interval", jnum(o, "ci_low", &lo) && jnum(o, "ci_high", &hi) ?
@@ -2082,7 +2106,7 @@ lane_view(json_t *l, int have_conf, double conf)
 	    "status", jstr(l, "status"), "cause_class", json_string(jstr(l, "cause_class")),
 	    "result", counts_json(l, have_conf, conf, 0), "reason", opt_clean(jstr(l, "reason")),
 	    "budget", opt_long_j(l, "budget"), "more_trials", opt_long_j(l, "more_trials"));
-	row_fields(j, l, 1);
+	row_fields(j, l, 1, have_conf ? conf : -1);
 	if (json_is_object(p) && jlong(p, "pairs", &v) && jlong(p, "original_only", &v2) &&
 	    jlong(p, "lane_only", &v3) && jlong(p, "both", &v4))
 		json_object_set_new(j, "pairs", json_pack("{s:I, s:I, s:I, s:I, s:o, s:o?}",
@@ -2137,7 +2161,7 @@ tournament_view(report *r)
 	base = v ? json_object_get(v, "baseline") : NULL;
 	if (json_is_object(base)) {
 		j = json_pack("{s:o?}", "source", json_string(jstr(base, "source")));
-		row_fields(j, base, 0);
+		row_fields(j, base, 0, -1);
 		json_object_set_new(view, "baseline", j);
 	}
 	j = json_array();
@@ -2159,7 +2183,7 @@ tournament_view(report *r)
 		json_t *c = json_pack("{s:o, s:o, s:o, s:o, s:o, s:b, s:b}",
 		    "round", opt_long_j(x, "round"),
 		    "id", md_str(jstr(x, "id") ? jstr(x, "id") : "?"),
-		    "result", counts_json(x, 0, 0, 0),
+		    "result", counts_json(x, have_conf ? 2 : 0, cf, 0),
 		    "required_runs", opt_long_j(x, "required_runs"),
 		    "reference_rate", opt_pct(x, "reference_rate"),
 		    "passed", json_is_true(json_object_get(x, "passed")),

@@ -57,6 +57,7 @@ rt_plan_measure_set(rt_plan_measure *m, long k, long n, double conf)
 	m->ci_low = k == 0 ? 0 : k == n ? rt_all_bound(n, conf) : ci.low;
 	m->ci_high = k == 0 ? rt_zero_bound(n, conf) : k == n ? 1 : ci.high;
 	snprintf(m->method, sizeof m->method, "%s", rt_say_method(k, n));
+	rt_say_count(m->say, sizeof m->say, k, n, conf, "failed");
 }
 
 int
@@ -76,6 +77,7 @@ rt_plan_measure_read(json_t *rec, const rt_where *w, rt_plan_measure *m)
 	m->where = *w;
 	/* a record without its interval gets the one rt-measure gives it */
 	rt_plan_measure_set(m, (long)k, (long)n, conf);
+	rt_say_rec(m->say, sizeof m->say, rec, conf, "failed");
 	if (n == 0)
 		return 1;
 	if (rt_rec_opt_num(rec, "ci_low", w, &m->ci_low) && !(m->ci_low >= 0 && m->ci_low <= 1))

@@ -46,10 +46,11 @@ typedef struct {
 	long trials, failures;
 	double rate, ci_low, ci_high, conf;
 	char method[32];             /* its "interval", else "wilson" */
+	char say[256];               /* its counts in lib/rt_say's words */
 } rt_plan_measure;
 
-/* Read a measure record into m (any other type: 0, m untouched);
- * bad fields die naming w. */
+/* Read a measure record into m (any other type: 0, m untouched), its
+ * counts said by rt_say_rec; bad fields die naming w. */
 int rt_plan_measure_read(json_t *rec, const rt_where *w, rt_plan_measure *m);
 /* k/n at conf, with rt-measure's interval. */
 void rt_plan_measure_set(rt_plan_measure *m, long k, long n, double conf);

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "rt_say.h"
 
 #define LE "\xe2\x89\xa4" /* ≤ */
@@ -176,4 +178,41 @@ void
 rt_say_count(char *buf, size_t size, long k, long n, double conf, const char *verb)
 {
 	rt_say_count_iv(buf, size, k, n, conf, verb, NULL, NULL, NULL);
+}
+
+static int
+rec_num(const json_t *o, const char *k, double *v)
+{
+	json_t *x = json_object_get(o, k);
+
+	if (!json_is_number(x))
+		return 0;
+	*v = json_number_value(x);
+	return 1;
+}
+
+void
+rt_say_rec(char *buf, size_t size, const json_t *rec, double conf, const char *verb)
+{
+	json_t *jk = json_object_get(rec, "failures"), *jn = json_object_get(rec, "trials");
+	const char *method = json_string_value(json_object_get(rec, "interval"));
+	long k = json_is_integer(jk) ? (long)json_integer_value(jk) : 0;
+	long n = json_is_integer(jn) ? (long)json_integer_value(jn) : 0;
+	rt_interval iv = { 0, 0, 0, 0 };
+	double c;
+
+	if (rec_num(rec, "confidence", &c) && c > 0 && c < 1)
+		conf = c;
+	if (!method || strcmp(method, "anytime") != 0 || n <= 0) {
+		rt_say_count(buf, size, k, n, conf, verb);
+		return;
+	}
+	if (!(rec_num(rec, "cs_low", &iv.low) && rec_num(rec, "cs_high", &iv.high)) &&
+	    !(rec_num(rec, "ci_low", &iv.low) && rec_num(rec, "ci_high", &iv.high))) {
+		snprintf(buf, size, "%ld/%ld%s%s (anytime interval not recorded)", k, n,
+		    verb && *verb ? " " : "", verb ? verb : "");
+		return;
+	}
+	rt_say_count_iv(buf, size, k, n, conf, verb, &iv, "anytime",
+	    json_is_true(json_object_get(rec, "rate_biased")) ? "biased by stopping early" : NULL);
 }

@@ -70,4 +70,15 @@ void rt_say_count_iv(char *buf, size_t size, long k, long n, double conf,
 void rt_say_short_iv(char *buf, size_t size, long k, long n,
     const rt_interval *iv, const char *method);
 
+/* A record's counts in the words above, the one rule every tool keeps
+ * for a record (a measure, a lane, a confirmation, a baseline): trials,
+ * failures and confidence from the record (conf when it has none); a
+ * fixed-n interval ("wilson", "exact one-sided" or none named) is said
+ * from the counts; an "anytime" one as recorded (cs_low/cs_high, else
+ * ci_low/ci_high), with "biased by stopping early" when rate_biased.
+ * "k/n failed (anytime interval not recorded)" when it is missing; "0
+ * valid trials (no rate)" for none. */
+struct json_t;
+void rt_say_rec(char *buf, size_t size, const struct json_t *rec, double conf,
+    const char *verb);
 #endif

@@ -904,3 +904,64 @@ rt_src_compare(const rt_src_file *before, const rt_src_file *after,
 	*out = s.v;
 	return s.n;
 }
+
+/* ---- other shipped Python helpers ---- */
+
+int
+rt_src_python_helper(const char *script, const char *root, const char *command,
+    char *const *argv, char *const *args, rt_buf *out, char *why, size_t whysize)
+{
+	char *t, *path, *interp, *exe = NULL, *aroot, **av;
+	rt_buf err = { 0 };
+	size_t n = 0, i, nargs = 0;
+	int status = 0, r = RT_SRC_FAILED;
+
+	while (args && args[nargs])
+		nargs++;
+	t = rt_xasprintf("%s/%s", rt_sharedir(), script);
+	path = realpath(t, NULL);
+	free(t);
+	if (!path) {
+		snprintf(why, whysize, "no share/retrial/%s in %s", script, rt_sharedir());
+		return RT_SRC_FAILED;
+	}
+	if (!(aroot = realpath(root, NULL))) {
+		snprintf(why, whysize, "%s: %s", root, strerror(errno));
+		free(path);
+		return RT_SRC_FAILED;
+	}
+	interp = python_of(command, argv, aroot);
+	av = rt_xcalloc(nargs + 8, sizeof *av);
+	if (!(exe = find_exe(interp))) {
+		snprintf(why, whysize, "no parser for python (%s not found)", interp);
+		r = RT_SRC_NO_PARSER;
+		goto done;
+	}
+	av[n++] = interp;
+	av[n++] = "-I";
+	av[n++] = "-S";
+	av[n++] = path;
+	av[n++] = "--root";
+	av[n++] = aroot;
+	for (i = 0; i < nargs; i++)
+		av[n++] = args[i];
+	av[n] = NULL;
+	if (run_helper(exe, av, aroot, environ, guard_timeout(), MEM_MAX, out, &err,
+	    &status, why, whysize) < 0)
+		goto done;
+	if (status != 0) {
+		char *c = rt_proc_complaint(rt_buf_str(&err));
+		snprintf(why, whysize, "%s exited %d: %s", script, status, c);
+		free(c);
+		goto done;
+	}
+	r = RT_SRC_OK;
+done:
+	rt_buf_free(&err);
+	free(exe);
+	free(interp);
+	free(aroot);
+	free(path);
+	free(av);
+	return r;
+}

@@ -6,6 +6,7 @@
 #define RT_SRC_H
 
 #include <stddef.h>
+#include "rt_util.h"
 
 /* One check a test makes (retrial(7), INVENTORY): kind is assert, call,
  * fail, fail_branch, raises, expect, skip or return. */
@@ -103,5 +104,13 @@ size_t rt_src_compare(const rt_src_file *before, const rt_src_file *after,
 
 /* The value of option key of c, or NULL. */
 const char *rt_src_option(const rt_src_check *c, const char *key);
+
+/* Run share/retrial/SCRIPT (another Python helper, rt-fix.py) with the
+ * project's interpreter as rt_src_inventory runs rt-inventory.py: in root,
+ * "-I -S SCRIPT --root ROOT ARGS...", no shell, bounded in time, output
+ * and memory; its stdout in out. RT_SRC_OK, RT_SRC_NO_PARSER (no
+ * interpreter) or RT_SRC_FAILED, with the reason in why. */
+int rt_src_python_helper(const char *script, const char *root, const char *command,
+    char *const *argv, char *const *args, rt_buf *out, char *why, size_t whysize);
 
 #endif

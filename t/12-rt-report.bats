@@ -580,7 +580,7 @@ fixed_section() {
 	[ "${#lines[@]}" -eq 10 ]
 	has "e1 seems not to have been the fix"
 	has "The fix that held is w"
-	has "confirmation held for w, which failed 0 of 29 trials (≤9.8%"
+	has "confirmation held for w, which failed 0 of 29 trials (≤9.9% at 95% confidence)"
 	has "The verdict is FIXED: w is the confirmed fix"
 	has "Order matters here: t fails after p, found in 9 trials."
 	# priority 5 (the seed, the other eliminated, the second tie) goes first

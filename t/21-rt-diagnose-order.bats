@@ -29,7 +29,7 @@ cited() {
 	v=tests/test_registry.py::TestRegistry::test_default_names
 	p=tests/test_registry.py::TestRegistry::test_register_csv
 	jqe --arg v "$v" --arg p "$p" '.source == "rules" and .cause_class == "order_dependency"
-	    and .patch == null and .status == "no_patch"
+	    and (.patch | test("setup_method")) and .status == "ok"
 	    and .order.victim == $v and .order.polluters == [$p] and .order.confirm == [$p, $v]
 	    and .order.shared[0] == "TestRegistry.registry"' "$T/out"
 	has "test_register_csv mutates TestRegistry.registry (self.registry.register()"
@@ -46,18 +46,18 @@ cited() {
 	status_is 0
 	jqe '.cause_class == "order_dependency" and .order.category == "brittle"
 	    and .order.setters == ["tests/test_config.py::test_load_settings"]
-	    and .order.shared == ["config"] and .status == "no_patch"' <<<"$output"
+	    and .order.shared == ["config"] and .status == "ok"' <<<"$output"
 	has '`test_load_settings test_connection_url` failed 0/4'
 	has '`test_connection_url` alone failed 14/14'
 	has "test_load_settings and test_connection_url both use config"
 	has "config.SETTINGS"
 }
 
-@test "order rule: unittest IDs map to their file; a cleaner's reset is suggested, not patched" {
+@test "order rule: unittest IDs map to their file; a cleaner's reset is run first in the victim" {
 	run rules pricing
 	status_is 0
 	c=tests.test_cache.PriceCacheTest
-	jqe --arg c "$c" '.patch == null and .status == "no_patch"
+	jqe --arg c "$c" '(.patch | test("cache.clear")) and .status == "ok"
 	    and .order.cleaner == ($c + ".test_clear_empties")
 	    and .order.cleaner_confirm == [$c + ".test_discount_price", $c + ".test_clear_empties", $c + ".test_list_price"]
 	    and .order.shared == ["cache"]' <<<"$output"
@@ -169,10 +169,12 @@ cited() {
 	    "$T/hyps.jsonl"
 	status_is 0
 	tail -n 1 <<<"$output" >"$T/verdict"
-	jqe '.verdict == "FIXED" and .winner.id == "h-copy" and .baseline.failures > 0
+	# the rule's setup_method changes no check of the test; the cached fix
+	# rewrites the polluter's assertion: tied, the rule's wins
+	jqe '.verdict == "FIXED" and .winner.id == "h1" and .baseline.failures > 0
 	    and .baseline.failures < .baseline.trials' "$T/verdict"
-	jqe '.lanes[] | select(.id == "h1") | .status == "not_raced"' "$T/verdict"
-	jqe '.lanes[] | select(.id == "h-copy") | .status == "winner" and .failures == 0' "$T/verdict"
+	jqe '.lanes[] | select(.id == "h1") | .status == "winner" and .changes_checks == false' "$T/verdict"
+	jqe '.lanes[] | select(.id == "h-copy") | .failures == 0 and .changes_checks == true' "$T/verdict"
 	[ -z "$(ls -A "$T/tmp")" ]
 	# the winner's patch, applied: the pair in the order that failed passes
 	cp -R "$F/registry" "$T/fixed"

@@ -1,0 +1,539 @@
+#!/usr/bin/env python3
+"""rt-fix.py: plan a rule's patch to a Python test file from the evidence,
+read with the standard ast module (rt-diagnose(1), RULE PATCHES).  It never
+imports or runs the code it reads, and writes nothing: it prints the file's
+new text, which rt-diagnose turns into a diff, applies with patch --fuzz=0
+in a scratch copy and parses again before it emits it.
+
+Usage: rt-fix.py --root DIR REQUEST
+REQUEST is one JSON object:
+  {"kind": "seed", "files": [REL...]}
+      a module-level random.seed(...) moved into each test that draws
+  {"kind": "hash", "files": [REL...]}
+      each iteration over a set in the code (not the tests), sorted: one
+      candidate per site, "candidates": [{...}, ...]
+  {"kind": "order", "category": "victim"|"brittle", "victim": ID,
+   "helper": ID, "role": "polluter"|"setter"|"cleaner", "shared": [NAME...]}
+      a setter's or cleaner's statements run first in the victim; a
+      polluter's state (a class attribute, a module global, the working
+      directory, os.environ) reset in the victim's setup
+One JSON object on stdout: {"status": "ok", "file": REL, "source": TEXT,
+"explanation": TEXT, "line": N} or {"status": "no_patch", "reason": TEXT}
+(for "hash", {"status": "ok", "candidates": [those objects]});
+exit 0; exit 2 on a usage error."""
+import ast
+import json
+import os
+import sys
+
+MAX_BYTES = 2 * 1024 * 1024
+CHECK_CALLS = ("assert", "fail", "skip")
+
+
+def out(obj):
+    json.dump(obj, sys.stdout)
+    sys.stdout.write("\n")
+    sys.exit(0)
+
+
+def no_patch(reason):
+    out({"status": "no_patch", "reason": reason})
+
+
+def read(root, rel):
+    path = os.path.join(root, rel)
+    real = os.path.realpath(path)
+    if not (real + os.sep).startswith(os.path.realpath(root) + os.sep):
+        no_patch("%s: outside the project" % rel)
+    try:
+        with open(real, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except OSError as e:
+        no_patch("%s: %s" % (rel, e.strerror))
+    if len(data) > MAX_BYTES:
+        no_patch("%s: over %d bytes" % (rel, MAX_BYTES))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        no_patch("%s: not UTF-8" % rel)
+    try:
+        tree = ast.parse(text, filename=rel)
+    except SyntaxError as e:
+        no_patch("%s:%s: %s" % (rel, e.lineno, e.msg))
+    except (RecursionError, MemoryError, ValueError):
+        no_patch("%s: too deeply nested to parse" % rel)
+    return text, tree
+
+
+def locate(root, tid):
+    """A test ID (pytest node ID or unittest dotted name) as (file, [names])."""
+    if "::" in tid:
+        parts = tid.split("::")
+        names = [p.split("[")[0] for p in parts[1:]]
+        return parts[0], names
+    words = tid.split(".")
+    for i in range(len(words) - 1, 0, -1):
+        rel = "/".join(words[:i]) + ".py"
+        if os.path.isfile(os.path.join(root, rel)):
+            return rel, words[i:]
+    return None, None
+
+
+def find_def(tree, names):
+    """The class (if any) and the function named by names."""
+    body, cls = tree.body, None
+    for i, nm in enumerate(names):
+        hit = None
+        for node in body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef,
+                                 ast.AsyncFunctionDef)) and node.name == nm:
+                hit = node
+        if hit is None:
+            return None, None
+        if i < len(names) - 1:
+            if not isinstance(hit, ast.ClassDef):
+                return None, None
+            cls, body = hit, hit.body
+        else:
+            if not isinstance(hit, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return None, None
+            return cls, hit
+    return None, None
+
+
+def lines_of(text):
+    return text.splitlines(keepends=True)
+
+
+def indent_of(line):
+    return line[:len(line) - len(line.lstrip())]
+
+
+def body_start(fn):
+    """The first statement of fn's body after its docstring."""
+    b = fn.body
+    if (b and isinstance(b[0], ast.Expr) and isinstance(b[0].value, ast.Constant)
+            and isinstance(b[0].value.value, str) and len(b) > 1):
+        return b[1]
+    return b[0]
+
+
+def insert_at(text, lineno, block):
+    ls = lines_of(text)
+    ls[lineno - 1:lineno - 1] = block
+    return "".join(ls)
+
+
+def is_check(stmt):
+    """An assertion, a raises block or a skip: the helper's checks, which a
+    repair must not copy."""
+    if isinstance(stmt, ast.Assert):
+        return True
+    if isinstance(stmt, ast.With):
+        for it in stmt.items:
+            c = it.context_expr
+            if isinstance(c, ast.Call):
+                f = c.func
+                nm = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                if nm.startswith(("raises", "assert", "warns")):
+                    return True
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        f = stmt.value.func
+        nm = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        if nm.startswith(CHECK_CALLS):
+            return True
+    return False
+
+
+def src_of(text, node):
+    seg = ast.get_source_segment(text, node, padded=False)
+    return seg
+
+
+def reindent(text, node, indent):
+    """node's source lines, re-indented to indent."""
+    ls = lines_of(text)[node.lineno - 1:node.end_lineno]
+    base = indent_of(ls[0])
+    res = []
+    for ln in ls:
+        if ln.strip() == "":
+            res.append("\n")
+        elif ln.startswith(base):
+            res.append(indent + ln[len(base):])
+        else:
+            res.append(indent + ln.lstrip())
+    if res and not res[-1].endswith("\n"):
+        res[-1] += "\n"
+    return res
+
+
+def names_in(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def module_names(tree):
+    got = set(dir(__builtins__)) if not isinstance(__builtins__, dict) else set(__builtins__)
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                got.add((a.asname or a.name).split(".")[0])
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            got.add(node.name)
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                got |= names_in(t)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            got |= names_in(node.target)
+    return got
+
+
+# ---- the seed rule -------------------------------------------------------
+
+def is_seed_call(stmt):
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    f = stmt.value.func
+    if isinstance(f, ast.Attribute) and f.attr == "seed":
+        v = f.value
+        return (isinstance(v, ast.Name) and v.id == "random") or (
+            isinstance(v, ast.Attribute) and v.attr == "random")
+    return False
+
+
+def draws(fn):
+    """Does fn call random.X (not seed)?"""
+    for n in ast.walk(fn):
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == "random"
+                and n.func.attr != "seed"):
+            return True
+    return False
+
+
+def tests_of(tree):
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            yield node
+        elif isinstance(node, ast.ClassDef):
+            for m in node.body:
+                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name.startswith("test"):
+                    yield m
+
+
+def seed_rule(root, files):
+    why = []
+    for rel in files:
+        text, tree = read(root, rel)
+        seeds = [s for s in tree.body if is_seed_call(s)]
+        if not seeds:
+            why.append("%s: no module-level random.seed" % rel)
+            continue
+        users = [fn for fn in tests_of(tree) if draws(fn)]
+        if not users:
+            why.append("%s: no test draws from random" % rel)
+            continue
+        seed = seeds[0]
+        call = src_of(text, seed)
+        edits = []
+        for fn in users:
+            first = body_start(fn)
+            ind = indent_of(lines_of(text)[first.lineno - 1])
+            edits.append((first.lineno, [ind + call + "\n"]))
+        # delete the module-level call (its lines), then insert, bottom up
+        ls = lines_of(text)
+        for s in seeds:
+            for i in range(s.lineno - 1, s.end_lineno):
+                ls[i] = None
+        for lineno, block in sorted(edits, reverse=True):
+            ls[lineno - 1:lineno - 1] = block
+        new = "".join(x for x in ls if x is not None)
+        names = ", ".join(fn.name for fn in users)
+        out({"status": "ok", "file": rel, "source": new, "line": seed.lineno,
+             "explanation": "%s:%d seeds the random module once, at import "
+             "(`%s`), so what each test draws depends on which tests drew "
+             "before it; the seed moves into the test%s that draw%s (%s), "
+             "so each sees the same numbers in any order." % (
+                 rel, seed.lineno, call, "s" if len(users) > 1 else "",
+                 "" if len(users) > 1 else "s", names)})
+    no_patch("; ".join(why) if why else "no test file given")
+
+
+# ---- the hash-order rule -------------------------------------------------
+
+ORDERED_CONSUMERS = {"join", "list", "tuple", "enumerate", "next", "iter"}
+
+
+def is_set_expr(node, setnames):
+    if isinstance(node, (ast.Set, ast.SetComp)):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id in ("set", "frozenset"):
+        return True
+    if isinstance(node, ast.Name) and node.id in setnames:
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Sub, ast.BitOr, ast.BitAnd,
+                                                           ast.BitXor)):
+        return is_set_expr(node.left, setnames) or is_set_expr(node.right, setnames)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr in ("union", "intersection", "difference", "symmetric_difference"):
+        return is_set_expr(node.func.value, setnames)
+    return False
+
+
+def set_sites(fn):
+    """Expressions in fn whose set is consumed in iteration order."""
+    setnames = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and \
+                isinstance(n.targets[0], ast.Name) and is_set_expr(n.value, set()):
+            setnames.add(n.targets[0].id)
+    sites = []
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.For, ast.comprehension)):
+            it = n.iter
+            if is_set_expr(it, setnames):
+                sites.append(it)
+        elif isinstance(n, ast.Call):
+            f = n.func
+            nm = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if nm in ORDERED_CONSUMERS and n.args and is_set_expr(n.args[0], setnames):
+                if not (isinstance(f, ast.Name) and nm == "sorted"):
+                    sites.append(n.args[0])
+    return sites
+
+
+def hash_rule(root, files):
+    cands, why = [], []
+    for rel in files:
+        text, tree = read(root, rel)
+        tests = {id(fn) for fn in tests_of(tree)}
+        fns = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and id(n) not in tests and not n.name.startswith(("test", "setUp", "tearDown"))]
+        seen = set()
+        for fn in fns:
+            for site in set_sites(fn):
+                key = (site.lineno, site.col_offset)
+                if key in seen or site.lineno != site.end_lineno:
+                    continue
+                seen.add(key)
+                ls = lines_of(text)
+                ln = ls[site.lineno - 1]
+                b = len(ln.encode("utf-8")[:site.col_offset].decode("utf-8", "replace"))
+                e = len(ln.encode("utf-8")[:site.end_col_offset].decode("utf-8", "replace"))
+                expr = ln[b:e]
+                ls[site.lineno - 1] = ln[:b] + "sorted(" + expr + ")" + ln[e:]
+                cands.append({"status": "ok", "file": rel, "source": "".join(ls),
+                              "line": site.lineno,
+                              "explanation": "%s (%s:%d) iterates over a set, `%s`, "
+                              "whose order follows the string hash, which PYTHONHASHSEED "
+                              "changes from run to run; iterating it sorted gives one "
+                              "order on every run." % (fn.name, rel, site.lineno, expr)})
+        if not seen:
+            why.append("%s: no iteration over a set outside the tests" % rel)
+    if not cands:
+        no_patch("; ".join(why) if why else "no source file given")
+    out({"status": "ok", "candidates": cands[:4]})
+
+
+# ---- the order rules -----------------------------------------------------
+
+def copy_statements(root, req):
+    """A setter's or cleaner's statements (its checks left out) run first
+    in the victim."""
+    vfile, vnames = locate(root, req["victim"])
+    hfile, hnames = locate(root, req["helper"])
+    if not vfile or not hfile:
+        no_patch("the test's file is not in the project: %s" %
+                 (req["victim"] if not vfile else req["helper"]))
+    if vfile != hfile:
+        no_patch("the %s (%s) is in another file than the victim: its names "
+                 "would need importing" % (req["role"], hfile))
+    text, tree = read(root, vfile)
+    vcls, vfn = find_def(tree, vnames)
+    hcls, hfn = find_def(tree, hnames)
+    if not vfn or not hfn:
+        no_patch("%s: %s not found in it" % (vfile, ".".join(vnames if not vfn else hnames)))
+    params = [a.arg for a in hfn.args.args if a.arg not in ("self", "cls")]
+    if params:
+        no_patch("the %s %s takes fixtures (%s): its statements cannot run "
+                 "alone" % (req["role"], hfn.name, ", ".join(params)))
+    keep = [s for s in hfn.body if not is_check(s) and not (
+        isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if not keep:
+        no_patch("the %s %s has no statement but its checks" % (req["role"], hfn.name))
+    first = body_start(vfn)
+    ind = indent_of(lines_of(text)[first.lineno - 1])
+    block = []
+    for s in keep:
+        block += reindent(text, s, ind)
+    new = insert_at(text, first.lineno, block)
+    out({"status": "ok", "file": vfile, "source": new, "line": first.lineno,
+         "explanation": "%s %s %s %s; its statements (%s) run first in %s, "
+         "so it no longer depends on which test ran before it." % (
+             hfn.name, "sets up the state" if req["role"] == "setter" else
+             "resets the state", vfn.name, "needs" if req["role"] == "setter" else "reads",
+             "; ".join(" ".join(src_of(text, s).split()) for s in keep)[:300], vfn.name)})
+
+
+def class_attr(cls, attr):
+    for node in cls.body:
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name) and t.id == attr:
+                    return node
+    return None
+
+
+def is_testcase(cls):
+    for b in cls.bases:
+        nm = b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "")
+        if nm.endswith("TestCase"):
+            return True
+    return False
+
+
+def setup_block(text, cls, stmts, line_of_first_def):
+    """Statements at the start of cls's setup method, made if missing."""
+    tc = is_testcase(cls)
+    name = "setUp" if tc else "setup_method"
+    meth = None
+    for node in cls.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            meth = node
+    if meth is not None:
+        first = body_start(meth)
+        ind = indent_of(lines_of(text)[first.lineno - 1])
+        return insert_at(text, first.lineno, [ind + s + "\n" for s in stmts]), first.lineno, name
+    defs = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if not defs:
+        return None, 0, name
+    d = defs[0]
+    at = d.decorator_list[0].lineno if d.decorator_list else d.lineno
+    ind = indent_of(lines_of(text)[d.lineno - 1])
+    sig = "def setUp(self):" if tc else "def setup_method(self, method):"
+    block = [ind + sig + "\n"] + [ind + "    " + s + "\n" for s in stmts] + ["\n"]
+    return insert_at(text, at, block), at, name
+
+
+def reset_state(root, req):
+    vfile, vnames = locate(root, req["victim"])
+    if not vfile:
+        no_patch("the victim's file is not in the project: %s" % req["victim"])
+    text, tree = read(root, vfile)
+    vcls, vfn = find_def(tree, vnames)
+    if not vfn:
+        no_patch("%s: %s not found in it" % (vfile, ".".join(vnames)))
+    shared = req.get("shared") or []
+    if not shared:
+        no_patch("the order record names no shared state")
+    why = []
+    for st in shared:
+        # a class attribute: re-created for every test of the class
+        if "." in st and vcls is not None and st.split(".", 1)[0] == vcls.name:
+            attr = st.split(".", 1)[1]
+            node = class_attr(vcls, attr)
+            if node is None:
+                why.append("%s is not assigned in class %s" % (st, vcls.name))
+                continue
+            expr = " ".join(src_of(text, node.value).split())
+            new, line, meth = setup_block(text, vcls, ["self.%s = %s" % (attr, expr)], 0)
+            if new is None:
+                why.append("class %s has no method to put a setup before" % vcls.name)
+                continue
+            out({"status": "ok", "file": vfile, "source": new, "line": line,
+                 "explanation": "%s is one object, made once when class %s is "
+                 "defined (%s:%d), and a test that mutates it leaves it changed "
+                 "for %s; %s re-creates it (`self.%s = %s`) for every test." % (
+                     st, vcls.name, vfile, node.lineno, vfn.name, meth, attr, expr)})
+        # a module global of the test file: restored to its import-time value
+        top = None
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == st for t in node.targets):
+                top = node
+        if top is not None:
+            ls = lines_of(text)
+            keep = "_retrial_saved_%s" % st
+            after = [ "%s = copy.deepcopy(%s)\n" % (keep, st)]
+            restore = ["global %s" % st, "%s = copy.deepcopy(%s)" % (st, keep)]
+            if vcls is not None:
+                new, line, meth = setup_block(text, vcls, restore, 0)
+            else:
+                first = body_start(vfn)
+                ind = indent_of(ls[first.lineno - 1])
+                new, line, meth = insert_at(text, first.lineno, [ind + s + "\n" for s in restore]), first.lineno, vfn.name
+            if new is None:
+                why.append("no place for %s's reset" % st)
+                continue
+            nl = lines_of(new)
+            nl[top.end_lineno:top.end_lineno] = after
+            new = "".join(nl)
+            if "copy" not in module_names(tree):
+                new = add_import(new, tree, "import copy\n")
+            out({"status": "ok", "file": vfile, "source": new, "line": top.lineno,
+                 "explanation": "the module global %s (%s:%d) is changed by a test "
+                 "that runs before %s; its import-time value is kept and put back "
+                 "in %s." % (st, vfile, top.lineno, vfn.name, meth)})
+        if st in ("os.chdir", "cwd", "os.getcwd"):
+            restore = ["os.chdir(_retrial_cwd)"]
+            if vcls is not None:
+                new, line, meth = setup_block(text, vcls, restore, 0)
+            else:
+                first = body_start(vfn)
+                ind = indent_of(lines_of(text)[first.lineno - 1])
+                new, line, meth = insert_at(text, first.lineno, [ind + restore[0] + "\n"]), first.lineno, vfn.name
+            new = add_import(new, tree, "import os\n_retrial_cwd = os.getcwd()\n"
+                             if "os" not in module_names(tree) else "_retrial_cwd = os.getcwd()\n")
+            out({"status": "ok", "file": vfile, "source": new, "line": line,
+                 "explanation": "a test that runs before %s changes the working "
+                 "directory (os.chdir); %s goes back to the directory the tests "
+                 "were collected in." % (vfn.name, meth)})
+        why.append("%s: not a class attribute of the victim's class or a module "
+                   "global of %s" % (st, vfile))
+    no_patch("; ".join(why))
+
+
+def add_import(text, tree, line):
+    """line after the module's last top-level import (or at the top)."""
+    last = 0
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            last = node.end_lineno
+        elif last:
+            break
+    if last == 0 and tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(
+            getattr(tree.body[0], "value", None), ast.Constant):
+        last = tree.body[0].end_lineno
+    # the line numbers of text above the import point are those of the tree
+    return insert_at(text, last + 1, [line])
+
+
+def main(argv):
+    if len(argv) != 4 or argv[1] != "--root":
+        sys.stderr.write("usage: rt-fix.py --root DIR REQUEST\n")
+        return 2
+    root = argv[2]
+    try:
+        req = json.loads(argv[3])
+    except ValueError as e:
+        sys.stderr.write("rt-fix.py: REQUEST: %s\n" % e)
+        return 2
+    sys.setrecursionlimit(3000)
+    kind = req.get("kind")
+    try:
+        if kind == "seed":
+            seed_rule(root, req.get("files") or [])
+        elif kind == "hash":
+            hash_rule(root, req.get("files") or [])
+        elif kind == "order":
+            if req.get("role") in ("setter", "cleaner"):
+                copy_statements(root, req)
+            reset_state(root, req)
+    except RecursionError:
+        no_patch("the source is too deeply nested")
+    sys.stderr.write("rt-fix.py: REQUEST: unknown kind\n")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

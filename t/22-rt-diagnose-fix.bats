@@ -1,0 +1,169 @@
+#!/usr/bin/env bats
+# rt-diagnose --rules with patches, offline: a module-level random.seed
+# moved into the tests that draw; a set the code iterates, sorted, when
+# failures follow PYTHONHASHSEED; an order record's state-setter or
+# cleaner run first in the victim, or the polluted class attribute
+# re-created in setup_method. Each patch applies (patch --fuzz=0) and
+# parses before it is emitted, the tournament proves it on the real
+# runner, and the mbox applies with git am. No network, no cache.
+load helper
+
+F="$RT_TOP/t/fixtures/bisect"
+O="$RT_TOP/t/fixtures/order"
+X="$RT_TOP/t/fixtures/fix"
+export PYTHONDONTWRITEBYTECODE=1
+
+setup() {
+	export HOME="$T/home" GIT_CONFIG_NOSYSTEM=1
+	mkdir -p "$HOME" "$T/tmp"
+	export TMPDIR="$T/tmp"
+	git config --global user.name "Test User"
+	git config --global user.email test@example.invalid
+	git config --global init.defaultBranch main
+}
+
+# a git project of fixture $1/$2 in $T/p
+project() {
+	cp -R "$1/$2" "$T/p"
+	git -C "$T/p" init -q
+	git -C "$T/p" add -A
+	git -C "$T/p" commit -qm "the project"
+}
+
+rules() {
+	rt-diagnose --rules --offline --no-cache -C "$F/$1" "$O/$1.jsonl"
+}
+
+@test "seed rule: rt-collect | rt-diff-facts | rt-diagnose --offline --rules | rt-verify | rt-pr reaches FIXED, and the mbox applies" {
+	project "$X" seeded
+	cd "$T/p"
+	cmd='/usr/bin/python3 -m pytest -q --random-order-seed=$RETRIAL_SEED'
+	rt-collect -n 20 --seed 3 --cmd "$cmd" >"$T/trials.jsonl"
+	rt-diff-facts "$T/trials.jsonl" >"$T/facts.jsonl"
+	rt-diagnose --offline --rules --no-cache --source tests/test_pick.py \
+	    "$T/facts.jsonl" "$T/trials.jsonl" >"$T/hyps.jsonl"
+	jqe -s 'map(select(.cause_class == "randomness")) | length == 1 and
+	    (.[0] | .source == "rules" and .status == "ok" and .files == ["tests/test_pick.py"])' "$T/hyps.jsonl"
+	jq -r 'select(.cause_class == "randomness") | .patch' "$T/hyps.jsonl" >"$T/p.diff"
+	# the module-level seed goes, and each drawing test seeds itself
+	grep -qx -- '-random.seed(1)' "$T/p.diff"
+	[ "$(grep -cx -- '+    random.seed(1)' "$T/p.diff")" -eq 3 ]
+	jqe -s 'map(select(.cause_class == "randomness"))[0].explanation | test("tests/test_pick.py:8 seeds the random module once, at import")' "$T/hyps.jsonl"
+	run rt-verify -n 20 -j 2 --seed 5 --no-genome --cmd "$cmd" "$T/hyps.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" >"$T/verdict.jsonl"
+	jqe '.verdict == "FIXED" and .winner.source == "rules" and .winner.cause_class == "randomness"
+	    and .baseline.failures > 0' "$T/verdict.jsonl"
+	rt-pr -m "$T/fix.mbox" "$T/verdict.jsonl"
+	git checkout -q -b apply
+	git am -q "$T/fix.mbox"
+	run /usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order
+	status_is 0
+	git status --porcelain | grep -v '^??' && false || true
+}
+
+@test "hash rule: rt-matrix --hashseed | rt-diagnose --offline --rules sorts the set the code iterates, and rt-verify proves it" {
+	project "$RT_TOP/t/fixtures/projects" stale
+	cd "$T/p"
+	cmd='/usr/bin/python3 -m unittest -q'
+	rt-matrix -n 20 -j 2 --seed 2 --hashseed fixed --facts "$T/trials.jsonl" --cmd "$cmd" >"$T/exp.jsonl"
+	jqe '.implicated == true' "$T/exp.jsonl"
+	rt-diagnose --offline --rules --no-cache --source rooms/slots.py "$T/exp.jsonl" "$T/trials.jsonl" >"$T/hyps.jsonl"
+	jqe -s 'map(select(.cause_class == "hash_order" and .status == "ok")) | length == 1' "$T/hyps.jsonl"
+	jq -r 'select(.cause_class == "hash_order") | .patch' "$T/hyps.jsonl" >"$T/h.diff"
+	grep -qxF '+    return ", ".join(sorted(free))' "$T/h.diff"
+	grep -q 'free_slots (rooms/slots.py:9) iterates over a set' "$T/hyps.jsonl"
+	run rt-verify -n 20 -j 2 --seed 5 --no-genome --cmd "$cmd" "$T/hyps.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .winner.cause_class == "hash_order" and .winner.source == "rules"'
+}
+
+@test "order rule: the polluted class attribute is re-created in setup_method, and the tournament proves it" {
+	run rules registry
+	status_is 0
+	jqe '.status == "ok" and .files == ["tests/test_registry.py"] and .reason == null' <<<"$output"
+	jq -r .patch <<<"$output" >"$T/p.diff"
+	grep -qx -- '+    def setup_method(self, method):' "$T/p.diff"
+	grep -qx -- '+        self.registry = Registry()' "$T/p.diff"
+	# nothing of the test's checks is touched
+	! grep -q '^-' <(grep -v '^---' "$T/p.diff")
+	has "setup_method re-creates it"
+	has "Evidence: "
+	rules registry >"$T/hyps.jsonl"
+	pair="tests/test_registry.py::TestRegistry::test_register_csv tests/test_registry.py::TestRegistry::test_default_names"
+	run rt-verify -C "$F/registry" -n 20 -N 40 -j 2 --seed 7 --no-genome \
+	    --cmd "/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=\$RETRIAL_SEED $pair" \
+	    "$T/hyps.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .winner.source == "rules"
+	    and (.lanes[0] | .status == "winner" and .failures == 0)'
+}
+
+@test "order rule: a state-setter's statements run first in the brittle test; a cleaner's in the victim (unittest)" {
+	run rules settings
+	status_is 0
+	jqe '.status == "ok" and .files == ["tests/test_config.py"]' <<<"$output"
+	jq -r .patch <<<"$output" >"$T/s.diff"
+	grep -qxF '+    config.load({"db_scheme": "postgres", "db_host": "db.internal"})' "$T/s.diff"
+	has "test_load_settings sets up the state test_connection_url needs"
+	# the brittle test alone: failing before, passing with the patch
+	cp -R "$F/settings" "$T/s"
+	( cd "$T/s" && ! /usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order \
+	    tests/test_config.py::test_connection_url >/dev/null )
+	patch -p1 --fuzz=0 -s -d "$T/s" <"$T/s.diff"
+	( cd "$T/s" && /usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order \
+	    tests/test_config.py::test_connection_url >/dev/null )
+	run rules pricing
+	status_is 0
+	jqe '.status == "ok" and .files == ["tests/test_cache.py"]' <<<"$output"
+	jq -r .patch <<<"$output" >"$T/c.diff"
+	grep -qx -- '+        cache.clear()' "$T/c.diff"
+	# the cleaner's check is not copied
+	! grep -q '^+.*assertEqual' "$T/c.diff"
+	cp -R "$F/pricing" "$T/c"
+	patch -p1 --fuzz=0 -s -d "$T/c" <"$T/c.diff"
+	( cd "$T/c" && /usr/bin/python3 -m unittest -q tests.test_cache.PriceCacheTest.test_discount_price \
+	    tests.test_cache.PriceCacheTest.test_list_price 2>/dev/null )
+}
+
+@test "order rule: a module global of the test file is put back to its import-time value in the victim's setup" {
+	cp -R "$F/registry" "$T/r"
+	sed -i 's/^    registry = Registry()$/    pass/' "$T/r/tests/test_registry.py"
+	sed -i '0,/^class TestRegistry:/s//registry = Registry()\n\n\nclass TestRegistry:/' "$T/r/tests/test_registry.py"
+	sed -i 's/self\.registry/registry/g' "$T/r/tests/test_registry.py"
+	run rt-diagnose --rules --offline --no-cache -C "$T/r" "$O/registry.jsonl"
+	status_is 0
+	jqe '.status == "ok" and .order.shared == ["registry"]' <<<"$output"
+	has "the module global registry (tests/test_registry.py:6)"
+	jq -r .patch <<<"$output" | patch -p1 --fuzz=0 -s -d "$T/r"
+	cd "$T/r"
+	# the order that failed passes
+	/usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order \
+	    tests/test_registry.py::TestRegistry::test_register_csv tests/test_registry.py::TestRegistry::test_default_names
+}
+
+@test "no rule that fits: an honest no_patch with the reason, exit 0, never a guess" {
+	# the polluted state is a module the test imports, and no cleaner says
+	# how to reset it
+	jq -c '.cleaners |= map_values([])' "$O/pricing.jsonl" >"$T/o.jsonl"
+	run rt-diagnose --rules --offline --no-cache -C "$F/pricing" "$T/o.jsonl"
+	status_is 0
+	jqe '.status == "no_patch" and .patch == null and .cause_class == "order_dependency"
+	    and .reason == "cache: not a class attribute of the victim\u0027s class or a module global of tests/test_cache.py"' <<<"$output"
+	# a seeded test file that does not parse: no patch from it
+	mkdir -p "$T/bad/tests"
+	printf 'import random\nrandom.seed(1)\n\ndef test_x(:\n    assert random.random() < 1\n' >"$T/bad/tests/test_x.py"
+	printf '{"type":"measure","command":"pytest","trials":10,"failures":3,"rate":0.3,"confidence":0.95}\n' >"$T/m.jsonl"
+	run rt-diagnose --rules --offline --no-cache -C "$T/bad" --source "$T/bad/tests/test_x.py" "$T/m.jsonl"
+	status_is 0
+	jqe -s 'all(.patch == null)' <<<"$output"
+}
+
+@test "a planner that fails leaves the hypothesis without a patch, with the planner's message" {
+	mkdir -p "$T/share"
+	cp -R "$RETRIAL_SHAREDIR"/. "$T/share/"
+	printf 'import sys\nsys.stderr.write("planner exploded\\n")\nsys.exit(3)\n' >"$T/share/rt-fix.py"
+	RETRIAL_SHAREDIR="$T/share" run rules registry
+	status_is 0
+	jqe '.status == "no_patch" and .patch == null and (.reason | test("rt-fix.py exited 3: planner exploded"))' <<<"$output"
+}
