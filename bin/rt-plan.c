@@ -12,25 +12,16 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_plan.h"
+#include "rt_say.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
 #include "rt_util.h"
 
 #define MAX_LEVELS 32
 
-/* The last measure record read. */
-typedef struct {
-	int found;
-	rt_where where;
-	long trials, failures;
-	double rate, ci_low, ci_high, conf;
-	char method[32];             /* its "interval", else "wilson" */
-	char say[256];               /* its counts in lib/rt_say's words */
-} measure;
-
-/* What rate each question is planned from (rt-plan(1), BASES). */
-enum { B_KNOWN, B_POINT, B_ENDS, B_SPLIT };
-static const char *const basis_name[] = { "known", "point", "ends", "split" };
+typedef rt_plan_measure measure;
+typedef rt_plan_level level_plan;
 
 static struct {
 	int have_rate;
@@ -39,12 +30,9 @@ static struct {
 	int nlevels;
 	int have_choose;
 	double choose;
-	int policy, text, basis, have_basis;
-	int have_target;
-	double target;               /* --target: the residual rate to show */
-	double survive;              /* --survive: chance a failure beats the retries */
-	long window;
-} opt = { .survive = RT_RETRY_TARGET, .window = RT_QUARANTINE_WINDOW };
+	int policy, text, have_basis;
+	rt_plan_rules rules;         /* the basis, --target, --survive, --window */
+} opt;
 
 static void
 usage(FILE *f)
@@ -87,44 +75,7 @@ parse_levels(const char *arg)
 static int
 on_record(json_t *rec, const rt_where *w, void *ctx)
 {
-	measure *m = ctx;
-	long long n, k;
-	rt_interval ci;
-	double conf = 0.95;
-	const char *method;
-
-	if (strcmp(rt_rec_str(rec, "type", w), "measure") != 0)
-		return 0;
-	n = rt_rec_int(rec, "trials", 0, LONG_MAX, w);
-	k = rt_rec_int(rec, "failures", 0, n, w);
-	if (rt_rec_opt_num(rec, "confidence", w, &conf) && !(conf > 0 && conf < 1))
-		rt_die_at(w, "\"confidence\": %g is not between 0 and 1", conf);
-	m->found = 1;
-	m->where = *w;
-	m->trials = (long)n;
-	m->failures = (long)k;
-	m->conf = conf;
-	rt_say_rec(m->say, sizeof m->say, rec, conf, "failed");
-	if (n == 0)
-		return 0;
-	/* A record without its interval gets the one rt-measure gives it. */
-	rt_wilson(m->failures, m->trials, conf, &ci);
-	m->rate = (double)k / (double)n;
-	m->ci_low = k == 0 ? 0 : k == n ? rt_all_bound(n, conf) : ci.low;
-	m->ci_high = k == 0 ? rt_zero_bound(n, conf) : k == n ? 1 : ci.high;
-	snprintf(m->method, sizeof m->method, "%s", rt_interval_method(m->failures, m->trials));
-	if (rt_rec_opt_num(rec, "ci_low", w, &m->ci_low) && !(m->ci_low >= 0 && m->ci_low <= 1))
-		rt_die_at(w, "\"ci_low\": %g is not a rate", m->ci_low);
-	if (rt_rec_opt_num(rec, "ci_high", w, &m->ci_high) && !(m->ci_high >= 0 && m->ci_high <= 1))
-		rt_die_at(w, "\"ci_high\": %g is not a rate", m->ci_high);
-	if (m->ci_low > m->rate || m->ci_high < m->rate)
-		rt_die_at(w, "the interval [%g, %g] does not contain the rate %g",
-		    m->ci_low, m->ci_high, m->rate);
-	/* an old record with ci_low/ci_high but no "interval" was Wilson's */
-	if (rt_rec_opt_str(rec, "interval", w, &method))
-		snprintf(m->method, sizeof m->method, "%s", method);
-	else if (json_object_get(rec, "ci_high"))
-		snprintf(m->method, sizeof m->method, "wilson");
+	rt_plan_measure_read(rec, w, ctx);
 	return 0;
 }
 
@@ -154,37 +105,11 @@ pctd(char *buf, size_t size, double v, int dir)
 }
 #define pct(buf, size, v) pctd(buf, size, v, RT_SAY_NEAR)
 
-/* "a" or "an" before a percentage: an 8.8%, an 11.0%, an 18.0%, an 80.0%. */
-static const char *
-article(const char *num)
-{
-	size_t digits = strspn(num, "0123456789");
-
-	if (num[0] == '8' || (digits == 2 && num[0] == '1' && (num[1] == '1' || num[1] == '8')))
-		return "an";
-	return "a";
-}
-
 static char *
 conf_text(char *buf, size_t size, double c)
 {
 	rt_say_conf(buf, size, c);
 	return buf;
-}
-
-static long
-runs_for(double p, double c)
-{
-	long n;
-
-	switch (rt_runs_to_claim(p, c, &n)) {
-	case RT_STATS_OK:
-		return n;
-	case RT_STATS_ERANGE:
-		rt_die("rate %g: too small to plan for (the runs needed do not fit)", p);
-	default:
-		rt_die("rate %g: cannot plan a fix for it", p);
-	}
 }
 
 /* The level "chosen" reports: --choose (one of the levels), else 0.95 when
@@ -208,45 +133,10 @@ chosen_level(void)
 	return best;
 }
 
-/* The plan at one confidence c: the rate each question is planned from,
- * and the confidence each step is taken at. */
-typedef struct {
-	double c, step;              /* overall; each step (split: 1 − (1 − c)/2) */
-	double fix, lo, hi;          /* fix: runs planned from; [lo, hi]: the interval */
-	int have_iv;                 /* lo, hi exist (not a known rate) */
-	long runs;
-} level_plan;
-
 static level_plan
 plan_at(double c, double observed, const measure *m)
 {
-	level_plan lp = { c, c, observed, 0, 1, 0, 0 };
-
-	if (opt.basis == B_SPLIT) {
-		/* P(rate < lo) ≤ (1 − c)/2 and, if not, P(runs all pass) ≤
-		 * (1 − c)/2: together at most 1 − c */
-		lp.step = 1 - (1 - c) / 2;
-		lp.lo = rt_exact_lower(m->failures, m->trials, lp.step);
-		lp.hi = rt_exact_upper(m->failures, m->trials, lp.step);
-		lp.have_iv = 1;
-		lp.fix = lp.lo;
-	} else if (opt.basis != B_KNOWN) {
-		lp.lo = m->ci_low, lp.hi = m->ci_high;
-		lp.have_iv = 1;
-		if (opt.basis == B_ENDS)
-			lp.fix = m->ci_low > 0 ? m->ci_low : m->ci_high;
-	}
-	/* --target: show the residual rate is below min(T, rate), the claim
-	 * rt-verify's confirmation makes; a claim about a fixed number, so
-	 * the measurement's error does not enter it */
-	if (opt.have_target) {
-		lp.step = c;
-		lp.fix = observed < opt.target ? observed : opt.target;
-	}
-	if (!(lp.fix > 0))
-		rt_die("no rate above 0 to plan a fix against");
-	lp.runs = runs_for(lp.fix, lp.step);
-	return lp;
+	return rt_plan_at(&opt.rules, c, observed, m);
 }
 
 static void
@@ -266,11 +156,11 @@ add_measure(json_t *o, const measure *m)
 static void
 add_basis(json_t *o, const level_plan *lp)
 {
-	json_object_set_new(o, "basis", json_string(opt.have_target ? "target" :
-	    basis_name[opt.basis]));
-	if (opt.have_target)
-		json_object_set_new(o, "target", json_real(opt.target));
-	if (opt.basis == B_SPLIT) {
+	json_object_set_new(o, "basis", json_string(opt.rules.have_target ? "target" :
+	    rt_plan_basis_name(opt.rules.basis)));
+	if (opt.rules.have_target)
+		json_object_set_new(o, "target", json_real(opt.rules.target));
+	if (opt.rules.basis == RT_PLAN_SPLIT) {
 		json_object_set_new(o, "step_confidence", json_real(lp->step));
 		json_object_set_new(o, "exact_low", rt_json_real6(lp->lo));
 		json_object_set_new(o, "exact_high", rt_json_real6(lp->hi));
@@ -284,7 +174,7 @@ zero_note(json_t *o, const measure *m)
 		json_object_set_new(o, "note", json_string("no failure observed: "
 		    "planned from the interval's upper end, the highest rate the "
 		    "trials cannot rule out"));
-	else if (m->found && opt.basis == B_POINT && !opt.have_target)
+	else if (m->found && opt.rules.basis == RT_PLAN_POINT && !opt.rules.have_target)
 		json_object_set_new(o, "note", json_string("the measured rate taken "
 		    "as known: the confidence leaves out the measurement's own error"));
 }
@@ -302,27 +192,10 @@ measured_text(const measure *m)
 static void
 rate_text(const level_plan *lp, const measure *m, const char *lead)
 {
-	char b[32], c1[32], c2[32];
+	char b[600];
 
-	pct(b, sizeof b, lp->fix);
-	printf("%s %s %s failure rate", lead, article(b), b);
-	if (opt.have_target) {
-		printf(" (the lower of the %s target and the %s rate)", pct(c1, sizeof c1,
-		    opt.target), m->found ? "measured" : "given");
-		return;
-	}
-	if (opt.basis == B_SPLIT)
-		printf(" (the exact one-sided %s lower bound of the measured rate: the "
-		    "%s error is split between the measurement and the runs)",
-		    conf_text(c1, sizeof c1, lp->step), conf_text(c2, sizeof c2, 1 - lp->c));
-	else if (opt.basis == B_ENDS && m->failures == 0)
-		printf(" (the high end of the interval: no failure was observed, so "
-		    "there is no lower rate to plan against)");
-	else if (opt.basis == B_ENDS)
-		printf(" (the low end of the interval, the conservative end for "
-		    "claiming a fix)");
-	else if (opt.basis == B_POINT && m->found)
-		printf(" (the measured rate taken as known)");
+	rt_plan_say_rate(b, sizeof b, lead, &opt.rules, lp, m);
+	fputs(b, stdout);
 }
 
 /* "show it is fixed" or, with --target, "show its rate is below 10.0%" */
@@ -330,11 +203,8 @@ static const char *
 claim(const level_plan *lp)
 {
 	static char b[80];
-	char r[32];
 
-	if (!opt.have_target)
-		return "show it is fixed";
-	snprintf(b, sizeof b, "show its rate is below %s", pctd(r, sizeof r, lp->fix, RT_SAY_UP));
+	rt_plan_say_claim(b, sizeof b, &opt.rules, lp);
 	return b;
 }
 
@@ -351,14 +221,11 @@ plan(double observed, const measure *m)
 	if (opt.nlevels == 1) {
 		lp = plan_at(c, observed, m);
 		if (opt.text) {
+			char sentence[800];
+
 			measured_text(m);
-			rate_text(&lp, m, "At");
-			if (lp.runs == 1)
-				printf(", a single clean run %ss at %s confidence.\n", claim(&lp),
-				    conf_text(b, sizeof b, c));
-			else
-				printf(", %ld clean runs in a row %s at %s confidence.\n", lp.runs,
-				    claim(&lp), conf_text(b, sizeof b, c));
+			rt_plan_say_runs(sentence, sizeof sentence, &opt.rules, &lp, m);
+			printf("%s.\n", sentence);
 			json_decref(o);
 			return;
 		}
@@ -377,7 +244,7 @@ plan(double observed, const measure *m)
 	if (opt.text) {
 		measured_text(m);
 		lp = plan_at(opt.levels[0], observed, m);
-		if (opt.basis == B_SPLIT && !opt.have_target)
+		if (opt.rules.basis == RT_PLAN_SPLIT && !opt.rules.have_target)
 			printf("From the exact one-sided lower bound of the measured rate at "
 			    "each level (the error split between the measurement and the "
 			    "runs: %s at %s)", pct(b, sizeof b, lp.fix),
@@ -399,10 +266,10 @@ plan(double observed, const measure *m)
 	}
 	lp = plan_at(c, observed, m);
 	json_object_set_new(o, "observed_rate", rt_json_real6(observed));
-	json_object_set_new(o, "basis", json_string(opt.have_target ? "target" :
-	    basis_name[opt.basis]));
-	if (opt.have_target)
-		json_object_set_new(o, "target", json_real(opt.target));
+	json_object_set_new(o, "basis", json_string(opt.rules.have_target ? "target" :
+	    rt_plan_basis_name(opt.rules.basis)));
+	if (opt.rules.have_target)
+		json_object_set_new(o, "target", json_real(opt.rules.target));
 	json_object_set_new(o, "rate", rt_json_real6(lp.fix));
 	levels = json_array();
 	for (i = 0; i < opt.nlevels; i++) {
@@ -411,7 +278,7 @@ plan(double observed, const measure *m)
 		json_object_set_new(lv, "confidence", json_real(opt.levels[i]));
 		json_object_set_new(lv, "runs", json_integer(li.runs));
 		/* split plans each level from its own bound */
-		if (opt.basis == B_SPLIT && !opt.have_target) {
+		if (opt.rules.basis == RT_PLAN_SPLIT && !opt.rules.have_target) {
 			json_object_set_new(lv, "rate", rt_json_real6(li.fix));
 			json_object_set_new(lv, "step_confidence", json_real(li.step));
 		}
@@ -427,125 +294,48 @@ plan(double observed, const measure *m)
 	json_decref(o);
 }
 
-/* The interval a policy's probabilities range over: "the exact 95%
- * interval" (split), or the measure record's. */
-static char *
-iv_name(char *buf, size_t size, const level_plan *lp, const measure *m)
-{
-	char c[32];
-
-	if (opt.basis == B_SPLIT)
-		snprintf(buf, size, "the rate's exact %s interval", conf_text(c, sizeof c, lp->c));
-	else
-		snprintf(buf, size, "the measured %s interval", conf_text(c, sizeof c, m->conf));
-	return buf;
-}
-
-/* What a flaky failure's chance of surviving every retry is, never without
- * its interval: "0.8% at the known rate", or "<0.01% at the measured 20.0%,
- * at most 0.7% over the rate's exact 95% interval (5.7–43.7%)". */
-static char *
-survive_text(char *buf, size_t size, double q, double qlo, double qhi,
-    const level_plan *lp, const measure *m, double observed)
-{
-	char a[32], b[32], c[32], d[32], e[32], f[32], iv[64];
-
-	if (!lp->have_iv) {
-		snprintf(buf, size, "%s at the %s rate, taken as known", pct(a, sizeof a, q),
-		    pct(b, sizeof b, observed));
-		return buf;
-	}
-	iv_name(iv, sizeof iv, lp, m);
-	snprintf(buf, size, "%s at the measured %s, %s\xe2\x80\x93%s over %s (%s\xe2\x80\x93%s)",
-	    pct(a, sizeof a, q), pct(b, sizeof b, observed),
-	    pctd(c, sizeof c, qlo, RT_SAY_DOWN), pctd(d, sizeof d, qhi, RT_SAY_UP), iv,
-	    pctd(e, sizeof e, lp->lo, RT_SAY_DOWN), pctd(f, sizeof f, lp->hi, RT_SAY_UP));
-	return buf;
-}
-
 static void
 policy(double observed, const measure *m)
 {
 	json_t *o = json_object();
-	double c = chosen_level(), retry_rate, q, qlo, qhi, qplan, alarm;
-	long retries = 0, quar;
-	int always;
-	level_plan lp = plan_at(c, observed, m);
-	char rule[1200], b1[32], b2[64], b3[32], b4[32], pq[300], pa[32], where[100];
+	double c = chosen_level();
+	rt_plan_policy p;
+	const level_plan *lp = &p.lp;
+	long retries, quar;
+	char rule[1200], b1[32], b4[32], pq[300], pa[32], where[100];
 
-	/* retries and the quarantine rule hold at the interval's high end, so
-	 * at every rate inside it; point and known plan from the rate itself */
-	retry_rate = opt.basis == B_SPLIT || opt.basis == B_ENDS ? lp.hi : observed;
-	switch (rt_retry_budget(retry_rate, opt.survive, &retries)) {
-	case RT_STATS_OK:
-		always = 0;
-		break;
-	case RT_STATS_EALWAYS:
-		always = 1;
-		break;
-	default:
-		rt_die("rate %g: no retry budget reaches --survive %g", retry_rate, opt.survive);
-	}
-	/* q: the chance one CI run exhausts its retries by flakiness alone */
-	q = always ? 1 : pow(observed, (double)(retries + 1));
-	qlo = always ? 1 : pow(lp.lo, (double)(retries + 1));
-	qhi = always ? 1 : pow(lp.hi, (double)(retries + 1));
-	qplan = always ? 1 : pow(retry_rate, (double)(retries + 1));
-	/* split: the rule at the step confidence, so that with the interval's
-	 * own error a false alarm stays within 1 − c */
-	if (rt_quarantine_after(qplan, opt.window, opt.basis == B_SPLIT ? lp.step : c,
-	    &quar) != RT_STATS_OK)
-		rt_die("cannot compute the quarantine rule");
-	alarm = rt_quarantine_false_alarm(quar, opt.window, qplan);
-	conf_text(b1, sizeof b1, c);
-	survive_text(pq, sizeof pq, q, qlo, qhi, &lp, m, observed);
-	pctd(pa, sizeof pa, alarm, RT_SAY_UP);
-	/* the interval the false-alarm bound holds over */
-	if (lp.have_iv && opt.basis != B_POINT)
-		snprintf(where, sizeof where, " at any rate in %s", iv_name(b2, sizeof b2, &lp, m));
-	else if (lp.have_iv)
-		snprintf(where, sizeof where, " at the measured rate, taken as known");
-	else
-		snprintf(where, sizeof where, " at the known rate");
-	if (always)
-		snprintf(rule, sizeof rule,
-		    "it always fails: no retry budget helps; quarantine after the first "
-		    "failing run and fix it; a fix is shown by %ld clean run%s", lp.runs,
-		    lp.runs == 1 ? "" : "s");
-	else
-		snprintf(rule, sizeof rule,
-		    "retry a failing run up to %ld time%s (a flaky failure survives all "
-		    "%ld attempts with probability %s; target %s); quarantine when %ld of "
-		    "the last %ld runs exhaust their retries, checked after every run (by "
-		    "flakiness alone that happens within any %ld runs with probability at "
-		    "most %s%s); a fix is shown by %ld clean run%s in a row at %s confidence",
-		    retries, retries == 1 ? "" : "s", retries + 1, pq,
-		    pct(b3, sizeof b3, opt.survive), quar, opt.window, opt.window, pa,
-		    where, lp.runs, lp.runs == 1 ? "" : "s", b1);
+	rt_plan_policy_at(&opt.rules, c, observed, m, &p);
+	retries = p.retry.retries;
+	quar = p.quarantine_after;
+	rt_say_conf(b1, sizeof b1, c);
+	rt_plan_say_survive(pq, sizeof pq, &opt.rules, &p, m, observed);
+	rt_say_pct(pa, sizeof pa, p.false_alarm, RT_SAY_UP);
+	rt_plan_say_where(where, sizeof where, &opt.rules, lp, m);
+	rt_plan_say_rule(rule, sizeof rule, &opt.rules, &p, m, observed);
 	if (opt.text) {
 		measured_text(m);
-		if (always) {
+		if (p.retry.always) {
 			printf("It always fails: no retry budget helps, so quarantine or fix "
 			    "it, not retry. ");
 		} else {
 			printf("Retry a failing run up to %ld time%s: a flaky failure "
 			    "survives all %ld attempts with probability %s (target %s). ",
 			    retries, retries == 1 ? "" : "s", retries + 1, pq,
-			    pct(b4, sizeof b4, opt.survive));
+			    pct(b4, sizeof b4, opt.rules.survive));
 			printf("Quarantine when %ld of the last %ld runs exhaust their "
 			    "retries, checked after every run: by flakiness alone that happens "
 			    "within any %ld runs with probability at most %s%s. ", quar,
-			    opt.window, opt.window, pa, where);
+			    opt.rules.window, opt.rules.window, pa, where);
 		}
-		if (lp.runs == 1)
+		if (lp->runs == 1)
 			printf("After a fix, a single clean run %ss at %s confidence",
-			    claim(&lp), b1);
+			    claim(lp), b1);
 		else
 			printf("After a fix, %ld clean runs in a row %s at %s confidence",
-			    lp.runs, claim(&lp), b1);
-		if (opt.basis != B_KNOWN || opt.have_target) {
+			    lp->runs, claim(lp), b1);
+		if (opt.rules.basis != RT_PLAN_KNOWN || opt.rules.have_target) {
 			printf(", ");
-			rate_text(&lp, m, "planned from");
+			rate_text(lp, m, "planned from");
 		}
 		printf(".\n");
 		json_decref(o);
@@ -553,26 +343,26 @@ policy(double observed, const measure *m)
 	}
 	json_object_set_new(o, "type", json_string("policy"));
 	json_object_set_new(o, "observed_rate", rt_json_real6(observed));
-	add_basis(o, &lp);
-	if (opt.have_target)      /* the retry side keeps its own basis */
-		json_object_set_new(o, "retry_basis", json_string(basis_name[opt.basis]));
+	add_basis(o, lp);
+	if (opt.rules.have_target)      /* the retry side keeps its own basis */
+		json_object_set_new(o, "retry_basis", json_string(rt_plan_basis_name(opt.rules.basis)));
 	json_object_set_new(o, "confidence", json_real(c));
-	json_object_set_new(o, "green_runs_required", json_integer(lp.runs));
-	json_object_set_new(o, "retry_budget", always ? json_null() : json_integer(retries));
-	json_object_set_new(o, "survive", json_real(opt.survive));
+	json_object_set_new(o, "green_runs_required", json_integer(lp->runs));
+	json_object_set_new(o, "retry_budget", p.retry.always ? json_null() : json_integer(retries));
+	json_object_set_new(o, "survive", json_real(opt.rules.survive));
 	json_object_set_new(o, "quarantine_after", json_integer(quar));
-	json_object_set_new(o, "window", json_integer(opt.window));
+	json_object_set_new(o, "window", json_integer(opt.rules.window));
 	json_object_set_new(o, "checked", json_string("after every run"));
-	json_object_set_new(o, "false_alarm_bound", json_real(alarm));
+	json_object_set_new(o, "false_alarm_bound", json_real(p.false_alarm));
 	json_object_set_new(o, "rule", json_string(rule));
-	json_object_set_new(o, "fix_rate", rt_json_real6(lp.fix));
-	json_object_set_new(o, "retry_rate", rt_json_real6(retry_rate));
-	json_object_set_new(o, "exhaust_probability", json_real(q));
-	if (lp.have_iv) {
-		json_object_set_new(o, "exhaust_low", json_real(qlo));
-		json_object_set_new(o, "exhaust_high", json_real(qhi));
+	json_object_set_new(o, "fix_rate", rt_json_real6(lp->fix));
+	json_object_set_new(o, "retry_rate", rt_json_real6(p.retry.rate));
+	json_object_set_new(o, "exhaust_probability", json_real(p.retry.q));
+	if (lp->have_iv) {
+		json_object_set_new(o, "exhaust_low", json_real(p.retry.qlo));
+		json_object_set_new(o, "exhaust_high", json_real(p.retry.qhi));
 	}
-	if (always)
+	if (p.retry.always)
 		json_object_set_new(o, "note", json_string("it always fails: quarantine or "
 		    "fix it, not retry; no retry budget can make it pass"));
 	else
@@ -607,18 +397,12 @@ main(int argc, char *argv[])
 	rt_setprogname(argv[0]);
 	opterr = 0;
 	opt.levels[0] = 0.95, opt.nlevels = 1;
-	opt.basis = B_SPLIT;
+	rt_plan_rules_init(&opt.rules);
 	while ((ch = getopt_long(argc, argv, ":b:c:hpr:s:T:tVw:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
 			opt.have_basis = 1;
-			if (strcmp(optarg, "point") == 0)
-				opt.basis = B_POINT;
-			else if (strcmp(optarg, "ends") == 0 || strcmp(optarg, "upper") == 0)
-				opt.basis = B_ENDS;   /* "upper": its old name */
-			else if (strcmp(optarg, "split") == 0)
-				opt.basis = B_SPLIT;
-			else
+			if (rt_plan_basis_parse(optarg, &opt.rules.basis) < 0)
 				rt_usage_die("--basis %s: must be split, point or ends", optarg);
 			break;
 		case 'c':
@@ -641,11 +425,11 @@ main(int argc, char *argv[])
 			opt.rate = rt_num_double("--rate", optarg, 0, 1, 0, 0);
 			break;
 		case 's':
-			opt.survive = rt_num_double("--survive", optarg, 0, 1, 1, 1);
+			opt.rules.survive = rt_num_double("--survive", optarg, 0, 1, 1, 1);
 			break;
 		case 'T':
-			opt.have_target = 1;
-			opt.target = rt_num_double("--target", optarg, 0, 1, 1, 1);
+			opt.rules.have_target = 1;
+			opt.rules.target = rt_num_double("--target", optarg, 0, 1, 1, 1);
 			break;
 		case 't':
 			opt.text = 1;
@@ -655,7 +439,7 @@ main(int argc, char *argv[])
 			rt_fshut(stdout, "stdout");
 			return RT_EXIT_OK;
 		case 'w':
-			opt.window = rt_num_long("--window", optarg, 1, 1000000);
+			opt.rules.window = rt_num_long("--window", optarg, 1, 1000000);
 			break;
 		case ':':
 			rt_usage_die("%s: needs a value", argv[optind - 1]);
@@ -668,15 +452,15 @@ main(int argc, char *argv[])
 	argc -= optind, argv += optind;
 	if (opt.have_rate && argc > 0)
 		rt_usage_die("--rate and a measure input are exclusive");
-	if (opt.have_rate && opt.have_basis && opt.basis != B_POINT)
+	if (opt.have_rate && opt.have_basis && opt.rules.basis != RT_PLAN_POINT)
 		rt_usage_die("--basis %s needs a measure record (an interval), not --rate",
-		    basis_name[opt.basis]);
+		    rt_plan_basis_name(opt.rules.basis));
 	chosen_level();    /* a bad --choose is a usage error before any input */
 
 	if (opt.have_rate) {
 		if (opt.rate == 0)
 			rt_die("--rate 0: no failure to plan a fix against");
-		opt.basis = B_KNOWN;
+		opt.rules.basis = RT_PLAN_KNOWN;
 		observed = opt.rate;
 	} else {
 		rt_jsonl_loop(argc, argv, NULL, on_record, &m);
@@ -685,11 +469,11 @@ main(int argc, char *argv[])
 		if (m.trials == 0)
 			rt_die_at(&m.where, "0 valid trials: no rate to plan from");
 		observed = m.rate;
-		if (m.failures == 0 && opt.basis != B_ENDS)
+		if (m.failures == 0 && opt.rules.basis != RT_PLAN_ENDS)
 			rt_die("no failure observed in %ld trials: nothing to plan a fix "
 			    "against (--basis ends plans from the interval's upper end)",
 			    m.trials);
-		if (opt.basis == B_ENDS && m.ci_low == 0 && m.ci_high == 0)
+		if (opt.rules.basis == RT_PLAN_ENDS && m.ci_low == 0 && m.ci_high == 0)
 			rt_die_at(&m.where, "the interval's upper end is 0: nothing to plan from");
 	}
 	if (opt.policy)

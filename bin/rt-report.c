@@ -18,6 +18,8 @@
 #include "rt_jsonl.h"
 #include "rt_md.h"
 #include "rt_out.h"
+#include "rt_plan.h"
+#include "rt_say.h"
 #include "rt_stats.h"
 #include "rt_tmpl.h"
 #include "rt_trial.h"
@@ -61,6 +63,13 @@ typedef struct {
 	char say[256];          /* the record's counts in lib/rt_say's words */
 } meas;
 
+/* One per-case measure record (rt-measure --by case). */
+typedef struct {
+	char *name;
+	meas m;
+	size_t order;
+} casemeas;
+
 typedef struct {
 	char *name, *perturbation, *probe, *probe_detail, *method, *effect, *note;
 	meas control, perturbed;
@@ -99,6 +108,8 @@ typedef struct {
 	json_t *lanes;               /* its lane records, an array, or NULL */
 	json_t *order;               /* rt-bisect's order record */
 	meas m;
+	casemeas *cases;             /* per-case measure records */
+	size_t ncases;
 	/* diff */
 	int have_diff, have_ftrials;
 	long d_trials, d_failures;
@@ -126,6 +137,11 @@ typedef struct {
 	double target, pol_conf, pol_rate;
 	int have_pol_conf, have_pol_rate;
 	char *rule;
+	/* the policy's bases: what its runs and its retries are planned from */
+	char *pol_basis, *pol_retry_basis;
+	int have_fix_rate, have_retry_rate, have_step, have_mconf;
+	double fix_rate, retry_rate, step, mconf;
+	int pol_computed;            /* no policy record: rt-plan's default, by lib/rt_plan */
 	/* trials */
 	trialrec *trials;
 	size_t ntrials;
@@ -434,6 +450,20 @@ on_policy(report *r, json_t *rec, const rt_where *w)
 		rt_die_at(w, "\"observed_rate\": %g is out of range [0, 1]", r->pol_rate);
 	free(r->rule);
 	r->rule = xdup_opt(rec, "rule", w);
+	free(r->pol_basis);
+	free(r->pol_retry_basis);
+	r->pol_basis = xdup_opt(rec, "basis", w);
+	r->pol_retry_basis = xdup_opt(rec, "retry_basis", w);
+	r->have_fix_rate = rt_rec_opt_num(rec, "fix_rate", w, &r->fix_rate);
+	r->have_retry_rate = rt_rec_opt_num(rec, "retry_rate", w, &r->retry_rate);
+	r->have_step = rt_rec_opt_num(rec, "step_confidence", w, &r->step);
+	r->have_mconf = rt_rec_opt_num(rec, "measure_confidence", w, &r->mconf);
+	if ((r->have_fix_rate && !(r->fix_rate >= 0 && r->fix_rate <= 1)) ||
+	    (r->have_retry_rate && !(r->retry_rate >= 0 && r->retry_rate <= 1)))
+		rt_die_at(w, "\"fix_rate\", \"retry_rate\": not a rate");
+	if ((r->have_step && !(r->step > 0 && r->step < 1)) ||
+	    (r->have_mconf && !(r->mconf > 0 && r->mconf < 1)))
+		rt_die_at(w, "\"step_confidence\", \"measure_confidence\": not a confidence");
 }
 
 /* The last non-empty line of s. */
@@ -485,7 +515,17 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	report *r = ctx;
 	const char *type = json_string_value(json_object_get(rec, "type"));
 
-	if (strcmp(type, "measure") == 0) {
+	if (strcmp(type, "measure") == 0 && json_object_get(rec, "case")) {
+		/* rt-measure --by case: one record per case, each its own row */
+		casemeas *c;
+		r->cases = rt_xrealloc(r->cases, (r->ncases + 1) * sizeof *r->cases);
+		c = &r->cases[r->ncases];
+		memset(c, 0, sizeof *c);
+		c->name = rt_xstrdup(rt_rec_str(rec, "case", w));
+		c->order = r->ncases++;
+		meas_parse(&c->m, rec, "measure", w);
+		r->n_measure++;
+	} else if (strcmp(type, "measure") == 0) {
 		meas_parse(&r->m, rec, "measure", w);
 		r->n_measure++;
 	} else if (strcmp(type, "diff") == 0) {
@@ -629,7 +669,7 @@ add_list(rt_buf *b, const long *v, size_t n)
 /* ---- the report ---- */
 
 typedef struct {
-	rt_buf head, how, facts, observe, fixed;
+	rt_buf head, how, cases, facts, observe, fixed;
 	rt_buf tb, ta;               /* "What fixed it", before and after the patch */
 } sections;
 
@@ -698,6 +738,18 @@ sec_how(report *r, const meas *m, int from_trials, const rt_tally *t, rt_buf *b)
 	rt_verdict v;
 
 	rt_buf_adds(b, "\n## How often\n\n");
+	if (r->ncases > 0) {
+		size_t i, nflaky = 0;
+		for (i = 0; i < r->ncases; i++)
+			nflaky += r->cases[i].m.verdict &&
+			    strcmp(r->cases[i].m.verdict, "FLAKY") == 0;
+		rt_buf_printf(b, "Per case, from %zu per-case measure record%s (rt-measure "
+		    "--by case): %zu `FLAKY`; flaky first, then by failure rate. The clean "
+		    "runs are rt-plan's default plan for each case at 95%% confidence.\n\n",
+		    r->ncases, r->ncases == 1 ? "" : "s", nflaky);
+		if (!m->have)
+			return;
+	}
 	if (!m->have) {
 		rt_buf_adds(b, "Missing: no measure record given (run rt-measure).\n");
 		return;
@@ -936,12 +988,108 @@ sec_observe(report *r, rt_buf *b)
 	}
 }
 
-/* Green runs the summary names: the policy's, the plan's chosen level,
- * else runs_to_claim(k/n, c). */
+/* ---- plan and policy: the numbers of their records, else rt-plan's
+ * default rules through lib/rt_plan, never a rule of rt-report's own ---- */
+
+/* m as lib/rt_plan's measure: its counts and its interval */
+static void
+plan_measure(const meas *m, rt_plan_measure *pm)
+{
+	memset(pm, 0, sizeof *pm);
+	rt_plan_measure_set(pm, m->failures, m->trials, m->conf);
+	if (m->have_ci) {
+		pm->ci_low = m->ci_low;
+		pm->ci_high = m->ci_high;
+	}
+}
+
+/* rt-plan's default plan of m at c: 0, else -1 (no failure to plan
+ * against, as rt-plan refuses 0/n). */
+static int
+default_plan(const meas *m, double c, rt_plan_level *lp, char *words, size_t size)
+{
+	rt_plan_rules rules;
+	rt_plan_measure pm;
+
+	if (!m->have || m->trials <= 0 || m->failures <= 0)
+		return -1;
+	rt_plan_rules_init(&rules);
+	plan_measure(m, &pm);
+	if (rt_plan_try(&rules, c, pm.rate, &pm, lp) != RT_STATS_OK)
+		return -1;
+	if (words)
+		rt_plan_say_runs(words, size, &rules, lp, &pm);
+	return 0;
+}
+
+/* No policy record: the policy rt-plan --policy gives m by its defaults. */
+static void
+settle_policy(report *r, const meas *m)
+{
+	rt_plan_rules rules;
+	rt_plan_measure pm;
+	rt_plan_policy p;
+	char rule[1200];
+
+	if (r->have_policy || !m->have || m->trials <= 0 || m->failures <= 0)
+		return;
+	rt_plan_rules_init(&rules);
+	plan_measure(m, &pm);
+	if (rt_plan_policy_try(&rules, RT_PLAN_DEFAULT_CONF, pm.rate, &pm, &p) < 0)
+		return;
+	rt_plan_say_rule(rule, sizeof rule, &rules, &p, &pm, pm.rate);
+	r->have_policy = r->pol_computed = 1;
+	r->have_green = 1, r->green = p.lp.runs;
+	r->have_retry = !p.retry.always, r->retry = p.retry.retries;
+	r->have_quar = 1, r->quar = p.quarantine_after;
+	r->have_window = 1, r->window = rules.window;
+	r->have_target = 1, r->target = rules.survive;
+	r->have_pol_conf = 1, r->pol_conf = p.lp.c;
+	r->have_pol_rate = 1, r->pol_rate = pm.rate;
+	r->rule = rt_xstrdup(rule);
+	r->pol_basis = rt_xstrdup(rt_plan_basis_name(rules.basis));
+	r->have_fix_rate = 1, r->fix_rate = p.lp.fix;
+	r->have_retry_rate = 1, r->retry_rate = p.retry.rate;
+	r->have_step = 1, r->step = p.lp.step;
+	r->have_mconf = 1, r->mconf = m->conf;
+}
+
+/* The words for the rate the policy's retries hold at ("at any rate up
+ * to 46.7%, the exact one-sided 97.5% upper bound of the measured rate"),
+ * from its basis and rates; 0 when the record does not say. */
+static int
+retry_basis_words(const report *r, char *buf, size_t size)
+{
+	const char *name = r->pol_retry_basis ? r->pol_retry_basis : r->pol_basis;
+	rt_plan_basis b;
+	double rate;
+
+	if (!name)
+		return 0;
+	if (strcmp(name, "known") == 0)
+		b = RT_PLAN_KNOWN;
+	else if (rt_plan_basis_parse(name, &b) < 0)
+		return 0;
+	if (r->have_retry_rate)
+		rate = r->retry_rate;
+	else if ((b == RT_PLAN_POINT || b == RT_PLAN_KNOWN) && r->have_pol_rate)
+		rate = r->pol_rate;
+	else
+		return 0;
+	rt_plan_say_retry_basis(buf, size, b, rate,
+	    r->have_step ? r->step : 1 - (1 - r->pol_conf) / 2,
+	    r->have_mconf ? r->mconf : 0.95);
+	return 1;
+}
+
+/* Green runs the summary names: the policy record's, the plan record's
+ * chosen level, else rt-plan's default plan at 95% (the computed policy's). */
 static int
 green_runs(report *r, const meas *m, long *runs)
 {
-	if (r->have_green) {
+	rt_plan_level lp;
+
+	if (r->have_green && !r->pol_computed) {
 		*runs = r->green;
 		return 1;
 	}
@@ -949,10 +1097,143 @@ green_runs(report *r, const meas *m, long *runs)
 		*runs = r->chosen.runs;
 		return 1;
 	}
-	if (m->have && m->trials > 0 && m->failures > 0 &&
-	    rt_runs_to_claim((double)m->failures / m->trials, m->conf, runs) == RT_STATS_OK)
+	if (default_plan(m, RT_PLAN_DEFAULT_CONF, &lp, NULL, 0) == 0) {
+		*runs = lp.runs;
 		return 1;
+	}
 	return 0;
+}
+
+/* ---- per-case records: one row each, flaky first, then by rate ---- */
+
+static int
+is_flaky(const casemeas *c)
+{
+	return c->m.verdict && strcmp(c->m.verdict, "FLAKY") == 0;
+}
+
+static int
+cmp_case(const void *a, const void *b)
+{
+	const casemeas *x = a, *y = b;
+	double rx = x->m.trials > 0 ? (double)x->m.failures / (double)x->m.trials : -1;
+	double ry = y->m.trials > 0 ? (double)y->m.failures / (double)y->m.trials : -1;
+
+	if (is_flaky(x) != is_flaky(y))
+		return is_flaky(x) ? -1 : 1;
+	if (rx != ry)
+		return rx > ry ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* A case's failures in its record's words (lib/rt_say's rt_say_rec, as
+ * every tool says them), and the clean runs rt-plan's default plan asks
+ * of it ("—" without a failure). */
+static void
+case_words(const casemeas *c, char *failed, size_t fsize, char *runs, size_t rsize)
+{
+	rt_plan_level lp;
+
+	if (c->m.say[0])
+		snprintf(failed, fsize, "%s", c->m.say);
+	else
+		rt_say_count(failed, fsize, c->m.failures, c->m.trials, c->m.conf, "failed");
+	if (default_plan(&c->m, RT_PLAN_DEFAULT_CONF, &lp, NULL, 0) == 0)
+		snprintf(runs, rsize, "%ld", lp.runs);
+	else
+		snprintf(runs, rsize, "\xe2\x80\x94");
+}
+
+/* The case name as a code span a table cell keeps whole ("\|" for "|"). */
+static void
+case_cell(rt_buf *b, const char *name)
+{
+	rt_buf t = {0};
+	size_t i;
+
+	rt_md_code(&t, name);
+	for (i = 0; i < t.len; i++) {
+		if (t.data[i] == '|')
+			rt_buf_addc(b, '\\');
+		rt_buf_addc(b, t.data[i]);
+	}
+	rt_buf_free(&t);
+}
+
+static void
+sec_cases(report *r, rt_buf *b)
+{
+	char failed[300], runs[32];
+	size_t i;
+
+	if (r->ncases == 0)
+		return;
+	qsort(r->cases, r->ncases, sizeof *r->cases, cmp_case);
+	rt_buf_adds(b, "| case | verdict | failures | clean runs to show a fix |\n"
+	    "|---|---|---|---|\n");
+	for (i = 0; i < r->ncases; i++) {
+		const casemeas *c = &r->cases[i];
+		case_words(c, failed, sizeof failed, runs, sizeof runs);
+		rt_buf_adds(b, "| ");
+		case_cell(b, c->name);
+		rt_buf_adds(b, " | ");
+		rt_md_code(b, c->m.verdict ? c->m.verdict : "(none)");
+		rt_buf_printf(b, " | %s | %s |\n", failed, runs);
+	}
+}
+
+/* The same table in HTML, cell by cell (a name may hold a "|"). */
+static void
+html_cases(rt_buf *b, const report *r)
+{
+	char failed[300], runs[32], *name;
+	size_t i;
+	const char *v;
+
+	if (r->ncases == 0)
+		return;
+	rt_buf_adds(b, "<table>\n<tr><th>case</th><th>verdict</th><th>failures</th>"
+	    "<th>clean runs to show a fix</th></tr>\n");
+	for (i = 0; i < r->ncases; i++) {
+		const casemeas *c = &r->cases[i];
+		case_words(c, failed, sizeof failed, runs, sizeof runs);
+		name = rt_md_clean(c->name);
+		v = c->m.verdict ? c->m.verdict : "(none)";
+		rt_buf_adds(b, "<tr><td><code>");
+		rt_html_esc(b, name, strlen(name));
+		rt_buf_adds(b, "</code></td><td><code>");
+		rt_html_esc(b, v, strlen(v));
+		rt_buf_adds(b, "</code></td><td>");
+		rt_html_esc(b, failed, strlen(failed));
+		rt_buf_printf(b, "</td><td>%s</td></tr>\n", runs);
+		free(name);
+	}
+	rt_buf_adds(b, "</table>\n");
+}
+
+static json_t *
+cases_json(const report *r)
+{
+	json_t *a = json_array(), *o;
+	rt_plan_level lp;
+	size_t i;
+
+	for (i = 0; i < r->ncases; i++) {
+		const casemeas *c = &r->cases[i];
+		int have = c->m.trials > 0;
+		o = json_object();
+		json_object_set_new(o, "case", json_string(c->name));
+		json_object_set_new(o, "verdict", c->m.verdict ? json_string(c->m.verdict) : json_null());
+		json_object_set_new(o, "trials", json_integer(c->m.trials));
+		json_object_set_new(o, "failures", json_integer(c->m.failures));
+		json_object_set_new(o, "rate", have ? rt_json_real6((double)c->m.failures /
+		    (double)c->m.trials) : json_null());
+		json_object_set_new(o, "green_runs_required",
+		    default_plan(&c->m, RT_PLAN_DEFAULT_CONF, &lp, NULL, 0) == 0 ?
+		    json_integer(lp.runs) : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
 }
 
 /* What 0/n clean runs rule out: the measured rate, with the chance of n
@@ -986,12 +1267,11 @@ static void
 sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 {
 	static const double levels[] = { 0.90, 0.95, 0.99 };
-	char c1[16], p1[16], p2[16];
-	rt_interval iv;
-	long runs, runs2, need = 0;
+	char c1[16], p1[16], p2[16], words[400];
+	rt_plan_level lp;
+	long need = 0;
 	int have_need = 0;
 	size_t i;
-	double p, lo;
 
 	rt_buf_adds(b, "\n## What it takes to say it is fixed\n\n");
 	if (r->nlevels > 0) {
@@ -1013,6 +1293,9 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 			rt_buf_printf(b, "| %s | %ld |\n",
 			    conf_text(c1, sizeof c1, r->levels[i].conf), r->levels[i].runs);
 		rt_buf_adds(b, "\n");
+	} else if (!m->have && r->ncases > 0) {
+		rt_buf_adds(b, "Per case: the clean runs each case needs are in the "
+		    "table above (rt-plan's default plan of its record).\n\n");
 	} else if (!m->have || m->trials == 0) {
 		rt_buf_adds(b, "Missing: no measured rate and no plan record given "
 		    "(run rt-measure, then rt-plan).\n\n");
@@ -1022,41 +1305,55 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 		rt_buf_adds(b, ". No number of clean runs can show a change from "
 		    "that; no plan record given.\n\n");
 	} else {
-		p = (double)m->failures / m->trials;
-		rt_wilson(m->failures, m->trials, m->conf, &iv);
-		lo = iv.low;
-		rt_buf_printf(b, "Clean runs needed to show the failure rate is gone, "
-		    "computed (no plan record given) as the smallest n with "
-		    "(1 − p)^n ≤ 1 − c, at the measured rate %ld/%ld = %s%% and at "
-		    "%s%%, the low end of its %s interval:\n\n", m->failures, m->trials,
-		    pct(p1, sizeof p1, p), pct(p2, sizeof p2, lo),
-		    conf_text(c1, sizeof c1, m->conf));
-		rt_buf_printf(b, "| confidence | runs at %s%% | runs at %s%% |\n"
-		    "|---|---|---|\n", p1, p2);
+		char sentence[800];
+
+		if (default_plan(m, RT_PLAN_DEFAULT_CONF, &lp, sentence, sizeof sentence) == 0)
+			rt_buf_printf(b, "Clean runs needed to show the failure rate is gone, "
+			    "computed by rt-plan's default rules (no plan record given): "
+			    "%s.\n\n", sentence);
+		else
+			rt_buf_adds(b, "Clean runs needed to show the failure rate is gone, "
+			    "computed by rt-plan's default rules (no plan record given):\n\n");
+		rt_buf_adds(b, "| confidence | planned from | runs |\n|---|---|---|\n");
 		for (i = 0; i < sizeof levels / sizeof levels[0]; i++) {
 			rt_buf_printf(b, "| %s | ", conf_text(c1, sizeof c1, levels[i]));
-			if (rt_runs_to_claim(p, levels[i], &runs) == RT_STATS_OK)
-				rt_buf_printf(b, "%ld | ", runs);
+			if (default_plan(m, levels[i], &lp, NULL, 0) == 0)
+				rt_buf_printf(b, "%s%%, the exact one-sided %s lower bound | %ld |\n",
+				    pct(p1, sizeof p1, lp.fix), conf_text(p2, sizeof p2, lp.step),
+				    lp.runs);
 			else
-				rt_buf_adds(b, "too many | ");
-			if (lo > 0 && rt_runs_to_claim(lo, levels[i], &runs2) == RT_STATS_OK)
-				rt_buf_printf(b, "%ld |\n", runs2);
-			else
-				rt_buf_adds(b, "no bound |\n");
+				rt_buf_adds(b, "no bound | too many |\n");
 		}
 		rt_buf_adds(b, "\n");
 	}
 	if (r->have_policy) {
-		if (r->have_green)
+		if (r->pol_computed)
+			rt_buf_adds(b, "- Policy: computed by rt-plan's default rules (no "
+			    "policy record given), the numbers `rt-plan --policy` gives.\n");
+		if (r->have_green) {
 			rt_buf_printf(b, "- Green runs required by the policy: %ld at %s "
-			    "confidence.\n", r->green, conf_text(c1, sizeof c1, r->pol_conf));
+			    "confidence", r->green, conf_text(c1, sizeof c1, r->pol_conf));
+			if (r->have_fix_rate)
+				rt_buf_printf(b, ", planned from a failure rate of %s%%",
+				    pct(p1, sizeof p1, r->fix_rate));
+			if (r->pol_basis) {
+				rt_buf_adds(b, ", basis ");
+				rt_md_code(b, r->pol_basis);
+			}
+			rt_buf_adds(b, ".\n");
+		}
 		if (r->have_retry) {
 			rt_buf_printf(b, "- Retry budget: %ld retr%s per CI run", r->retry,
 			    r->retry == 1 ? "y" : "ies");
 			if (r->have_target)
 				rt_buf_printf(b, ", so a run stays red with chance at most "
 				    "%s%% (p^(r+1) ≤ target)", pct(p1, sizeof p1, r->target));
+			if (retry_basis_words(r, words, sizeof words))
+				rt_buf_printf(b, ", %s", words);
 			rt_buf_adds(b, ".\n");
+		} else if (r->pol_computed) {
+			rt_buf_adds(b, "- Retry budget: none: it always fails, so no retry "
+			    "budget helps (quarantine or fix it).\n");
 		} else {
 			rt_buf_adds(b, "- Retry budget: none in the policy record.\n");
 		}
@@ -1069,7 +1366,10 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 		} else {
 			rt_buf_adds(b, "- Quarantine: none in the policy record.\n");
 		}
-		if (r->rule) {
+		if (r->rule && r->pol_computed) {
+			/* rt_plan's words, not record text: whole, not a code span */
+			rt_buf_printf(b, "- Rule: %s.\n", r->rule);
+		} else if (r->rule) {
 			rt_buf_adds(b, "- Rule: ");
 			rt_md_code(b, r->rule);
 			rt_buf_adds(b, "\n");
@@ -1085,7 +1385,7 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 	}
 	rt_buf_adds(b, "- Proof run: ");
 	add_meas(b, &pf->m);
-	if (r->have_green && fabs(r->pol_conf - pf->m.conf) < 1e-9) {
+	if (r->have_green && !r->pol_computed && fabs(r->pol_conf - pf->m.conf) < 1e-9) {
 		need = r->green;
 		have_need = 1;
 	} else if (r->have_chosen && fabs(r->chosen.conf - pf->m.conf) < 1e-9) {
@@ -1097,10 +1397,10 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 				need = r->levels[i].runs;
 				have_need = 1;
 			}
-		if (!have_need && m->have && m->trials > 0 && m->failures > 0 &&
-		    rt_runs_to_claim((double)m->failures / m->trials, pf->m.conf,
-		    &need) == RT_STATS_OK)
+		if (!have_need && default_plan(m, pf->m.conf, &lp, NULL, 0) == 0) {
+			need = lp.runs;
 			have_need = 1;
+		}
 	}
 	conf_text(c1, sizeof c1, pf->m.conf);
 	if (pf->m.trials == 0)
@@ -1168,6 +1468,8 @@ summary_json(report *r, const meas *m, const proof *pf)
 		changed |= r->exps[i].changed == 1;
 	json_object_set_new(o, "observer_changed",
 	    r->nexps ? json_boolean(changed) : json_null());
+	if (r->ncases > 0)
+		json_object_set_new(o, "cases", cases_json(r));
 	return o;
 }
 
@@ -2304,6 +2606,7 @@ build_html(rt_buf *b, report *r, const meas *m, const proof *pf, sections *s)
 	rt_buf_adds(b, "</style>\n</head>\n<body>\n<main>\n");
 	rt_md_to_html(b, rt_buf_str(&s->head));
 	rt_md_to_html(b, rt_buf_str(&s->how));
+	html_cases(b, r);
 	svg_rates(b, r, m, pf);
 	svg_timeline(b, r);
 	svg_band(b, r, m->have ? m->conf : 0.95);
@@ -2340,6 +2643,11 @@ report_free(report *r)
 	size_t i;
 
 	meas_free(&r->m);
+	for (i = 0; i < r->ncases; i++) {
+		free(r->cases[i].name);
+		meas_free(&r->cases[i].m);
+	}
+	free(r->cases);
 	for (i = 0; i < r->nfacts; i++)
 		fact_free(&r->facts[i]);
 	for (i = 0; i < r->nloose; i++)
@@ -2367,6 +2675,8 @@ report_free(report *r)
 	free(r->token);
 	free(r->plan_basis);
 	free(r->rule);
+	free(r->pol_basis);
+	free(r->pol_retry_basis);
 	free(r->trial_command);
 	json_decref(r->verdict);
 	json_decref(r->lanes);
@@ -2506,16 +2816,19 @@ main(int argc, char *argv[])
 	if (r.ntrials > 1)
 		qsort(r.trials, r.ntrials, sizeof *r.trials, cmp_trial);
 	settle_measure(&r, &m, &from_trials, &tally);
+	settle_policy(&r, &m);
 
 	memset(&s, 0, sizeof s);
 	sec_head(&r, &m, &pf, &s.head);
 	sec_how(&r, &m, from_trials, &tally, &s.how);
+	sec_cases(&r, &s.cases);
 	sec_facts(&r, &s.facts);
 	sec_observe(&r, &s.observe);
 	sec_tournament(&r, &s.tb, &s.ta);
 	sec_fixed(&r, &m, &pf, &s.fixed);
 	rt_buf_adds(&md, rt_buf_str(&s.head));
 	rt_buf_adds(&md, rt_buf_str(&s.how));
+	rt_buf_adds(&md, rt_buf_str(&s.cases));
 	rt_buf_adds(&md, rt_buf_str(&s.facts));
 	rt_buf_adds(&md, rt_buf_str(&s.observe));
 	rt_buf_adds(&md, rt_buf_str(&s.tb));
@@ -2565,6 +2878,7 @@ main(int argc, char *argv[])
 	rt_buf_free(&out);
 	rt_buf_free(&s.head);
 	rt_buf_free(&s.how);
+	rt_buf_free(&s.cases);
 	rt_buf_free(&s.facts);
 	rt_buf_free(&s.observe);
 	rt_buf_free(&s.fixed);

@@ -11,6 +11,7 @@
 #include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
+#include "rt_plan.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
@@ -68,7 +69,7 @@ static void
 usage(FILE *f)
 {
 	fputs("usage: rt-retry [-0x] [-p policy] [-r N|auto [--rate P | --measure FILE]\n"
-	    "                [--basis point|upper] [--target T]] [-f cases] [-q quarantine]\n"
+	    "                [--basis split|point|upper] [--target T]] [-f cases] [-q quarantine]\n"
 	    "                [--junit FILE] [--suite NAME] [--max-failures N|P%]\n"
 	    "                [trial options] (-c CMD | -- ARGV...)\n", f);
 	if (f != stdout)
@@ -87,7 +88,9 @@ usage(FILE *f)
 "      --measure FILE     a measure (or policy) record for -r auto; without\n"
 "                         --rate or --measure, -r auto reads it from stdin\n"
 "                         when the cases come from -f FILE\n"
-"      --basis B          point (the rate, default) or upper (its interval's top)\n"
+"      --basis B          what rate the budget holds at, as rt-plan's: split (the\n"
+"                         rate's exact upper bound, the default), point (the\n"
+"                         rate itself) or upper (its interval's top)\n"
 "      --target T         chance a flaky case may still exhaust its retries (0.01)\n"
 "  -x, --stop-on-failure  cancel the cases behind a failure (they stay retryable)\n"
 "  -q, --quarantine FILE  cases whose failures do not fail the group\n"
@@ -145,90 +148,66 @@ parse_policy(const char *s, long *retries, int *needs_r)
 	}
 }
 
+/* Where -r auto's budget comes from: a policy record's retry_budget, or
+ * the first measure record. */
 typedef struct {
-	int upper;
-	double rate;
 	long budget;                 /* from a policy record, else -1 */
 	int found;
-	/* the measure behind the rate: n, k and its interval */
-	int have_measure;
-	long trials, failures;
-	double ci_low, ci_high, conf;
-	const char *method;
-	rt_where where;
+	rt_plan_measure m;
 } budget_src;
 
 static int
 on_budget_record(json_t *rec, const rt_where *w, void *ctx)
 {
 	budget_src *b = ctx;
-	const char *type = rt_rec_str(rec, "type", w);
-	const char *key = b->upper ? "ci_high" : "rate";
-	long long n, k;
 
-	if (strcmp(type, "policy") == 0) {
+	if (strcmp(rt_rec_str(rec, "type", w), "policy") == 0) {
 		b->budget = (long)rt_rec_int(rec, "retry_budget", 0, 1000, w);
 		b->found = 1;
 		return 1;
 	}
-	if (strcmp(type, "measure") != 0)
+	if (!rt_plan_measure_read(rec, w, &b->m))
 		return 0;
-	if (!json_is_number(json_object_get(rec, key)))
-		rt_die_at(w, "\"%s\" is missing or null (no valid trials): no rate to "
-		    "budget retries from", key);
-	b->rate = rt_rec_num(rec, key, 0, 1, w);
+	if (b->m.trials == 0)
+		rt_die_at(w, "0 valid trials: no rate to budget retries from");
 	b->found = 1;
-	b->where = *w;
-	b->conf = 0.95;
-	b->method = "wilson";
-	if (rt_rec_opt_int(rec, "trials", w, &n) && rt_rec_opt_int(rec, "failures", w, &k) &&
-	    n > 0 && k >= 0 && k <= n) {
-		rt_interval ci;
-		b->have_measure = 1;
-		b->trials = (long)n, b->failures = (long)k;
-		if (rt_rec_opt_num(rec, "confidence", w, &b->conf) && !(b->conf > 0 && b->conf < 1))
-			rt_die_at(w, "\"confidence\": %g is not between 0 and 1", b->conf);
-		/* without its interval, the one rt-measure gives it */
-		rt_wilson(b->failures, b->trials, b->conf, &ci);
-		b->ci_low = k == 0 ? 0 : k == n ? rt_all_bound(b->trials, b->conf) : ci.low;
-		b->ci_high = k == 0 ? rt_zero_bound(b->trials, b->conf) : k == n ? 1 : ci.high;
-		b->method = rt_interval_method(b->failures, b->trials);
-		/* an old record with ci_low/ci_high but no "interval" was Wilson's */
-		if (json_object_get(rec, "ci_low") || json_object_get(rec, "ci_high"))
-			b->method = "wilson";
-		rt_rec_opt_num(rec, "ci_low", w, &b->ci_low);
-		rt_rec_opt_num(rec, "ci_high", w, &b->ci_high);
-		rt_rec_opt_str(rec, "interval", w, &b->method);
-		b->method = rt_xstrdup(b->method);
-	}
 	return 1;
 }
 
-/* --retries auto: "the smallest r with p^(r+1) ≤ target", rt-plan's rule. */
+/* --retries auto: rt-plan --policy's budget, by its rule and from its
+ * default basis (lib/rt_plan): the smallest r with p^(r+1) <= target, p
+ * the exact one-sided upper bound of the measured rate (split), the
+ * interval's upper end (upper) or the rate itself (point, --rate). */
 static long
-auto_budget(const char *measure, const char *rate, int upper, double target,
+auto_budget(const char *measure, const char *rate, rt_plan_rules *rules,
     json_t **basis)
 {
-	budget_src b = { upper, -1, -1, 0, 0, 0, 0, 0, 0, 0, NULL, { NULL, 0 } };
+	budget_src b = { -1, 0, { 0 } };
 	char *files[1];
-	long r;
-	int rc;
+	double observed;
+	rt_plan_level lp;
+	rt_plan_retry rb;
 
 	if (rate) {
-		b.rate = rt_num_double("--rate", rate, 0, 1, 0, 0);
-		if (b.rate == 0)
+		observed = rt_num_double("--rate", rate, 0, 1, 0, 0);
+		if (observed == 0)
 			rt_die("--rate 0: no failure to budget retries against");
+		rules->basis = RT_PLAN_KNOWN;
 	} else {
 		files[0] = (char *)measure;
 		rt_jsonl_loop(1, files, NULL, on_budget_record, &b);
 		if (!b.found)
 			rt_die("%s: no measure or policy record to budget retries from",
 			    strcmp(measure, "-") == 0 ? "<stdin>" : measure);
+		observed = b.m.rate;
 		/* 0/n is not a rate of 0: refuse it as rt-plan does */
-		if (b.budget < 0 && !upper && b.rate == 0)
-			rt_die_at(&b.where, "no failure observed%s: nothing to budget retries "
-			    "against (--basis upper budgets from the interval's upper end)",
-			    b.have_measure ? rt_xasprintf(" in %ld trials", b.trials) : "");
+		if (b.budget < 0 && b.m.failures == 0 && rules->basis != RT_PLAN_ENDS)
+			rt_die_at(&b.m.where, "no failure observed in %ld trials: nothing to "
+			    "budget retries against (--basis upper budgets from the "
+			    "interval's upper end)", b.m.trials);
+		if (b.budget < 0 && rules->basis == RT_PLAN_ENDS && b.m.ci_high == 0)
+			rt_die_at(&b.m.where, "the interval's upper end is 0: nothing to "
+			    "budget retries from");
 	}
 	*basis = json_object();
 	json_object_set_new(*basis, "source", json_string(rate ? "rate" :
@@ -237,33 +216,37 @@ auto_budget(const char *measure, const char *rate, int upper, double target,
 		json_object_set_new(*basis, "retry_budget", json_integer(b.budget));
 		return b.budget;
 	}
-	rc = rt_retry_budget(b.rate, target, &r);
-	if (rc == RT_STATS_EALWAYS)
+	lp = rt_plan_interval(rules, RT_PLAN_DEFAULT_CONF, observed, &b.m);
+	if (rt_plan_retry_at(rules, &lp, observed, &rb) < 0)
+		rt_die("rate %g, target %g: cannot compute a retry budget", rb.rate,
+		    rules->survive);
+	if (rb.always)
 		rt_die("rate %g: the case always fails, so no retry budget can work "
-		    "(quarantine it instead)", b.rate);
-	if (rc != RT_STATS_OK)
-		rt_die("rate %g, target %g: cannot compute a retry budget", b.rate, target);
-	json_object_set_new(*basis, "rate", rt_json_real6(b.rate));
-	json_object_set_new(*basis, "basis", json_string(rate ? "known" : upper ? "upper" :
-	    "point"));
-	if (b.have_measure) {
-		json_object_set_new(*basis, "trials", json_integer(b.trials));
-		json_object_set_new(*basis, "failures", json_integer(b.failures));
-		json_object_set_new(*basis, "ci_low", rt_json_real6(b.ci_low));
-		json_object_set_new(*basis, "ci_high", rt_json_real6(b.ci_high));
-		json_object_set_new(*basis, "interval", json_string(b.method));
-		json_object_set_new(*basis, "confidence", json_real(b.conf));
+		    "(quarantine it instead)", rb.rate);
+	json_object_set_new(*basis, "rate", rt_json_real6(rb.rate));
+	json_object_set_new(*basis, "basis", json_string(rt_plan_basis_name(rules->basis)));
+	json_object_set_new(*basis, "observed_rate", rt_json_real6(observed));
+	if (!rate) {
+		json_object_set_new(*basis, "confidence", json_real(lp.c));
+		if (rules->basis == RT_PLAN_SPLIT) {
+			json_object_set_new(*basis, "step_confidence", json_real(lp.step));
+			json_object_set_new(*basis, "exact_low", rt_json_real6(lp.lo));
+			json_object_set_new(*basis, "exact_high", rt_json_real6(lp.hi));
+		}
+		json_object_set_new(*basis, "trials", json_integer(b.m.trials));
+		json_object_set_new(*basis, "failures", json_integer(b.m.failures));
+		json_object_set_new(*basis, "ci_low", rt_json_real6(b.m.ci_low));
+		json_object_set_new(*basis, "ci_high", rt_json_real6(b.m.ci_high));
+		json_object_set_new(*basis, "interval", json_string(b.m.method));
+		json_object_set_new(*basis, "measure_confidence", json_real(b.m.conf));
 		/* the chance a flaky failure exhausts the budget, over the interval */
-		json_object_set_new(*basis, "exhaust_low",
-		    json_real(pow(b.ci_low, (double)(r + 1))));
-		json_object_set_new(*basis, "exhaust_high",
-		    json_real(pow(b.ci_high, (double)(r + 1))));
+		json_object_set_new(*basis, "exhaust_low", json_real(rb.qlo));
+		json_object_set_new(*basis, "exhaust_high", json_real(rb.qhi));
 	}
-	json_object_set_new(*basis, "target", rt_json_real6(target));
-	json_object_set_new(*basis, "exhaust_probability",
-	    json_real(pow(b.rate, (double)(r + 1))));
+	json_object_set_new(*basis, "target", rt_json_real6(rules->survive));
+	json_object_set_new(*basis, "exhaust_probability", json_real(rb.q));
 	json_object_set_new(*basis, "rule", json_string("smallest r with p^(r+1) <= target"));
-	return r;
+	return rb.retries;
 }
 
 /* One case per line (or per NUL-terminated string with -0), verbatim. */
@@ -1051,14 +1034,16 @@ main(int argc, char *argv[])
 	const char *cases = NULL, *quarantine = NULL, *junit = NULL, *rate = NULL,
 	    *measure = NULL, *retries = NULL, *policy = NULL, *stopped, *env;
 	const tcase *blocker = NULL;
-	double target = RT_RETRY_TARGET, t0;
+	rt_plan_rules rules;
+	double t0;
 	long k, round0_failures = 0, ceiling, before, rounds, i, nsel;
-	int opt, upper = 0, needs_r = 0, tripped = 0, sig, code, delim = '\n';
+	int opt, needs_r = 0, tripped = 0, sig, code, delim = '\n';
 	json_t *basis = NULL, *g;
 	size_t len;
 
 	rt_setprogname(argv[0]);
 	rt_secret_protect();
+	rt_plan_rules_init(&rules);
 	rt_trial_cli_init(&G.cli);
 	G.maxfail_count = -1;
 	G.maxfail_share = -1;
@@ -1075,13 +1060,11 @@ main(int argc, char *argv[])
 		case OPT_RATE: rate = optarg; break;
 		case OPT_MEASURE: measure = optarg; break;
 		case OPT_BASIS:
-			if (strcmp(optarg, "upper") == 0)
-				upper = 1;
-			else if (strcmp(optarg, "point") != 0)
-				rt_usage_die("--basis %s: want point or upper", optarg);
+			if (rt_plan_basis_parse(optarg, &rules.basis) < 0)
+				rt_usage_die("--basis %s: want split, point or upper", optarg);
 			break;
 		case OPT_TARGET:
-			target = rt_num_double("--target", optarg, 0, 1, 1, 1);
+			rules.survive = rt_num_double("--target", optarg, 0, 1, 1, 1);
 			break;
 		case OPT_JUNIT: junit = optarg; break;
 		case OPT_SUITE: G.suite = optarg; break;
@@ -1134,7 +1117,7 @@ main(int argc, char *argv[])
 			    "(or the measure record on standard input, with the cases from -f FILE)");
 		if (measure && strcmp(measure, "-") == 0 && (!cases || strcmp(cases, "-") == 0))
 			rt_usage_die("--measure - and the case list cannot both be standard input");
-		G.retries = auto_budget(measure, rate, upper, target, &basis);
+		G.retries = auto_budget(measure, rate, &rules, &basis);
 	} else {
 		if (rate || measure)
 			rt_usage_die("--rate and --measure go with --retries auto");

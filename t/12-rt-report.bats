@@ -75,17 +75,21 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	has "Probe: `up to 3 other trials were running when a trial started`"
 	has "Not separated at this budget"
 	hasnt "no effect"
-	has "| 95% | 8 | 12 |"
+	has "| 95% | 21.7%, the exact one-sided 97.5% lower bound | 16 |"
 	has "Proof run: 0/14 failed (≤19.3% at 95% confidence)"
 }
 
 @test "summary.json: measured values, and null for what was not given" {
 	rt-report -o "$T/o" "$F/measure.jsonl" >/dev/null
 	jqe '.type == "summary" and .trials == 60 and .failures == 20' "$T/o/summary.json"
-	jqe '.token == null and .retry_budget == null and .quarantine_after == null' "$T/o/summary.json"
+	jqe '.token == null' "$T/o/summary.json"
 	jqe '.proof_trials == null and .proof_failures == null' "$T/o/summary.json"
 	jqe '.observer_changed == null' "$T/o/summary.json"
-	jqe '.green_runs_required == 8' "$T/o/summary.json"
+	# no plan or policy record: rt-plan's default numbers for the same record
+	rt-plan --policy "$F/measure.jsonl" > "$T/pol.jsonl"
+	jq -e -s '.[0] as $p | .[1] | .green_runs_required == $p.green_runs_required and
+	    .retry_budget == $p.retry_budget and .quarantine_after == $p.quarantine_after and
+	    .green_runs_required == 16' "$T/pol.jsonl" "$T/o/summary.json" >/dev/null
 	[ "$(wc -l < "$T/o/summary.json")" -eq 1 ]
 }
 
@@ -120,7 +124,7 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	printf '%s\n' '{"type":"measure","trials":5,"failures":0,"confidence":0.95}' > "$T/short.jsonl"
 	run rt-report -t -p "$T/short.jsonl" "$F/measure.jsonl"
 	status_is 0
-	has "0/5 failed (≤45.1% at 95% confidence): fewer than the 8 clean runs needed"
+	has "0/5 failed (≤45.1% at 95% confidence): fewer than the 16 clean runs needed"
 	printf '%s\n' '{"type":"measure","trials":20,"failures":2}' > "$T/bad.jsonl"
 	run rt-report -t -p "$T/bad.jsonl" "$F/measure.jsonl"
 	has "2/20 failed"
@@ -129,12 +133,13 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 
 @test "a clean proof run says what it rules out: the measured rate, and the interval's lower end or not" {
 	printf '%s\n' '{"type":"measure","trials":9,"failures":0,"confidence":0.95}' > "$T/nine.jsonl"
-	run rt-report -t -p "$T/nine.jsonl" "$F/measure.jsonl"
+	# the policy record asks for 8 clean runs (rt-plan's default would ask for 16)
+	run rt-report -t -p "$T/nine.jsonl" "$F/measure.jsonl" "$F/policy.jsonl"
 	status_is 0
 	has "0/9 failed (≤28.4% at 95% confidence): at least the 8 clean runs needed at 95% confidence"
 	has "were the rate still the measured 33.3%, 9 clean runs in a row would have a chance of 2.6%"
 	has "it does not rule out the interval's lower end 22.7% (that takes 12 clean runs)"
-	run rt-report -t -p "$F/proof.jsonl" "$F/measure.jsonl"
+	run rt-report -t -p "$F/proof.jsonl" "$F/measure.jsonl" "$F/policy.jsonl"
 	has "and it rules out the interval's lower end 22.7% too"
 }
 
@@ -148,6 +153,39 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	run rt-report -t -p "$T/p25.jsonl" "$F/measure.jsonl"
 	has "25 clean runs in a row would have a chance of 0.004%"
 	hasnt "a chance of 0.0%"
+}
+
+@test "no plan or policy record: rt-report's runs needed, budget and rule are rt-plan's for the same measure record (8/40: 39 runs, not 14)" {
+	printf '%s\n' '{"type":"measure","command":"x","trials":40,"failures":8,"rate":0.2,"ci_low":0.104999,"ci_high":0.347576,"confidence":0.95,"verdict":"FLAKY"}' > "$T/m8.jsonl"
+	rt-plan "$T/m8.jsonl" > "$T/plan.jsonl"
+	rt-plan --policy "$T/m8.jsonl" > "$T/policy.jsonl"
+	rt-report -o "$T/o" "$T/m8.jsonl" >/dev/null
+	jq -e -s '.[0] as $plan | .[1] as $pol | .[2] |
+	    $plan.runs == 39 and .green_runs_required == $plan.runs and
+	    .retry_budget == $pol.retry_budget and .retry_budget == 4 and
+	    .quarantine_after == $pol.quarantine_after' \
+	    "$T/plan.jsonl" "$T/policy.jsonl" "$T/o/summary.json" >/dev/null
+	run rt-report -t "$T/m8.jsonl"
+	status_is 0
+	# rt-plan's own sentence, word for word, qualifier included
+	sentence=$(rt-plan -t "$T/m8.jsonl" | sed 's/^Measured .*%)\. //')
+	[[ $sentence == "At a 9.1% failure rate (the exact one-sided 97.5% lower bound"* ]]
+	has "$sentence"
+	has "| 95% | 9.1%, the exact one-sided 97.5% lower bound | 39 |"
+	has "- Retry budget: 4 retries per CI run"
+	has "at any rate up to 35.7%, the exact one-sided 97.5% upper bound of the measured rate"
+	has "- Rule: $(jq -r .rule "$T/policy.jsonl")."
+	hasnt "14 clean runs"
+	hasnt "| 14 |"
+	# from the records when given: their numbers, with their basis words
+	run rt-report -t "$T/m8.jsonl" "$T/policy.jsonl"
+	status_is 0
+	has "- Green runs required by the policy: 39 at 95% confidence, planned from a failure rate of 9.1%, basis \`split\`."
+	has "4 retries per CI run, so a run stays red with chance at most 1.0% (p^(r+1) ≤ target), at any rate up to 35.7%, the exact one-sided 97.5% upper bound of the measured rate."
+	hasnt "computed by rt-plan's default rules (no policy record"
+	rt-plan --policy --basis point "$T/m8.jsonl" > "$T/point.jsonl"
+	run rt-report -t "$T/m8.jsonl" "$T/point.jsonl"
+	has "- Retry budget: 2 retries per CI run, so a run stays red with chance at most 1.0% (p^(r+1) ≤ target), at the measured rate 20.0%, taken as known."
 }
 
 @test "a policy record's survive chance is read (target in older records)" {
@@ -615,4 +653,42 @@ fixed_section() {
 		od -c "$T/rep/report.md" | head >&2; return 1
 	fi
 	grep -qF 'pytest -k ␛]0;pwned␇x␛[2J\u009b2J' "$T/rep/report.md"
+}
+
+# --- per-case records (rt-measure --by case) ------------------------------
+
+@test "per-case records: a table naming each case, flaky first then by rate, in Markdown, HTML and summary.json" {
+	# input order is not the table's: a stable case, a flaky one, a broken one
+	printf '%s\n' \
+	    '{"type":"measure","case":"t::stable","trials":40,"failures":0,"rate":0,"ci_low":0,"ci_high":0.072158,"interval":"exact one-sided","confidence":0.95,"verdict":"STABLE"}' \
+	    '{"type":"measure","case":"t::broken","trials":20,"failures":20,"rate":1,"ci_low":0.86089,"ci_high":1,"interval":"exact one-sided","confidence":0.95,"verdict":"ALWAYS_FAILING"}' \
+	    '{"type":"measure","case":"t::rare","trials":40,"failures":4,"rate":0.1,"ci_low":0.039585,"ci_high":0.230593,"interval":"wilson","confidence":0.95,"verdict":"FLAKY"}' \
+	    '{"type":"measure","case":"t::often | pipe","trials":40,"failures":8,"rate":0.2,"ci_low":0.104999,"ci_high":0.347576,"interval":"wilson","confidence":0.95,"verdict":"FLAKY"}' \
+	    > "$T/cases.jsonl"
+	run rt-report -t "$T/cases.jsonl"
+	status_is 0
+	has "Per case, from 4 per-case measure records (rt-measure --by case): 2 \`FLAKY\`"
+	printf '%s\n' "$output" | grep '^| `' | cut -d'|' -f2 > "$T/rows"
+	printf '%s\n' "$output" | grep '^| `'
+	[ "$(wc -l < "$T/rows")" -eq 4 ]
+	grep -n 'often' "$T/rows" | grep -q '^1:'
+	sed -n 2p "$T/rows" | grep -q 't::rare'
+	sed -n 3p "$T/rows" | grep -q 't::broken'
+	sed -n 4p "$T/rows" | grep -q 't::stable'
+	# each row's numbers in rt_say's words, and rt-plan's clean runs
+	runs=$(grep 't::often' "$T/cases.jsonl" | rt-plan | jq .runs)
+	[ "$runs" -eq 39 ]
+	has '| `t::often \| pipe` | `FLAKY` | 8/40 failed (20.0%, 95% Wilson CI 10.4%–34.8%) | 39 |'
+	has '| `t::stable` | `STABLE` | 0/40 failed (≤7.3% at 95% confidence) | — |'
+	hasnt "Missing: no measure record given"
+	# HTML: the same rows, the name whole despite its "|"
+	rt-report -o "$T/h" --html "$T/cases.jsonl" >/dev/null
+	h="$T/h/report.html"
+	grep -o '<tr><td><code>[^<]*' "$h" | sed 's/.*<code>//' > "$T/hrows"
+	printf '%s\n' 't::often | pipe' 't::rare' 't::broken' 't::stable' > "$T/want"
+	diff -u "$T/want" "$T/hrows"
+	grep -q '<td>8/40 failed (20.0%, 95% Wilson CI 10.4%–34.8%)</td><td>39</td>' "$h"
+	# summary.json: the cases in the same order, with their runs
+	jqe '[.cases[].case] == ["t::often | pipe", "t::rare", "t::broken", "t::stable"]' "$T/h/summary.json"
+	jqe '.cases[0].green_runs_required == 39 and .cases[3].green_runs_required == null' "$T/h/summary.json"
 }

@@ -274,7 +274,7 @@ healthy() {
 	kase flaky2-a '.result == "flaky" and .attempts == 3'
 	echo '{"type":"measure","trials":40,"failures":2,"rate":0.05,"ci_low":0.01,"ci_high":0.4}' > "$T/m.jsonl"
 	rm -f "$RT_STATE"/runs.*
-	retry -p failed:auto --measure "$T/m.jsonl" --cmd "$CMD"
+	retry -p failed:auto --measure "$T/m.jsonl" --basis point --cmd "$CMD"
 	group '.retries == 1 and .budget.basis == "point"'
 	# the budget carries the measure behind its rate: n, k, the interval and its method
 	group '.budget.trials == 40 and .budget.failures == 2 and .budget.ci_low == 0.01 and .budget.ci_high == 0.4 and .budget.interval == "wilson"'
@@ -282,10 +282,47 @@ healthy() {
 	group '(.budget.exhaust_probability - 0.0025 | fabs) < 1e-12 and (.budget.exhaust_low - 0.0001 | fabs) < 1e-12 and (.budget.exhaust_high - 0.16 | fabs) < 1e-12'
 	rm -f "$RT_STATE"/runs.*
 	retry -r auto --measure "$T/m.jsonl" --basis upper --cmd "$CMD"
-	group '.retries == 5 and .budget.basis == "upper"'
+	group '.retries == 5 and .budget.basis == "ends" and .budget.rate == 0.4'
 	echo '{"type":"policy","retry_budget":3}' > "$T/p.jsonl"
 	retry -r auto --measure "$T/p.jsonl" --cmd "$CMD"
 	group '.retries == 3 and .budget.source == "policy"'
+}
+
+@test "--retries auto budgets as rt-plan --policy does, from its default basis (8/40: 4 retries, not 2)" {
+	cases flaky2-a
+	# 8/40 failed: the point estimate 0.2 would give 2 retries (0.2^3 <= 0.01);
+	# rt-plan's default basis budgets at the exact one-sided 97.5% upper bound
+	printf '%s\n' '{"type":"measure","command":"x","trials":40,"failures":8,"rate":0.2,"ci_low":0.104999,"ci_high":0.347576,"confidence":0.95,"verdict":"FLAKY"}' > "$T/m8.jsonl"
+	rt-plan --policy "$T/m8.jsonl" > "$T/policy.jsonl"
+	jq -e '.retry_budget == 4 and .basis == "split"' "$T/policy.jsonl" >/dev/null
+	retry -r auto --measure "$T/m8.jsonl" --cmd "$CMD"
+	status_is 0
+	group '.retries == 4'
+	# the same numbers, field by field
+	jq -e -s '(.[0]) as $p | (.[1:][] | select(.type == "group")) as $g |
+	    $g.retries == $p.retry_budget and $g.budget.rate == $p.retry_rate and
+	    $g.budget.basis == $p.basis and $g.budget.target == $p.survive and
+	    $g.budget.observed_rate == $p.observed_rate and
+	    $g.budget.exact_high == $p.exact_high and
+	    $g.budget.step_confidence == $p.step_confidence and
+	    $g.budget.exhaust_probability == $p.exhaust_probability and
+	    $g.budget.exhaust_high == $p.exhaust_high and
+	    $g.budget.source == "measure" and
+	    $g.budget.rule == "smallest r with p^(r+1) <= target"' \
+	    "$T/policy.jsonl" "$T/cases.out" >/dev/null
+	# --basis point is the point estimate, as rt-plan --basis point budgets it
+	rm -f "$RT_STATE"/runs.*
+	rt-plan --policy --basis point "$T/m8.jsonl" > "$T/point.jsonl"
+	retry -r auto --basis point --measure "$T/m8.jsonl" --cmd "$CMD"
+	group '.retries == 2 and .budget.rate == 0.2'
+	jq -e '.retry_budget == 2' "$T/point.jsonl" >/dev/null
+	# and --target is rt-plan's --survive
+	rm -f "$RT_STATE"/runs.*
+	rt-plan --policy --survive 0.001 "$T/m8.jsonl" > "$T/p001.jsonl"
+	retry -r auto --target 0.001 --measure "$T/m8.jsonl" --cmd "$CMD"
+	r=$(jq -r .retry_budget "$T/p001.jsonl")
+	[ "$r" -gt 4 ]
+	group ".retries == $r"
 }
 
 @test "--retries auto refuses a case that always fails, and a rate that is missing" {
@@ -541,10 +578,11 @@ EOF
 
 @test "rt-measure ... | rt-retry -r auto -f CASES: the measure record arrives on stdin" {
 	cases flaky2-a pass-a
-	rt-measure -n 6 -- sh "$EX/kth/every-kth.sh" 2>/dev/null |
-	    rt-retry -r auto -f "$T/cases" --cmd "$CMD" > "$T/cases.out"
-	# 2/6 failed: the smallest r with (1/3)^(r+1) <= 0.01 is 4
-	group '.retries == 4 and .budget.source == "measure" and .budget.rate == 0.333333'
+	rt-measure -n 6 -- sh "$EX/kth/every-kth.sh" 2>/dev/null > "$T/m6.jsonl"
+	rt-retry -r auto -f "$T/cases" --cmd "$CMD" < "$T/m6.jsonl" > "$T/cases.out"
+	# 2/6 failed: rt-plan --policy's budget for the same record
+	r=$(rt-plan --policy "$T/m6.jsonl" | jq -r .retry_budget)
+	group ".retries == $r and .budget.source == \"measure\" and .budget.observed_rate == 0.333333"
 	kase flaky2-a '.result == "flaky" and .attempts == 3'
 	rm -f "$RT_STATE"/runs.*
 	rt-plan --policy --rate 0.2 | rt-retry -r auto --measure - -f "$T/cases" --cmd "$CMD" > "$T/cases.out"
