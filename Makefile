@@ -38,7 +38,7 @@ LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt
 	lib/rt_runner.o lib/rt_gotest.o lib/rt_cases.o lib/rt_jest.o \
 	lib/rt_text.o lib/rt_http.o lib/rt_hash.o lib/rt_patch.o lib/rt_store.o lib/rt_guard.o lib/rt_canary.o lib/rt_srctext.o lib/rt_race.o \
 	lib/rt_audit_store.o lib/rt_out.o lib/rt_tmpl.o lib/rt_git.o lib/rt_junit.o lib/rt_sqlite.o lib/rt_md.o \
-	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o $(STATS_OBJ)
+	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o lib/rt_hyp.o $(STATS_OBJ)
 LIB_OBJ  += lib/rt_fix.o
 LIB_HDR   = $(LIB_OBJ:.o=.h)
 STATS_SO_VER = 0
@@ -206,7 +206,7 @@ FUZZ_TARGETS = trial:rt-measure:rt-measure measure:rt-plan:rt-plan \
 	verdict:rt-pr:rt-pr,--body,- verdict-import:rt-genome:rt-genome,--genome,:memory:,--import \
 	attempt:rt-measure:rt-measure,--by,case junit:rt-junit:rt-junit \
 	audit:rt-audit:rt-audit,-H,:memory:,--md,/dev/null,--html,/dev/null
-# hypothesis: rt-verify's reader and patch checks (fuzz/fuzz_hypothesis.c)
+# hypothesis: rt-verify's input reader and patch checks, lib/rt_hyp (fuzz/fuzz_hypothesis.c)
 FUZZ_NAMES   = $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t)))) hypothesis
 FUZZ_RUN     = RT_FUZZ_TMP=fuzz/tmp TMPDIR=fuzz/tmp ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
@@ -216,7 +216,7 @@ fuzz/obj/lib/%.o: lib/%.c $(LIB_HDR)
 
 FUZZ_LIB = $(LIB_OBJ:lib/%=fuzz/obj/lib/%)
 
-fuzz/hypothesis: fuzz/fuzz_hypothesis.c fuzz/fuzz_common.h bin/rt-verify.c $(FUZZ_LIB)
+fuzz/hypothesis: fuzz/fuzz_hypothesis.c fuzz/fuzz_common.h $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ fuzz/fuzz_hypothesis.c $(FUZZ_LIB) $(PKG_LIBS) -lm
 
 fuzz-build: $(FUZZ_LIB) fuzz/hypothesis

@@ -18,6 +18,7 @@
 #include "rt_cli.h"
 #include "rt_canary.h"
 #include "rt_guard.h"
+#include "rt_hyp.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
 #include "rt_patch.h"
@@ -113,6 +114,7 @@ static struct {
 	lane **lanes;
 	size_t nlanes;
 	lane base;
+	rt_hyp_set hs;               /* the input */
 	json_t *measure_in;          /* a measure record from the input */
 	double L0, U0;               /* the baseline's interval */
 	long fresh;                  /* next never-used trial number */
@@ -922,76 +924,31 @@ decide_race(lane *l, int final)
 
 /* ---- input ---- */
 
-static int
-on_record(json_t *rec, const rt_where *w, void *ctx)
+/* A lane for each hypothesis, in input order. */
+static void
+read_input(void)
 {
-	const char *type = json_string_value(json_object_get(rec, "type"));
-	const char *s;
-	lane *l;
 	size_t i;
-	json_t *files, *f;
 
-	(void)ctx;
-	if (!strcmp(type, "measure")) {
-		static const char *const counts[] = { "timeouts", "errors", "ignored" };
-		long long n = rt_rec_int(rec, "trials", 0, 1000000000, w), v;
-		rt_rec_int(rec, "failures", 0, n, w);
-		for (i = 0; i < sizeof counts / sizeof counts[0]; i++)
-			if (rt_rec_opt_int(rec, counts[i], w, &v) && (v < 0 || v > 1000000000))
-				rt_die_at(w, "\"%s\": %lld is out of range [0, 1000000000]",
-				    counts[i], v);
-		if (V.judge) {
-			const char *mc = NULL;
-			if (!rt_rec_opt_str(rec, "case", w, &mc))
-				rt_die_at(w, "a measure record without \"case\": the command's rate, "
-				    "not case %s's (rt-measure --case %s gives it)", V.judge, V.judge);
-			if (strcmp(mc, V.judge) != 0)
-				rt_die_at(w, "a measure record of case %s, not of the judged case %s",
-				    mc, V.judge);
-		}
-		json_decref(V.measure_in);
-		V.measure_in = json_incref(rec);
-		return 0;
+	V.hs.judge = V.judge;
+	rt_hyp_read(V.ninfiles, V.infiles, &V.hs);
+	V.measure_in = V.hs.measure;
+	V.lanes = rt_xcalloc(V.hs.n + 1, sizeof *V.lanes);
+	for (i = 0; i < V.hs.n; i++) {
+		const rt_hyp *h = V.hs.hyps[i];
+		lane *l = rt_xcalloc(1, sizeof *l);
+		l->hyp = h->rec;
+		l->id = h->id;
+		l->source = h->source;
+		l->model = h->model;
+		l->cause = h->cause;
+		l->explanation = h->explanation;
+		l->patch = h->patch;
+		l->hstatus = h->status;
+		l->index = h->index;
+		l->anytime = 1;
+		V.lanes[V.nlanes++] = l;
 	}
-	if (strcmp(type, "hypothesis") != 0)
-		return 0;
-	l = rt_xcalloc(1, sizeof *l);
-	l->hyp = json_incref(rec);
-	l->id = rt_rec_str(rec, "id", w);
-	if (!*l->id)
-		rt_die_at(w, "\"id\": empty");
-	for (i = 0; i < V.nlanes; i++)
-		if (!strcmp(V.lanes[i]->id, l->id))
-			rt_die_at(w, "duplicate hypothesis id \"%s\"", l->id);
-	s = NULL;
-	rt_rec_opt_str(rec, "source", w, &s);
-	l->source = s;
-	s = NULL;
-	rt_rec_opt_str(rec, "model", w, &s);
-	l->model = s;
-	s = NULL;
-	rt_rec_opt_str(rec, "cause_class", w, &s);
-	l->cause = s;
-	s = NULL;
-	rt_rec_opt_str(rec, "explanation", w, &s);
-	l->explanation = s;
-	s = NULL;
-	rt_rec_opt_str(rec, "patch", w, &s);
-	l->patch = s;
-	s = "ok";
-	rt_rec_opt_str(rec, "status", w, &s);
-	l->hstatus = s;
-	files = json_object_get(rec, "files");
-	if (files && !json_is_array(files) && !json_is_null(files))
-		rt_die_at(w, "\"files\": not an array");
-	json_array_foreach(files, i, f)
-		if (!json_is_string(f))
-			rt_die_at(w, "\"files\": not an array of strings");
-	l->index = (int)V.nlanes;
-	l->anytime = 1;
-	V.lanes = rt_xrealloc(V.lanes, (V.nlanes + 1) * sizeof *V.lanes);
-	V.lanes[V.nlanes++] = l;
-	return 0;
 }
 
 /* ---- phases ---- */
@@ -1032,17 +989,7 @@ measure_baseline(void)
 	b->limit = V.n0;
 	b->next_trial = 1;
 	if (V.measure_in) {
-		long long v;
-		rt_where w = { "<input>", 0 };
-		b->t.trials = (long)rt_rec_int(V.measure_in, "trials", 0, 1000000000, &w);
-		b->t.failures = (long)rt_rec_int(V.measure_in, "failures", 0, b->t.trials, &w);
-		if (rt_rec_opt_int(V.measure_in, "timeouts", &w, &v))
-			b->t.timeouts = (long)v;
-		if (rt_rec_opt_int(V.measure_in, "errors", &w, &v))
-			b->t.errors = (long)v;
-		if (rt_rec_opt_int(V.measure_in, "ignored", &w, &v))
-			b->t.ignored = (long)v;
-		b->t.passes = b->t.trials - b->t.failures;
+		rt_hyp_measure_tally(V.measure_in, &b->t);
 		b->done = 1;
 		/* A measure record gives counts, not trials with seeds: it is the
 		 * detect gate's evidence and the budgets' rate, never a side of a
@@ -1213,23 +1160,6 @@ run_canary(lane *l)
 	return 0;
 }
 
-/* Lines a unified diff adds or removes (not its headers). */
-static long
-diff_lines(const char *d)
-{
-	long n = 0;
-	const char *p = d;
-
-	while (p && *p) {
-		if ((*p == '+' && strncmp(p, "+++ ", 4)) || (*p == '-' && strncmp(p, "--- ", 4)))
-			n++;
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return n;
-}
-
 /* Prepare each hypothesis' lane: a patch, a copy it applies to, and a
  * guard that lets it through. Disqualified lanes are reported at once. */
 static int
@@ -1239,6 +1169,7 @@ prepare_lanes(void)
 	char err[512];
 	char **paths;
 	rt_guard_result g;
+	int c;
 	lane *l;
 
 	for (i = 0; i < V.nlanes; i++) {
@@ -1255,13 +1186,15 @@ prepare_lanes(void)
 			finish_lane(l, "not_raced", "the hypothesis' status is %s", l->hstatus);
 			continue;
 		}
-		if (rt_patch_paths(l->patch, &paths, &np, err, sizeof err) < 0) {
+		c = rt_hyp_patch_check(l->patch, V.allow_path, V.nallow_path, &paths, &np,
+		    err, sizeof err);
+		l->files = paths;
+		l->nfiles = np;
+		if (c == RT_HYP_REFUSED) {
 			finish_lane(l, "patch_failed", "the patch is refused: %s", err);
 			continue;
 		}
-		l->files = paths;
-		l->nfiles = np;
-		if (rt_patch_dangerous(paths, np, V.allow_path, V.nallow_path, err, sizeof err)) {
+		if (c == RT_HYP_DANGEROUS) {
 			finish_lane(l, "patch_failed", "refused: %s (--allow-path to permit)", err);
 			continue;
 		}
@@ -1271,7 +1204,7 @@ prepare_lanes(void)
 			finish_lane(l, "patch_failed", "the patch does not apply: %s", err);
 			continue;
 		}
-		l->diff_lines = diff_lines(l->patch);
+		l->diff_lines = rt_hyp_diff_lines(l->patch);
 		if (guard_check(l, &g)) {
 			/* the patched test does not parse: the patch failed */
 			if (!strcmp(g.rule, "patch-failed")) {
@@ -1695,7 +1628,7 @@ main(int argc, char *argv[])
 	if (!*V.pname)
 		V.pname = "project";
 
-	rt_jsonl_loop(V.ninfiles, V.infiles, NULL, on_record, NULL);
+	read_input();
 
 	if (V.events_path && !(V.events = rt_output_open(V.events_path, RT_OUT_LOCK)))
 		rt_output_die(V.events_path);
