@@ -97,6 +97,10 @@ t/guard_test: t/guard_test.c lib/libretrial.a
 t/say_test: t/say_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/say_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
 
+# bench/stopping-rules: lib/rt_tournament on Bernoulli stubs (t/32-tournament.bats)
+bench/stopping-rules: bench/stopping-rules.c lib/libretrial.a
+	$(CC) $(RT_CFLAGS) -o $@ bench/stopping-rules.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
+
 # the rt_runner driver of t/37-jest.bats
 t/runner_test: t/runner_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/runner_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
@@ -104,7 +108,8 @@ t/runner_test: t/runner_test.c lib/libretrial.a
 # make check: the C unit tests, then every bats file; one closing count line.
 # VALGRIND=1 runs every tool the tests invoke under valgrind (t/helper.bash).
 check: deps
-	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test t/say_test
+	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test t/say_test \
+	    bench/stopping-rules
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	RT_VALGRIND=$(VALGRIND) ./t/run-bats
@@ -145,7 +150,7 @@ demo: deps
 
 bench:
 	@$(MAKE) -s deps EXTRA_PKGS="$(BENCH_PKGS)"
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all bench/stopping-rules
 	./bench/run
 
 install: all
@@ -182,7 +187,7 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean: fuzz-clean
-	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test
+	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test bench/stopping-rules
 
 .PHONY: all check lint deps jest-deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)
