@@ -38,7 +38,8 @@ LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt
 	lib/rt_runner.o lib/rt_gotest.o lib/rt_cases.o lib/rt_jest.o \
 	lib/rt_text.o lib/rt_http.o lib/rt_hash.o lib/rt_patch.o lib/rt_store.o lib/rt_guard.o lib/rt_canary.o lib/rt_srctext.o lib/rt_race.o \
 	lib/rt_audit_store.o lib/rt_out.o lib/rt_tmpl.o lib/rt_git.o lib/rt_junit.o lib/rt_sqlite.o lib/rt_md.o \
-	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o lib/rt_plan.o $(STATS_OBJ)
+	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o lib/rt_plan.o lib/rt_hyp.o lib/rt_tournament.o \
+	$(STATS_OBJ)
 LIB_OBJ  += lib/rt_fix.o
 LIB_HDR   = $(LIB_OBJ:.o=.h)
 STATS_SO_VER = 0
@@ -97,6 +98,10 @@ t/guard_test: t/guard_test.c lib/libretrial.a
 t/say_test: t/say_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/say_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
 
+# bench/stopping-rules: lib/rt_tournament on Bernoulli stubs (t/32-tournament.bats)
+bench/stopping-rules: bench/stopping-rules.c lib/libretrial.a
+	$(CC) $(RT_CFLAGS) -o $@ bench/stopping-rules.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
+
 # the rt_runner driver of t/37-jest.bats
 t/runner_test: t/runner_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/runner_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
@@ -104,7 +109,8 @@ t/runner_test: t/runner_test.c lib/libretrial.a
 # make check: the C unit tests, then every bats file; one closing count line.
 # VALGRIND=1 runs every tool the tests invoke under valgrind (t/helper.bash).
 check: deps
-	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test t/say_test
+	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test t/say_test \
+	    bench/stopping-rules
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	RT_VALGRIND=$(VALGRIND) ./t/run-bats
@@ -145,7 +151,7 @@ demo: deps
 
 bench:
 	@$(MAKE) -s deps EXTRA_PKGS="$(BENCH_PKGS)"
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all bench/stopping-rules
 	./bench/run
 
 install: all
@@ -182,7 +188,7 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean: fuzz-clean
-	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test
+	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test bench/stopping-rules
 
 .PHONY: all check lint deps jest-deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)
@@ -206,7 +212,7 @@ FUZZ_TARGETS = trial:rt-measure:rt-measure measure:rt-plan:rt-plan \
 	verdict:rt-pr:rt-pr,--body,- verdict-import:rt-genome:rt-genome,--genome,:memory:,--import \
 	attempt:rt-measure:rt-measure,--by,case junit:rt-junit:rt-junit \
 	audit:rt-audit:rt-audit,-H,:memory:,--md,/dev/null,--html,/dev/null
-# hypothesis: rt-verify's reader and patch checks (fuzz/fuzz_hypothesis.c)
+# hypothesis: rt-verify's input reader and patch checks, lib/rt_hyp (fuzz/fuzz_hypothesis.c)
 FUZZ_NAMES   = $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t)))) hypothesis
 FUZZ_RUN     = RT_FUZZ_TMP=fuzz/tmp TMPDIR=fuzz/tmp ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
@@ -216,7 +222,7 @@ fuzz/obj/lib/%.o: lib/%.c $(LIB_HDR)
 
 FUZZ_LIB = $(LIB_OBJ:lib/%=fuzz/obj/lib/%)
 
-fuzz/hypothesis: fuzz/fuzz_hypothesis.c fuzz/fuzz_common.h bin/rt-verify.c $(FUZZ_LIB)
+fuzz/hypothesis: fuzz/fuzz_hypothesis.c fuzz/fuzz_common.h $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ fuzz/fuzz_hypothesis.c $(FUZZ_LIB) $(PKG_LIBS) -lm
 
 fuzz-build: $(FUZZ_LIB) fuzz/hypothesis

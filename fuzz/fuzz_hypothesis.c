@@ -1,15 +1,14 @@
-/* fuzz/fuzz_hypothesis.c: rt-verify's hypothesis reader — its record
- * callback, then the checks each lane's patch meets before it is applied
- * (rt_patch_paths, rt_patch_dangerous, rt_patch_canonical) — on the input
- * as a JSONL file. rt-verify's main would go on to run trials, so its
- * callback is called directly. */
+/* fuzz/fuzz_hypothesis.c: rt-verify's input reader (lib/rt_hyp) — the
+ * hypothesis and measure records, then the checks each lane's patch meets
+ * before it is applied (rt_hyp_patch_check, rt_patch_canonical) — on the
+ * input as a JSONL file. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdint.h>
 
-#define main rt_verify_main
-#include "../bin/rt-verify.c"
-#undef main
+#include "rt_hyp.h"
+#include "rt_patch.h"
+#include "rt_util.h"
 
 #include "fuzz_common.h"
 
@@ -32,29 +31,30 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512], **paths, *canon;
 	char *allow[] = { "docs/*", NULL };
 	size_t i, np;
+	rt_hyp_set s;
+	rt_tally t;
 
 	close_new_fds();
 	fuzz_input_write(data, size);
-	memset(&V, 0, sizeof V);   /* what a run left is leaked, not reused */
+	memset(&s, 0, sizeof s);
 	if (setjmp(jb) == 0) {
 		armed = 1;
-		rt_jsonl_loop(1, files, NULL, on_record, NULL);
-		for (i = 0; i < V.nlanes; i++) {
-			const char *p = V.lanes[i]->patch;
-			if (!p || !*p || rt_patch_paths(p, &paths, &np, err, sizeof err) < 0)
+		rt_hyp_read(1, files, &s);
+		if (s.measure)
+			rt_hyp_measure_tally(s.measure, &t);
+		for (i = 0; i < s.n; i++) {
+			const char *p = s.hyps[i]->patch;
+			if (!p || !*p)
 				continue;
-			rt_patch_dangerous(paths, np, allow, 1, err, sizeof err);
+			(void)rt_hyp_patch_check(p, allow, 1, &paths, &np, err, sizeof err);
 			rt_patch_paths_free(paths, np);
-			free(rt_patch_canonical(p, err, sizeof err));
+			(void)rt_hyp_diff_lines(p);
+			canon = rt_patch_canonical(p, err, sizeof err);
+			free(canon);
 		}
 	}
 	armed = 0;
 	close_new_fds();
-	for (i = 0; i < V.nlanes; i++) {
-		json_decref(V.lanes[i]->hyp);
-		free(V.lanes[i]);
-	}
-	free(V.lanes);
-	json_decref(V.measure_in);
+	rt_hyp_set_free(&s);   /* what an exit left is freed, not reused */
 	return 0;
 }
