@@ -75,6 +75,15 @@ struct guard {
 	rt_src_inv inv[NLANG][2];       /* per language: the original, the patched */
 };
 
+/* Text rules judge only what no parser reads: shell, JavaScript without a
+ * parser, languages without a helper. A Python or Go file is its parser's
+ * (a test file's inventory) or not judged statically at all. */
+static int
+text_judged(const struct dfile *f)
+{
+	return !f->parsed && !(f->lang & (RT_L_PY | RT_L_GO));
+}
+
 static int
 fire(rt_guard_result *res, const char *rule, const char *fmt, ...)
 {
@@ -448,10 +457,8 @@ rule_patterns(struct guard *g, const char *rule)
 			continue;
 		for (i = 0; i < g->nf; i++) {
 			f = &g->f[i];
-			if (!(pats[k].langs & f->lang) || (pats[k].test_only && !f->test))
-				continue;
-			/* a parsed file's skips are its inventory's */
-			if (f->parsed && !strcmp(rule, "skip"))
+			if (!(pats[k].langs & f->lang) || (pats[k].test_only && !f->test) ||
+			    !text_judged(f))
 				continue;
 			for (j = 0; j < f->n; j++) {
 				if (f->l[j].kind != K_ADD)
@@ -1228,7 +1235,7 @@ rule_call_removed(struct guard *g, const char *rule)
 
 	for (i = 0; i < g->nf && !r; i++) {
 		f = &g->f[i];
-		if (!f->test)
+		if (!f->test || !text_judged(f))
 			continue;
 		memset(&vars, 0, sizeof vars);
 		memset(&calls, 0, sizeof calls);
@@ -1542,65 +1549,111 @@ inert(const char *c)
 	return !*c || !strcmp(c, "pass") || !strcmp(c, "...");
 }
 
-/* Is line ln of the original (side 0) or the patched file (1) part of a
- * check of its inventory (a skip or a return aside)? */
+static int tolerance_widened(const rt_src_check *b, const rt_src_check *a,
+    char *what, size_t size);
+static int is_check_kind(const rt_src_check *c);
+static const char *qc(const rt_src_check *c, char *buf, size_t size);
+
+/* Do two operands (or option values) differ only in their literals? */
 static int
-in_check(const struct dfile *f, int side, long ln)
+literals_only(const char *b, const char *a)
+{
+	char *sb = literal_shape(b), *sa = literal_shape(a);
+	int r = strcmp(sb, sa) == 0;
+
+	free(sb);
+	free(sa);
+	return r;
+}
+
+/* The checks of parsed file f that the patch changes, when each differs
+ * from the original in literals alone (the same kind, callee, operator,
+ * operands and options otherwise, no tolerance widened): their number,
+ * the first in *first; -1 when some change of a check is more than that. */
+static int
+inv_literal_pairs(const struct dfile *f, const rt_src_change **first)
+{
+	const rt_src_change *c;
+	const rt_src_check *b, *a;
+	char w[300];
+	size_t i, k;
+	int n = 0;
+
+	for (i = 0; i < f->nch; i++) {
+		c = &f->ch[i];
+		if (!strcmp(c->change, "same"))
+			continue;
+		b = c->before;
+		a = c->after;
+		if (strcmp(c->change, "changed") || !is_check_kind(b) || !is_check_kind(a) ||
+		    strcmp(b->kind, a->kind) || strcmp(b->callee, a->callee) ||
+		    strcmp(b->op, a->op) || b->noperands != a->noperands ||
+		    b->nopt != a->nopt || tolerance_widened(b, a, w, sizeof w))
+			return -1;
+		for (k = 0; k < b->noperands; k++)
+			if (!literals_only(b->operands[k], a->operands[k]))
+				return -1;
+		for (k = 0; k < b->nopt; k++) {
+			const char *v = rt_src_option(a, b->optk[k]);
+			if (!v || (strcmp(b->optk[k], "msg") && !literals_only(b->optv[k], v)))
+				return -1;
+		}
+		if (!n++)
+			*first = c;
+	}
+	return n;
+}
+
+/* Is line ln of the original (side 0) or the patched file (1) inside a
+ * check that changed? */
+static int
+in_changed_check(const struct dfile *f, int side, long ln)
 {
 	const rt_src_check *c;
 	size_t i;
 
 	for (i = 0; i < f->nch; i++) {
+		if (strcmp(f->ch[i].change, "changed"))
+			continue;
 		c = side ? f->ch[i].after : f->ch[i].before;
-		if (c && strcmp(c->kind, "skip") && strcmp(c->kind, "return") &&
-		    c->line <= ln && ln <= c->end)
-			return 1;
-	}
-	return 0;
-}
-
-static int tolerance_widened(const rt_src_check *b, const rt_src_check *a,
-    char *what, size_t size);
-
-/* Is the check at line bln of the original, ln aln patched, a tolerance
- * widened (assertion-weakened, not a new expected value)? */
-static int
-widened_at(const struct dfile *f, long bln, long aln)
-{
-	const rt_src_change *c;
-	char w[300];
-	size_t i;
-
-	for (i = 0; i < f->nch; i++) {
-		c = &f->ch[i];
-		if (!strcmp(c->change, "changed") && c->before->line <= bln &&
-		    bln <= c->before->end && c->after->line <= aln && aln <= c->after->end &&
-		    tolerance_widened(c->before, c->after, w, sizeof w))
+		if (c->line <= ln && ln <= c->end)
 			return 1;
 	}
 	return 0;
 }
 
 /* "The expected value changed" only when that is all the patch does:
- * every changed code line is one side of an assertion (or expected/want
- * variable) whose literals alone differ. A patch that also changes the
- * setup, a fixture, module state or the code under test is judged by
- * the race, not here. */
+ * every changed code line is one side of a check (for a parsed file, a
+ * check of its inventory; for the text rules, an assertion line or an
+ * expected/want variable) whose literals alone differ. A patch that also
+ * changes the setup, a fixture, module state or the code under test is
+ * judged by the race, not here. */
 static int
 rule_expected(struct guard *g, const char *rule)
 {
 	size_t i, j, k, npairs = 0;
-	struct dfile *f, *pf = NULL;
+	struct dfile *f, *pf = NULL, *ff = NULL;
+	const rt_src_change *first = NULL, *fc;
 	const char *d, *a;
 	char *s1, *s2, n1[64], n2[64], q1[96], q2[96];
 	char **used;
 	long pd = 0, pa = 0;
-	int other = 0, same, isexp;
+	int other = 0, same, isexp, np;
 
 	used = rt_xcalloc(g->nf, sizeof *used);
 	for (i = 0; i < g->nf; i++) {
 		f = &g->f[i];
 		used[i] = rt_xcalloc(f->n + 1, 1);
+		if (f->parsed) {
+			fc = NULL;
+			np = inv_literal_pairs(f, &fc);
+			if (np < 0)
+				other = 1;
+			else if (np > 0 && !first)
+				first = fc, ff = f;
+			if (np > 0)
+				npairs += (size_t)np;
+		}
 		for (j = 0; j < f->n; j++) {
 			if (f->l[j].kind != K_DEL || used[i][j] || f->l[j].ln < 1 ||
 			    (size_t)f->l[j].ln > f->before.n)
@@ -1621,12 +1674,9 @@ rule_expected(struct guard *g, const char *rule)
 					used[i][j] = used[i][k] = 1;
 					break;
 				}
-				if (!f->test)
+				if (!f->test || !text_judged(f))
 					continue;
-				isexp = (f->parsed ? in_check(f, 0, f->l[j].ln) &&
-				    in_check(f, 1, f->l[k].ln) &&
-				    !widened_at(f, f->l[j].ln, f->l[k].ln) :
-				    is_assert_at(&f->before, (size_t)f->l[j].ln - 1, f->lang) &&
+				isexp = (is_assert_at(&f->before, (size_t)f->l[j].ln - 1, f->lang) &&
 				    is_assert_at(&f->after, (size_t)f->l[k].ln - 1, f->lang)) ||
 				    (expect_var(d, n1, sizeof n1) && expect_var(a, n2, sizeof n2) &&
 				    !strcmp(n1, n2));
@@ -1640,7 +1690,7 @@ rule_expected(struct guard *g, const char *rule)
 				if (!same)
 					continue;
 				used[i][j] = used[i][k] = 1;
-				if (npairs++ == 0) {
+				if (npairs++ == 0 || !pf) {
 					pf = f;
 					pd = f->l[j].ln;
 					pa = f->l[k].ln;
@@ -1655,6 +1705,8 @@ rule_expected(struct guard *g, const char *rule)
 			const struct rt_st_text *t = f->l[j].kind == K_ADD ? &f->after : &f->before;
 			if (f->l[j].kind == K_CTX || used[i][j])
 				continue;
+			if (f->parsed && in_changed_check(f, f->l[j].kind == K_ADD, f->l[j].ln))
+				continue;
 			if (f->l[j].ln < 1 || (size_t)f->l[j].ln > t->n ||
 			    !inert(t->code[f->l[j].ln - 1]))
 				other = 1;
@@ -1665,6 +1717,12 @@ rule_expected(struct guard *g, const char *rule)
 	free(used);
 	if (npairs == 0 || other)
 		return 0;
+	if (first)
+		return fire(g->res, rule, "changes nothing but the expected value: `%s` "
+		    "(%s:%ld of the original) became `%s` at %s:%ld%s",
+		    qc(first->before, q1, sizeof q1), ff->path, first->before->line,
+		    qc(first->after, q2, sizeof q2), ff->path, first->after->line,
+		    npairs > 1 ? ", and likewise elsewhere" : "");
 	return fire(g->res, rule, "changes nothing but the expected value: `%s` "
 	    "(%s:%ld of the original) became `%s` at %s:%ld%s",
 	    rt_st_quote_line(pf->before.code[pd - 1], q1, sizeof q1), pf->path, pd,
@@ -1810,6 +1868,11 @@ load_inventories(struct guard *g, const char *before_dir, const char *after_dir,
 				    why, sizeof why);
 			for (k = 0; k < n; k++)
 				free(files[k]);
+			if (r == RT_SRC_NO_PARSER && strcmp(src_langs[l], "javascript")) {
+				/* Python and Go are never judged by text */
+				free(files);
+				return fire(g->res, "guard-undecided", "%s", why), -1;
+			}
 			if (r == RT_SRC_NO_PARSER) {
 				char t[64];
 				snprintf(t, sizeof t, "text rules (no parser for %s)", src_langs[l]);
@@ -2435,12 +2498,162 @@ inv_removed(struct guard *g, const char *rule)
 	return 0;
 }
 
+/* An exit (sys.exit, os._exit, os.Exit, raise SystemExit, ...) that ends
+ * the test successfully: no status, or 0, None, False. */
+static int
+successful_exit(const rt_src_check *c)
+{
+	static const char *const exits[] = {
+		"sys.exit", "os._exit", "exit", "quit", "SystemExit", "os.Exit",
+		"runtime.Goexit", "process.exit", NULL
+	};
+	const char *a = c->noperands ? c->operands[0] : "";
+	size_t i;
+
+	for (i = 0; exits[i] && strcmp(c->callee, exits[i]); i++)
+		;
+	if (strcmp(c->kind, "return") || !exits[i])
+		return 0;
+	return !*a || !strcmp(a, "0") || !strcmp(a, "None") || !strcmp(a, "False") ||
+	    !strcmp(a, "EXIT_SUCCESS") || !strcmp(c->callee, "runtime.Goexit");
+}
+
+/* A successful exit added to a test, anywhere in it. */
+static int
+inv_early_exit(struct guard *g, const char *rule)
+{
+	size_t i, j;
+	struct dfile *f;
+	const rt_src_change *c;
+	char q[96];
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		for (j = 0; f->parsed && j < f->nch; j++) {
+			c = &f->ch[j];
+			if (!c->after || !c->afn || !c->afn->test || !strcmp(c->change, "same") ||
+			    !successful_exit(c->after) || (c->before && successful_exit(c->before)))
+				continue;
+			return fire(g->res, rule, "adds a successful exit: `%s` at %s:%ld, "
+			    "in %s (%s:%ld of the original)", qc(c->after, q, sizeof q),
+			    f->path, c->after->line, fn_name(c), f->path,
+			    c->bfn ? c->bfn->line : 0L);
+		}
+	}
+	return 0;
+}
+
+/* A check put under a branch that never runs (if False:, if 0 and ...,
+ * Go's if false {). */
+static int
+inv_dead(struct guard *g, const char *rule)
+{
+	size_t i, j;
+	struct dfile *f;
+	const rt_src_change *c;
+	const rt_src_check *a;
+	char q1[96], q2[96], orig[600];
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		for (j = 0; f->parsed && j < f->nch; j++) {
+			c = &f->ch[j];
+			a = c->after;
+			if (!a || !a->dead_line || !is_check_kind(a) ||
+			    (c->before && c->before->dead_line))
+				continue;
+			if (c->before)
+				snprintf(orig, sizeof orig, "%s:%ld of the original", f->path,
+				    c->before->line);
+			else
+				snprintf(orig, sizeof orig, "new; %s is at %s:%ld of the "
+				    "original", fn_name(c), f->path, c->bfn ? c->bfn->line : 0L);
+			return fire(g->res, rule, "puts `%s` at %s:%ld (%s) under `%s` at "
+			    "%s:%ld, which never runs", qc(a, q1, sizeof q1), f->path, a->line,
+			    orig, rt_st_quote_line(a->dead_text ? a->dead_text : "", q2,
+			    sizeof q2), f->path, a->dead_line);
+		}
+	}
+	return 0;
+}
+
+/* The last component of a dotted name. */
+static const char *
+base_name(const char *s)
+{
+	const char *d = strrchr(s, '.');
+
+	return d ? d + 1 : s;
+}
+
+/* Does any function of file f call name (by its last component)? */
+static int
+file_calls(const rt_src_file *f, const char *name)
+{
+	size_t i, k;
+
+	for (i = 0; f && i < f->nfns; i++)
+		for (k = 0; k < f->fns[i].ncalls; k++)
+			if (!strcmp(base_name(f->fns[i].calls[k]), base_name(name)))
+				return 1;
+	return 0;
+}
+
+/* A call whose value a check of the original compares (its "uses") that
+ * the patched file no longer makes: the check now compares something
+ * else than the code under test. */
+static int
+inv_call_removed(struct guard *g, const char *rule)
+{
+	size_t i, j, k;
+	struct dfile *f;
+	const rt_src_change *c;
+	const rt_src_check *b;
+	char q[96];
+
+	for (i = 0; i < g->nf; i++) {
+		f = &g->f[i];
+		for (j = 0; f->parsed && f->ai && j < f->nch; j++) {
+			c = &f->ch[j];
+			b = c->before;
+			if (!b || !c->bfn || !c->bfn->test || !c->afn || !is_check_kind(b))
+				continue;
+			for (k = 0; k < b->nuses; k++)
+				if (file_calls(f->bi, b->uses[k]) && !file_calls(f->ai, b->uses[k]))
+					return fire(g->res, rule, "%s no longer calls %s(), whose "
+					    "value `%s` at %s:%ld of the original checked (%s, %s:%ld "
+					    "of the patched file)", f->path, b->uses[k],
+					    qc(b, q, sizeof q), f->path, b->line, fn_name(c), f->path,
+					    c->afn->line);
+		}
+	}
+	return 0;
+}
+
 /* ---- the rules: the inventory's for parsed files, text for the rest ---- */
 
 static int
 rule_skip(struct guard *g, const char *rule)
 {
 	return inv_skip(g, rule) || rule_patterns(g, rule);
+}
+
+static int
+rule_exit(struct guard *g, const char *rule)
+{
+	return inv_early_exit(g, rule) || rule_patterns(g, rule);
+}
+
+static int
+rule_if0(struct guard *g, const char *rule)
+{
+	return inv_dead(g, rule) || rule_patterns(g, rule);
+}
+
+static int
+rule_calls(struct guard *g, const char *rule)
+{
+	return inv_call_removed(g, rule) || rule_call_removed(g, rule);
 }
 
 static int
@@ -2560,18 +2773,18 @@ record_changes(struct guard *g, rt_guard_result *res)
 typedef int (*rule_fn)(struct guard *, const char *);
 
 static const struct { const char *rule; rule_fn fn; } rule_order[] = {
-	{ "early-exit", rule_patterns },
+	{ "early-exit", rule_exit },
 	{ "early-return", rule_return },
 	{ "skip", rule_skip },
 	{ "or-true", rule_patterns },
-	{ "if-0", rule_patterns },
+	{ "if-0", rule_if0 },
 	{ "tautology", rule_taut },
 	{ "assertion-swallowed", rule_swallow },
 	{ "expected-value-changed", rule_expected },
 	{ "assertion-weakened", rule_weaken },
 	{ "raises-removed", inv_raises },
 	{ "assertion-removed", rule_remove },
-	{ "call-removed", rule_call_removed },
+	{ "call-removed", rule_calls },
 };
 
 static int
