@@ -2073,6 +2073,17 @@ inv_cannot_fail(const rt_src_check *c)
 	const char *op = c->op;
 
 	m = m ? m + 1 : c->callee;
+	/* a failure branch whose condition never holds: if x != x, if false */
+	if (!strcmp(c->kind, "fail_branch")) {
+		if (c->noperands == 2 && (!strcmp(op, "!=") || !strcmp(op, "<") ||
+		    !strcmp(op, ">")))
+			return !strcmp(c->operands[0], c->operands[1]);
+		if (!strcmp(op, "truthy") && c->noperands >= 1)
+			return falsy_literal(c->operands[0]);
+		if (!strcmp(op, "not") && c->noperands >= 1)
+			return truthy_literal(c->operands[0]);
+		return 0;
+	}
 	if (!strcmp(c->kind, "assert")) {
 		if (c->noperands == 2 && (!strcmp(op, "==") || !strcmp(op, "is") ||
 		    !strcmp(op, ">=") || !strcmp(op, "<=")))
@@ -2195,6 +2206,17 @@ check_strength(const rt_src_check *c)
 	int s;
 
 	m = m ? m + 1 : c->callee;
+	/* a failure branch whose condition never holds: if x != x, if false */
+	if (!strcmp(c->kind, "fail_branch")) {
+		if (c->noperands == 2 && (!strcmp(op, "!=") || !strcmp(op, "<") ||
+		    !strcmp(op, ">")))
+			return !strcmp(c->operands[0], c->operands[1]);
+		if (!strcmp(op, "truthy") && c->noperands >= 1)
+			return falsy_literal(c->operands[0]);
+		if (!strcmp(op, "not") && c->noperands >= 1)
+			return truthy_literal(c->operands[0]);
+		return 0;
+	}
 	if (!strcmp(c->kind, "assert")) {
 		if (!strcmp(op, "==") || !strcmp(op, "is"))
 			return 3;
