@@ -471,7 +471,7 @@ load_inventories(struct guard *g, const char *before_dir, const char *after_dir,
 {
 	char **files, why[RT_GUARD_REASON - 128], *hp;
 	size_t i, l, n, k;
-	int side, r, any_text = 0;
+	int side, r;
 	struct rt_st_file *f;
 
 	files = rt_xcalloc(g->d.nf + 1, sizeof *files);
@@ -554,15 +554,18 @@ load_inventories(struct guard *g, const char *before_dir, const char *after_dir,
 	}
 	free(files);
 	for (i = 0; i < g->d.nf; i++)
-		if (g->d.f[i].test && !g->d.f[i].parsed) {
-			const char *sl = rt_src_lang(g->d.f[i].path);
-			if (!sl && !any_text) {
-				char t[64];
-				snprintf(t, sizeof t, "text rules (%s)",
-				    (g->d.f[i].lang & RT_L_SH) ? "shell" : "no parser for this language");
-				guard_add(res, t);
-				any_text = 1;
-			}
+		if (g->d.f[i].test && !g->d.f[i].parsed && !rt_src_lang(g->d.f[i].path)) {
+			static const struct { int lang; const char *name; } names[] = {
+				{ RT_L_SH, "shell" }, { RT_L_C, "c" }, { RT_L_JAVA, "java" },
+				{ RT_L_RB, "ruby" }, { RT_L_RS, "rust" }, { RT_L_JS, "javascript" },
+			};
+			const char *nm = "this language";
+			char t[64];
+			for (k = 0; k < sizeof names / sizeof names[0]; k++)
+				if (g->d.f[i].lang & names[k].lang)
+					nm = names[k].name;
+			snprintf(t, sizeof t, "text rules (no parser for %s)", nm);
+			guard_add(res, t);
 		}
 	if (!res->guard[0])
 		guard_add(res, "no test file in the patch");

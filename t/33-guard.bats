@@ -450,6 +450,10 @@ small() {
 		printf 'package slot\n\nfunc Acquire() string { return "slot" }\n' >"$T/go/slot.go"
 		printf 'package slot\n\nimport "testing"\n\nfunc TestAcquire(t *testing.T) {\n\tgot := Acquire()\n\tif got != "slot" {\n\t\tt.Fatalf("got %%q", got)\n\t}\n}\n' \
 			>"$T/go/slot_test.go" ;;
+	sh)
+		printf '#!/bin/sh\necho slot\n' >"$T/sh/slot.sh"
+		printf '#!/bin/sh\nout=$(./slot.sh)\n[ "$out" = slot ] || { echo "got $out" >&2; exit 1; }\n' \
+			>"$T/sh/test_slot.sh" ;;
 	esac
 }
 
@@ -525,4 +529,19 @@ EOF2
 	if got != "slot" {|	if got != got {|tautology|`if got != got { t.Fatalf("got %q", got) }` at slot_test.go:7, in place of `if got != "slot" { t.Fatalf("got %q", got) }` at slot_test.go:7
 	got := Acquire()|	got := "slot"|call-removed|slot_test.go no longer calls Acquire(), whose value `if got != "slot" { t.Fatalf("got %q", got) }` at slot_test.go:7 of the original checked
 EOF2
+}
+
+@test "guard: a shell test is read by the text rules, and the record says so; Python and Go are their parsers'" {
+	variant sh test_slot.sh 'out=$(./slot.sh)' 'exit 0\nout=$(./slot.sh)'
+	status_is 1
+	has "rule: early-exit"
+	has 'adds a successful shell exit: `exit 0` at test_slot.sh:2'
+	has "guard: text rules (no parser for shell)"
+	variant sh test_slot.sh 'out=$(./slot.sh)' 'out=slot'
+	status_is 1
+	has "rule: call-removed"
+	variant py test_slot.py 'slot = acquire()' 'slot = acquire()  # the same'
+	status_is 0
+	has "guard: python ast"
+	[[ $output != *"text rules"* ]]
 }
