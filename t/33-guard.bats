@@ -529,6 +529,14 @@ EOF2
 	if got != "slot" {|	if got != got {|tautology|`if got != got { t.Fatalf("got %q", got) }` at slot_test.go:7, in place of `if got != "slot" { t.Fatalf("got %q", got) }` at slot_test.go:7
 	got := Acquire()|	got := "slot"|call-removed|slot_test.go no longer calls Acquire(), whose value `if got != "slot" { t.Fatalf("got %q", got) }` at slot_test.go:7 of the original checked
 EOF2
+	# no go on PATH (and no helper built): guard-undecided, never the text rules
+	mkdir -p "$T/nogo"
+	run "$(command -v env)" PATH="$T/nogo" RETRIAL_HELPER_CACHE="$T/nocache" "$G" check \
+		"$T/go.patch" "$T/go" "$T/go.new"
+	status_is 1
+	has "rule: guard-undecided"
+	has "reason: no parser for go (no go on PATH)"
+	[[ $output != *"text rules"* ]]
 }
 
 @test "guard: a shell test is read by the text rules, and the record says so; Python and Go are their parsers'" {
