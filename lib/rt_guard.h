@@ -11,8 +11,10 @@
  * not allowed) names the disqualification. A test file whose language has
  * a parser here (Python's ast, Go's go/parser, a JavaScript parser of the
  * project's) is judged on its assertion inventory (rt_src.h): the checks
- * of each test function, before and after the patch. Other files (shell,
- * bats, languages without a parser) are judged by text rules.
+ * of each test function, before and after the patch; a Python or Go test
+ * whose helper fails is guard-undecided, never judged by text. Other files
+ * (shell, bats, JavaScript without a parser, languages without a helper)
+ * are judged by the text rules of rt_srctext.
  *   early-exit              adds a successful exit (sys.exit(0), exit 0, os._exit, ...)
  *   early-return            adds a return in a test before its assertions
  *   skip                    adds a skip or an xfail/ignore marker

@@ -609,6 +609,12 @@ read_check(json_t *o, rt_src_check *c, char *why, size_t whysize)
 		c->guard_line = long_of(gb, "line");
 		c->guard_text = str_of(gb, "text");
 	}
+	gb = json_object_get(o, "dead");
+	if (json_is_object(gb) && long_of(gb, "line") > 0) {
+		c->dead_line = long_of(gb, "line");
+		c->dead_text = str_of(gb, "text");
+	}
+	c->uses = strings_of(json_object_get(o, "uses"), &c->nuses);
 	return 0;
 }
 
@@ -634,6 +640,10 @@ check_free(rt_src_check *c)
 	free(c->guarded);
 	free(c->guard_text);
 	free(c->local);
+	free(c->dead_text);
+	for (i = 0; i < c->nuses; i++)
+		free(c->uses[i]);
+	free(c->uses);
 }
 
 int
@@ -791,7 +801,7 @@ family(const rt_src_check *c)
 static int
 same_guard(const rt_src_check *a, const rt_src_check *b)
 {
-	return !a->guarded == !b->guarded;
+	return !a->guarded == !b->guarded && !a->dead_line == !b->dead_line;
 }
 
 /* What a check compares, its message aside. */

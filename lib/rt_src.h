@@ -24,6 +24,10 @@ typedef struct {
 	long guard_line;        /* the swallowing handler, 0 when unknown */
 	char *guard_text;
 	char *local;            /* in a helper defined inside the test: its name */
+	long dead_line;         /* under a branch that never runs (if False:), */
+	char *dead_text;        /* that branch's line and text; 0, NULL when live */
+	char **uses;            /* the calls whose values it compares */
+	size_t nuses;
 } rt_src_check;
 
 typedef struct {

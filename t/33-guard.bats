@@ -434,3 +434,122 @@ JS
 	grep -q "^## The change edits the test's own checks" "$T/d.md"
 	grep -q 'changed in TestCart.test_names (tests/test_cart.py): line 17 "assert out == want" became line 18 "assert sorted(out) == sorted(want)"' "$T/d.md"
 }
+
+# small PROJECT: a one-test project in $T/PROJECT (Python's test_slot.py,
+# Go's slot_test.go), the code under test a stub
+small() {
+	rm -rf "${T:?}/$1"
+	mkdir -p "$T/$1"
+	case $1 in
+	py)
+		printf 'def acquire():\n    return "slot"\n' >"$T/py/slot.py"
+		printf 'from slot import acquire\n\n\ndef test_acquire():\n    slot = acquire()\n    assert slot == "slot"\n' \
+			>"$T/py/test_slot.py" ;;
+	go)
+		printf 'module slot\n\ngo 1.18\n' >"$T/go/go.mod"
+		printf 'package slot\n\nfunc Acquire() string { return "slot" }\n' >"$T/go/slot.go"
+		printf 'package slot\n\nimport "testing"\n\nfunc TestAcquire(t *testing.T) {\n\tgot := Acquire()\n\tif got != "slot" {\n\t\tt.Fatalf("got %%q", got)\n\t}\n}\n' \
+			>"$T/go/slot_test.go" ;;
+	sh)
+		printf '#!/bin/sh\necho slot\n' >"$T/sh/slot.sh"
+		printf '#!/bin/sh\nout=$(./slot.sh)\n[ "$out" = slot ] || { echo "got $out" >&2; exit 1; }\n' \
+			>"$T/sh/test_slot.sh" ;;
+	esac
+}
+
+# variant PROJECT FILE OLD NEW [ARG...]: judge the small project with OLD
+# replaced by NEW in FILE (guard_test check ARG...)
+variant() {
+	local d=$1 f=$2 old=$3 new=$4
+	shift 4
+	small "$d"
+	rm -rf "$T/$d.new" && cp -R "$T/$d" "$T/$d.new"
+	/usr/bin/python3 -c 'import sys; p, a, b = sys.argv[1:]; b = b.replace("\\n", "\n"); s = open(p).read(); assert a in s, a; open(p, "w").write(s.replace(a, b))' \
+		"$T/$d.new/$f" "$old" "$new"
+	(cd "$T" && diff -u --label "a/$f" --label "b/$f" "$d/$f" "$d.new/$f") >"$T/$d.patch" || true
+	run "$G" check "$@" "$T/$d.patch" "$T/$d" "$T/$d.new"
+}
+
+@test "inventory: a Python interpreter that fails, prints no JSON or is missing leaves the lane guard-undecided with its message, never text rules" {
+	mkdir -p "$T/bin"
+	printf '#!/bin/sh\necho "python3: broken interpreter" >&2\nexit 1\n' >"$T/bin/python3"
+	printf '#!/bin/sh\necho "not json"\n' >"$T/bin/python3.11"
+	chmod +x "$T/bin/python3" "$T/bin/python3.11"
+	variant py test_slot.py 'slot = acquire()' 'slot = acquire()  # the same' -c "$T/bin/python3 -m pytest"
+	status_is 1
+	has "rule: guard-undecided"
+	has "reason: the python parser helper exited 1: python3: broken interpreter"
+	variant py test_slot.py 'slot = acquire()' 'slot = acquire()  # the same' -c "$T/bin/python3.11 -m pytest"
+	status_is 1
+	has "rule: guard-undecided"
+	has "reason: the python parser helper: invalid JSON"
+	# no interpreter at all: still undecided, not the text rules
+	variant py test_slot.py 'slot = acquire()' 'slot = acquire()  # the same' -c "$T/none/python3 -m pytest"
+	status_is 1
+	has "rule: guard-undecided"
+	has "reason: no parser for python ($T/none/python3 not found)"
+	[[ $output != *"text rules"* ]]
+	# the same change with the real interpreter is allowed
+	variant py test_slot.py 'slot = acquire()' 'slot = acquire()  # the same' -c "/usr/bin/python3 -m pytest"
+	status_is 0
+	has "rule: none"
+}
+
+@test "inventory: an early return, a successful exit, dead code, a tautology and a removed call in a pytest, each by its rule with file:line" {
+	while IFS='|' read -r old new rule where; do
+		variant py test_slot.py "$old" "$new"
+		[ "$status" -eq 1 ] || { echo "$new: exit $status: $output"; false; }
+		has "rule: $rule"
+		has "$where"
+		has "guard: python ast"
+	done <<'EOF2'
+    slot = acquire()|    return\n    slot = acquire()|early-return|adds `return` at test_slot.py:5, before the test's assertion `assert slot == "slot"` at test_slot.py:7 (test_slot.py:6 of the original)
+    slot = acquire()|    import sys; sys.exit(0)\n    slot = acquire()|early-exit|adds a successful exit: `sys.exit(0)` at test_slot.py:5, in test_acquire (test_slot.py:4 of the original)
+    assert slot|    if False:\n        assert slot|if-0|puts `assert slot == "slot"` at test_slot.py:7 (test_slot.py:6 of the original) under `if False:` at test_slot.py:6, which never runs
+    assert slot == "slot"|    assert slot == slot|tautology|`assert slot == slot` at test_slot.py:6, in place of `assert slot == "slot"` at test_slot.py:6
+    slot = acquire()|    slot = "slot"|call-removed|test_slot.py no longer calls acquire(), whose value `assert slot == "slot"` at test_slot.py:6 of the original checked
+EOF2
+	# a check under a branch that always runs is live
+	variant py test_slot.py '    assert slot == "slot"' '    if True:\n        assert slot == "slot"'
+	status_is 0
+}
+
+@test "inventory: the same neutering in a Go test, read by go/parser, each by its rule with file:line" {
+	command -v go >/dev/null || skip "no go"
+	while IFS='|' read -r old new rule where; do
+		variant go slot_test.go "$old" "$new"
+		[ "$status" -eq 1 ] || { echo "$new: exit $status: $output"; false; }
+		has "rule: $rule"
+		has "$where"
+		has "guard: go/parser go"
+	done <<'EOF2'
+	got := Acquire()|	return\n	got := Acquire()|early-return|adds `return` at slot_test.go:6, before the test's assertion `if got != "slot" { t.Fatalf("got %q", got) }` at slot_test.go:8 (slot_test.go:7 of the original)
+	got := Acquire()|	os.Exit(0)\n	got := Acquire()|early-exit|adds a successful exit: `os.Exit(0)` at slot_test.go:6, in TestAcquire (slot_test.go:5 of the original)
+	if got != "slot" {|	if false && got != "slot" {|if-0|under `if false && got != "slot" {` at slot_test.go:7, which never runs
+	if got != "slot" {|	if got != got {|tautology|`if got != got { t.Fatalf("got %q", got) }` at slot_test.go:7, in place of `if got != "slot" { t.Fatalf("got %q", got) }` at slot_test.go:7
+	got := Acquire()|	got := "slot"|call-removed|slot_test.go no longer calls Acquire(), whose value `if got != "slot" { t.Fatalf("got %q", got) }` at slot_test.go:7 of the original checked
+EOF2
+	# no go on PATH (and no helper built): guard-undecided, never the text rules
+	mkdir -p "$T/nogo"
+	run "$(command -v env)" PATH="$T/nogo" RETRIAL_HELPER_CACHE="$T/nocache" "$G" check \
+		"$T/go.patch" "$T/go" "$T/go.new"
+	status_is 1
+	has "rule: guard-undecided"
+	has "reason: no parser for go (no go on PATH)"
+	[[ $output != *"text rules"* ]]
+}
+
+@test "guard: a shell test is read by the text rules, and the record says so; Python and Go are their parsers'" {
+	variant sh test_slot.sh 'out=$(./slot.sh)' 'exit 0\nout=$(./slot.sh)'
+	status_is 1
+	has "rule: early-exit"
+	has 'adds a successful shell exit: `exit 0` at test_slot.sh:2'
+	has "guard: text rules (no parser for shell)"
+	variant sh test_slot.sh 'out=$(./slot.sh)' 'out=slot'
+	status_is 1
+	has "rule: call-removed"
+	variant py test_slot.py 'slot = acquire()' 'slot = acquire()  # the same'
+	status_is 0
+	has "guard: python ast"
+	[[ $output != *"text rules"* ]]
+}

@@ -93,7 +93,8 @@ fn() {
 	fn TestFormat | jqe '.test == true and .line == 8 and .end == 23 and (.calls | index("Format")) and
 	    (.checks | length == 1) and .checks[0] == {kind: "fail_branch", line: 19, end: 21,
 	    callee: "t.Errorf", op: "!=", operands: ["output", "c.expected"], expected: 1, options: {},
-	    guarded: null, text: "if output != c.expected { t.Errorf(\"Format(%v) = %q, want %q\", c.in, output, c.expected) }"}'
+	    guarded: null, text: "if output != c.expected { t.Errorf(\"Format(%v) = %q, want %q\", c.in, output, c.expected) }",
+	    uses: ["Format"]}'
 	fixture gotable go-len
 	goinv gotable/kv_test.go
 	fn TestFormat | jqe '.checks | length == 1 and .[0].kind == "fail_branch" and .[0].line == 19 and
@@ -109,7 +110,7 @@ fn() {
 	fn TestParse/not_a_pair | jqe '.test == true and .line == 35 and .end == 39 and
 	    .checks == [{kind: "raises", line: 36, end: 38, callee: "t.Fatal", op: "", operands: ["err"],
 	      expected: null, options: {}, guarded: null,
-	      text: "if _, err := Parse(\"a=1,b\"); err == nil { t.Fatal(\"want error\") }"}]'
+	      text: "if _, err := Parse(\"a=1,b\"); err == nil { t.Fatal(\"want error\") }", uses: ["Parse"]}]'
 	fn 'TestParse/*' | jqe '.checks | length == 1 and .[0].kind == "raises" and .[0].callee == "t.Fatalf"'
 	# the parent keeps none of its subtests' checks
 	fn TestParse | jqe '.checks == [] and .calls == ["t.Run"]'
@@ -234,7 +235,7 @@ EOF
 	goinv e_test.go
 	fn TestRecover | jqe '.checks == [{kind: "fail_branch", line: 13, end: 15, callee: "t.Fatal", op: "!=",
 	    operands: ["compute()", "1"], expected: 1, options: {}, guarded: "recover",
-	    text: "if got := compute(); got != 1 { t.Fatal(\"bad\") }"}]'
+	    text: "if got := compute(); got != 1 { t.Fatal(\"bad\") }", uses: ["compute"]}]'
 	# a deferred recover() that fails the test is an expected panic, not a guard
 	fn TestPanics | jqe '.checks | length == 1 and .[0].kind == "raises" and .[0].operands == ["recover()"] and
 	    .[0].guarded == null'

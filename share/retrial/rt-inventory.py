@@ -5,6 +5,7 @@ It never imports or runs the code it reads.  Usage: rt-inventory.py
 [--root DIR] FILE...  One JSON object on stdout, exit 0 (a file that does
 not parse gets "error"); exit 2 on a usage error."""
 import ast
+import builtins
 import json
 import os
 import re
@@ -23,6 +24,8 @@ SKIP_MARKS = {"skip", "skipif", "xfail", "skipIf", "skipUnless",
 TOLERANCE = {"places": "places", "delta": "delta", "rel": "rel", "abs": "abs",
              "rtol": "rel", "atol": "abs", "rel_tol": "rel", "abs_tol": "abs"}
 SWALLOWS = {"AssertionError", "Exception", "BaseException"}
+# calls that are not the code under test ("uses" leaves them out)
+NOT_UNDER_TEST = set(dir(builtins)) | {"super"}
 EXPECTED_NAME = re.compile(r"^(self\.)?(want|wanted|expected|expect|exp\w*|"
                            r"golden)\b", re.I)
 
@@ -124,6 +127,76 @@ def approx_options(nodes, opts):
                     opts[k.arg] = norm(k.value)
 
 
+def falsy_constant(n):
+    """A condition that is always false: False, 0, None, "", or an `and`
+    with one of them."""
+    if isinstance(n, ast.Constant):
+        return not n.value and not isinstance(n.value, type(Ellipsis))
+    if isinstance(n, ast.BoolOp) and isinstance(n.op, ast.And):
+        return any(falsy_constant(v) for v in n.values)
+    if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+        return truthy_constant(n.operand)
+    return False
+
+
+def truthy_constant(n):
+    if isinstance(n, ast.Constant):
+        return bool(n.value)
+    if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+        return falsy_constant(n.operand)
+    return False
+
+
+def under_test(name):
+    """Is a called name possibly the code under test (not a builtin, an
+    assertion or the test framework)?"""
+    base = last(name)
+    return bool(name) and name not in NOT_UNDER_TEST and not (
+        base.startswith("assert") or base.startswith("fail") or
+        name.startswith(("pytest.", "unittest.")) or base in RAISES |
+        SKIPS | {"approx"})
+
+
+def calls_in(node):
+    out = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            name = dotted(n.func)
+            if under_test(name) and name not in out:
+                out.append(name)
+    return out
+
+
+def names_in(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def assigned(fnode):
+    """name -> the calls of the values assigned to it in a function."""
+    out = {}
+
+    def bind(target, value):
+        for t in ast.walk(target):
+            if isinstance(t, ast.Name):
+                out.setdefault(t.id, [])
+                for c in calls_in(value):
+                    if c not in out[t.id]:
+                        out[t.id].append(c)
+    for n in ast.walk(fnode):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                bind(t, n.value)
+        elif isinstance(n, (ast.AnnAssign, ast.AugAssign)) and n.value:
+            bind(n.target, n.value)
+        elif isinstance(n, (ast.For, ast.AsyncFor)):
+            bind(n.target, n.iter)
+        elif isinstance(n, ast.withitem) and n.optional_vars is not None:
+            bind(n.optional_vars, n.context_expr)
+        elif type(n).__name__ == "NamedExpr":
+            bind(n.target, n.value)
+    return out
+
+
 def catches_all(handler):
     t = handler.type
     if t is None:
@@ -159,6 +232,7 @@ class Inventory:
         self.r = reader
         self.fns = []
         self.local = []     # the local helpers (nested defs) being read
+        self.dead = None    # the `if False:` the statements are under
 
     # ---- one check ----
     def add(self, fn, kind, node, callee="", op="", operands=(), expected=None,
@@ -175,6 +249,9 @@ class Inventory:
              self.r.source(node, first_line)}
         if guard and guard[1]:
             c["guarded_by"] = guard[1]
+        if self.dead:
+            c["dead"] = self.dead
+        c["_uses"] = list(operands)
         if self.local:
             c["local"] = ".".join(self.local)   # in a helper defined in the test
         fn.checks.append(c)
@@ -201,7 +278,8 @@ class Inventory:
         if name in EXITS or (base in ("exit", "_exit") and name.startswith(
                 ("sys.", "os."))):
             if not nested:
-                self.add(fn, "return", stmt, name, guard=guard)
+                self.add(fn, "return", stmt, name, operands=call.args[:1],
+                         guard=guard)
             return
         if base in SKIPS and (name.startswith(("pytest.", "self.")) or
                               name == base):
@@ -292,6 +370,17 @@ class Inventory:
                 self.stmts(fn, h.body, guard, nested)
             self.stmts(fn, s.orelse, guard, nested)
             self.stmts(fn, s.finalbody, guard, nested)
+        elif isinstance(s, (ast.If, ast.While)) and not self.dead and (
+                falsy_constant(s.test) or
+                isinstance(s, ast.If) and truthy_constant(s.test)):
+            # a branch that never runs: its checks are dead
+            dead = {"line": s.lineno, "text": self.r.source(s, True)}
+            live, never = (s.orelse, s.body) if falsy_constant(s.test) else \
+                (s.body, s.orelse)
+            self.stmts(fn, live, guard, nested)
+            self.dead = dead
+            self.stmts(fn, never, guard, nested)
+            self.dead = None
         elif isinstance(s, (ast.If, ast.For, ast.AsyncFor, ast.While)):
             self.stmts(fn, s.body, guard, nested)
             self.stmts(fn, s.orelse, guard, nested)
@@ -328,7 +417,22 @@ class Inventory:
         self.skip_marks(fn, list(class_decorators) + node.decorator_list)
         self.stmts(fn, node.body, None, False)
         self.calls_of(fn, node)
+        self.uses(fn, node)
         self.fns.append(fn)
+
+    def uses(self, fn, node):
+        """Each check's "uses": the calls whose values it compares, directly
+        or through a name assigned in the function."""
+        binds = assigned(node)
+        for c in fn.checks:
+            ops = c.pop("_uses", [])
+            u = []
+            for o in ops:
+                for name in calls_in(o) + [x for n in sorted(names_in(o))
+                                           for x in binds.get(n, [])]:
+                    if name not in u:
+                        u.append(name)
+            c["uses"] = u
 
     def klass(self, node, prefix, known):
         bases = [norm(b) for b in node.bases]
@@ -361,6 +465,7 @@ class Inventory:
                 self.skip_marks(top, marks)
             elif isinstance(s, (ast.Assert, ast.Expr, ast.With, ast.Try)):
                 self.stmt(top, s, None, True)
+        self.uses(top, tree)
         if any(c["kind"] not in ("return",) for c in top.checks):
             top.test = True
             top.node = type("M", (), {"lineno": 1, "end_lineno": len(

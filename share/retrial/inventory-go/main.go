@@ -23,6 +23,12 @@
 //	return, os.Exit, runtime.Goexit return (not inside closures)
 //	a deferred func calling recover() without failing the test: the checks
 //	after it are guarded "recover"
+//	if false { ... } (also `&& false`, `!true`; the else of `if true`):
+//	                                its checks are "dead", with that if's line
+//
+// Each check's "uses" are the calls whose values it compares: called in its
+// condition or arguments, or assigned in the function to a name it reads
+// (builtins and fmt left out).
 //
 // Checks inside other closures (helpers, deferred funcs, goroutines) are
 // checks of the enclosing function. `if !reflect.DeepEqual(got, want)` (also
@@ -73,7 +79,16 @@ type check struct {
 	Options  map[string]string `json:"options"`
 	Guarded  *string           `json:"guarded"`
 	Text     string            `json:"text"`
+	Dead     *deadInfo         `json:"dead,omitempty"`
+	Uses     []string          `json:"uses"`
 	pos      token.Pos
+	from     []ast.Node // what it compares, for Uses
+}
+
+// deadInfo: the `if false {` a check is under.
+type deadInfo struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
 }
 
 type function struct {
@@ -108,6 +123,7 @@ type frame struct {
 	asserts  map[string]bool // values from assert.New / require.New
 	recover  token.Pos       // checks after this deferred recover() are guarded
 	consumed map[*ast.CallExpr]bool
+	dead     *deadInfo // the branch never runs
 }
 
 type reader struct {
@@ -115,6 +131,8 @@ type reader struct {
 	testing string          // local name of the "testing" import
 	testify map[string]bool // local names of testify's assert and require
 	funcs   []*function
+	assigns map[string][]string // in the FuncDecl being read: name -> calls assigned to it
+	pending []*check            // its checks, their Uses resolved at its end
 }
 
 func main() {
@@ -289,9 +307,102 @@ func (r *reader) funcDecl(fd *ast.FuncDecl) {
 	}
 	fr := &frame{fn: fn, tvars: map[string]bool{}, asserts: map[string]bool{},
 		consumed: map[*ast.CallExpr]bool{}}
+	r.assigns, r.pending = map[string][]string{}, nil
 	r.params(fr, fd.Type)
 	r.walk(fd.Body, fr)
+	r.resolveUses()
 	sortChecks(fn)
+}
+
+var notUnderTest = map[string]bool{"len": true, "cap": true, "append": true, "make": true,
+	"new": true, "copy": true, "delete": true, "panic": true, "recover": true, "print": true,
+	"println": true, "complex": true, "real": true, "imag": true, "min": true, "max": true,
+	"clear": true, "close": true, "string": true, "int": true, "byte": true, "rune": true}
+
+func underTest(name string) bool {
+	return name != "" && !notUnderTest[name] && !strings.HasPrefix(name, "fmt.") &&
+		!equalFuncs[name] && !strings.HasPrefix(name, "errors.")
+}
+
+// callsIn: the calls in n that may be the code under test.
+func (r *reader) callsIn(n ast.Node, out []string) []string {
+	ast.Inspect(n, func(c ast.Node) bool {
+		if ce, ok := c.(*ast.CallExpr); ok {
+			if name := r.callName(ce.Fun); underTest(name) && !contains(out, name) {
+				out = append(out, name)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *reader) bind(lhs []ast.Expr, rhs []ast.Expr) {
+	for i, l := range lhs {
+		id, ok := l.(*ast.Ident)
+		if !ok || id.Name == "_" {
+			continue
+		}
+		v := rhs[0]
+		if len(lhs) == len(rhs) {
+			v = rhs[i]
+		}
+		r.assigns[id.Name] = r.callsIn(v, r.assigns[id.Name])
+	}
+}
+
+func (r *reader) resolveUses() {
+	for _, ck := range r.pending {
+		u := []string{}
+		for _, n := range ck.from {
+			u = r.callsIn(n, u)
+			ast.Inspect(n, func(c ast.Node) bool {
+				if id, ok := c.(*ast.Ident); ok {
+					for _, x := range r.assigns[id.Name] {
+						if !contains(u, x) {
+							u = append(u, x)
+						}
+					}
+				}
+				return true
+			})
+		}
+		ck.Uses = u
+	}
+	r.pending = nil
+}
+
+// constBool: a condition that is a constant (false, true, !c, c && false).
+func constBool(e ast.Expr) (bool, bool) {
+	switch c := unparen(e).(type) {
+	case *ast.Ident:
+		if c.Name == "false" || c.Name == "true" {
+			return c.Name == "true", true
+		}
+	case *ast.UnaryExpr:
+		if v, ok := constBool(c.X); ok && c.Op == token.NOT {
+			return !v, true
+		}
+	case *ast.BinaryExpr:
+		if c.Op == token.LAND {
+			if v, ok := constBool(c.X); ok && !v {
+				return false, true
+			}
+			if v, ok := constBool(c.Y); ok && !v {
+				return false, true
+			}
+		}
+	}
+	return false, false
 }
 
 func recvName(e ast.Expr) string {
@@ -429,7 +540,24 @@ func (r *reader) walk(n ast.Node, fr *frame) {
 				r.add(fr, &check{Kind: "return", Callee: "return", pos: s.Pos()}, s, nil)
 			}
 			return false
+		case *ast.RangeStmt:
+			if r.assigns != nil && s.Key != nil {
+				r.bind([]ast.Expr{s.Key, s.Value}, []ast.Expr{s.X})
+			}
+			return true
+		case *ast.ValueSpec:
+			if r.assigns != nil && len(s.Values) > 0 {
+				lhs := make([]ast.Expr, len(s.Names))
+				for i, n := range s.Names {
+					lhs[i] = n
+				}
+				r.bind(lhs, s.Values)
+			}
+			return true
 		case *ast.AssignStmt:
+			if r.assigns != nil && len(s.Rhs) > 0 {
+				r.bind(s.Lhs, s.Rhs)
+			}
 			// a := assert.New(t)
 			if len(s.Lhs) == 1 && len(s.Rhs) == 1 {
 				if id, ok := s.Lhs[0].(*ast.Ident); ok {
@@ -585,24 +713,34 @@ func (r *reader) ifStmt(s *ast.IfStmt, fr *frame) {
 			}
 		}
 	}
+	bodyFr, elseFr := fr, fr
+	if v, ok := constBool(s.Cond); ok && fr.dead == nil {
+		df := *fr
+		df.dead = &deadInfo{Line: r.line(s.Pos()), Text: "if " + r.src(s.Cond) + " {"}
+		if v {
+			elseFr = &df
+		} else {
+			bodyFr = &df
+		}
+	}
 	if fails := r.failsIn(s.Body.List, fr); len(fails) > 0 {
-		r.branch(fr, s, s.Init, s.Cond, false, fails, binds, s.Body.End())
+		r.branch(bodyFr, s, s.Init, s.Cond, false, fails, binds, s.Body.End())
 	}
 	if eb, ok := s.Else.(*ast.BlockStmt); ok {
 		if fails := r.failsIn(eb.List, fr); len(fails) > 0 {
-			r.branch(fr, s, s.Init, s.Cond, true, fails, binds, eb.End())
+			r.branch(elseFr, s, s.Init, s.Cond, true, fails, binds, eb.End())
 		}
 	}
 	if s.Init != nil {
 		r.walk(s.Init, fr)
 	}
 	r.walk(s.Cond, fr)
-	r.walk(s.Body, fr)
+	r.walk(s.Body, bodyFr)
 	if s.Else != nil {
 		if ei, ok := s.Else.(*ast.IfStmt); ok {
-			r.ifStmt(ei, fr)
+			r.ifStmt(ei, elseFr)
 		} else {
-			r.walk(s.Else, fr)
+			r.walk(s.Else, elseFr)
 		}
 	}
 }
@@ -635,7 +773,11 @@ func (r *reader) branch(fr *frame, at ast.Node, init ast.Stmt, cond ast.Expr, ne
 	for _, f := range fails {
 		fr.consumed[f] = true
 	}
-	ck := &check{Kind: "fail_branch", pos: at.Pos(), Callee: r.callName(fails[0].Fun)}
+	ck := &check{Kind: "fail_branch", pos: at.Pos(), Callee: r.callName(fails[0].Fun),
+		from: []ast.Node{cond}}
+	if init != nil {
+		ck.from = append(ck.from, init)
+	}
 	ck.Op, ck.Operands = r.cond(cond, binds)
 	if u, ok := unparen(cond).(*ast.UnaryExpr); ok && u.Op == token.NOT {
 		if _, _, ok := r.equalCall(u.X); ok {
@@ -829,6 +971,9 @@ func (r *reader) testifyCall(c *ast.CallExpr, x, m string, fr *frame, pkg bool) 
 		args = args[1:]
 	}
 	ck := &check{Kind: info.kind, Callee: x + "." + m, pos: c.Pos(), Options: map[string]string{}}
+	for _, a := range args {
+		ck.from = append(ck.from, a)
+	}
 	n := info.n
 	if n > len(args) {
 		n = len(args)
@@ -934,6 +1079,11 @@ func (r *reader) add(fr *frame, ck *check, n ast.Node, end *token.Pos) {
 	}
 	if ck.Text == "" {
 		ck.Text = r.src(n)
+	}
+	ck.Dead = fr.dead
+	ck.Uses = []string{}
+	if r.assigns != nil {
+		r.pending = append(r.pending, ck)
 	}
 	if fr.recover.IsValid() && ck.pos > fr.recover {
 		g := "recover"
