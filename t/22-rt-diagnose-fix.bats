@@ -152,6 +152,22 @@ rules() {
 	    tests.test_cache.PriceCacheTest.test_list_price 2>/dev/null )
 }
 
+@test "order rule: the setter's and the cleaner's patches win the tournament on the real runner" {
+	# brittle: the setter and the victim in random order
+	rules settings >"$T/s.jsonl"
+	pair="tests/test_config.py::test_load_settings tests/test_config.py::test_connection_url"
+	run rt-verify -C "$F/settings" -n 20 -j 2 --seed 7 --no-genome \
+	    --cmd "/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=\$RETRIAL_SEED $pair" "$T/s.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .winner.source == "rules" and .baseline.failures > 0'
+	# polluter and cleaner: unittest tests, run by pytest in random order
+	rules pricing >"$T/c.jsonl"
+	run rt-verify -C "$F/pricing" -n 20 -j 2 --seed 7 --no-genome \
+	    --cmd '/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=$RETRIAL_SEED tests/test_cache.py' "$T/c.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .winner.source == "rules" and .baseline.failures > 0'
+}
+
 @test "order rule: a module global of the test file is put back to its import-time value in the victim's setup" {
 	cp -R "$F/registry" "$T/r"
 	sed -i 's/^    registry = Registry()$/    pass/' "$T/r/tests/test_registry.py"
