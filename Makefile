@@ -38,7 +38,7 @@ LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt
 	lib/rt_runner.o lib/rt_gotest.o lib/rt_cases.o lib/rt_jest.o \
 	lib/rt_text.o lib/rt_http.o lib/rt_hash.o lib/rt_patch.o lib/rt_store.o lib/rt_guard.o lib/rt_canary.o lib/rt_srctext.o lib/rt_race.o \
 	lib/rt_audit_store.o lib/rt_out.o lib/rt_tmpl.o lib/rt_git.o lib/rt_junit.o lib/rt_sqlite.o lib/rt_md.o \
-	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o $(STATS_OBJ)
+	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o lib/rt_quarantine.o lib/rt_codeowners.o $(STATS_OBJ)
 LIB_HDR   = $(LIB_OBJ:.o=.h)
 STATS_SO_VER = 0
 
