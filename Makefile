@@ -28,7 +28,7 @@ RT_LDFLAGS = -pthread $(SANFLAGS) $(LDFLAGS)
 LDLIBS   = $(PKG_LIBS) -lm
 
 TOOLS = rt-collect rt-measure rt-plan rt-diff-facts rt-matrix rt-report \
-	rt-diagnose rt-verify rt-genome rt-pr rt-retry rt-audit rt-bisect rt-junit
+	rt-diagnose rt-verify rt-genome rt-pr rt-retry rt-audit rt-bisect rt-junit rt-quarantine
 BINS  = $(TOOLS:%=bin/%)
 # bash completion, one file per tool, from the tool's own getopt_long table
 COMPLETIONS = $(TOOLS:%=share/bash-completion/completions/%)
