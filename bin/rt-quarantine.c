@@ -87,59 +87,6 @@ usage(FILE *f)
 	    "  -V, --version          print the version\n", f);
 }
 
-/* ---- dates: days since 1970-01-01, civil from days (H. Hinnant) ---- */
-
-static long
-days_from_civil(int y, int m, int d)
-{
-	long era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static void
-civil_from_days(long z, char out[11])
-{
-	long era, doe, yoe, y, doy, mp, d, m;
-
-	z += 719468;
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = z - era * 146097;
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	y = yoe + era * 400;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	d = doy - (153 * mp + 2) / 5 + 1;
-	m = mp + (mp < 10 ? 3 : -9);
-	y += m <= 2;
-	if (y < 0 || y > 9999)
-		y = y < 0 ? 0 : 9999;
-	snprintf(out, 11, "%04u-%02u-%02u", (unsigned)y % 10000u, (unsigned)m % 100u,
-	    (unsigned)d % 100u);
-}
-
-static long
-date_days(const char *s)
-{
-	return days_from_civil(atoi(s), atoi(s + 5), atoi(s + 8));
-}
-
-static void
-set_today(void)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	civil_from_days(days_from_civil(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday),
-	    opt.today);
-}
-
 /* --expires: "30d" from today, or a date. */
 static void
 expiry(char out[11])
@@ -153,7 +100,7 @@ expiry(char out[11])
 		char *num = rt_xasprintf("%.*s", (int)(n - 1), s);
 		long d = rt_num_long("--expires", num, 1, 36500);
 		free(num);
-		civil_from_days(date_days(opt.today) + d, out);
+		rt_quar_date_add(opt.today, d, out);
 		return;
 	}
 	/* a date, checked as the list checks its own */
@@ -378,7 +325,7 @@ entry_json(const rt_quar_entry *e)
 	json_object_set_new(o, "since", str_or_null(e->since));
 	json_object_set_new(o, "expires", str_or_null(e->expires));
 	json_object_set_new(o, "days_left", e->expires ?
-	    json_integer(date_days(e->expires) - date_days(opt.today)) : json_null());
+	    json_integer(rt_quar_days(e->expires) - rt_quar_days(opt.today)) : json_null());
 	json_object_set_new(o, "issue", str_or_null(e->issue));
 	json_object_set_new(o, "reason", e->reason ? rt_json_bytes(e->reason,
 	    strlen(e->reason)) : json_null());
@@ -420,7 +367,7 @@ do_list(int argc, char **argv)
 		if (e->since)
 			printf(", since %s", e->since);
 		if (e->expires) {
-			long left = date_days(e->expires) - date_days(opt.today);
+			long left = rt_quar_days(e->expires) - rt_quar_days(opt.today);
 			printf(", expires %s (%s%ld day%s %s)", e->expires, "", left < 0 ? -left : left,
 			    left == 1 || left == -1 ? "" : "s", left < 0 ? "ago" : "left");
 		}
@@ -453,7 +400,7 @@ do_check(int argc, char **argv)
 		if (!e->id)
 			continue;
 		n++;
-		if (e->expires && date_days(e->expires) < date_days(opt.today)) {
+		if (e->expires && rt_quar_days(e->expires) < rt_quar_days(opt.today)) {
 			rt_warn("%s:%ld: %s: expired on %s", opt.file, e->line, e->id, e->expires);
 			expired++;
 		}
@@ -801,7 +748,7 @@ main(int argc, char *argv[])
 #undef ONLY
 	if (!opt.file)
 		opt.file = (env = getenv("RETRIAL_QUARANTINE")) && *env ? env : RT_QUAR_DEFAULT;
-	set_today();
+	rt_quar_today(opt.today);
 	argc -= optind;
 	argv += optind;
 	switch (v) {

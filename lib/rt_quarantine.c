@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt_fs.h"
@@ -19,6 +20,64 @@ const char rt_quar_header[] =
     "# comment). Blank lines and lines starting with '#' are ignored.\n"
     "# Written by rt-quarantine(1) and rt-pr(1); rt-quarantine(1) shows how\n"
     "# CI reads it.\n";
+
+/* Dates: days since 1970-01-01 and back (H. Hinnant's civil algorithms). */
+
+static long
+days_from_civil(int y, int m, int d)
+{
+	long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static void
+civil_from_days(long z, char out[11])
+{
+	long era, doe, yoe, y, doy, mp, d, m;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp + (mp < 10 ? 3 : -9);
+	y += m <= 2;
+	if (y < 0 || y > 9999)
+		y = y < 0 ? 0 : 9999;
+	snprintf(out, 11, "%04u-%02u-%02u", (unsigned)y % 10000u, (unsigned)m % 100u,
+	    (unsigned)d % 100u);
+}
+
+long
+rt_quar_days(const char *s)
+{
+	return days_from_civil(atoi(s), atoi(s + 5), atoi(s + 8));
+}
+
+void
+rt_quar_today(char out[11])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	civil_from_days(days_from_civil(tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday), out);
+}
+
+void
+rt_quar_date_add(const char *date, long days, char out[11])
+{
+	civil_from_days(rt_quar_days(date) + days, out);
+}
 
 static int
 seterr(char *err, size_t size, const char *path, long line, const char *fmt, ...)

@@ -63,6 +63,12 @@ int rt_quar_rate(const char *s, long *k, long *n);
 typedef int (*rt_quar_edit_fn)(rt_quar_list *l, void *ctx);
 int rt_quar_edit(const char *path, const char *header, rt_quar_edit_fn fn, void *ctx);
 
+/* Dates as the list keeps them, YYYY-MM-DD: today (UTC), days since
+ * 1970-01-01 of a valid date, a date plus days. */
+void rt_quar_today(char out[11]);
+long rt_quar_days(const char *date);
+void rt_quar_date_add(const char *date, long days, char out[11]);
+
 /* The header of a list rt-quarantine or rt-pr starts. */
 extern const char rt_quar_header[];
 

@@ -337,3 +337,20 @@ EOF
 	run rt-quarantine release
 	status_is 2
 }
+
+@test "rt-retry -q reads the list rt-quarantine writes (fields, blanks in IDs); a malformed one exits 2 naming its line" {
+	cd "$T"
+	rt-quarantine -f q add 'web/cart.test.js::cart > adds up' --owner @web --rate 3/10 >/dev/null
+	printf '%s\n' 'web/cart.test.js::cart > adds up' 'web/cart.test.js::cart' >cases
+	run rt-retry -p none -q q -f cases --cmd 'exit 1'
+	status_is 1
+	echo "$output" | jq -s -e '[.[] | select(.type == "group")][0].quarantined == ["web/cart.test.js::cart > adds up"]'
+	echo 'web/cart.test.js::cart' >cases
+	rt-quarantine -f q add 'web/cart.test.js::cart' --owner @web >/dev/null
+	run rt-retry -p none -q q -f cases --cmd 'exit 1'
+	status_is 0
+	printf 'x::y\towner=@a\tsince=yesterday\n' >bad
+	run rt-retry -p none -q bad -f cases --cmd 'exit 1'
+	status_is 2
+	has "rt-retry: bad:1: since=yesterday: not a date (YYYY-MM-DD)"
+}
