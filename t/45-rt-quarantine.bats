@@ -354,3 +354,31 @@ EOF
 	status_is 2
 	has "rt-retry: bad:1: since=yesterday: not a date (YYYY-MM-DD)"
 }
+
+@test "add --from: an rt-verify QUARANTINE verdict and an rt-audit digest's quarantine candidates" {
+	cd "$T"
+	printf 'test_cache @cache\n' >CO
+	run rt-quarantine -f q add --codeowners CO --issue https://example.com/i/1 --from "$RT_TOP/t/fixtures/pr/quarantine.jsonl"
+	status_is 0
+	has "added: test_cache"
+	grep -q "^test_cache	owner=@cache	since=.*	issue=https://example.com/i/1	reason=rt-verify: 12/40 failed (30.0%, 95% Wilson CI 18.0%–45.5%), no fix survived	rate=12/40$" q
+	# the digest: t.broken passes two nights, then fails every trial
+	for n in 1 2 3; do
+		k=0; [ $n = 3 ] && k=10
+		for i in $(seq 1 10); do
+			o=pass; [ "$i" -le "$k" ] && o=fail
+			printf '{"type":"trial","trial":%s,"case":"t.broken","outcome":"%s","run":"n%s","revision":"r%s","timestamp":"2026-11-0%sT01:00:00"}\n' "$i" "$o" "$n" "$n" "$n"
+		done | rt-audit -H db --json "d$n.json" >/dev/null
+	done
+	jqe '[.quarantine[].case] == ["t.broken"]' d3.json
+	run rt-quarantine -f q add --owner @team --from d1.json
+	has "nothing to add"
+	run rt-quarantine -f q add --owner @team --from d3.json
+	status_is 0
+	has "added: t.broken"
+	grep -q "^t.broken	owner=@team	.*	reason=rt-audit: 10/10 failed (≥74.1% at 95% confidence) in its latest runs	rate=10/10$" q
+	# a verdict that is not QUARANTINE adds nothing
+	run rt-quarantine -f q add --from "$RT_TOP/t/fixtures/pr/fixed.jsonl"
+	has "nothing to add"
+	[ "$(grep -vc '^#' q)" -eq 2 ]
+}
