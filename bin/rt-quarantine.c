@@ -301,6 +301,15 @@ do_add(int argc, char **argv)
 	}
 	a.cs = &cs;
 	rt_quar_edit(opt.file, rt_quar_header, add_edit, &a);
+	for (i = 0; i < cs.n; i++) {
+		free(cs.c[i].id);
+		free(cs.c[i].reason);
+		free(cs.c[i].rate);
+		free(cs.c[i].owner);
+	}
+	free(cs.c);
+	rt_codeowners_free(&g_co);
+	free((char *)g_co_path);
 	rt_fshut(stdout, "stdout");
 	return 0;
 }
@@ -677,6 +686,11 @@ do_gate(int argc, char **argv)
 	}
 	printf("gate: %s: %ld failed outside the quarantine; %ld quarantined failed, "
 	    "%ld passed\n", bad ? "FAIL" : "pass", bad, qf, qp);
+	for (i = 0; i < g.n; i++) {
+		free(g.order[i]->id);
+		free(g.order[i]);
+	}
+	free(g.order);
 	rt_fshut(stdout, "stdout");
 	rt_quar_free(&l);
 	return bad ? RT_EXIT_NO : RT_EXIT_OK;
