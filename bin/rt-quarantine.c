@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 #include <sqlite3.h>
@@ -517,8 +518,11 @@ do_release(int argc, char **argv)
 	for (k = 0; k < argc; k++)
 		if (!rt_quar_find(&l, argv[k]))
 			rt_die("release: %s: not on %s", argv[k], opt.file);
+	/* a history that is not there is an error, never a new empty one */
+	if (access(opt.history, R_OK) < 0)
+		rt_die("%s:", opt.history);
 	if (!(db = rt_audit_open(opt.history, 0, err, sizeof err)))
-		rt_die("%s: %s", opt.history, err);
+		rt_die("%s", err);
 	rt_say_conf(cf, sizeof cf, opt.conf);
 	r.ids = rt_xcalloc(l.n + 1, sizeof *r.ids);
 	for (i = 0; i < l.n; i++) {

@@ -336,6 +336,15 @@ EOF
 	has "starting with '#'"
 	run rt-quarantine release
 	status_is 2
+	cd "$T"
+	run rt-quarantine release --history nope.db
+	status_is 2
+	has "rt-quarantine: nope.db: No such file or directory"
+	[ ! -e nope.db ]
+	rt-quarantine -f q add a::b --owner @x >/dev/null
+	run sh -c 'rt-quarantine -f q list >/dev/full'
+	status_is 2
+	has "write error"
 }
 
 @test "rt-retry -q reads the list rt-quarantine writes (fields, blanks in IDs); a malformed one exits 2 naming its line" {
