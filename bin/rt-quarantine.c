@@ -436,6 +436,7 @@ typedef struct {
 	char **ids;
 	size_t n;
 	int by_name;       /* release named IDs without proof */
+	const char *missing;  /* a named ID not on the list */
 } rel_ctx;
 
 /* The clean runs of id in the history since the date: the runs after its
@@ -482,8 +483,10 @@ rel_edit(rt_quar_list *l, void *vctx)
 
 	for (i = 0; i < r->n; i++) {
 		if (!(e = rt_quar_find(l, r->ids[i]))) {
-			if (r->by_name)
-				rt_die("release: %s: not on %s", r->ids[i], opt.file);
+			if (r->by_name) {
+				r->missing = r->ids[i];
+				return 0;     /* nothing is written */
+			}
 			continue;
 		}
 		rt_quar_remove(l, e);
@@ -495,7 +498,7 @@ rel_edit(rt_quar_list *l, void *vctx)
 static int
 do_release(int argc, char **argv)
 {
-	rel_ctx r = { NULL, 0, 0 };
+	rel_ctx r = { NULL, 0, 0, NULL };
 	rt_quar_list l;
 	sqlite3 *db;
 	char err[512], say[256], cf[16];
@@ -509,6 +512,8 @@ do_release(int argc, char **argv)
 		r.n = (size_t)argc;
 		r.by_name = 1;
 		rt_quar_edit(opt.file, NULL, rel_edit, &r);
+		if (r.missing)
+			rt_die("release: %s: not on %s", r.missing, opt.file);
 		for (k = 0; k < argc; k++)
 			printf("released: %s\n", argv[k]);
 		rt_fshut(stdout, "stdout");

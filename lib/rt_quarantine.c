@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "rt_fs.h"
 #include "rt_quarantine.h"
@@ -388,38 +389,72 @@ rt_quar_format(const rt_quar_list *l)
 int
 rt_quar_edit(const char *path, const char *header, rt_quar_edit_fn fn, void *ctx)
 {
-	char *lock = rt_xasprintf("%s.lock", path), *text, *out, err[512];
+	char *text, *out, err[512];
 	struct flock lk;
+	struct stat fst, pst;
 	rt_quar_list l;
-	int fd, rc;
+	int fd, rc, created;
 
 	if (rt_mkdir_parents(path, 0777) < 0)
 		rt_die("%s:", path);
-	if ((fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
-		rt_die("%s:", lock);
-	memset(&lk, 0, sizeof lk);
-	lk.l_type = F_WRLCK;
-	lk.l_whence = SEEK_SET;
-	while (fcntl(fd, F_SETLKW, &lk) < 0)
-		if (errno != EINTR || rt_stop_signal)
-			rt_die("%s: lock:", lock);
-	/* read under the lock, so an edit by another job is never lost */
-	if (!(text = rt_read_file(path, NULL))) {
-		if (errno != ENOENT)
+	/* lock the list itself; one renamed over it while we waited is
+	 * another job's edit, so lock the new one (no lock file is left in
+	 * the project) */
+	for (;;) {
+		created = 0;
+		if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) >= 0)
+			created = 1;
+		else if (errno != EEXIST || (fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
 			rt_die("%s:", path);
+		memset(&lk, 0, sizeof lk);
+		lk.l_type = F_WRLCK;
+		lk.l_whence = SEEK_SET;
+		while (fcntl(fd, F_SETLKW, &lk) < 0)
+			if (errno != EINTR || rt_stop_signal)
+				rt_die("%s: lock:", path);
+		if (fstat(fd, &fst) < 0)
+			rt_die("%s:", path);
+		if (stat(path, &pst) == 0 && pst.st_ino == fst.st_ino && pst.st_dev == fst.st_dev)
+			break;
+		close(fd);
+	}
+	/* read under the lock, so an edit by another job is never lost; from
+	 * fd, since closing any other descriptor of the file would drop an
+	 * fcntl lock */
+	{
+		rt_buf b = {0};
+		char chunk[8192];
+		ssize_t n;
+		rt_buf_adds(&b, "");
+		while ((n = read(fd, chunk, sizeof chunk)) != 0) {
+			if (n < 0) {
+				if (errno == EINTR && !rt_stop_signal)
+					continue;
+				rt_die("%s:", path);
+			}
+			rt_buf_add(&b, chunk, (size_t)n);
+		}
+		text = b.data;
+	}
+	if (created || (!*text && header)) {
+		free(text);
 		text = rt_xstrdup(header ? header : "");
 	}
-	if (rt_quar_parse(text, path, &l, err, sizeof err) < 0)
+	if (rt_quar_parse(text, path, &l, err, sizeof err) < 0) {
+		if (created)
+			unlink(path);
 		rt_die("%s", err);
+	}
 	if ((rc = fn(&l, ctx)) > 0) {
 		out = rt_quar_format(&l);
 		if (rt_write_file_atomic(path, out, strlen(out)) < 0)
 			rt_die("%s:", path);
 		free(out);
+	} else if (created) {
+		unlink(path);     /* nothing to keep: no empty list left behind */
 	}
 	free(text);
 	rt_quar_free(&l);
 	close(fd);
-	free(lock);
 	return rc;
 }

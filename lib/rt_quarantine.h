@@ -56,8 +56,9 @@ const char *rt_quar_bad_id(const char *id);
 /* "FAILURES/TRIALS" into *k, *n: 0, or -1. */
 int rt_quar_rate(const char *s, long *k, long *n);
 
-/* Edit the list at path under an exclusive lock (fcntl on PATH.lock):
- * read it (missing: empty; malformed: die, nothing written), call fn,
+/* Edit the list at path under an exclusive fcntl lock on the list itself
+ * (created when missing; one renamed over it while waiting is locked
+ * anew): read it (malformed: die, nothing written), call fn,
  * and when fn returns > 0 write the result atomically (temp + rename).
  * Returns fn's value. header is written at the top of a new list. */
 typedef int (*rt_quar_edit_fn)(rt_quar_list *l, void *ctx);
