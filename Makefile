@@ -28,7 +28,7 @@ RT_LDFLAGS = -pthread $(SANFLAGS) $(LDFLAGS)
 LDLIBS   = $(PKG_LIBS) -lm
 
 TOOLS = rt-collect rt-measure rt-plan rt-diff-facts rt-matrix rt-report \
-	rt-diagnose rt-verify rt-genome rt-pr rt-retry rt-audit rt-bisect rt-junit
+	rt-diagnose rt-verify rt-genome rt-pr rt-retry rt-audit rt-bisect rt-junit rt-quarantine
 BINS  = $(TOOLS:%=bin/%)
 # bash completion, one file per tool, from the tool's own getopt_long table
 COMPLETIONS = $(TOOLS:%=share/bash-completion/completions/%)
@@ -39,7 +39,7 @@ LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt
 	lib/rt_text.o lib/rt_http.o lib/rt_hash.o lib/rt_patch.o lib/rt_store.o lib/rt_guard.o lib/rt_canary.o lib/rt_srctext.o lib/rt_race.o \
 	lib/rt_audit_store.o lib/rt_out.o lib/rt_tmpl.o lib/rt_git.o lib/rt_junit.o lib/rt_sqlite.o lib/rt_md.o \
 	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o lib/rt_plan.o lib/rt_hyp.o lib/rt_tournament.o \
-	$(STATS_OBJ)
+	lib/rt_quarantine.o lib/rt_codeowners.o $(STATS_OBJ)
 LIB_OBJ  += lib/rt_fix.o
 LIB_HDR   = $(LIB_OBJ:.o=.h)
 STATS_SO_VER = 0

@@ -19,9 +19,11 @@
 #include "rt_hash.h"
 #include "rt_http.h"
 #include "rt_cli.h"
+#include "rt_codeowners.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
 #include "rt_patch.h"
+#include "rt_quarantine.h"
 #include "rt_stats.h"
 #include "rt_tmpl.h"
 #include "rt_util.h"
@@ -1222,39 +1224,6 @@ commit_message(const verdict_t *v, const ship_t *S)
 
 /* ---- the change ---- */
 
-/* The quarantine list's test name on a line, as rt-retry(1) reads it: the
- * text before the TAB, else the whole line (a jest ID has blanks), else,
- * for an old "NAME LINK" line, its first field; blank and '#' lines name
- * none. */
-static int
-listed(const char *list, const char *name)
-{
-	size_t k, nl = strlen(name);
-	const char *s;
-
-	for (s = list; s && *s; s = strchr(s, '\n'), s = s ? s + 1 : NULL) {
-		if (*s == '#' || *s == '\n')
-			continue;
-		for (k = 0; s[k] && !strchr("\t\r\n", s[k]); k++)
-			;
-		if (k == nl && memcmp(s, name, nl) == 0)
-			return 1;
-		if (s[k] == '\t')
-			continue;
-		for (k = 0; s[k] && !strchr(" \t\r\n", s[k]); k++)
-			;
-		if (k == nl && memcmp(s, name, nl) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-static const char quarantine_header[] =
-    "# Quarantined flaky tests, one per line: the test's name, then (after a TAB)\n"
-    "# a comment naming its evidence dossier. Blank lines and lines starting\n"
-    "# with '#' are ignored. Written by rt-pr(1); rt-pr(1), QUARANTINE, shows\n"
-    "# how CI reads it.\n";
-
 /* What rt-pr commits: the winner's patch (paths relative to DIR) and
  * whole files (paths relative to the top) that differ from HEAD's. */
 typedef struct {
@@ -1282,25 +1251,70 @@ add_file(rt_repo *r, change_t *C, char *path, char *text)
 	free(old);
 }
 
-/* The quarantine change: the list extended, the dossier added. */
+/* The owners CODEOWNERS at HEAD gives the test's file (the ID before
+ * "::", relative to DIR), or NULL. */
+static char *
+head_owners(rt_repo *r, const char *name)
+{
+	static const char *const where[] = { ".github/CODEOWNERS", "CODEOWNERS",
+	    "docs/CODEOWNERS" };
+	char *text = NULL, *file, *path, err[512], *o = NULL;
+	const char *m;
+	rt_codeowners co;
+	size_t i;
+
+	for (i = 0; i < 3 && !text; i++)
+		text = rt_git_head_file(r, where[i]);
+	if (!text)
+		return NULL;
+	if (rt_codeowners_parse(text, where[i - 1], &co, err, sizeof err) < 0)
+		rt_die("%s", err);
+	file = rt_codeowners_test_file(name);
+	path = rt_xasprintf("%s%s", r->prefix, file);
+	if ((m = rt_codeowners_match(&co, path)) && *m)
+		o = rt_xstrdup(m);
+	free(path);
+	free(file);
+	free(text);
+	rt_codeowners_free(&co);
+	return o;
+}
+
+/* The quarantine change: the list extended (lib/rt_quarantine: owner
+ * from CODEOWNERS, since today, expires in 30 days, the reason and rate,
+ * the dossier in a comment), the dossier added. */
 static void
-add_quarantine(rt_repo *r, const ship_t *S, const char *dossier, change_t *C)
+add_quarantine(rt_repo *r, const verdict_t *v, const ship_t *S, const char *dossier,
+    change_t *C)
 {
 	char *qpath = rt_xasprintf("%s%s", r->prefix, S->qfile);
-	char *old_q = rt_git_head_file(r, qpath);
-	rt_buf q = {0};
+	char *old_q = rt_git_head_file(r, qpath), err[512], today[11], exp[11], *s;
+	rt_quar_list l;
+	rt_quar_entry *e;
 
-	if (!old_q || !listed(old_q, S->name)) {
-		if (old_q) {
-			rt_buf_adds(&q, old_q);
-			if (q.len && q.data[q.len - 1] != '\n')
-				rt_buf_addc(&q, '\n');
-		} else {
-			rt_buf_adds(&q, quarantine_header);
-		}
-		rt_buf_printf(&q, "%s\t# dossier: %s\n", S->name, S->dossier_path);
-		add_file(r, C, rt_xstrdup(S->qfile), q.data);
+	if (rt_quar_parse(old_q ? old_q : rt_quar_header, S->qfile, &l, err, sizeof err) < 0)
+		rt_die("%s (at HEAD)", err);
+	if (!rt_quar_find(&l, S->name)) {
+		e = rt_quar_add(&l, S->name);
+		rt_quar_today(today);
+		rt_quar_date_add(today, 30, exp);
+		s = head_owners(r, S->name);
+		rt_quar_set(e, &e->owner, s);
+		free(s);
+		rt_quar_set(e, &e->since, today);
+		rt_quar_set(e, &e->expires, exp);
+		s = rt_xasprintf("rt-verify: %s, no fix survived", S->after);
+		rt_quar_set(e, &e->reason, s);
+		free(s);
+		s = rt_xasprintf("%ld/%ld", v->b_failures, v->b_trials);
+		rt_quar_set(e, &e->rate, v->b_trials > 0 ? s : NULL);
+		free(s);
+		s = rt_xasprintf("# dossier: %s", S->dossier_path);
+		rt_quar_set(e, &e->comment, s);
+		free(s);
+		add_file(r, C, rt_xstrdup(S->qfile), rt_quar_format(&l));
 	}
+	rt_quar_free(&l);
 	add_file(r, C, rt_xstrdup(S->dossier_path), rt_xstrdup(dossier));
 	free(qpath);
 	free(old_q);
@@ -2066,7 +2080,7 @@ build_change(rt_repo *r, const verdict_t *v, const ship_t *S, const char *dossie
 
 	memset(C, 0, sizeof *C);
 	if (S->quarantine) {
-		add_quarantine(r, S, dossier, C);
+		add_quarantine(r, v, S, dossier, C);
 	} else {
 		/* ship what rt-verify applied: the checked sections only,
 		 * never a git header (mode, rename) it did not see */

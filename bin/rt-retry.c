@@ -13,6 +13,7 @@
 #include "rt_out.h"
 #include "rt_plan.h"
 #include "rt_platform.h"
+#include "rt_quarantine.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
 #include "rt_util.h"
@@ -293,46 +294,33 @@ read_cases(const char *path, int delim)
 		rt_die("%s: no cases", path);
 }
 
-/* The quarantine list rt-pr writes: one test per line, '#' comments, the
- * name then a TAB and a comment. The name is the runner's canonical ID
- * unchanged, blanks included ("a.test.js::cart > adds up"): up to the
- * TAB, else the whole line; a line with no TAB that names no case is read
- * as an older list's "NAME LINK", its first field the name. Blanks and a
- * CR at either end go. The default list, .retrial/quarantine, missing is
- * an empty list: a project has none until its first quarantine. */
+/* The quarantine list (lib/rt_quarantine): an entry names a case by its
+ * canonical ID unchanged, blanks included ("a.test.js::cart > adds up"):
+ * up to the TAB, else the whole line; a line with no TAB that names no
+ * case is read as an older list's "NAME LINK", its first field the name.
+ * The default list, .retrial/quarantine, missing is an empty list: a
+ * project has none until its first quarantine. */
 static void
 read_quarantine(const char *path)
 {
-	char *text, *line, *save = NULL, *name, *tab;
-	size_t n;
+	rt_quar_list l;
+	size_t e;
 	long i;
 	int hit;
 
-	if (!(text = rt_read_file(path, NULL))) {
-		if (errno == ENOENT && (strcmp(path, ".retrial/quarantine") == 0 ||
-		    strcmp(path, "./.retrial/quarantine") == 0))
-			return;
-		rt_die("%s:", path);
-	}
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		name = line + strspn(line, " \t\r");
-		if (*name == '#' || *name == '\0')
-			continue;
-		if ((tab = strchr(name, '\t')))
-			*tab = '\0';
-		for (n = strlen(name); n > 0 && strchr(" \r", name[n - 1]); n--)
-			name[n - 1] = '\0';
+	rt_quar_load(path, strcmp(path, RT_QUAR_DEFAULT) == 0 ||
+	    strcmp(path, "./" RT_QUAR_DEFAULT) == 0, &l);
+	for (e = 0; e < l.n; e++) {
 		for (hit = 0, i = 0; i < G.n; i++)
-			if (strcmp(G.c[i].name, name) == 0)
+			if (rt_quar_match(&l.e[e], G.c[i].name) == 2)
 				G.c[i].quarantined = hit = 1;
-		if (hit || tab)
+		if (hit || l.e[e].tab)
 			continue;
-		name[strcspn(name, " \r")] = '\0';
 		for (i = 0; i < G.n; i++)
-			if (strcmp(G.c[i].name, name) == 0)
+			if (rt_quar_match(&l.e[e], G.c[i].name) == 1)
 				G.c[i].quarantined = 1;
 	}
-	free(text);
+	rt_quar_free(&l);
 }
 
 /* {} in --cmd becomes "$1" — quoted for the context it stands in — and the

@@ -104,9 +104,7 @@ rt_plan_interval(const rt_plan_rules *r, double c, double observed,
 	if (r->basis == RT_PLAN_SPLIT) {
 		/* P(rate < lo) ≤ (1 − c)/2 and, if not, P(runs all pass) ≤
 		 * (1 − c)/2: together at most 1 − c */
-		lp.step = 1 - (1 - c) / 2;
-		lp.lo = rt_exact_lower(m->failures, m->trials, lp.step);
-		lp.hi = rt_exact_upper(m->failures, m->trials, lp.step);
+		(void)rt_plan_split(m->failures, m->trials, c, &lp.step, &lp.lo, &lp.hi, NULL);
 		lp.have_iv = 1;
 		lp.fix = lp.lo;
 	} else if (r->basis != RT_PLAN_KNOWN) {

@@ -147,6 +147,19 @@ rt_runs_to_claim(double p, double c, long *runs)
 }
 
 int
+rt_plan_split(long k, long n, double c, double *step, double *lo, double *hi, long *runs)
+{
+	long r;
+
+	if (n <= 0 || k < 0 || k > n || !in_open01(c))
+		return RT_STATS_EINVAL;
+	*step = 1 - (1 - c) / 2;
+	*lo = rt_exact_lower(k, n, *step);
+	*hi = rt_exact_upper(k, n, *step);
+	return rt_runs_to_claim(*lo, *step, runs ? runs : &r);
+}
+
+int
 rt_retry_budget(double p, double target, long *retries)
 {
 	double x;

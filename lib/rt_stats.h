@@ -63,6 +63,14 @@ double rt_exact_lower(long k, long n, double c);
  * Exact at integer boundaries (p = 0.5, c = 0.75 gives 2). */
 int rt_runs_to_claim(double p, double c, long *runs);
 
+/* rt-plan's default basis (split) for a measured k/n at overall
+ * confidence c: each step at 1 − (1 − c)/2, so that P(rate < lo) and, if
+ * not, P(the runs all pass) are each at most (1 − c)/2. *step, the
+ * measure's exact [*lo, *hi] at it, and (runs may be NULL) the clean runs
+ * planned from lo, rt_runs_to_claim's return (RT_STATS_ENOFAIL for k = 0). */
+int rt_plan_split(long k, long n, double c, double *step, double *lo, double *hi,
+    long *runs);
+
 /* Smallest r ≥ 0 with p^(r+1) ≤ target, target in (0,1) (RT_RETRY_TARGET
  * is the usual 0.01). p = 1 → RT_STATS_EALWAYS; p = 0 → 0. */
 int rt_retry_budget(double p, double target, long *retries);

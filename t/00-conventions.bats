@@ -2,7 +2,7 @@
 # What every tool shares: --help, --version, one-line usage errors, a man page.
 load helper
 
-TOOLS="rt-collect rt-measure rt-plan rt-diff-facts rt-matrix rt-report rt-diagnose rt-verify rt-genome rt-pr rt-retry rt-audit rt-bisect rt-junit"
+TOOLS="rt-collect rt-measure rt-plan rt-diff-facts rt-matrix rt-report rt-diagnose rt-verify rt-genome rt-pr rt-retry rt-audit rt-bisect rt-junit rt-quarantine"
 
 @test "every tool: --help to stdout with a usage line, exit 0" {
 	for t in $TOOLS; do

@@ -403,7 +403,10 @@ EOF
 	diff -u "$T/d.md" "$T/clone/.retrial/dossiers/test_cache.md"
 	diff -u "$FX/quarantine.md" "$T/d.md"
 	run grep -v '^#' "$T/clone/.retrial/quarantine"
-	[ "$output" = "$(printf 'test_cache\t# dossier: .retrial/dossiers/test_cache.md')" ]
+	# rt-quarantine(1)'s fields: no CODEOWNERS, so no owner
+	[ "$output" = "$(printf 'test_cache\tsince=%s\texpires=%s\treason=rt-verify: 12/40 failed (30.0%%, 95%% Wilson CI 18.0%%–45.5%%), no fix survived\trate=12/40\t# dossier: .retrial/dossiers/test_cache.md' \
+	    "$(date -u +%F)" "$(date -u -d '+30 days' +%F)")" ]
+	rt-quarantine -f "$T/clone/.retrial/quarantine" list --json | jqe '.case == "test_cache" and .rate.failures == 12' 
 	# what CI reads: the first field
 	[ "$(grep -v '^#' "$T/clone/.retrial/quarantine" | cut -f1)" = "test_cache" ]
 	run git -C "$T/clone" log -1 --format=%s
@@ -441,6 +444,7 @@ EOF
 	mkdir -p "$T/repo/.retrial/dossiers"
 	printf '# ours\nother_test' >"$T/repo/.retrial/quarantine"   # no final newline
 	printf 'an old dossier\n' >"$T/repo/.retrial/dossiers/test_cache.md"
+	printf '* @ops\n' >"$T/repo/CODEOWNERS"
 	git -C "$T/repo" add . && git -C "$T/repo" commit -qm "a list"
 	rt-pr -C "$T/repo" --mbox "$T/q.mbox" "$FX/quarantine.jsonl"
 	git clone -q "$T/repo" "$T/clone"
@@ -448,10 +452,21 @@ EOF
 	run cat "$T/clone/.retrial/quarantine"
 	[ "${lines[0]}" = "# ours" ]
 	[ "${lines[1]}" = "other_test" ]
-	[ "${lines[2]}" = "$(printf 'test_cache\t# dossier: .retrial/dossiers/test_cache.md')" ]
+	[[ "${lines[2]}" == "$(printf 'test_cache\towner=@ops\tsince=')"*"$(printf '\trate=12/40\t# dossier: .retrial/dossiers/test_cache.md')" ]]
 	[ "${#lines[@]}" -eq 3 ]
 	run head -1 "$T/clone/.retrial/dossiers/test_cache.md"
 	has "# Quarantine flaky"
+}
+
+@test "QUARANTINE: a malformed list at HEAD is named with its line, and nothing is shipped" {
+	mkrepo "$T/repo"
+	mkdir -p "$T/repo/.retrial"
+	printf 'a::b\towner=@x\nc::d\tnot a field\n' >"$T/repo/.retrial/quarantine"
+	git -C "$T/repo" add . && git -C "$T/repo" commit -qm "a bad list"
+	run rt-pr -C "$T/repo" --mbox "$T/q.mbox" "$FX/quarantine.jsonl"
+	status_is 2
+	has ".retrial/quarantine:2: field \"not a field\" is not NAME=VALUE"
+	[ ! -e "$T/q.mbox" ]
 }
 
 @test "QUARANTINE: a test already on the list is not added twice" {

@@ -128,6 +128,18 @@ t_runs(void)
 	rt_runs_to_claim(0.3, 0.95, &r), eql(r, 9, "runs(0.3, 0.95) = 9");
 	rt_runs_to_claim(0.01, 0.95, &r), eql(r, 299, "runs(0.01, 0.95) = 299");
 	rt_runs_to_claim(0.001, 0.95, &r), eql(r, 2995, "runs(0.001, 0.95) = 2995");
+	{
+		/* rt-plan's split basis: rt-plan prints the same for these measures */
+		double st, lo, hi;
+		eql(rt_plan_split(9, 10, 0.95, &st, &lo, &hi, &r), RT_STATS_OK, "split 9/10 ok");
+		eql(r, 5, "split 9/10 at 95%: 5 runs");
+		near(st, 0.975, 1e-12, "split step at 95% is 97.5%");
+		near(lo, 0.554984, 1e-6, "split 9/10: exact low 0.554984");
+		near(hi, 0.997471, 1e-6, "split 9/10: exact high 0.997471");
+		rt_plan_split(18, 20, 0.9, &st, &lo, &hi, &r), eql(r, 3, "split 18/20 at 90%: 3 runs");
+		eql(rt_plan_split(0, 10, 0.95, &st, &lo, &hi, NULL), RT_STATS_ENOFAIL, "split 0/10: nothing failed");
+		eql(rt_plan_split(1, 0, 0.95, &st, &lo, &hi, NULL), RT_STATS_EINVAL, "split n = 0 refused");
+	}
 	eql(rt_runs_to_claim(1, 0.95, &r), RT_STATS_OK, "runs(1) ok");
 	eql(r, 1, "runs(1, 0.95) = 1");
 	r = -7;

@@ -1,0 +1,784 @@
+/* rt-quarantine: the quarantine list and its lifecycle — add (by hand or
+ * from a verdict or an audit), list, check, gate a run's reports, release. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "rt_audit_store.h"
+#include "rt_cli.h"
+#include "rt_codeowners.h"
+#include "rt_gotest.h"
+#include "rt_jsonl.h"
+#include "rt_junit.h"
+#include "rt_quarantine.h"
+#include "rt_say.h"
+#include "rt_stats.h"
+#include "rt_trial.h"
+#include "rt_util.h"
+
+enum { OPT_OWNER = 1000, OPT_EXPIRES, OPT_ISSUE, OPT_REASON, OPT_RATE, OPT_FROM,
+	OPT_CODEOWNERS, OPT_JSON, OPT_GATE, OPT_HISTORY, OPT_CONF, OPT_RECORDS };
+
+static const struct option longopts[] = {
+	{ "file", required_argument, NULL, 'f' },
+	{ "owner", required_argument, NULL, OPT_OWNER },
+	{ "expires", required_argument, NULL, OPT_EXPIRES },
+	{ "issue", required_argument, NULL, OPT_ISSUE },
+	{ "reason", required_argument, NULL, OPT_REASON },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "codeowners", required_argument, NULL, OPT_CODEOWNERS },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "gate", no_argument, NULL, OPT_GATE },
+	{ "history", required_argument, NULL, OPT_HISTORY },
+	{ "confidence", required_argument, NULL, OPT_CONF },
+	{ "records", required_argument, NULL, OPT_RECORDS },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	RT_LIST_OPTIONS_LONGOPT,
+	{ NULL, 0, NULL, 0 }
+};
+
+static struct {
+	const char *file, *owner, *expires, *issue, *reason, *rate, *from;
+	const char *codeowners, *history, *records;
+	int json, gate, have_conf;
+	double conf;
+	char today[11];
+} opt = { .conf = 0.95 };
+
+static void
+usage(FILE *f)
+{
+	fputs("usage: rt-quarantine [-f LIST] add [--owner O] [--expires 30d|DATE] [--issue URL]\n"
+	    "                     [--reason TEXT] [--rate K/N] [--codeowners FILE] ID\n"
+	    "       rt-quarantine [-f LIST] add [options] --from FILE\n"
+	    "       rt-quarantine [-f LIST] list [--json]\n"
+	    "       rt-quarantine [-f LIST] check [--gate]\n"
+	    "       rt-quarantine [-f LIST] release ID...\n"
+	    "       rt-quarantine [-f LIST] release --history DB [--confidence C] [ID...]\n"
+	    "       rt-quarantine [-f LIST] gate [--records FILE] REPORT...\n", f);
+	if (f != stdout)
+		return;
+	fputs("  -f, --file LIST        the list ($RETRIAL_QUARANTINE, else " RT_QUAR_DEFAULT ")\n"
+	    "      --owner O          the owner (default: CODEOWNERS for the test's file)\n"
+	    "      --expires 30d|DATE days from today, or YYYY-MM-DD (default 30d)\n"
+	    "      --issue URL        the linked issue\n"
+	    "      --reason TEXT      the evidence (default: the rate in rt_say's words)\n"
+	    "      --rate K/N         the measured rate: K failures in N runs\n"
+	    "      --from FILE        rt-verify QUARANTINE verdicts or rt-audit --json\n"
+	    "                         digests (- for stdin): each is added\n"
+	    "      --codeowners FILE  CODEOWNERS (default .github/CODEOWNERS, CODEOWNERS,\n"
+	    "                         docs/CODEOWNERS)\n"
+	    "      --json             list: one \"quarantine\" record a line\n"
+	    "      --gate             check: exit 1 on an expired entry or one without owner\n"
+	    "      --history DB       release: the rt-audit history holding the runs\n"
+	    "      --confidence C     release: the proof's confidence (0.95)\n"
+	    "      --records FILE     gate: the quarantined cases' trial records\n"
+	    "  -h, --help             this help\n"
+	    "  -V, --version          print the version\n", f);
+}
+
+/* --expires: "30d" from today, or a date. */
+static void
+expiry(char out[11])
+{
+	const char *s = opt.expires ? opt.expires : "30d";
+	size_t n = strlen(s);
+	rt_quar_list l;
+	char *line, err[300];
+
+	if (n > 1 && s[n - 1] == 'd') {
+		char *num = rt_xasprintf("%.*s", (int)(n - 1), s);
+		long d = rt_num_long("--expires", num, 1, 36500);
+		free(num);
+		rt_quar_date_add(opt.today, d, out);
+		return;
+	}
+	/* a date, checked as the list checks its own */
+	line = rt_xasprintf("x\texpires=%s\n", s);
+	if (rt_quar_parse(line, "--expires", &l, err, sizeof err) < 0)
+		rt_usage_die("--expires %s: must be Nd (days) or YYYY-MM-DD", s);
+	rt_quar_free(&l);
+	free(line);
+	snprintf(out, 11, "%s", s);
+}
+
+/* ---- add ---- */
+
+typedef struct {
+	char *id, *reason, *rate, *owner;
+} cand;
+
+typedef struct {
+	cand *c;
+	size_t n;
+} cands;
+
+static void
+cand_push(cands *cs, const char *id, long k, long n, double conf, const char *who,
+    const char *tail)
+{
+	char say[256];
+	cand *c;
+
+	cs->c = rt_xrealloc(cs->c, (cs->n + 1) * sizeof *cs->c);
+	c = &cs->c[cs->n++];
+	memset(c, 0, sizeof *c);
+	c->id = rt_xstrdup(id);
+	if (n > 0) {
+		rt_say_count(say, sizeof say, k, n, conf, "failed");
+		c->rate = rt_xasprintf("%ld/%ld", k, n);
+		c->reason = rt_xasprintf("%s%s%s%s", who ? who : "", who ? ": " : "", say,
+		    tail ? tail : "");
+	}
+}
+
+static int
+from_record(json_t *rec, const rt_where *w, void *ctx)
+{
+	cands *cs = ctx;
+	const char *type = json_string_value(json_object_get(rec, "type")), *id, *bad;
+	json_t *o, *q, *rt;
+	double conf = 0.95;
+	size_t i;
+	long long k, n;
+
+	rt_rec_opt_num(rec, "confidence", w, &conf);
+	if (!(conf > 0 && conf < 1))
+		rt_die_at(w, "\"confidence\": %g is not between 0 and 1", conf);
+	if (strcmp(type, "verdict") == 0) {
+		if (strcmp(rt_rec_str(rec, "verdict", w), "QUARANTINE") != 0)
+			return 0;
+		if (!rt_rec_opt_name(rec, "test", w, &id))
+			rt_die_at(w, "a QUARANTINE verdict without \"test\": add it by hand, "
+			    "rt-quarantine add ID");
+		if (!json_is_object(o = json_object_get(rec, "baseline")))
+			rt_die_at(w, "\"baseline\" missing or not an object");
+		n = rt_rec_int(o, "trials", 0, LONG_MAX, w);
+		k = rt_rec_int(o, "failures", 0, n, w);
+		if ((bad = rt_quar_bad_id(id)))
+			rt_die_at(w, "\"%s\": %s cannot go on the list", id, bad);
+		cand_push(cs, id, (long)k, (long)n, conf, "rt-verify", ", no fix survived");
+	} else if (strcmp(type, "audit") == 0) {
+		q = json_object_get(rec, "quarantine");
+		for (i = 0; i < json_array_size(q); i++) {
+			o = json_array_get(q, i);
+			if (!rt_rec_opt_name(o, "case", w, &id))
+				rt_die_at(w, "quarantine[%zu]: \"case\" missing", i);
+			if (!json_is_object(rt = json_object_get(o, "rate")))
+				rt_die_at(w, "quarantine[%zu]: \"rate\" missing", i);
+			n = rt_rec_int(rt, "trials", 1, LONG_MAX, w);
+			k = rt_rec_int(rt, "failures", 0, n, w);
+			if ((bad = rt_quar_bad_id(id))) {
+				rt_warn("%s:%ld: \"%s\": %s cannot go on the list", w->file,
+				    w->line, id, bad);
+				continue;
+			}
+			cand_push(cs, id, (long)k, (long)n, conf, "rt-audit", " in its latest runs");
+		}
+	}
+	return 0;
+}
+
+static rt_codeowners g_co;
+static const char *g_co_path;
+
+static void
+load_codeowners(void)
+{
+	char *path = opt.codeowners ? rt_xstrdup(opt.codeowners) : rt_codeowners_find(".");
+	char *text, err[512];
+
+	if (!path)
+		return;
+	if (!(text = rt_read_file(path, NULL)))
+		rt_die("%s:", path);
+	if (rt_codeowners_parse(text, path, &g_co, err, sizeof err) < 0)
+		rt_die("%s", err);
+	free(text);
+	g_co_path = path;
+}
+
+typedef struct {
+	cands *cs;
+	char expires[11];
+} add_ctx;
+
+static int
+add_edit(rt_quar_list *l, void *vctx)
+{
+	add_ctx *a = vctx;
+	rt_quar_entry *e;
+	size_t i;
+	int changed = 0;
+
+	for (i = 0; i < a->cs->n; i++) {
+		cand *c = &a->cs->c[i];
+		const char *reason = opt.reason ? opt.reason : c->reason;
+		if ((e = rt_quar_find(l, c->id))) {
+			/* listed already: fill in what it lacks, keep what it has */
+			if (!e->tab || rt_quar_match(e, c->id) != 2) {
+				printf("listed already (an older line, kept as it is): %s\n", c->id);
+				continue;
+			}
+			printf("listed already: %s\n", c->id);
+		} else {
+			e = rt_quar_add(l, c->id);
+			rt_quar_set(e, &e->since, opt.today);
+			printf("added: %s\n", c->id);
+		}
+#define FILL(f, v) do { if (!e->f && (v)) { rt_quar_set(e, &e->f, v); changed = 1; } } while (0)
+		FILL(owner, c->owner);
+		FILL(since, opt.today);
+		FILL(expires, a->expires);
+		FILL(issue, opt.issue);
+		FILL(reason, reason);
+		FILL(rate, c->rate);
+#undef FILL
+		changed = 1;
+		if (!e->owner)
+			rt_warn("%s: no owner (give --owner, or a CODEOWNERS rule for its file)",
+			    c->id);
+	}
+	return changed;
+}
+
+static int
+do_add(int argc, char **argv)
+{
+	cands cs = {0};
+	add_ctx a;
+	const char *bad;
+	char *file;
+	long k = 0, n = 0;
+	size_t i;
+
+	if (opt.from && argc > 0)
+		rt_usage_die("add: --from FILE and an ID are exclusive");
+	if (!opt.from && argc != 1)
+		rt_usage_die("add: name one test ID (or --from FILE)");
+	if (opt.rate && opt.from)
+		rt_usage_die("add: --rate is for a test added by hand, not --from");
+	expiry(a.expires);
+	if (opt.from) {
+		char *files[] = { (char *)opt.from };
+		rt_jsonl_loop(1, files, NULL, from_record, &cs);
+		if (!cs.n) {
+			printf("nothing to add: no QUARANTINE verdict or quarantine candidate in %s\n",
+			    opt.from);
+			rt_fshut(stdout, "stdout");
+			return 0;
+		}
+	} else {
+		if ((bad = rt_quar_bad_id(argv[0])))
+			rt_usage_die("add: \"%s\": %s cannot go on the list", argv[0], bad);
+		if (opt.rate && rt_quar_rate(opt.rate, &k, &n) < 0)
+			rt_usage_die("--rate %s: must be FAILURES/TRIALS, as 12/40", opt.rate);
+		cand_push(&cs, argv[0], k, n, opt.have_conf ? opt.conf : 0.95, NULL, NULL);
+		if (!opt.reason && !opt.rate)
+			cs.c[0].reason = rt_xstrdup("quarantined by hand");
+	}
+	if (!opt.owner)
+		load_codeowners();
+	for (i = 0; i < cs.n; i++) {
+		const char *o;
+		file = rt_codeowners_test_file(cs.c[i].id);
+		o = opt.owner ? opt.owner : rt_codeowners_match(&g_co, file);
+		if (o && *o) {
+			cs.c[i].owner = rt_xstrdup(o);
+			/* several owners: one field, the blanks kept */
+		}
+		free(file);
+	}
+	a.cs = &cs;
+	rt_quar_edit(opt.file, rt_quar_header, add_edit, &a);
+	for (i = 0; i < cs.n; i++) {
+		free(cs.c[i].id);
+		free(cs.c[i].reason);
+		free(cs.c[i].rate);
+		free(cs.c[i].owner);
+	}
+	free(cs.c);
+	rt_codeowners_free(&g_co);
+	free((char *)g_co_path);
+	rt_fshut(stdout, "stdout");
+	return 0;
+}
+
+/* ---- list and check ---- */
+
+static json_t *
+str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *
+entry_json(const rt_quar_entry *e)
+{
+	json_t *o = json_object(), *r = json_null();
+	long k, n;
+
+	json_object_set_new(o, "type", json_string("quarantine"));
+	json_object_set_new(o, "case", rt_json_bytes(e->id, strlen(e->id)));
+	json_object_set_new(o, "owner", str_or_null(e->owner));
+	json_object_set_new(o, "since", str_or_null(e->since));
+	json_object_set_new(o, "expires", str_or_null(e->expires));
+	json_object_set_new(o, "days_left", e->expires ?
+	    json_integer(rt_quar_days(e->expires) - rt_quar_days(opt.today)) : json_null());
+	json_object_set_new(o, "issue", str_or_null(e->issue));
+	json_object_set_new(o, "reason", e->reason ? rt_json_bytes(e->reason,
+	    strlen(e->reason)) : json_null());
+	if (e->rate && rt_quar_rate(e->rate, &k, &n) == 0) {
+		r = json_object();
+		json_object_set_new(r, "failures", json_integer(k));
+		json_object_set_new(r, "trials", json_integer(n));
+		json_object_set_new(r, "rate", rt_json_real6((double)k / (double)n));
+	}
+	json_object_set_new(o, "rate", r);
+	json_object_set_new(o, "comment", e->comment ? rt_json_bytes(e->comment,
+	    strlen(e->comment)) : json_null());
+	json_object_set_new(o, "line", json_integer(e->line));
+	return o;
+}
+
+static int
+do_list(int argc, char **argv)
+{
+	rt_quar_list l;
+	size_t i;
+
+	(void)argv;
+	if (argc)
+		rt_usage_die("list: no operands");
+	rt_quar_load(opt.file, 1, &l);
+	for (i = 0; i < l.n; i++) {
+		const rt_quar_entry *e = &l.e[i];
+		if (!e->id)
+			continue;
+		if (opt.json) {
+			json_t *o = entry_json(e);
+			rt_emit(stdout, o);
+			json_decref(o);
+			continue;
+		}
+		printf("%s\n", e->id);
+		printf("  owner %s", e->owner ? e->owner : "(none)");
+		if (e->since)
+			printf(", since %s", e->since);
+		if (e->expires) {
+			long left = rt_quar_days(e->expires) - rt_quar_days(opt.today);
+			printf(", expires %s (%s%ld day%s %s)", e->expires, "", left < 0 ? -left : left,
+			    left == 1 || left == -1 ? "" : "s", left < 0 ? "ago" : "left");
+		}
+		putchar('\n');
+		if (e->issue)
+			printf("  issue %s\n", e->issue);
+		if (e->reason)
+			printf("  reason %s\n", e->reason);
+		if (e->comment)
+			printf("  %s\n", e->comment);
+	}
+	rt_quar_free(&l);
+	rt_fshut(stdout, "stdout");
+	return 0;
+}
+
+static int
+do_check(int argc, char **argv)
+{
+	rt_quar_list l;
+	size_t i, n = 0;
+	long expired = 0, unowned = 0, noexp = 0;
+
+	(void)argv;
+	if (argc)
+		rt_usage_die("check: no operands");
+	rt_quar_load(opt.file, 1, &l);
+	for (i = 0; i < l.n; i++) {
+		const rt_quar_entry *e = &l.e[i];
+		if (!e->id)
+			continue;
+		n++;
+		if (e->expires && rt_quar_days(e->expires) < rt_quar_days(opt.today)) {
+			rt_warn("%s:%ld: %s: expired on %s", opt.file, e->line, e->id, e->expires);
+			expired++;
+		}
+		if (!e->expires) {
+			rt_warn("%s:%ld: %s: no expiry (expires=)", opt.file, e->line, e->id);
+			noexp++;
+		}
+		if (!e->owner || !*e->owner) {
+			rt_warn("%s:%ld: %s: no owner (owner=)", opt.file, e->line, e->id);
+			unowned++;
+		}
+	}
+	printf("%zu quarantined: %ld expired, %ld without owner, %ld without expiry\n",
+	    n, expired, unowned, noexp);
+	rt_quar_free(&l);
+	rt_fshut(stdout, "stdout");
+	return opt.gate && (expired || unowned || noexp) ? RT_EXIT_NO : RT_EXIT_OK;
+}
+
+/* ---- release ---- */
+
+typedef struct {
+	char **ids;
+	size_t n;
+	int by_name;       /* release named IDs without proof */
+	const char *missing;  /* a named ID not on the list */
+} rel_ctx;
+
+/* The clean runs of id in the history since the date: the runs after its
+ * latest failing one, each run counted once (clean: it ran and did not
+ * fail), in the order they were ingested. -1 with err on a SQLite error. */
+static long
+clean_runs(sqlite3 *db, const char *id, const char *since, long *runs, char *err, size_t errsize)
+{
+	sqlite3_stmt *st;
+	long clean = 0;
+	int rc;
+
+	*runs = 0;
+	if (sqlite3_prepare_v2(db, "SELECT max(r.failed) FROM results r JOIN runs u ON u.run = r.run"
+	    " WHERE r.case_id = ?1 AND r.failed IS NOT NULL"
+	    " AND (?2 IS NULL OR u.first_ts IS NULL OR substr(u.first_ts, 1, 10) >= ?2)"
+	    " GROUP BY r.run ORDER BY u.audit_id, u.first_ts, r.run", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errsize, "%s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+	if (since)
+		sqlite3_bind_text(st, 2, since, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		(*runs)++;
+		clean = sqlite3_column_int(st, 0) ? 0 : clean + 1;
+	}
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errsize, "%s", sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return clean;
+}
+
+static int
+rel_edit(rt_quar_list *l, void *vctx)
+{
+	rel_ctx *r = vctx;
+	rt_quar_entry *e;
+	size_t i;
+	int changed = 0;
+
+	for (i = 0; i < r->n; i++) {
+		if (!(e = rt_quar_find(l, r->ids[i]))) {
+			if (r->by_name) {
+				r->missing = r->ids[i];
+				return 0;     /* nothing is written */
+			}
+			continue;
+		}
+		rt_quar_remove(l, e);
+		changed = 1;
+	}
+	return changed;
+}
+
+static int
+do_release(int argc, char **argv)
+{
+	rel_ctx r = { NULL, 0, 0, NULL };
+	rt_quar_list l;
+	sqlite3 *db;
+	char err[512], say[256], cf[16];
+	size_t i;
+	int k;
+
+	if (!opt.history) {
+		if (argc == 0)
+			rt_usage_die("release: name the IDs to release, or give --history DB");
+		r.ids = argv;
+		r.n = (size_t)argc;
+		r.by_name = 1;
+		rt_quar_edit(opt.file, NULL, rel_edit, &r);
+		if (r.missing)
+			rt_die("release: %s: not on %s", r.missing, opt.file);
+		for (k = 0; k < argc; k++)
+			printf("released: %s\n", argv[k]);
+		rt_fshut(stdout, "stdout");
+		return 0;
+	}
+	rt_quar_load(opt.file, 1, &l);
+	for (k = 0; k < argc; k++)
+		if (!rt_quar_find(&l, argv[k]))
+			rt_die("release: %s: not on %s", argv[k], opt.file);
+	/* a history that is not there is an error, never a new empty one */
+	if (access(opt.history, R_OK) < 0)
+		rt_die("%s:", opt.history);
+	if (!(db = rt_audit_open(opt.history, 0, err, sizeof err)))
+		rt_die("%s", err);
+	rt_say_conf(cf, sizeof cf, opt.conf);
+	r.ids = rt_xcalloc(l.n + 1, sizeof *r.ids);
+	for (i = 0; i < l.n; i++) {
+		const rt_quar_entry *e = &l.e[i];
+		long kf, n, need, clean, runs;
+		double step, lo, hi;
+		int rc, named = argc == 0;
+
+		if (!e->id)
+			continue;
+		for (k = 0; k < argc && !named; k++)
+			named = rt_quar_match(e, argv[k]) > 0;
+		if (!named)
+			continue;
+		if (!e->rate || rt_quar_rate(e->rate, &kf, &n) < 0) {
+			printf("kept: %s: no rate= recorded, so no proof can be planned; release it "
+			    "by name once fixed\n", e->id);
+			continue;
+		}
+		/* the proof rt-plan plans, on its default basis (split) */
+		rc = rt_plan_split(kf, n, opt.conf, &step, &lo, &hi, &need);
+		if (rc == RT_STATS_ENOFAIL) {
+			printf("kept: %s: rate %s shows no failure to disprove; release it by "
+			    "name\n", e->id, e->rate);
+			continue;
+		}
+		if (rc != RT_STATS_OK)
+			rt_die("%s: rate %s: cannot plan a proof for it", e->id, e->rate);
+		if ((clean = clean_runs(db, e->id, e->since, &runs, err, sizeof err)) < 0)
+			rt_die("%s: %s", opt.history, err);
+		rt_say_count(say, sizeof say, kf, n, 0.95, "failed");
+		if (clean >= need) {
+			printf("released: %s: %ld clean run%s since %s, and rt-plan asks %ld to show "
+			    "at %s confidence that its rate (%s) is gone\n", e->id, clean,
+			    clean == 1 ? "" : "s", e->since ? e->since : "it was listed", need, cf, say);
+			r.ids[r.n++] = e->id;
+		} else {
+			printf("kept: %s: %ld of %ld clean runs since %s (%ld to go; %ld runs "
+			    "seen); rt-plan asks %ld at %s confidence for %s\n", e->id, clean, need,
+			    e->since ? e->since : "it was listed", need - clean, runs, need, cf, say);
+		}
+	}
+	if (r.n)
+		rt_quar_edit(opt.file, NULL, rel_edit, &r);
+	sqlite3_close(db);
+	free(r.ids);
+	rt_quar_free(&l);
+	rt_fshut(stdout, "stdout");
+	return 0;
+}
+
+/* ---- gate ---- */
+
+typedef struct seen {
+	struct seen *next;
+	char *id;
+	int pass, fail, quarantined;
+} seen;
+
+typedef struct {
+	rt_quar_list *l;
+	seen *tab[4096];
+	seen **order;
+	size_t n;
+	FILE *records;
+} gate_ctx;
+
+static seen *
+lookup(gate_ctx *g, const char *id)
+{
+	uint32_t h = 2166136261u;
+	const unsigned char *p;
+	seen *s;
+
+	for (p = (const unsigned char *)id; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	for (s = g->tab[h % 4096]; s; s = s->next)
+		if (strcmp(s->id, id) == 0)
+			return s;
+	s = rt_xcalloc(1, sizeof *s);
+	s->id = rt_xstrdup(id);
+	s->quarantined = rt_quar_find(g->l, id) != NULL;
+	s->next = g->tab[h % 4096];
+	g->tab[h % 4096] = s;
+	g->order = rt_xrealloc(g->order, (g->n + 1) * sizeof *g->order);
+	g->order[g->n++] = s;
+	return s;
+}
+
+static int
+gate_rec(json_t *rec, void *vctx)
+{
+	gate_ctx *g = vctx;
+	const char *id = json_string_value(json_object_get(rec, "case"));
+	const char *out = json_string_value(json_object_get(rec, "outcome"));
+	const char *ft = json_string_value(json_object_get(rec, "failure_type"));
+	seen *s;
+
+	if (!id || !out)
+		return 0;
+	s = lookup(g, id);
+	/* the pytest plugin runs a quarantined test as xfail: its failure is
+	 * reported as a skip of type pytest.xfail */
+	if (s->quarantined && strcmp(out, "skip") == 0 && ft && strcmp(ft, "pytest.xfail") == 0) {
+		out = "fail";
+		json_object_set_new(rec, "outcome", json_string("fail"));
+		json_object_set_new(rec, "result", json_string("xfail"));
+	}
+	if (strcmp(out, "pass") == 0)
+		s->pass = 1;
+	else if (strcmp(out, "fail") == 0 || strcmp(out, "error") == 0 ||
+	    strcmp(out, "timeout") == 0)
+		s->fail = 1;
+	if (s->quarantined && g->records) {
+		json_object_set_new(rec, "lane", json_string("quarantine"));
+		if (rt_emit_try(g->records, rec) < 0)
+			rt_die("%s: write error:", opt.records);
+	}
+	return 0;
+}
+
+static int
+do_gate(int argc, char **argv)
+{
+	gate_ctx g;
+	rt_quar_list l;
+	rt_junit_opts o;
+	char err[400];
+	FILE *f;
+	long bad = 0, qf = 0, qp = 0;
+	size_t i;
+	int k;
+
+	if (argc == 0)
+		rt_usage_die("gate: name the reports (JUnit XML, go test -json)");
+	rt_quar_load(opt.file, 1, &l);
+	memset(&g, 0, sizeof g);
+	g.l = &l;
+	if (opt.records && !(g.records = fopen(opt.records, "we")))
+		rt_die("%s:", opt.records);
+	memset(&o, 0, sizeof o);
+	o.revision = rt_junit_revision_env();
+	for (k = 0; k < argc; k++) {
+		if (!(f = strcmp(argv[k], "-") ? fopen(argv[k], "re") : stdin))
+			rt_die("%s:", argv[k]);
+		o.report = f == stdin ? "<stdin>" : argv[k];
+		if (rt_cases_read(f, &o, gate_rec, &g, err, sizeof err) < 0)
+			rt_die("%s:%s", o.report, err);
+		if (f != stdin)
+			fclose(f);
+	}
+	if (g.records)
+		rt_fshut(g.records, opt.records);
+	for (i = 0; i < g.n; i++) {
+		seen *s = g.order[i];
+		/* failed: failed and never passed (a pass on a retry is a flake) */
+		int failed = s->fail && !s->pass;
+		if (s->quarantined && (s->fail || s->pass)) {
+			printf("quarantined, %s: %s\n", s->fail ? "failed" : "passed", s->id);
+			s->fail ? qf++ : qp++;
+		} else if (!s->quarantined && failed) {
+			printf("failed: %s\n", s->id);
+			bad++;
+		}
+	}
+	printf("gate: %s: %ld failed outside the quarantine; %ld quarantined failed, "
+	    "%ld passed\n", bad ? "FAIL" : "pass", bad, qf, qp);
+	for (i = 0; i < g.n; i++) {
+		free(g.order[i]->id);
+		free(g.order[i]);
+	}
+	free(g.order);
+	rt_fshut(stdout, "stdout");
+	rt_quar_free(&l);
+	return bad ? RT_EXIT_NO : RT_EXIT_OK;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const char *const verbs[] = { "add", "list", "check", "release", "gate" };
+	const char *verb, *env;
+	int ch, v;
+
+	rt_setprogname(argv[0]);
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "f:hV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f': opt.file = optarg; break;
+		case OPT_OWNER: opt.owner = optarg; break;
+		case OPT_EXPIRES: opt.expires = optarg; break;
+		case OPT_ISSUE: opt.issue = optarg; break;
+		case OPT_REASON: opt.reason = optarg; break;
+		case OPT_RATE: opt.rate = optarg; break;
+		case OPT_FROM: opt.from = optarg; break;
+		case OPT_CODEOWNERS: opt.codeowners = optarg; break;
+		case OPT_JSON: opt.json = 1; break;
+		case OPT_GATE: opt.gate = 1; break;
+		case OPT_HISTORY: opt.history = optarg; break;
+		case OPT_RECORDS: opt.records = optarg; break;
+		case OPT_CONF:
+			opt.conf = rt_num_confidence("--confidence", optarg);
+			opt.have_conf = 1;
+			break;
+		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
+		case 'h':
+			usage(stdout);
+			rt_fshut(stdout, "stdout");
+			return 0;
+		case 'V':
+			rt_print_version();
+			return 0;
+		default:
+			rt_bad_option(ch, "f:hV", argv);
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return RT_EXIT_ERR;
+	}
+	verb = argv[optind++];
+	for (v = 0; v < 5 && strcmp(verb, verbs[v]); v++)
+		;
+	if (v == 5)
+		rt_usage_die("%s: not a verb (add, list, check, release, gate)", verb);
+	/* an option another verb takes is refused by name */
+#define ONLY(cond, name, verbname) do { if (cond) rt_usage_die("%s is for %s, not %s", \
+	name, verbname, verb); } while (0)
+	ONLY(v != 0 && opt.owner, "--owner", "add");
+	ONLY(v != 0 && opt.expires, "--expires", "add");
+	ONLY(v != 0 && opt.issue, "--issue", "add");
+	ONLY(v != 0 && opt.reason, "--reason", "add");
+	ONLY(v != 0 && opt.rate, "--rate", "add");
+	ONLY(v != 0 && opt.from, "--from", "add");
+	ONLY(v != 0 && opt.codeowners, "--codeowners", "add");
+	ONLY(v != 1 && opt.json, "--json", "list");
+	ONLY(v != 2 && opt.gate, "--gate", "check");
+	ONLY(v != 3 && opt.history, "--history", "release");
+	ONLY(v != 3 && v != 0 && opt.have_conf, "--confidence", "add and release");
+	ONLY(v != 4 && opt.records, "--records", "gate");
+#undef ONLY
+	if (!opt.file)
+		opt.file = (env = getenv("RETRIAL_QUARANTINE")) && *env ? env : RT_QUAR_DEFAULT;
+	rt_quar_today(opt.today);
+	argc -= optind;
+	argv += optind;
+	switch (v) {
+	case 0: return do_add(argc, argv);
+	case 1: return do_list(argc, argv);
+	case 2: return do_check(argc, argv);
+	case 3: return do_release(argc, argv);
+	default: return do_gate(argc, argv);
+	}
+}

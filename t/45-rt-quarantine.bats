@@ -1,0 +1,399 @@
+#!/usr/bin/env bats
+# rt-quarantine: the list (owners, expiry, the older formats), CODEOWNERS,
+# the gate over real pytest reports, the pytest plugin, release on proof,
+# and five simulated nights of one flaky test from quarantine to release.
+load helper
+
+PY=/usr/bin/python3
+export PYTHONPATH="$RT_TOP/share/retrial"
+
+# a real pytest project: tests/test_flaky.py::test_flaky fails while the
+# file "seed" says flaky (on a night, and in a measured trial unless
+# RETRIAL_TRIAL is a multiple of 10), and passes once it says fixed
+project() {
+	mkdir -p "$1/tests" "$1/.github"
+	cat >"$1/tests/test_flaky.py" <<'EOF'
+import os
+
+def test_flaky():
+    mode = open(os.path.join(os.path.dirname(__file__), "..", "seed")).read().strip()
+    trial = int(os.environ.get("RETRIAL_TRIAL", "1"))
+    assert mode == "fixed" or trial % 10 == 0, "the cache raced"
+
+def test_steady():
+    pass
+EOF
+	cat >"$1/tests/test_other.py" <<'EOF'
+import os
+
+def test_other():
+    assert not os.path.exists(os.path.join(os.path.dirname(__file__), "..", "break"))
+EOF
+	printf '* @lead\n/tests/ @qa\ntests/test_flaky.py @cache-team\n' >"$1/.github/CODEOWNERS"
+	echo flaky >"$1/seed"
+}
+
+pytest_run() {
+	(cd "$1" && "$PY" -m pytest -q -p retrial_quarantine \
+	    --junitxml="$2" tests)
+}
+
+@test "add by hand: owner from CODEOWNERS (last match wins), since, expires, reason in rt_say's words, rate" {
+	project "$T/p"
+	cd "$T/p"
+	run rt-quarantine add tests/test_flaky.py::test_flaky --rate 12/40 --issue https://example.com/i/7
+	status_is 0
+	has "added: tests/test_flaky.py::test_flaky"
+	today=$(date -u +%F)
+	exp=$(date -u -d '+30 days' +%F)
+	line=$(grep -v '^#' .retrial/quarantine)
+	[ "$line" = "$(printf 'tests/test_flaky.py::test_flaky\towner=@cache-team\tsince=%s\texpires=%s\tissue=https://example.com/i/7\treason=12/40 failed (30.0%%, 95%% Wilson CI 18.0%%–45.5%%)\trate=12/40' "$today" "$exp")" ]
+	rt-quarantine add tests/test_other.py::test_other --expires 7d
+	grep -q "^tests/test_other.py::test_other	owner=@qa	" .retrial/quarantine
+	rt-quarantine add lib/x.py::t --expires 2030-01-31
+	grep -q "^lib/x.py::t	owner=@lead	since=$today	expires=2030-01-31	reason=quarantined by hand$" .retrial/quarantine
+	run rt-quarantine list --json
+	status_is 0
+	echo "$output" | head -1 | jqe '.type == "quarantine" and .case == "tests/test_flaky.py::test_flaky"
+	    and .owner == "@cache-team" and .days_left == 30 and .rate.failures == 12
+	    and .rate.trials == 40 and .issue == "https://example.com/i/7"'
+	run rt-quarantine list
+	has "owner @qa, since $today, expires $(date -u -d '+7 days' +%F) (7 days left)"
+	# a second add keeps the entry as it is
+	run rt-quarantine add tests/test_flaky.py::test_flaky --owner @someone
+	has "listed already: tests/test_flaky.py::test_flaky"
+	grep -q 'owner=@cache-team' .retrial/quarantine
+	[ "$(grep -c test_flaky .retrial/quarantine)" -eq 1 ]
+}
+
+@test "CODEOWNERS: gitignore globs, directories, docs/* one level, the last rule wins; a syntax error names its line" {
+	cd "$T"
+	printf '*.py @py\n/src/ @src\nsrc/**/deep/ @deep\ndocs/* @docs\nsrc/a?.py @q\n' >CO
+	own() { rt-quarantine -f "l$1" add "$2::t" --codeowners CO >/dev/null 2>&1; grep -v '^#' "l$1" | sed -n 's/.*owner=\([^	]*\).*/\1/p'; }
+	[ "$(own 1 x/y.py)" = "@py" ]
+	[ "$(own 2 src/m/n.py)" = "@src" ]
+	[ "$(own 3 src/p/deep/q.py)" = "@deep" ]
+	[ "$(own 4 docs/a.md)" = "@docs" ]
+	[ "$(own 5 docs/sub/a.md)" = "" ]
+	[ "$(own 6 src/ab.py)" = "@q" ]
+	[ "$(own 7 other/abc.txt)" = "" ]
+	printf '# ok\n*.py @py\nsrc/ not-an-owner\n' >CO
+	run rt-quarantine -f l8 add a.py::t --codeowners CO
+	status_is 2
+	has "rt-quarantine: CO:3: not-an-owner: not an owner"
+	[ ! -e l8 ]
+	printf '!src/ @x\n' >CO
+	run rt-quarantine -f l8 add a.py::t --codeowners CO
+	status_is 2
+	has "CO:1: !src/: negation"
+}
+
+@test "the list: today's rt-pr lines and older 'NAME LINK' lines read; a malformed line exits 2 naming file:line and nothing is rewritten" {
+	cd "$T"
+	printf '# rt-pr wrote this\ntests/test_a.py::test_x\t# dossier: .retrial/dossiers/x.md\nold_name http://ci/1\n\nweb/cart.test.js::cart > adds up\n' >q
+	run rt-quarantine -f q list --json
+	status_is 0
+	echo "$output" | jq -s -e '[.[].case] == ["tests/test_a.py::test_x", "old_name http://ci/1",
+	    "web/cart.test.js::cart > adds up"] and .[0].comment == "# dossier: .retrial/dossiers/x.md"'
+	cp q before
+	rt-quarantine -f q add new::t --owner @me
+	# every line kept byte for byte, the new one appended
+	[ "$(head -5 q)" = "$(cat before)" ]
+	tail -1 q | grep -q "^new::t	owner=@me	"
+	# an entry with fields gets them filled, its comment kept
+	rt-quarantine -f q add tests/test_a.py::test_x --owner @o
+	grep -q "^tests/test_a.py::test_x	owner=@o	since=.*	# dossier: .retrial/dossiers/x.md$" q
+	printf 'a::b\towner=@x\nc::d\towner\n' >bad
+	cp bad bad.orig
+	for verb in "add e::f --owner @y" "list" "check" "release a::b"; do
+		run rt-quarantine -f bad $verb
+		status_is 2
+		has "rt-quarantine: bad:2: field \"owner\" is not NAME=VALUE"
+		cmp bad bad.orig
+	done
+	printf 'a::b\texpires=31/12/2026\n' >bad2
+	run rt-quarantine -f bad2 list
+	status_is 2
+	has "bad2:1: expires=31/12/2026: not a date (YYYY-MM-DD)"
+	printf 'a::b\towner=@x\towner=@y\n' >bad3
+	run rt-quarantine -f bad3 check
+	status_is 2
+	has "bad3:1: owner= given twice"
+}
+
+@test "concurrent adds from many jobs lose no entry" {
+	cd "$T"
+	for i in $(seq 1 16); do
+		rt-quarantine -f q add "tests/test_$i.py::test_job $i" --owner @ci >/dev/null &
+	done
+	wait
+	[ "$(grep -c '^tests/test_' q)" -eq 16 ]
+	for i in $(seq 1 16); do grep -q "^tests/test_$i.py::test_job $i	" q; done
+	# the lock is the list's own: no lock or temporary file is left
+	[ -z "$(ls -A | grep -e '^q\.lock$' -e '^q\.tmp')" ]
+	# a release by name of a test on no list leaves no list behind
+	run rt-quarantine -f none release a::b
+	status_is 2
+	[ ! -e none ]
+}
+
+@test "check: an expired entry and a missing owner warn; exit 1 only with --gate" {
+	cd "$T"
+	today=$(date -u +%F)
+	printf 'old::t\towner=@a\tsince=2020-01-01\texpires=2020-01-31\nnew::t\towner=@b\tsince=%s\texpires=2099-01-01\n' "$today" >q
+	run rt-quarantine -f q check
+	status_is 0
+	has "rt-quarantine: q:1: old::t: expired on 2020-01-31"
+	has "2 quarantined: 1 expired, 0 without owner"
+	run rt-quarantine -f q check --gate
+	status_is 1
+	printf 'new::t\towner=@b\tsince=%s\texpires=2099-01-01\n' "$today" >q
+	run rt-quarantine -f q check --gate
+	status_is 0
+	printf 'x::y\tsince=%s\texpires=2099-01-01\n' "$today" >>q
+	run rt-quarantine -f q check --gate
+	status_is 1
+	has "q:2: x::y: no owner (owner=)"
+	run rt-quarantine -f q list --json
+	echo "$output" | head -1 | jqe '.days_left > 20000'
+}
+
+@test "a jest-style name with blanks is quarantined whole, gated from a jest-junit report, released by name" {
+	cd "$T"
+	J="$RT_TOP/t/fixtures/junit/jest-junit.xml"
+	id='cart applies discount'
+	rt-quarantine -f q add "$id" --owner @web
+	grep -q "^$id	owner=@web	" q
+	# the other failure is not on the list
+	run rt-quarantine -f q gate "$J"
+	status_is 1
+	has "quarantined, failed: $id"
+	has "failed: server throws on bad input"
+	hasnt "failed: cart sums prices"
+	rt-quarantine -f q add 'server throws on bad input' --owner @api
+	run rt-quarantine -f q gate "$J"
+	status_is 0
+	has "gate: pass: 0 failed outside the quarantine; 2 quarantined failed, 0 passed"
+	# the same ID in an older list's line with no TAB
+	printf 'cart applies discount\n' >old
+	run rt-quarantine -f old gate "$J"
+	status_is 1
+	has "quarantined, failed: $id"
+	run rt-quarantine -f q release "$id"
+	status_is 0
+	has "released: $id"
+	! grep -q "^$id" q
+	grep -q '^server throws on bad input' q
+	run rt-quarantine -f q release "$id"
+	status_is 2
+	has "not on q"
+}
+
+@test "gate: exit 1 only for a failure not on the list; go test -json read through the same layer; --records" {
+	cd "$T"
+	printf 'example.com/m::TestRace\towner=@go\n' >q
+	cat >go.json <<'EOF'
+{"Action":"run","Package":"example.com/m","Test":"TestRace"}
+{"Action":"fail","Package":"example.com/m","Test":"TestRace","Elapsed":0.01}
+{"Action":"run","Package":"example.com/m","Test":"TestOK"}
+{"Action":"pass","Package":"example.com/m","Test":"TestOK","Elapsed":0.01}
+{"Action":"fail","Package":"example.com/m","Elapsed":0.02}
+EOF
+	run rt-quarantine -f q gate --records rec.jsonl go.json
+	status_is 0
+	has "quarantined, failed: example.com/m::TestRace"
+	has "gate: pass: 0 failed outside the quarantine; 1 quarantined failed, 0 passed"
+	jq -s -e 'length == 1 and .[0].type == "trial" and .[0].case == "example.com/m::TestRace"
+	    and .[0].outcome == "fail" and .[0].lane == "quarantine"' rec.jsonl
+	sed 's/TestOK","Elapsed/TestOK","X/; s/"pass","Package":"example.com\/m","Test":"TestOK"/"fail","Package":"example.com\/m","Test":"TestOK"/' go.json >go2.json
+	run rt-quarantine -f q gate go2.json
+	status_is 1
+	has "failed: example.com/m::TestOK"
+	run rt-quarantine -f q gate missing.xml
+	status_is 2
+	run rt-quarantine -f q gate
+	status_is 2
+}
+
+@test "the pytest plugin: a quarantined test runs, is in the JUnit report, and does not fail the session" {
+	project "$T/p"
+	cd "$T/p"
+	run pytest_run . r0.xml
+	status_is 1
+	rt-quarantine add tests/test_flaky.py::test_flaky --reason "12/40 failed" --rate 12/40
+	run pytest_run . r1.xml
+	status_is 0
+	has "1 xfailed"
+	grep -q 'name="test_flaky".*<skipped type="pytest.xfail" message="retrial quarantine: 12/40 failed"' r1.xml
+	echo fixed >seed
+	run pytest_run . r2.xml
+	status_is 0
+	grep -q 'name="test_flaky" time="[0-9.]*" */>' r2.xml
+	# the list named by RETRIAL_QUARANTINE; a malformed one stops the session
+	printf 'tests/test_other.py::test_other\towner\n' >../other
+	touch break
+	RETRIAL_QUARANTINE=../other run pytest_run . r3.xml
+	[ "$status" -ne 0 ]
+	has "other:1: field 'owner' is not NAME=VALUE"
+	printf 'tests/test_other.py::test_other\towner=@x\n' >../other
+	RETRIAL_QUARANTINE=../other run pytest_run . r3.xml
+	status_is 0
+}
+
+@test "release --history: the clean runs rt-plan asks for, counted after the latest failure" {
+	cd "$T"
+	today=$(date -u +%F)
+	printf 'a::t\towner=@a\tsince=%s\texpires=2099-01-01\trate=9/10\nb::t\towner=@b\tsince=%s\n' "$today" "$today" >q
+	need=$(echo '{"type":"measure","trials":10,"failures":9}' | rt-plan | jq .runs)
+	[ "$need" -ge 2 ]
+	night() { # night N OUTCOME
+		printf '{"type":"trial","case":"a::t","outcome":"%s","run":"night-%s","timestamp":"%sT01:00:00"}\n' \
+		    "$2" "$1" "$today" | rt-audit -H db --json /dev/null >/dev/null
+	}
+	night 0 fail
+	for i in $(seq 1 "$need"); do
+		run rt-quarantine -f q release --history db
+		status_is 0
+		has "kept: a::t: $((i - 1)) of $need clean runs since $today ($((need - i + 1)) to go"
+		has "kept: b::t: no rate= recorded"
+		grep -q '^a::t' q
+		night "$i" pass
+	done
+	run rt-quarantine -f q release --history db
+	status_is 0
+	has "released: a::t: $need clean runs since $today"
+	! grep -q '^a::t' q
+	grep -q '^b::t' q
+}
+
+@test "five nights: flaky, quarantined with its CODEOWNERS owner, runs without failing the suite, measured, fixed, released on the night of proof" {
+	project "$T/p"
+	cd "$T/p"
+	id=tests/test_flaky.py::test_flaky
+	nightly() { # nightly N: the suite, its gate, its records into the history
+		run pytest_run . "$T/night$1.xml"
+		suite=$status
+		run rt-quarantine gate --records "$T/q$1.jsonl" "$T/night$1.xml"
+		gate=$status
+		gate_out=$output
+		{ rt-junit "$T/night$1.xml"; cat "$T/q$1.jsonl"; } |
+		    rt-audit -H "$T/audit.db" --json "$T/d$1.json" >/dev/null
+	}
+	# night 1: it goes flaky; nothing is quarantined, so the suite fails
+	nightly 1
+	[ "$suite" -eq 1 ] && [ "$gate" -eq 1 ]
+	[[ "$gate_out" == *"failed: $id"* ]]
+	# the morning after: measured, then quarantined with its evidence
+	rt-measure -n 20 -o "$T/m.json" -- "$PY" -m pytest -q "$id" >/dev/null
+	k=$(jq .failures "$T/m.json") n=$(jq .trials "$T/m.json")
+	[ "$k/$n" = 18/20 ]
+	run rt-quarantine add "$id" --rate "$k/$n" --issue https://github.com/o/r/issues/1
+	has "added: $id"
+	grep -q "^$id	owner=@cache-team	.*	reason=18/20 failed (90.0%, 95% Wilson CI 69.8%–97.3%)	rate=18/20$" .retrial/quarantine
+	# the proof rt-plan plans from that rate, at 90% confidence
+	need=$(jq -c '.type = "measure"' "$T/m.json" | rt-plan -c 0.9 | jq .runs)
+	[ "$need" -eq 3 ]
+	# night 2: still failing, but quarantined: it runs, the suite passes
+	nightly 2
+	[ "$suite" -eq 0 ] && [ "$gate" -eq 0 ]
+	[[ "$gate_out" == *"quarantined, failed: $id"* ]]
+	# its rate is still measured: the history has its failure tonight
+	[ "$(sqlite3 "$T/audit.db" "SELECT sum(failed), count(failed) FROM results WHERE case_id = '$id'")" = "2|2" ]
+	run rt-quarantine release --history "$T/audit.db" --confidence 0.9
+	has "kept: $id: 0 of 3 clean runs"
+	# nights 3, 4: fixed; not yet proven
+	echo fixed >seed
+	for i in 3 4; do
+		nightly $i
+		[ "$suite" -eq 0 ] && [ "$gate" -eq 0 ]
+		[[ "$gate_out" == *"quarantined, passed: $id"* ]]
+		run rt-quarantine release --history "$T/audit.db" --confidence 0.9
+		has "kept: $id: $((i - 2)) of 3 clean runs"
+		has "($((5 - i)) to go"
+		grep -q "^$id	" .retrial/quarantine
+	done
+	# night 5: the third clean run is the proof
+	nightly 5
+	run rt-quarantine release --history "$T/audit.db" --confidence 0.9
+	status_is 0
+	has "released: $id: 3 clean runs since $(date -u +%F)"
+	! grep -q "^$id" .retrial/quarantine
+	# with it released, a failure would fail the suite again
+	echo flaky >seed
+	run pytest_run . "$T/night6.xml"
+	status_is 1
+}
+
+@test "rt-quarantine: usage errors name the option or verb" {
+	run rt-quarantine frobnicate
+	status_is 2
+	has "frobnicate: not a verb"
+	run rt-quarantine list --owner @x
+	status_is 2
+	has "--owner is for add, not list"
+	run rt-quarantine add a::b --expires soon
+	status_is 2
+	has "--expires soon: must be Nd (days) or YYYY-MM-DD"
+	run rt-quarantine add a::b --rate 3
+	status_is 2
+	has "--rate 3: must be FAILURES/TRIALS"
+	run rt-quarantine add "#x"
+	status_is 2
+	has "starting with '#'"
+	run rt-quarantine release
+	status_is 2
+	cd "$T"
+	run rt-quarantine release --history nope.db
+	status_is 2
+	has "rt-quarantine: nope.db: No such file or directory"
+	[ ! -e nope.db ]
+	rt-quarantine -f q add a::b --owner @x >/dev/null
+	run sh -c 'rt-quarantine -f q list >/dev/full'
+	status_is 2
+	has "write error"
+}
+
+@test "rt-retry -q reads the list rt-quarantine writes (fields, blanks in IDs); a malformed one exits 2 naming its line" {
+	cd "$T"
+	rt-quarantine -f q add 'web/cart.test.js::cart > adds up' --owner @web --rate 3/10 >/dev/null
+	printf '%s\n' 'web/cart.test.js::cart > adds up' 'web/cart.test.js::cart' >cases
+	run rt-retry -p none -q q -f cases --cmd 'exit 1'
+	status_is 1
+	echo "$output" | jq -s -e '[.[] | select(.type == "group")][0].quarantined == ["web/cart.test.js::cart > adds up"]'
+	echo 'web/cart.test.js::cart' >cases
+	rt-quarantine -f q add 'web/cart.test.js::cart' --owner @web >/dev/null
+	run rt-retry -p none -q q -f cases --cmd 'exit 1'
+	status_is 0
+	printf 'x::y\towner=@a\tsince=yesterday\n' >bad
+	run rt-retry -p none -q bad -f cases --cmd 'exit 1'
+	status_is 2
+	has "rt-retry: bad:1: since=yesterday: not a date (YYYY-MM-DD)"
+}
+
+@test "add --from: an rt-verify QUARANTINE verdict and an rt-audit digest's quarantine candidates" {
+	cd "$T"
+	printf 'test_cache @cache\n' >CO
+	run rt-quarantine -f q add --codeowners CO --issue https://example.com/i/1 --from "$RT_TOP/t/fixtures/pr/quarantine.jsonl"
+	status_is 0
+	has "added: test_cache"
+	grep -q "^test_cache	owner=@cache	since=.*	issue=https://example.com/i/1	reason=rt-verify: 12/40 failed (30.0%, 95% Wilson CI 18.0%–45.5%), no fix survived	rate=12/40$" q
+	# the digest: t.broken passes two nights, then fails every trial
+	for n in 1 2 3; do
+		k=0; [ $n = 3 ] && k=10
+		for i in $(seq 1 10); do
+			o=pass; [ "$i" -le "$k" ] && o=fail
+			printf '{"type":"trial","trial":%s,"case":"t.broken","outcome":"%s","run":"n%s","revision":"r%s","timestamp":"2026-11-0%sT01:00:00"}\n' "$i" "$o" "$n" "$n" "$n"
+		done | rt-audit -H db --json "d$n.json" >/dev/null
+	done
+	jqe '[.quarantine[].case] == ["t.broken"]' d3.json
+	run rt-quarantine -f q add --owner @team --from d1.json
+	has "nothing to add"
+	run rt-quarantine -f q add --owner @team --from d3.json
+	status_is 0
+	has "added: t.broken"
+	grep -q "^t.broken	owner=@team	.*	reason=rt-audit: 10/10 failed (≥74.1% at 95% confidence) in its latest runs	rate=10/10$" q
+	# a verdict that is not QUARANTINE adds nothing
+	run rt-quarantine -f q add --from "$RT_TOP/t/fixtures/pr/fixed.jsonl"
+	has "nothing to add"
+	[ "$(grep -vc '^#' q)" -eq 2 ]
+}
