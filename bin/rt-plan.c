@@ -12,6 +12,7 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
 #include "rt_util.h"
@@ -94,6 +95,7 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 
 	if (strcmp(rt_rec_str(rec, "type", w), "measure") != 0)
 		return 0;
+	rt_rec_check(RT_REC_MEASURE, rec, w);
 	n = rt_rec_int(rec, "trials", 0, LONG_MAX, w);
 	k = rt_rec_int(rec, "failures", 0, n, w);
 	if (rt_rec_opt_num(rec, "confidence", w, &conf) && !(conf > 0 && conf < 1))

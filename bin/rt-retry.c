@@ -10,6 +10,7 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_out.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
@@ -173,6 +174,7 @@ on_budget_record(json_t *rec, const rt_where *w, void *ctx)
 	}
 	if (strcmp(type, "measure") != 0)
 		return 0;
+	rt_rec_check(RT_REC_MEASURE, rec, w);
 	if (!json_is_number(json_object_get(rec, key)))
 		rt_die_at(w, "\"%s\" is missing or null (no valid trials): no rate to "
 		    "budget retries from", key);

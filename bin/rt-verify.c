@@ -19,6 +19,7 @@
 #include "rt_canary.h"
 #include "rt_guard.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_out.h"
 #include "rt_patch.h"
 #include "rt_platform.h"
@@ -933,6 +934,7 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 
 	(void)ctx;
 	if (!strcmp(type, "measure")) {
+		rt_rec_check(RT_REC_MEASURE, rec, w);
 		static const char *const counts[] = { "timeouts", "errors", "ignored" };
 		long long n = rt_rec_int(rec, "trials", 0, 1000000000, w), v;
 		rt_rec_int(rec, "failures", 0, n, w);
@@ -955,6 +957,7 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	}
 	if (strcmp(type, "hypothesis") != 0)
 		return 0;
+	rt_rec_check(RT_REC_HYPOTHESIS, rec, w);
 	l = rt_xcalloc(1, sizeof *l);
 	l->hyp = json_incref(rec);
 	l->id = rt_rec_str(rec, "id", w);
