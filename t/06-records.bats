@@ -117,6 +117,19 @@ same_verdict_message() {
 	[ "$(msg)" = "$T/bad.jsonl:1: hypothesis record: field \"files\" must be an array" ]
 }
 
+@test "records: RETRIAL_CHECK_RECORDS makes writing a bad record a bug, not output" {
+	bad_verdict '.lanes = 3'
+	run "$RT" write "$T/bad.jsonl"
+	status_is 0
+	[ "$output" = "$(cat "$T/bad.jsonl")" ]
+	RETRIAL_CHECK_RECORDS=1 run "$RT" write "$T/bad.jsonl"
+	status_is 2
+	[ "$output" = 'records_test: bug: writing a bad record: verdict record: field "lanes" must be an array' ]
+	RETRIAL_CHECK_RECORDS=1 run "$RT" write "$PR/fixed.jsonl"
+	status_is 0
+	[ "$output" = "$(cat "$PR/fixed.jsonl")" ]
+}
+
 @test "records: retrial(7) documents every field of lib/rt_records' schema" {
 	run sh -c '"$0" fields | python3 "$1" "$2" schema' "$RT" "$MF" "$MAN7"
 	status_is 0
@@ -128,6 +141,8 @@ same_verdict_message() {
 
 @test "records: every field the writers emit is in retrial(7), and every record they write validates" {
 	cd "$T"
+	# check builds: every record a tool writes is validated as it is written
+	export RETRIAL_CHECK_RECORDS=1
 	printf '#!/bin/sh\n[ $((RETRIAL_SEED %% 3)) -ne 0 ] || { echo "boom: seed $RETRIAL_SEED" >&2; exit 1; }\n' >flaky.sh
 	chmod +x flaky.sh
 	rt-collect -n 12 --seed 7 -- ./flaky.sh >trials.jsonl
