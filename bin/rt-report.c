@@ -460,6 +460,7 @@ on_trial(report *r, json_t *rec, const rt_where *w)
 	t = &r->trials[r->ntrials];
 	memset(t, 0, sizeof *t);
 	t->order = r->ntrials++;
+	rt_rec_check(rt_rec_kind(rec), rec, w);
 	t->trial = (long)rt_rec_int(rec, "trial", 0, LONG_MAX, w);
 	s = rt_rec_str(rec, "outcome", w);
 	if (rt_outcome_parse(s, &t->outcome) < 0)

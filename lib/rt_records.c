@@ -26,6 +26,8 @@
 
 static const char *const trial_outcomes[] = { "pass", "fail", "timeout", "error",
 	"ignored", NULL };
+static const char *const case_outcomes[] = { "pass", "fail", "skip", "error",
+	"timeout", "ignored", NULL };
 static const char *const measure_verdicts[] = { "FLAKY", "STABLE", "ALWAYS_FAILING",
 	"INCONCLUSIVE", "ERROR", "CHANGED", "SKIPPED", NULL };
 static const char *const verdicts[] = { "FIXED", "IMPROVED", "QUARANTINE",
@@ -68,7 +70,7 @@ static const char *const attempt_outcomes[] = { "pass", "fail", "timeout", "erro
 	{ "duplicates", I, CNT, NULL, NULL }
 
 static const rt_field trial_f[] = {
-	{ "trial", I, REQ | CNT, NULL, NULL },
+	{ "trial", I, CNT, NULL, NULL },
 	{ "outcome", S, REQ, trial_outcomes, NULL },
 	{ "exit_code", I, 0, NULL, NULL },
 	{ "signal", I | S, 0, NULL, NULL },
@@ -94,7 +96,7 @@ static const rt_field trial_f[] = {
 static const rt_field case_trial_f[] = {
 	{ "trial", I, CNT, NULL, NULL },
 	{ "case", S, REQ, NULL, NULL },
-	{ "outcome", S, REQ, NULL, NULL },
+	{ "outcome", S, REQ, case_outcomes, NULL },
 	{ "result", S, 0, NULL, NULL },
 	{ "attempt", I, CNT, NULL, NULL },
 	{ "time_ms", N, 0, NULL, NULL },

@@ -251,7 +251,7 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	printf '%s\n' '{"type":"trial","trial":1,"outcome":"maybe"}' > "$T/bad.jsonl"
 	run rt-report -t "$T/bad.jsonl"
 	status_is 2
-	has "$T/bad.jsonl:1: \"outcome\""
+	has "$T/bad.jsonl:1: trial record: field \"outcome\" must be one of pass, fail, timeout, error, ignored, not maybe"
 }
 
 @test "no retrial records at all is an error" {
