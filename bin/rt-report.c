@@ -460,7 +460,6 @@ on_trial(report *r, json_t *rec, const rt_where *w)
 	t = &r->trials[r->ntrials];
 	memset(t, 0, sizeof *t);
 	t->order = r->ntrials++;
-	rt_rec_check(rt_rec_kind(rec), rec, w);
 	t->trial = (long)rt_rec_int(rec, "trial", 0, LONG_MAX, w);
 	s = rt_rec_str(rec, "outcome", w);
 	if (rt_outcome_parse(s, &t->outcome) < 0)
@@ -484,9 +483,11 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 {
 	report *r = ctx;
 	const char *type = json_string_value(json_object_get(rec, "type"));
+	rt_rec_kind_t kind = rt_rec_kind(rec);
 
+	if (kind != RT_REC_UNKNOWN)     /* every record type retrial(7) lists */
+		rt_rec_check(kind, rec, w);
 	if (strcmp(type, "measure") == 0) {
-		rt_rec_check(RT_REC_MEASURE, rec, w);
 		meas_parse(&r->m, rec, "measure", w);
 		r->n_measure++;
 	} else if (strcmp(type, "diff") == 0) {
@@ -1197,15 +1198,9 @@ jlong(json_t *o, const char *key, long *v)
 
 /* A lane, a baseline or a confirmation round: counts that make sense. */
 static void
-check_lane(json_t *l, const rt_where *w)
-{
-	rt_rec_check(RT_REC_LANE, l, w);
-}
-
-static void
 on_lane(report *r, json_t *rec, const rt_where *w)
 {
-	check_lane(rec, w);
+	(void)w;                        /* checked in on_record */
 	if (!r->lanes)
 		r->lanes = json_array();
 	json_array_append(r->lanes, rec);
@@ -1214,7 +1209,7 @@ on_lane(report *r, json_t *rec, const rt_where *w)
 static void
 on_verdict(report *r, json_t *rec, const rt_where *w)
 {
-	rt_rec_check(RT_REC_VERDICT, rec, w);
+	(void)w;                        /* checked in on_record */
 	json_decref(r->verdict);        /* the last verdict tells the story */
 	r->verdict = json_incref(rec);
 }

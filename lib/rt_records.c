@@ -105,7 +105,7 @@ static const rt_field case_trial_f[] = {
 	{ "stdout", S, 0, NULL, NULL },
 	{ "stderr", S, 0, NULL, NULL },
 	{ "report", S, 0, NULL, NULL },
-	{ "run", S, 0, NULL, NULL },
+	{ "run", S | I, 0, NULL, NULL },
 	{ "revision", S, 0, NULL, NULL },
 	{ "timestamp", S, 0, NULL, NULL },
 	{ "position", I, CNT, NULL, NULL },
