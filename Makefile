@@ -39,7 +39,7 @@ LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt
 	lib/rt_text.o lib/rt_http.o lib/rt_hash.o lib/rt_patch.o lib/rt_store.o lib/rt_guard.o lib/rt_canary.o lib/rt_srctext.o lib/rt_race.o \
 	lib/rt_audit_store.o lib/rt_out.o lib/rt_tmpl.o lib/rt_git.o lib/rt_junit.o lib/rt_sqlite.o lib/rt_md.o \
 	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o lib/rt_plan.o lib/rt_hyp.o lib/rt_tournament.o \
-	lib/rt_quarantine.o lib/rt_codeowners.o $(STATS_OBJ)
+	lib/rt_quarantine.o lib/rt_codeowners.o lib/rt_records.o $(STATS_OBJ)
 LIB_OBJ  += lib/rt_fix.o
 LIB_HDR   = $(LIB_OBJ:.o=.h)
 STATS_SO_VER = 0
@@ -102,6 +102,10 @@ t/say_test: t/say_test.c lib/libretrial.a
 bench/stopping-rules: bench/stopping-rules.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ bench/stopping-rules.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
 
+# the lib/rt_records driver of t/06-records.bats
+t/records_test: t/records_test.c lib/libretrial.a
+	$(CC) $(RT_CFLAGS) -o $@ t/records_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
+
 # the rt_runner driver of t/37-jest.bats
 t/runner_test: t/runner_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/runner_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
@@ -110,7 +114,7 @@ t/runner_test: t/runner_test.c lib/libretrial.a
 # VALGRIND=1 runs every tool the tests invoke under valgrind (t/helper.bash).
 check: deps
 	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test t/say_test \
-	    bench/stopping-rules
+	    t/records_test bench/stopping-rules
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	RT_VALGRIND=$(VALGRIND) ./t/run-bats
@@ -188,7 +192,7 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean: fuzz-clean
-	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test bench/stopping-rules
+	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test bench/stopping-rules
 
 .PHONY: all check lint deps jest-deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)

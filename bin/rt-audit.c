@@ -16,6 +16,7 @@
 #include "rt_hash.h"
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_md.h"
 #include "rt_out.h"
 #include "rt_stats.h"
@@ -144,6 +145,7 @@ ingest(json_t *rec, const rt_where *w, void *ctx)
 		return 0;
 	}
 	G.read++;
+	rt_rec_check(rt_rec_kind(rec), rec, w);
 	memset(&r, 0, sizeof r);
 	r.outcome = rt_rec_str(rec, "outcome", w);
 	for (i = 0; outcomes[i] && strcmp(outcomes[i], r.outcome); i++)

@@ -14,6 +14,7 @@
 #include "rt_cases.h"
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_out.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
@@ -402,6 +403,7 @@ on_case(json_t *rec, const rt_where *w, void *ctx)
 
 	if (strcmp(type, "trial") != 0 || !json_object_get(rec, "case"))
 		return 0;
+	rt_rec_check(rt_rec_kind(rec), rec, w);
 	name = rt_rec_str(rec, "case", w);
 	oc = rt_rec_str(rec, "outcome", w);
 	if (rt_outcome_parse(oc, &o) < 0)

@@ -23,6 +23,7 @@
 #include "rt_src.h"
 #include "rt_http.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_patch.h"
 #include "rt_platform.h"
 #include "rt_text.h"
@@ -526,6 +527,7 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	size_t i;
 
 	if (!strcmp(type, "measure")) {
+		rt_rec_check(RT_REC_MEASURE, rec, w);
 		if (!ev->measure)
 			ev->measure = json_incref(rec);
 	} else if (!strcmp(type, "diff")) {

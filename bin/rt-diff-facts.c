@@ -14,6 +14,7 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_stats.h"
 #include "rt_text.h"
 #include "rt_util.h"
@@ -780,6 +781,8 @@ scan_record(part *c, json_t *rec)
 	 * before the trial's own record): the trial is counted once, by its own */
 	if (json_is_string(json_object_get(rec, "case")) && !json_object_get(rec, "exit_code"))
 		return NULL;
+	if (rt_rec_validate(rt_rec_kind(rec), rec, NULL, 0, c->msg, sizeof c->msg) < 0)
+		return c->msg;
 	v = json_object_get(rec, "outcome");
 	if (!v || json_is_null(v))
 		BAD("\"%s\" missing", "outcome");

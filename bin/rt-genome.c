@@ -10,6 +10,7 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_stats.h"
 #include "rt_store.h"
 #include "rt_util.h"
@@ -389,149 +390,12 @@ history(void)
 
 /* ---- import ------------------------------------------------------------ */
 
-/* The verdicts rt-verify writes (rt-verify(1), VERDICTS). */
-static const char *const verdicts[] = { "FIXED", "IMPROVED", "QUARANTINE",
-	"REGRESSION", "ALREADY_STABLE", "INCONCLUSIVE_BASELINE", "ERROR", NULL };
-
-/* A number at o.key, when present: [lo, hi], or (lo, hi) when open. */
-static int
-opt_num(json_t *o, const char *pre, const char *key, double lo, double hi,
-    int open, const rt_where *w, double *out)
-{
-	json_t *v = json_object_get(o, key);
-	double d;
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_number(v))
-		rt_die_at(w, "\"%s%s\": not a number", pre, key);
-	d = json_number_value(v);
-	if (open ? !(d > lo && d < hi) : !(d >= lo && d <= hi))
-		rt_die_at(w, "\"%s%s\": %g is outside %c%g, %g%c", pre, key, d,
-		    open ? '(' : '[', lo, hi, open ? ')' : ']');
-	if (out)
-		*out = d;
-	return 1;
-}
-
-/* A count at o.key, when present: a whole number, not negative. */
-static int
-opt_count(json_t *o, const char *pre, const char *key, const rt_where *w,
-    long long *out)
-{
-	json_t *v = json_object_get(o, key);
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (rt_json_whole(v, out) < 0)
-		rt_die_at(w, "\"%s%s\": not a whole number", pre, key);
-	if (*out < 0)
-		rt_die_at(w, "\"%s%s\": %lld is negative", pre, key, *out);
-	return 1;
-}
-
-static void
-opt_string(json_t *o, const char *pre, const char *key, const rt_where *w)
-{
-	json_t *v = json_object_get(o, key);
-
-	if (v && !json_is_null(v) && !json_is_string(v))
-		rt_die_at(w, "\"%s%s\": not a string", pre, key);
-}
-
-/* trials, failures, errors, rate, ci_low, ci_high of one object. */
-static void
-check_counts(json_t *o, const char *pre, const rt_where *w)
-{
-	long long t, f, e;
-	int ht, hf;
-
-	if (!json_is_object(o))
-		rt_die_at(w, "\"%.*s\": not an object", (int)strcspn(pre, "."), pre);
-	ht = opt_count(o, pre, "trials", w, &t);
-	hf = opt_count(o, pre, "failures", w, &f);
-	opt_count(o, pre, "errors", w, &e);
-	if (ht && hf && f > t)
-		rt_die_at(w, "\"%sfailures\": %lld failures in %lld trials", pre, f, t);
-	opt_num(o, pre, "rate", 0, 1, 0, w, NULL);
-	opt_num(o, pre, "ci_low", 0, 1, 0, w, NULL);
-	opt_num(o, pre, "ci_high", 0, 1, 0, w, NULL);
-}
-
-/* "2026-03-01T10:00:00Z", optionally with a fraction of a second: UTC. */
-static int
-utc_time(const char *s)
-{
-	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
-	size_t i;
-
-	for (i = 0; shape[i]; i++)
-		if (shape[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != shape[i])
-			return 0;
-	if (s[i] == '.')
-		for (i++; isdigit((unsigned char)s[i]); i++)
-			;
-	return s[i] == 'Z' && s[i + 1] == '\0';
-}
-
 /* A verdict record is checked like any record before anything of its
- * file is written (rt-genome(1), IMPORT). */
+ * file is written (rt-genome(1), IMPORT): by lib/rt_records' schema. */
 static void
 check_verdict(json_t *rec, const rt_where *w)
 {
-	const char *v = rt_rec_str(rec, "verdict", w), *fin;
-	json_t *a, *x;
-	size_t i, k;
-	char pre[48];
-
-	for (k = 0; verdicts[k] && strcmp(verdicts[k], v); k++)
-		;
-	if (!verdicts[k])
-		rt_die_at(w, "\"verdict\": %s is not a verdict rt-verify writes", v);
-	rt_rec_str(rec, "command", w);
-	opt_string(rec, "", "project", w);
-	opt_string(rec, "", "test", w);
-	opt_string(rec, "", "seed", w);
-	if (!opt_num(rec, "", "confidence", 0, 1, 1, w, NULL))
-		rt_die_at(w, "\"confidence\" missing");
-	opt_num(rec, "", "target", 0, 1, 1, w, NULL);
-	if (rt_rec_opt_str(rec, "finished_at", w, &fin) && !utc_time(fin))
-		rt_die_at(w, "\"finished_at\": %s is not a UTC time like "
-		    "2026-03-01T10:00:00Z", fin);
-	if ((x = json_object_get(rec, "baseline")) && !json_is_null(x))
-		check_counts(x, "baseline.", w);
-	if ((x = json_object_get(rec, "timings")) && !json_is_null(x)) {
-		static const char *const t[] = { "baseline_s", "tournament_s",
-			"confirm_s", "total_s", NULL };
-		if (!json_is_object(x))
-			rt_die_at(w, "\"timings\": not an object");
-		for (k = 0; t[k]; k++)
-			opt_num(x, "timings.", t[k], 0, HUGE_VAL, 0, w, NULL);
-	}
-	if ((a = json_object_get(rec, "lanes")) && !json_is_null(a)) {
-		if (!json_is_array(a))
-			rt_die_at(w, "\"lanes\": not an array");
-		json_array_foreach(a, i, x) {
-			snprintf(pre, sizeof pre, "lanes[%zu].", i);
-			check_counts(x, pre, w);
-			opt_string(x, pre, "id", w);
-			opt_string(x, pre, "status", w);
-			opt_string(x, pre, "cause_class", w);
-		}
-	}
-	if ((a = json_object_get(rec, "confirmations")) && !json_is_null(a)) {
-		long long n;
-		if (!json_is_array(a))
-			rt_die_at(w, "\"confirmations\": not an array");
-		json_array_foreach(a, i, x) {
-			snprintf(pre, sizeof pre, "confirmations[%zu].", i);
-			check_counts(x, pre, w);
-			opt_count(x, pre, "required_runs", w, &n);
-			opt_num(x, pre, "confidence", 0, 1, 1, w, NULL);
-			opt_string(x, pre, "interval", w);
-			opt_string(x, pre, "summary", w);
-		}
-	}
+	rt_rec_check(RT_REC_VERDICT, rec, w);
 }
 
 /* One file's verdicts, checked, kept until the file has been read whole. */

@@ -16,6 +16,7 @@
 #include "rt_cases.h"
 #include "rt_cli.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_out.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
@@ -397,6 +398,7 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 
 	if (strcmp(type, "trial") != 0 && !attempt_rec)
 		return 0;
+	rt_rec_check(rt_rec_kind(rec), rec, w);
 	oc = rt_rec_str(rec, "outcome", w);
 	/* rt-retry's cancelled attempts never ran: kept apart like skips */
 	if (attempt_rec && strcmp(oc, "cancelled") == 0)

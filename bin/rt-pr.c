@@ -21,6 +21,7 @@
 #include "rt_cli.h"
 #include "rt_codeowners.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_out.h"
 #include "rt_patch.h"
 #include "rt_quarantine.h"
@@ -397,38 +398,28 @@ parse_verdict(verdict_t *v)
 	size_t i;
 	long long ep;
 
+	rt_rec_check(RT_REC_VERDICT, r, w);
 	v->verdict = rt_rec_str(r, "verdict", w);
 	v->command = opt_str(r, "command", w);
 	v->test = opt_str(r, "test", w);
 	v->conf = 0.95;
-	if (rt_rec_opt_num(r, "confidence", w, &v->conf) && !(v->conf > 0 && v->conf < 1))
-		rt_die_at(w, "\"confidence\": %g is not between 0 and 1", v->conf);
+	rt_rec_opt_num(r, "confidence", w, &v->conf);
 	v->has_target = rt_rec_opt_num(r, "target", w, &v->target);
-	if (v->has_target && !(v->target >= 0 && v->target <= 1))
-		rt_die_at(w, "\"target\": %g is not between 0 and 1", v->target);
 	if ((o = json_object_get(r, "interrupted")) && json_is_true(o))
 		v->interrupted = 1;
 
 	o = json_object_get(r, "baseline");
-	if (!json_is_object(o))
-		rt_die_at(w, "\"baseline\" missing or not an object");
 	v->b_trials = count_field(o, "trials", w, 1);
 	v->b_failures = count_field(o, "failures", w, 1);
 	v->b_errors = count_field(o, "errors", w, 0);
 	v->b_input = (s = opt_str(o, "source", w)) && strcmp(s, "input") == 0;
-	if (v->b_failures > v->b_trials)
-		rt_die_at(w, "baseline: %ld failures in %ld trials", v->b_failures, v->b_trials);
 
 	a = json_object_get(r, "lanes");
-	if (a && !json_is_array(a) && !json_is_null(a))
-		rt_die_at(w, "\"lanes\": not an array");
-	v->nlanes = json_is_array(a) ? json_array_size(a) : 0;
+	v->nlanes = json_array_size(a);
 	v->lanes = rt_xcalloc(v->nlanes, sizeof *v->lanes);
 	for (i = 0; i < v->nlanes; i++) {
 		lane_t *l = &v->lanes[i];
 		e = json_array_get(a, i);
-		if (!json_is_object(e))
-			rt_die_at(w, "lanes[%zu]: not an object", i);
 		l->id = rt_rec_str(e, "id", w);
 		l->status = rt_rec_str(e, "status", w);
 		l->source = opt_str(e, "source", w);
@@ -438,41 +429,29 @@ parse_verdict(verdict_t *v)
 		l->rule = opt_str(e, "rule", w);
 		l->trials = count_field(e, "trials", w, 0);
 		l->failures = count_field(e, "failures", w, 0);
-		if (l->failures > l->trials)
-			rt_die_at(w, "lane %s: %ld failures in %ld trials", l->id, l->failures, l->trials);
 		l->method = interval_method(e, l->id, l->failures, w);
 	}
 
 	a = json_object_get(r, "confirmations");
-	if (a && !json_is_array(a) && !json_is_null(a))
-		rt_die_at(w, "\"confirmations\": not an array");
-	v->nconfs = json_is_array(a) ? json_array_size(a) : 0;
+	v->nconfs = json_array_size(a);
 	v->confs = rt_xcalloc(v->nconfs, sizeof *v->confs);
 	for (i = 0; i < v->nconfs; i++) {
 		conf_t *c = &v->confs[i];
 		e = json_array_get(a, i);
-		if (!json_is_object(e))
-			rt_die_at(w, "confirmations[%zu]: not an object", i);
 		c->id = rt_rec_str(e, "id", w);
 		c->rule = opt_str(e, "rule", w);
 		c->trials = count_field(e, "trials", w, 1);
 		c->failures = count_field(e, "failures", w, 1);
 		c->required = count_field(e, "required_runs", w, 0);
-		if (c->failures > c->trials)
-			rt_die_at(w, "confirmation %s: %ld failures in %ld trials", c->id, c->failures, c->trials);
 		o = json_object_get(e, "passed");
 		c->passed = json_is_boolean(o) ? json_is_true(o) : -1;
 		c->method = interval_method(e, c->id, c->failures, w);
 		c->conf = v->conf;
-		if (rt_rec_opt_num(e, "confidence", w, &c->conf) && !(c->conf > 0 && c->conf < 1))
-			rt_die_at(w, "confirmation %s: \"confidence\": %g is not between 0 and 1",
-			    c->id, c->conf);
+		rt_rec_opt_num(e, "confidence", w, &c->conf);
 	}
 
 	o = json_object_get(r, "winner");
 	if (o && !json_is_null(o)) {
-		if (!json_is_object(o))
-			rt_die_at(w, "\"winner\": not an object");
 		v->has_winner = 1;
 		v->w_id = rt_rec_str(o, "id", w);
 		v->w_source = opt_str(o, "source", w);
@@ -483,9 +462,7 @@ parse_verdict(verdict_t *v)
 	}
 
 	a = json_object_get(r, "reproduce");
-	if (a && !json_is_array(a) && !json_is_null(a))
-		rt_die_at(w, "\"reproduce\": not an array");
-	v->nrepro = json_is_array(a) ? json_array_size(a) : 0;
+	v->nrepro = json_array_size(a);
 	v->repro = rt_xcalloc(v->nrepro, sizeof *v->repro);
 	for (i = 0; i < v->nrepro; i++) {
 		if (!json_is_string(json_array_get(a, i)))

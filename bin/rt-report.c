@@ -16,6 +16,7 @@
 #include "rt_cli.h"
 #include "rt_fs.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_md.h"
 #include "rt_out.h"
 #include "rt_plan.h"
@@ -514,7 +515,10 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 {
 	report *r = ctx;
 	const char *type = json_string_value(json_object_get(rec, "type"));
+	rt_rec_kind_t kind = rt_rec_kind(rec);
 
+	if (kind != RT_REC_UNKNOWN)     /* every record type retrial(7) lists */
+		rt_rec_check(kind, rec, w);
 	if (strcmp(type, "measure") == 0 && json_object_get(rec, "case")) {
 		/* rt-measure --by case: one record per case, each its own row */
 		casemeas *c;
@@ -578,6 +582,7 @@ on_proof(json_t *rec, const rt_where *w, void *ctx)
 	rt_outcome o;
 
 	if (strcmp(type, "measure") == 0) {
+		rt_rec_check(RT_REC_MEASURE, rec, w);
 		meas_parse(&p->m, rec, "measure", w);
 	} else if (strcmp(type, "trial") == 0) {
 		if (rt_outcome_parse(rt_rec_str(rec, "outcome", w), &o) < 0)
@@ -1508,36 +1513,9 @@ jlong(json_t *o, const char *key, long *v)
 
 /* A lane, a baseline or a confirmation round: counts that make sense. */
 static void
-check_counts(json_t *o, const char *what, const rt_where *w)
-{
-	long k, n;
-	double v;
-	static const char *fr[] = { "rate", "ci_low", "ci_high" };
-	size_t i;
-
-	if (!json_is_object(o))
-		rt_die_at(w, "%s: not an object", what);
-	if (!jlong(o, "trials", &n) || n < 0)
-		rt_die_at(w, "%s: \"trials\" missing or not a count", what);
-	if (!jlong(o, "failures", &k) || k < 0 || k > n)
-		rt_die_at(w, "%s: \"failures\" missing or not a count up to \"trials\"", what);
-	for (i = 0; i < sizeof fr / sizeof fr[0]; i++)
-		if (jnum(o, fr[i], &v) && !(v >= 0 && v <= 1))
-			rt_die_at(w, "%s: \"%s\" %g: must be between 0 and 1", what, fr[i], v);
-}
-
-static void
-check_lane(json_t *l, const rt_where *w)
-{
-	if (!json_is_object(l) || !jstr(l, "id") || !jstr(l, "status"))
-		rt_die_at(w, "lane: \"id\" or \"status\" missing");
-	check_counts(l, "lane", w);
-}
-
-static void
 on_lane(report *r, json_t *rec, const rt_where *w)
 {
-	check_lane(rec, w);
+	(void)w;                        /* checked in on_record */
 	if (!r->lanes)
 		r->lanes = json_array();
 	json_array_append(r->lanes, rec);
@@ -1546,25 +1524,7 @@ on_lane(report *r, json_t *rec, const rt_where *w)
 static void
 on_verdict(report *r, json_t *rec, const rt_where *w)
 {
-	json_t *lanes = json_object_get(rec, "lanes"), *c = json_object_get(rec,
-	    "confirmations"), *x;
-	size_t i;
-	double v;
-
-	if (!jstr(rec, "verdict"))
-		rt_die_at(w, "verdict: \"verdict\" missing");
-	if (!json_is_array(lanes))
-		rt_die_at(w, "verdict: \"lanes\" missing");
-	json_array_foreach(lanes, i, x)
-		check_lane(x, w);
-	if (json_object_get(rec, "baseline"))
-		check_counts(json_object_get(rec, "baseline"), "verdict baseline", w);
-	if (c && !json_is_array(c))
-		rt_die_at(w, "verdict: \"confirmations\" not an array");
-	json_array_foreach(c, i, x)
-		check_counts(x, "confirmation", w);
-	if (jnum(rec, "confidence", &v) && !(v > 0 && v < 1))
-		rt_die_at(w, "verdict: \"confidence\" %g: must be between 0 and 1", v);
+	(void)w;                        /* checked in on_record */
 	json_decref(r->verdict);        /* the last verdict tells the story */
 	r->verdict = json_incref(rec);
 }

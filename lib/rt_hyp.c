@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rt_hyp.h"
+#include "rt_records.h"
 #include "rt_jsonl.h"
 #include "rt_patch.h"
 #include "rt_util.h"
@@ -52,11 +53,13 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 	json_t *files, *f;
 
 	if (!strcmp(type, "measure")) {
+		rt_rec_check(RT_REC_MEASURE, rec, w);
 		read_measure(rec, w, s);
 		return 0;
 	}
 	if (strcmp(type, "hypothesis") != 0)
 		return 0;
+	rt_rec_check(RT_REC_HYPOTHESIS, rec, w);
 	h = rt_xcalloc(1, sizeof *h);
 	h->rec = json_incref(rec);
 	s->hyps = rt_xrealloc(s->hyps, (s->n + 1) * sizeof *s->hyps);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_util.h"
 
 #define RT_DUMP_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(12))
@@ -202,11 +203,30 @@ rt_rec_int(json_t *rec, const char *key, long long min, long long max, const rt_
 	return v;
 }
 
+/* With RETRIAL_CHECK_RECORDS set (t/06-records.bats), every record of a
+ * type retrial(7) lists is validated before it is written (every writer
+ * goes through rt_dumps): a writer that breaks the schema is a bug, and
+ * says so rather than ship the record. */
+static void
+check_written(const json_t *rec)
+{
+	const char *e = getenv("RETRIAL_CHECK_RECORDS");
+	rt_rec_kind_t k;
+	char err[600];
+
+	if (!e || !*e || !strcmp(e, "0") || !(k = rt_rec_kind(rec)))
+		return;
+	if (rt_rec_validate(k, rec, NULL, 0, err, sizeof err) < 0)
+		rt_die("bug: writing a bad record: %s", err);
+}
+
 char *
 rt_dumps(json_t *rec)
 {
-	char *s = json_dumps(rec, RT_DUMP_FLAGS);
-	if (!s)
+	char *s;
+
+	check_written(rec);
+	if (!(s = json_dumps(rec, RT_DUMP_FLAGS)))
 		rt_die("cannot encode a record as JSON");
 	return s;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rt_plan.h"
+#include "rt_records.h"
 #include "rt_say.h"
 #include "rt_stats.h"
 #include "rt_util.h"
@@ -69,6 +70,7 @@ rt_plan_measure_read(json_t *rec, const rt_where *w, rt_plan_measure *m)
 
 	if (strcmp(rt_rec_str(rec, "type", w), "measure") != 0)
 		return 0;
+	rt_rec_check(RT_REC_MEASURE, rec, w);
 	n = rt_rec_int(rec, "trials", 0, LONG_MAX, w);
 	k = rt_rec_int(rec, "failures", 0, n, w);
 	if (rt_rec_opt_num(rec, "confidence", w, &conf) && !(conf > 0 && conf < 1))

@@ -9,6 +9,7 @@
 
 #include "rt_hash.h"
 #include "rt_platform.h"
+#include "rt_records.h"
 #include "rt_sqlite.h"
 #include "rt_store.h"
 #include "rt_fs.h"
@@ -298,11 +299,8 @@ rt_store_add_verdict(rt_store *s, json_t *v, char *err, size_t errsize)
 	size_t i;
 	int won, fixed, own;
 
-	if (!json_is_string(json_object_get(v, "verdict")) ||
-	    !json_is_string(json_object_get(v, "command"))) {
-		seterr(err, errsize, "not a verdict record (\"verdict\" or \"command\" missing)");
+	if (rt_rec_validate(RT_REC_VERDICT, v, NULL, 0, err, errsize) < 0)
 		return -1;
-	}
 	verdict = json_string_value(json_object_get(v, "verdict"));
 	fixed = !strcmp(verdict, "FIXED") || !strcmp(verdict, "IMPROVED");
 	verdict_digest(v, hex);

@@ -251,10 +251,11 @@ load helper
 	printf '{"type":"trial"}\n' > "$T/bad2.jsonl"
 	run rt-measure "$T/bad2.jsonl"
 	status_is 2
-	has 'bad2.jsonl:1: "outcome" missing'
+	has 'bad2.jsonl:1: trial record: field "outcome" is missing'
 	printf '{"type":"trial","outcome":"weird"}\n' > "$T/bad3.jsonl"
 	run rt-measure "$T/bad3.jsonl"
 	status_is 2
+	has 'bad3.jsonl:1: trial record: field "outcome" must be one of pass, fail, timeout, error, ignored, not weird'
 	run rt-measure --lenient "$T/bad.jsonl"
 	status_is 0
 	echo "$output" | jq -e '.skipped == 1 and .trials == 1'

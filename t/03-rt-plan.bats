@@ -431,14 +431,14 @@ measure0() {
 	echo '{"type":"measure","trials":4}' >"$T/bad.jsonl"
 	run rt-plan "$T/bad.jsonl"
 	status_is 2
-	has "$T/bad.jsonl:1: \"failures\" missing"
+	has "$T/bad.jsonl:1: measure record: field \"failures\" is missing"
 }
 
 @test "failures above trials is refused" {
 	echo '{"type":"measure","trials":4,"failures":5}' >"$T/bad.jsonl"
 	run rt-plan "$T/bad.jsonl"
 	status_is 2
-	has "$T/bad.jsonl:1: \"failures\""
+	has "$T/bad.jsonl:1: measure record: field \"failures\" must be at most \"trials\" (5 failures in 4 trials)"
 }
 
 @test "a measure with 0 trials has no rate to plan from" {

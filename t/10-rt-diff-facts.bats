@@ -234,19 +234,19 @@ gen() {
 	printf '%s\n' '{"type":"trial","outcome":"pass"}' '{"type":"trial","trial":2}' >"$T/in"
 	run rt-diff-facts "$T/in"
 	status_is 2
-	has "in:2: \"outcome\" missing"
+	has "in:2: trial record: field \"outcome\" is missing"
 	printf '{"type":"trial","outcome":"maybe"}\n' >"$T/in"
 	run rt-diff-facts "$T/in"
 	status_is 2
-	has "in:1: \"outcome\""
+	has "in:1: trial record: field \"outcome\" must be one of pass, fail, timeout, error, ignored, not maybe"
 	printf '{"type":"trial","outcome":"fail","stderr":42}\n' >"$T/in"
 	run rt-diff-facts "$T/in"
 	status_is 2
-	has "in:1: \"stderr\": not a string"
+	has "in:1: trial record: field \"stderr\" must be a string"
 	printf '{"type":"trial","outcome":"fail","trial":-3}\n' >"$T/in"
 	run rt-diff-facts "$T/in"
 	status_is 2
-	has "in:1: \"trial\""
+	has "in:1: trial record: field \"trial\" must be a whole number >= 0, not -3"
 }
 
 @test "rt-diff-facts: invalid UTF-8 and bad escapes are malformed lines" {
@@ -306,7 +306,7 @@ gen() {
 	for j in 1 4; do
 		RT_DIFF_FACTS_CHUNK=1000 run rt-diff-facts -j $j "$T/in"
 		status_is 2
-		has "$T/in:401: \"outcome\": not pass, fail, timeout, error or ignored"
+		has "$T/in:401: trial record: field \"outcome\" must be one of pass, fail, timeout, error, ignored, not maybe"
 		RT_DIFF_FACTS_CHUNK=1000 run rt-diff-facts -j $j --lenient "$T/in"
 		status_is 0
 		jqe '.skipped == 2 and .trials == 410' <<<"$output"

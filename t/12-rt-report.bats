@@ -285,11 +285,11 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	printf '%s\n' '{"type":"measure","trials":3,"failures":5}' > "$T/bad.jsonl"
 	run rt-report -t "$T/bad.jsonl"
 	status_is 2
-	has "$T/bad.jsonl:1: \"failures\": 5 is out of range [0, 3]"
+	has "$T/bad.jsonl:1: measure record: field \"failures\" must be at most \"trials\" (5 failures in 3 trials)"
 	printf '%s\n' '{"type":"trial","trial":1,"outcome":"maybe"}' > "$T/bad.jsonl"
 	run rt-report -t "$T/bad.jsonl"
 	status_is 2
-	has "$T/bad.jsonl:1: \"outcome\""
+	has "$T/bad.jsonl:1: trial record: field \"outcome\" must be one of pass, fail, timeout, error, ignored, not maybe"
 }
 
 @test "no retrial records at all is an error" {
@@ -421,13 +421,11 @@ fixed_section() {
 	printf '{"type":"lane","id":"x","status":"eliminated","trials":3,"failures":4}\n' > "$T/l.jsonl"
 	run rt-report -t "$T/l.jsonl"
 	status_is 2
-	has "l.jsonl:1"
-	has "failures"
-	printf '{"type":"verdict","verdict":"FIXED"}\n' > "$T/v.jsonl"
+	has "l.jsonl:1: lane record: field \"failures\" must be at most \"trials\" (4 failures in 3 trials)"
+	printf '{"type":"verdict","verdict":"FIXED","command":"t","confidence":0.95,"baseline":{"trials":9,"failures":3}}\n' > "$T/v.jsonl"
 	run rt-report -t "$T/v.jsonl"
 	status_is 2
-	has "v.jsonl:1"
-	has "lanes"
+	has "v.jsonl:1: verdict record: field \"lanes\" is missing"
 }
 
 # --- the autopsy --------------------------------------------------------
@@ -571,7 +569,7 @@ fixed_section() {
 @test "--autopsy: at most 10 sentences, the least important left out first" {
 	# 3 eliminated, 2 tied, 3 confirmations, a seed, an order: 14 drafted
 	lane() { printf '{"id":"%s","status":"%s","trials":40,"failures":%s,"rate":0.%s,"ci_low":0.01,"ci_high":0.5,"interval":"wilson"}' "$@"; }
-	printf '{"type":"verdict","verdict":"FIXED","test":"t","confidence":0.95,"target":0.1,"seed":"77","rule":"r","baseline":{"trials":40,"failures":12,"rate":0.3,"ci_low":0.1,"ci_high":0.5,"verdict":"FLAKY"},"winner":{"id":"w","explanation":"It waits."},"lanes":[%s,%s,%s,%s,%s,%s],"confirmations":[{"id":"w","trials":29,"failures":0,"ci_low":0,"ci_high":0.098,"passed":true}]}\n' \
+	printf '{"type":"verdict","verdict":"FIXED","command":"t","test":"t","confidence":0.95,"target":0.1,"seed":"77","rule":"r","baseline":{"trials":40,"failures":12,"rate":0.3,"ci_low":0.1,"ci_high":0.5,"verdict":"FLAKY"},"winner":{"id":"w","explanation":"It waits."},"lanes":[%s,%s,%s,%s,%s,%s],"confirmations":[{"id":"w","trials":29,"failures":0,"ci_low":0,"ci_high":0.098,"passed":true}]}\n' \
 	    "$(lane e1 eliminated 11 275)" "$(lane e2 eliminated 13 325)" "$(lane e3 eliminated 14 35)" \
 	    "$(lane t1 tied 2 05)" "$(lane t2 tied 3 075)" "$(lane w survived 0 0)" > "$T/v.jsonl"
 	printf '{"type":"order","victim":"t","polluters":["p"],"trials":9}\n' >> "$T/v.jsonl"
@@ -635,7 +633,7 @@ fixed_section() {
 }
 
 @test "What fixed it: a winner with a source but no cause class reads (from SOURCE)" {
-	printf '{"type":"verdict","verdict":"FIXED","lanes":[{"id":"w","status":"survived","trials":9,"failures":0}],"winner":{"id":"w","source":"model"}}\n' > "$T/v.jsonl"
+	printf '{"type":"verdict","verdict":"FIXED","command":"t","confidence":0.95,"baseline":{"trials":9,"failures":3},"lanes":[{"id":"w","status":"survived","trials":9,"failures":0}],"winner":{"id":"w","source":"model"}}\n' > "$T/v.jsonl"
 	run rt-report -t "$T/v.jsonl"
 	status_is 0
 	has '`w` (from model).'

@@ -267,7 +267,7 @@ H() { echo "$T/audit.db"; }
 	{ rec t.a pass n1 aaa 2026-11-01T03:00:00Z; echo '{"type":"trial","case":"t.a","outcome":"maybe","run":"n1"}'; } > "$T/bad.jsonl"
 	run rt-audit -H "$(H)" "$T/bad.jsonl"
 	status_is 2
-	has "rt-audit: $T/bad.jsonl:2: \"outcome\" maybe"
+	has "rt-audit: $T/bad.jsonl:2: case trial record: field \"outcome\" must be one of pass, fail, skip, error, timeout, ignored, not maybe"
 	[ "$(sqlite3 "$(H)" 'select count(*) from results')" = 0 ]
 	sqlite3 "$T/new.db" 'pragma user_version = 9'
 	rec t.a pass n1 aaa 2026-11-01T03:00:00Z > "$T/ok.jsonl"

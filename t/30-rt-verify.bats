@@ -337,7 +337,7 @@ assert len(rows) >= 13 and len(cols) == 1, (len(rows), cols)' "$T/err"
 	printf '{"type":"hypothesis"}\n' >"$T/noid"
 	run rt-verify -C "$FX/pool" --cmd true "$T/noid"
 	status_is 2
-	has "noid:1: \"id\" missing"
+	has "noid:1: hypothesis record: field \"id\" is missing"
 	printf 'not json\n' >"$T/bad"
 	run rt-verify -C "$FX/pool" --cmd true "$T/bad"
 	status_is 2
@@ -346,11 +346,11 @@ assert len(rows) >= 13 and len(cols) == 1, (len(rows), cols)' "$T/err"
 	printf '%s\n' '{"type":"x"}' '{"type":"measure","trials":10,"failures":20}' >"$T/m"
 	run rt-verify -C "$FX/pool" --no-genome --cmd true "$T/m"
 	status_is 2
-	has "$T/m:2: \"failures\": 20 is out of range [0, 10]"
+	has "$T/m:2: measure record: field \"failures\" must be at most \"trials\" (20 failures in 10 trials)"
 	printf '{"type":"measure","trials":10,"failures":2,"errors":-1}\n' >"$T/m"
 	run rt-verify -C "$FX/pool" --no-genome --cmd true "$T/m"
 	status_is 2
-	has "$T/m:1: \"errors\": -1 is out of range"
+	has "$T/m:1: measure record: field \"errors\" must be a whole number >= 0, not -1"
 	[ -z "$(ls -A "$T/tmp")" ]
 }
 

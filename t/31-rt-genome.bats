@@ -115,7 +115,7 @@ setup() {
 	jq -c '.finished_at = "yesterday" | .seed = "8"' <(sed -n 1p "$FX/verdicts.jsonl") >"$T/bad"
 	run rt-genome -g "$db" --import "$T/bad"
 	status_is 2
-	has 'bad:1: "finished_at": yesterday is not a UTC time'
+	has 'bad:1: verdict record: field "finished_at" must be a UTC time like 2026-03-01T10:00:00Z, not yesterday'
 }
 
 @test "rt-genome: the table stays aligned for long and non-ASCII names" {
@@ -209,16 +209,18 @@ bad_import() {
 }
 
 @test "rt-genome: an imported verdict is checked like any record, and its file is one transaction" {
-	bad_import '.baseline.failures = 41' '"baseline.failures": 41 failures in 40 trials'
-	bad_import '.lanes[1].failures = -1' '"lanes[1].failures": -1 is negative'
-	bad_import '.confirmations[0].trials = -29' '"confirmations[0].trials": -29 is negative'
-	bad_import '.confirmations[0].failures = 30' '"confirmations[0].failures": 30 failures in 29 trials'
-	bad_import '.verdict = "BOGUS"' '"verdict": BOGUS is not a verdict rt-verify writes'
-	bad_import '.confidence = 1.5' '"confidence": 1.5 is outside (0, 1)'
-	bad_import '.confidence = 0' '"confidence": 0 is outside (0, 1)'
-	bad_import '.confirmations[0].confidence = 1' '"confirmations[0].confidence": 1 is outside (0, 1)'
-	bad_import '.baseline.trials = 2.5' '"baseline.trials": not a whole number'
-	bad_import 'del(.confidence)' '"confidence" missing'
+	bad_import '.baseline.failures = 41' 'verdict record: field "baseline.failures" must be at most "trials" (41 failures in 40 trials)'
+	bad_import '.lanes[1].failures = -1' 'verdict record: field "lanes[1].failures" must be a whole number >= 0, not -1'
+	bad_import '.confirmations[0].trials = -29' 'verdict record: field "confirmations[0].trials" must be a whole number >= 0, not -29'
+	bad_import '.confirmations[0].failures = 30' 'verdict record: field "confirmations[0].failures" must be at most "trials" (30 failures in 29 trials)'
+	bad_import '.verdict = "BOGUS"' 'verdict record: field "verdict" must be one of FIXED, IMPROVED, QUARANTINE, REGRESSION, ALREADY_STABLE, INCONCLUSIVE_BASELINE, ERROR, not BOGUS'
+	bad_import '.confidence = 1.5' 'verdict record: field "confidence" must be between 0 and 1 (exclusive), not 1.5'
+	bad_import '.confidence = 0' 'verdict record: field "confidence" must be between 0 and 1 (exclusive), not 0'
+	bad_import '.confirmations[0].confidence = 1' 'verdict record: field "confirmations[0].confidence" must be between 0 and 1 (exclusive), not 1'
+	bad_import '.baseline.trials = 2.5' 'verdict record: field "baseline.trials" must be a whole number'
+	bad_import 'del(.confidence)' 'verdict record: field "confidence" is missing'
+	bad_import '.lanes = 3' 'verdict record: field "lanes" must be an array'
+	bad_import '.finished_at = "yesterday"' 'verdict record: field "finished_at" must be a UTC time like 2026-03-01T10:00:00Z, not yesterday'
 	# files are separate transactions: a good file before a bad one stays
 	sed -n 1p "$FX/verdicts.jsonl" | jq -c '.seed = "other"' >"$T/good.jsonl"
 	run rt-genome -g "$db" --import "$T/good.jsonl" "$T/bad.jsonl"
@@ -230,6 +232,6 @@ bad_import() {
 	printf '%s\n' '{"type":"verdict","command":"x"}' >"$T/bad"
 	run rt-genome -g "$db" --import "$T/bad"
 	status_is 2
-	has "bad:1: \"verdict\" missing"
+	has "bad:1: verdict record: field \"verdict\" is missing"
 	[ "$(sqlite3 "$db" 'select count(*) from runs')" -eq 5 ]
 }

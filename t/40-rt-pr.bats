@@ -279,7 +279,7 @@ remote_branches() {
 	jq -c 'select(.type == "verdict") | .confirmations[0].confidence = 1' "$FX/methods.jsonl" >"$T/m3.jsonl"
 	run rt-pr --body - "$T/m3.jsonl"
 	status_is 2
-	has "m3.jsonl:1: confirmation h1: \"confidence\": 1 is not between 0 and 1"
+	has "m3.jsonl:1: verdict record: field \"confirmations[0].confidence\" must be between 0 and 1 (exclusive), not 1"
 }
 
 @test "the verdict is found after the lane records, on standard input" {
@@ -307,12 +307,12 @@ winner {{id}}: {{confirmation}}
 {{#lanes}}
 - {{id}} {{counts}}
 {{/lanes}}
-{{^has_reproduce}}
+{{^has_command}}
 no commands
-{{/has_reproduce}}
+{{/has_command}}
 EOF
-	# without a command there is nothing to rerun
-	jq -c 'del(.command)' "$FX/zero.jsonl" >"$T/nocmd.jsonl"
+	# an empty command is no command to rerun (a verdict without one is bad input)
+	jq -c '.command = ""' "$FX/zero.jsonl" >"$T/nocmd.jsonl"
 	run rt-pr --template "$T/t.tmpl" --body - "$T/nocmd.jsonl"
 	status_is 0
 	[ "${lines[0]}" = 'FIXED `test_cache`: 8/40 failed (20.0%, 95% Wilson CI 10.4%–34.8%)' ]
@@ -864,7 +864,7 @@ EOF
 	jq -c 'select(.type == "verdict") | del(.baseline)' "$FX/fixed.jsonl" >"$T/nb.jsonl"
 	run rt-pr --body - "$T/nb.jsonl"
 	status_is 2
-	has "nb.jsonl:1: \"baseline\" missing"
+	has "nb.jsonl:1: verdict record: field \"baseline\" is missing"
 	jq -c 'select(.type == "verdict") | .baseline.failures = 41' "$FX/fixed.jsonl" >"$T/over.jsonl"
 	run rt-pr --body - "$T/over.jsonl"
 	status_is 2

@@ -1,0 +1,83 @@
+/* rt_records: the record types of retrial(7), RECORDS, as one table — each
+ * field's name, JSON type(s), whether it is required — and the one
+ * validator every tool calls, so a bad record reads the same everywhere. */
+#ifndef RT_RECORDS_H
+#define RT_RECORDS_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <jansson.h>
+#include "rt_jsonl.h"
+
+typedef enum {
+	RT_REC_UNKNOWN = 0,
+	RT_REC_TRIAL,           /* a command's trial (rt-collect) */
+	RT_REC_CASE_TRIAL,      /* a test case's trial: a trial with "case" */
+	RT_REC_MEASURE,
+	RT_REC_PLAN,
+	RT_REC_POLICY,
+	RT_REC_DIFF,
+	RT_REC_HYPOTHESIS,
+	RT_REC_LANE,
+	RT_REC_VERDICT,
+	RT_REC_ORDER,
+	RT_REC_ATTEMPT,
+	RT_REC_GROUP,
+	RT_REC_AUDIT,
+	RT_REC_NKINDS
+} rt_rec_kind_t;
+
+/* JSON types a field may hold (a mask). */
+enum {
+	RT_J_STR = 1, RT_J_INT = 2, RT_J_REAL = 4, RT_J_NUM = RT_J_INT | RT_J_REAL,
+	RT_J_BOOL = 8, RT_J_NULL = 16, RT_J_ARR = 32, RT_J_OBJ = 64,
+	RT_J_ANY = 127
+};
+
+/* Field flags. An optional field may also be null (absent); a required one
+ * only when RT_J_NULL is among its types. */
+enum {
+	RT_F_REQ = 1,           /* must be present */
+	RT_F_COUNT = 2,         /* a whole number >= 0 */
+	RT_F_PROB = 4,          /* a number in [0, 1] */
+	RT_F_CONF = 8,          /* a number in (0, 1) */
+	RT_F_UTC = 16           /* a UTC time like 2026-03-01T10:00:00Z */
+};
+
+struct rt_schema;
+typedef struct {
+	const char *name;
+	unsigned types;
+	unsigned flags;
+	const char *const *values;      /* NULL, or the strings allowed */
+	const struct rt_schema *sub;    /* an object's fields, or an array's
+	                                 * elements' (each then an object) */
+} rt_field;
+
+typedef struct rt_schema {
+	const char *name;               /* "verdict", "lane", "confirmation" */
+	const rt_field *fields;         /* ends with a NULL name */
+} rt_schema;
+
+/* The record's type: "type", with a trial that has "case" a case trial. */
+rt_rec_kind_t rt_rec_kind(const json_t *rec);
+/* The kind's name as in messages ("verdict", "case trial"), and its schema. */
+const char *rt_rec_kind_name(rt_rec_kind_t kind);
+const rt_schema *rt_rec_schema(rt_rec_kind_t kind);
+/* The kind of a "type" name (the case trial has none of its own). */
+rt_rec_kind_t rt_rec_kind_of(const char *type);
+
+/* Check rec against kind's schema. 0 when it holds; else -1 with err set to
+ * the first problem, "FILE:LINE: verdict record: field "lanes" must be an
+ * array" (without "FILE:LINE: " when file is NULL). Fields the schema does
+ * not name are allowed. */
+int rt_rec_validate(rt_rec_kind_t kind, const json_t *rec, const char *file,
+    size_t line, char *err, size_t errlen);
+/* The same, dying with "tool: MESSAGE" (exit 2) when the record is bad. */
+void rt_rec_check(rt_rec_kind_t kind, const json_t *rec, const rt_where *w);
+
+/* Every field of every schema, one "KIND FIELD" a line (nested fields as
+ * "verdict lanes[].id"): what retrial(7) must document. */
+void rt_rec_list_fields(FILE *out);
+
+#endif
