@@ -101,12 +101,24 @@ rt_plan_level
 rt_plan_interval(const rt_plan_rules *r, double c, double observed,
     const rt_plan_measure *m)
 {
-	rt_plan_level lp = { c, c, observed, 0, 1, 0, 0 };
+	rt_plan_level lp = { c, c, observed, 0, 1, 0, 0, 0 };
 
 	if (r->basis == RT_PLAN_SPLIT) {
 		/* P(rate < lo) ≤ (1 − c)/2 and, if not, P(runs all pass) ≤
 		 * (1 − c)/2: together at most 1 − c */
 		(void)rt_plan_split(m->failures, m->trials, c, &lp.step, &lp.lo, &lp.hi, NULL);
+		if (!strcmp(m->method, "anytime") && m->trials > 0) {
+			/* a measure that stopped early (rt-measure --until): the
+			 * fixed-n exact bounds do not hold under its stopping rule;
+			 * the anytime interval (rt-measure's own, at the step's
+			 * level) does, however often it looked */
+			rt_interval cs;
+			if (rt_cs_interval(m->failures, m->trials, lp.step, 0.5, 0.5, &cs) ==
+			    RT_STATS_OK) {
+				lp.lo = cs.low, lp.hi = cs.high;
+				lp.anytime = 1;
+			}
+		}
 		lp.have_iv = 1;
 		lp.fix = lp.lo;
 	} else if (r->basis != RT_PLAN_KNOWN) {
@@ -256,8 +268,9 @@ rt_plan_say_basis(char *buf, size_t size, const rt_plan_rules *r,
 		snprintf(buf, size, " (the lower of the %s target and the %s rate)",
 		    pct(c1, sizeof c1, r->target), m->found ? "measured" : "given");
 	else if (r->basis == RT_PLAN_SPLIT)
-		snprintf(buf, size, " (the exact one-sided %s lower bound of the measured "
+		snprintf(buf, size, " (the %s %s lower bound of the measured "
 		    "rate: the %s error is split between the measurement and the runs)",
+		    lp->anytime ? "anytime" : "exact one-sided",
 		    conf_text(c1, sizeof c1, lp->step), conf_text(c2, sizeof c2, 1 - lp->c));
 	else if (r->basis == RT_PLAN_ENDS && m->failures == 0)
 		snprintf(buf, size, " (the high end of the interval: no failure was "
@@ -341,7 +354,8 @@ rt_plan_say_iv(char *buf, size_t size, const rt_plan_rules *r,
 	char c[32];
 
 	if (r->basis == RT_PLAN_SPLIT)
-		snprintf(buf, size, "the rate's exact %s interval", conf_text(c, sizeof c, lp->c));
+		snprintf(buf, size, "the rate's %s %s interval", lp->anytime ? "anytime" : "exact",
+		    conf_text(c, sizeof c, lp->c));
 	else
 		snprintf(buf, size, "the measured %s interval", conf_text(c, sizeof c, m->conf));
 }

@@ -61,6 +61,8 @@ typedef struct {
 	double fix, lo, hi;          /* fix: runs planned from; [lo, hi]: the interval */
 	int have_iv;                 /* lo, hi exist (not a known rate) */
 	long runs;
+	int anytime;                 /* split from a measure that stopped early:
+	                              * lo, hi are the anytime interval at step */
 } rt_plan_level;
 
 /* The interval and the rate the fix is planned from, without the runs

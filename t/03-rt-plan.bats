@@ -453,3 +453,20 @@ measure0() {
 	run sh -c 'rt-plan --rate 0.2 >/dev/full'
 	status_is 2
 }
+
+@test "a measure that stopped early (rt-measure --until): the split basis plans from the anytime bound, and says so" {
+	# the same counts, once as a fixed-n record and once as an anytime one
+	printf '%s\n' '{"type":"measure","command":"x","trials":3,"failures":1,"rate":0.333333,"ci_low":0.061492,"ci_high":0.792358,"interval":"wilson","confidence":0.95}' >"$T/fixed.jsonl"
+	printf '%s\n' '{"type":"measure","command":"x","trials":3,"failures":1,"rate":0.333333,"ci_low":0.003145,"ci_high":0.942416,"cs_low":0.003145,"cs_high":0.942416,"interval":"anytime","rate_biased":true,"confidence":0.95}' >"$T/any.jsonl"
+	rt-plan "$T/fixed.jsonl" >"$T/f"
+	rt-plan "$T/any.jsonl" >"$T/a"
+	# the exact 97.5% lower bound of 1/3 is 0.8%; the anytime one is lower,
+	# so honest planning asks for more clean runs
+	jqe '.runs == 438' "$T/f"
+	jqe --slurpfile f "$T/f" '.interval == "anytime" and .exact_low < $f[0].exact_low and .runs > $f[0].runs' "$T/a"
+	run rt-plan --text "$T/any.jsonl"
+	has "the anytime 97.5% lower bound of the measured rate"
+	hasnt "exact one-sided"
+	run rt-plan --policy --text "$T/any.jsonl"
+	has "over the rate's anytime 95% interval"
+}
