@@ -95,22 +95,7 @@ inputs_name(int n, char *const files[])
 	return rt_buf_str(&b);
 }
 
-/* A rate at one decimal, through lib/rt_say: bounds rounded outward
- * (dir RT_SAY_UP, RT_SAY_DOWN), never "0.0%" for one that is not 0. */
-static char *
-pctd(char *buf, size_t size, double v, int dir)
-{
-	rt_say_pct(buf, size, v, dir);
-	return buf;
-}
-#define pct(buf, size, v) pctd(buf, size, v, RT_SAY_NEAR)
-
-static char *
-conf_text(char *buf, size_t size, double c)
-{
-	rt_say_conf(buf, size, c);
-	return buf;
-}
+#define pct(buf, size, v) rt_say_pct(buf, size, v, RT_SAY_NEAR)
 
 /* The level "chosen" reports: --choose (one of the levels), else 0.95 when
  * listed, else the highest level. */
@@ -248,7 +233,7 @@ plan(double observed, const measure *m)
 			printf("From the exact one-sided lower bound of the measured rate at "
 			    "each level (the error split between the measurement and the "
 			    "runs: %s at %s)", pct(b, sizeof b, lp.fix),
-			    conf_text(b2, sizeof b2, opt.levels[0]));
+			    rt_say_conf(b2, sizeof b2, opt.levels[0]));
 		else
 			rate_text(&lp, m, "At");
 		for (i = 0; i < opt.nlevels; i++) {
@@ -256,9 +241,9 @@ plan(double observed, const measure *m)
 			if (i == 0)
 				printf(", %ld clean run%s in a row %s at %s confidence",
 				    lp.runs, lp.runs == 1 ? "" : "s", claim(&lp),
-				    conf_text(b, sizeof b, opt.levels[i]));
+				    rt_say_conf(b, sizeof b, opt.levels[i]));
 			else
-				printf(", %ld at %s", lp.runs, conf_text(b, sizeof b, opt.levels[i]));
+				printf(", %ld at %s", lp.runs, rt_say_conf(b, sizeof b, opt.levels[i]));
 		}
 		printf(".\n");
 		json_decref(o);

@@ -10,7 +10,6 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
-#include "rt_records.h"
 #include "rt_out.h"
 #include "rt_plan.h"
 #include "rt_platform.h"

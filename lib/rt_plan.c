@@ -232,20 +232,7 @@ rt_plan_policy_at(const rt_plan_rules *r, double c, double observed,
 
 /* ---- the words ---- */
 
-static char *
-pctd(char *buf, size_t size, double v, int dir)
-{
-	rt_say_pct(buf, size, v, dir);
-	return buf;
-}
-#define pct(buf, size, v) pctd(buf, size, v, RT_SAY_NEAR)
-
-static char *
-conf_text(char *buf, size_t size, double c)
-{
-	rt_say_conf(buf, size, c);
-	return buf;
-}
+#define pct(buf, size, v) rt_say_pct(buf, size, v, RT_SAY_NEAR)
 
 /* "a" or "an" before a percentage: an 8.8%, an 11.0%, an 18.0%, an 80.0%. */
 static const char *
@@ -271,7 +258,7 @@ rt_plan_say_basis(char *buf, size_t size, const rt_plan_rules *r,
 		snprintf(buf, size, " (the %s %s lower bound of the measured "
 		    "rate: the %s error is split between the measurement and the runs)",
 		    lp->anytime ? "anytime" : "exact one-sided",
-		    conf_text(c1, sizeof c1, lp->step), conf_text(c2, sizeof c2, 1 - lp->c));
+		    rt_say_conf(c1, sizeof c1, lp->step), rt_say_conf(c2, sizeof c2, 1 - lp->c));
 	else if (r->basis == RT_PLAN_ENDS && m->failures == 0)
 		snprintf(buf, size, " (the high end of the interval: no failure was "
 		    "observed, so there is no lower rate to plan against)");
@@ -304,7 +291,7 @@ rt_plan_say_claim(char *buf, size_t size, const rt_plan_rules *r, const rt_plan_
 		snprintf(buf, size, "show it is fixed");
 	else
 		snprintf(buf, size, "show its rate is below %s",
-		    pctd(b, sizeof b, lp->fix, RT_SAY_UP));
+		    rt_say_pct(b, sizeof b, lp->fix, RT_SAY_UP));
 }
 
 void
@@ -315,7 +302,7 @@ rt_plan_say_runs(char *buf, size_t size, const rt_plan_rules *r,
 
 	rt_plan_say_rate(rate, sizeof rate, "At", r, lp, m);
 	rt_plan_say_claim(cl, sizeof cl, r, lp);
-	conf_text(c, sizeof c, lp->c);
+	rt_say_conf(c, sizeof c, lp->c);
 	if (lp->runs == 1)
 		snprintf(buf, size, "%s, a single clean run %ss at %s confidence", rate, cl, c);
 	else
@@ -332,12 +319,12 @@ rt_plan_say_retry_basis(char *buf, size_t size, rt_plan_basis b, double rate,
 	switch (b) {
 	case RT_PLAN_SPLIT:
 		snprintf(buf, size, "at any rate up to %s, the exact one-sided %s upper "
-		    "bound of the measured rate", pctd(p, sizeof p, rate, RT_SAY_UP),
-		    conf_text(c, sizeof c, step));
+		    "bound of the measured rate", rt_say_pct(p, sizeof p, rate, RT_SAY_UP),
+		    rt_say_conf(c, sizeof c, step));
 		break;
 	case RT_PLAN_ENDS:
 		snprintf(buf, size, "at any rate up to %s, the top of the measured %s "
-		    "interval", pctd(p, sizeof p, rate, RT_SAY_UP), conf_text(c, sizeof c, conf));
+		    "interval", rt_say_pct(p, sizeof p, rate, RT_SAY_UP), rt_say_conf(c, sizeof c, conf));
 		break;
 	case RT_PLAN_POINT:
 		snprintf(buf, size, "at the measured rate %s, taken as known", pct(p, sizeof p, rate));
@@ -355,9 +342,9 @@ rt_plan_say_iv(char *buf, size_t size, const rt_plan_rules *r,
 
 	if (r->basis == RT_PLAN_SPLIT)
 		snprintf(buf, size, "the rate's %s %s interval", lp->anytime ? "anytime" : "exact",
-		    conf_text(c, sizeof c, lp->c));
+		    rt_say_conf(c, sizeof c, lp->c));
 	else
-		snprintf(buf, size, "the measured %s interval", conf_text(c, sizeof c, m->conf));
+		snprintf(buf, size, "the measured %s interval", rt_say_conf(c, sizeof c, m->conf));
 }
 
 void
@@ -375,9 +362,9 @@ rt_plan_say_survive(char *buf, size_t size, const rt_plan_rules *r,
 	rt_plan_say_iv(iv, sizeof iv, r, lp, m);
 	snprintf(buf, size, "%s at the measured %s, %s\xe2\x80\x93%s over %s (%s\xe2\x80\x93%s)",
 	    pct(a, sizeof a, p->retry.q), pct(b, sizeof b, observed),
-	    pctd(c, sizeof c, p->retry.qlo, RT_SAY_DOWN),
-	    pctd(d, sizeof d, p->retry.qhi, RT_SAY_UP), iv,
-	    pctd(e, sizeof e, lp->lo, RT_SAY_DOWN), pctd(f, sizeof f, lp->hi, RT_SAY_UP));
+	    rt_say_pct(c, sizeof c, p->retry.qlo, RT_SAY_DOWN),
+	    rt_say_pct(d, sizeof d, p->retry.qhi, RT_SAY_UP), iv,
+	    rt_say_pct(e, sizeof e, lp->lo, RT_SAY_DOWN), rt_say_pct(f, sizeof f, lp->hi, RT_SAY_UP));
 }
 
 void
@@ -403,7 +390,7 @@ rt_plan_say_rule(char *buf, size_t size, const rt_plan_rules *r,
 	char b1[32], b3[32], pq[300], pa[32], where[100];
 	long runs = p->lp.runs, retries = p->retry.retries;
 
-	conf_text(b1, sizeof b1, p->lp.c);
+	rt_say_conf(b1, sizeof b1, p->lp.c);
 	if (p->retry.always) {
 		snprintf(buf, size,
 		    "it always fails: no retry budget helps; quarantine after the first "
@@ -412,7 +399,7 @@ rt_plan_say_rule(char *buf, size_t size, const rt_plan_rules *r,
 		return;
 	}
 	rt_plan_say_survive(pq, sizeof pq, r, p, m, observed);
-	pctd(pa, sizeof pa, p->false_alarm, RT_SAY_UP);
+	rt_say_pct(pa, sizeof pa, p->false_alarm, RT_SAY_UP);
 	rt_plan_say_where(where, sizeof where, r, &p->lp, m);
 	snprintf(buf, size,
 	    "retry a failing run up to %ld time%s (a flaky failure survives all "

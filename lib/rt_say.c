@@ -47,19 +47,21 @@ rt_say_num(char *buf, size_t size, double v, int dir)
 	snprintf(buf, size, "%.2g", q * scale);
 }
 
-void
+char *
 rt_say_pct(char *buf, size_t size, double v, int dir)
 {
 	char n[32];
 
 	rt_say_num(n, sizeof n, v, dir);
 	snprintf(buf, size, "%s%%", n);
+	return buf;
 }
 
-void
+char *
 rt_say_conf(char *buf, size_t size, double conf)
 {
 	snprintf(buf, size, "%g%%", conf * 100);
+	return buf;
 }
 
 void

@@ -28,12 +28,12 @@
 #define RT_SAY_DOWN -1 /* a lower bound */
 
 /* v, a probability, as a percentage: "7.2%" (one decimal), "0.012%" for a
- * non-zero value below 0.05%, rounded in direction dir. */
-void rt_say_pct(char *buf, size_t size, double v, int dir);
+ * non-zero value below 0.05%, rounded in direction dir. Returns buf. */
+char *rt_say_pct(char *buf, size_t size, double v, int dir);
 /* The same without the "%" sign: "7.2", "0.012". */
 void rt_say_num(char *buf, size_t size, double v, int dir);
-/* A confidence level: "95%", "97.5%". */
-void rt_say_conf(char *buf, size_t size, double conf);
+/* A confidence level: "95%", "97.5%". Returns buf. */
+char *rt_say_conf(char *buf, size_t size, double conf);
 /* A two-sided interval rounded outward: "18.1%–45.5%". */
 void rt_say_range(char *buf, size_t size, double lo, double hi);
 /* A difference in percentage points, signed: "+20.0" (dir as above). */
