@@ -212,6 +212,27 @@ run_helper(const char *exe, char *const argv[], const char *cwd,
 /* ---- the helpers ---- */
 
 /* python, python3, python3.11, pypy3, ... */
+/* Run a helper in aroot with the guard's limits: -1 when it could not be
+ * run (why says so), else its exit status; a non-zero one is put in why as
+ * "LABEL exited N: its complaint". Its stderr is left in err. */
+static int
+run_checked(const char *exe, char *const av[], const char *aroot, rt_buf *out,
+    rt_buf *err, const char *label, char *why, size_t whysize)
+{
+	int status = 0;
+	char *c;
+
+	if (run_helper(exe, av, aroot, environ, guard_timeout(), MEM_MAX, out, err,
+	    &status, why, whysize) < 0)
+		return -1;
+	if (status != 0) {
+		c = rt_proc_complaint(rt_buf_str(err));
+		snprintf(why, whysize, "%s exited %d: %s", label, status, c);
+		free(c);
+	}
+	return status;
+}
+
 static int
 is_python(const char *b)
 {
@@ -482,9 +503,9 @@ rt_src_inventory(const char *lang, const char *root, const char *trusted,
 	for (i = 0; i < nfiles; i++)
 		av[n++] = files[i];
 	av[n] = NULL;
-	if (run_helper(exe, av, aroot, environ, guard_timeout(), MEM_MAX, &out,
-	    &err, &status, why, whysize) < 0)
-		goto done;
+	t = rt_xasprintf("the %s parser helper", lang);
+	status = run_checked(exe, av, aroot, &out, &err, t, why, whysize);
+	free(t);
 	if (status == 3 && !strcmp(lang, "javascript")) {
 		char *c = rt_proc_complaint(rt_buf_str(&err));
 		snprintf(why, whysize, "no parser for javascript (%s)", c);
@@ -492,13 +513,8 @@ rt_src_inventory(const char *lang, const char *root, const char *trusted,
 		r = RT_SRC_NO_PARSER;
 		goto done;
 	}
-	if (status != 0) {
-		char *c = rt_proc_complaint(rt_buf_str(&err));
-		snprintf(why, whysize, "the %s parser helper exited %d: %s", lang,
-		    status, c);
-		free(c);
+	if (status != 0)
 		goto done;
-	}
 	if (rt_src_parse(rt_buf_str(&out), out.len, inv, why, whysize) < 0) {
 		char *c = rt_xstrdup(why);
 		snprintf(why, whysize, "the %s parser helper: %s", lang, c);
@@ -927,7 +943,7 @@ rt_src_python_helper(const char *script, const char *root, const char *command,
 	char *t, *path, *interp, *exe = NULL, *aroot, **av;
 	rt_buf err = { 0 };
 	size_t n = 0, i, nargs = 0;
-	int status = 0, r = RT_SRC_FAILED;
+	int r = RT_SRC_FAILED;
 
 	while (args && args[nargs])
 		nargs++;
@@ -959,16 +975,8 @@ rt_src_python_helper(const char *script, const char *root, const char *command,
 	for (i = 0; i < nargs; i++)
 		av[n++] = args[i];
 	av[n] = NULL;
-	if (run_helper(exe, av, aroot, environ, guard_timeout(), MEM_MAX, out, &err,
-	    &status, why, whysize) < 0)
-		goto done;
-	if (status != 0) {
-		char *c = rt_proc_complaint(rt_buf_str(&err));
-		snprintf(why, whysize, "%s exited %d: %s", script, status, c);
-		free(c);
-		goto done;
-	}
-	r = RT_SRC_OK;
+	if (run_checked(exe, av, aroot, out, &err, script, why, whysize) == 0)
+		r = RT_SRC_OK;
 done:
 	rt_buf_free(&err);
 	free(exe);
@@ -986,7 +994,7 @@ rt_src_go_helper(const char *root, char *const *args, rt_buf *out, char *why,
 	char *exe, *aroot, **av;
 	rt_buf err = { 0 };
 	size_t n = 0, i, nargs = 0;
-	int status = 0, r = RT_SRC_FAILED, nop = 0;
+	int r = RT_SRC_FAILED, nop = 0;
 
 	while (args && args[nargs])
 		nargs++;
@@ -1007,17 +1015,8 @@ rt_src_go_helper(const char *root, char *const *args, rt_buf *out, char *why,
 	for (; i < nargs; i++)
 		av[n++] = args[i];
 	av[n] = NULL;
-	if (run_helper(exe, av, aroot, environ, guard_timeout(), MEM_MAX, out, &err,
-	    &status, why, whysize) < 0)
-		goto done;
-	if (status != 0) {
-		char *c = rt_proc_complaint(rt_buf_str(&err));
-		snprintf(why, whysize, "the go helper exited %d: %s", status, c);
-		free(c);
-		goto done;
-	}
-	r = RT_SRC_OK;
-done:
+	if (run_checked(exe, av, aroot, out, &err, "the go helper", why, whysize) == 0)
+		r = RT_SRC_OK;
 	rt_buf_free(&err);
 	free(exe);
 	free(aroot);
