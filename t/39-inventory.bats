@@ -307,7 +307,7 @@ EOF
 	fn 'quote > prices each item in order' | jqe '.checks == [{kind: "expect", line: 5, end: 5,
 	    callee: "toEqual", op: "", operands: ["await quote([\u0027apple\u0027, \u0027bread\u0027])", "[3, 2]"],
 	    expected: 1, options: {}, guarded: null,
-	    text: "expect(await quote([\u0027apple\u0027, \u0027bread\u0027])).toEqual([3, 2])"}]'
+	    text: "expect(await quote([\u0027apple\u0027, \u0027bread\u0027])).toEqual([3, 2])", uses: ["quote"]}]'
 	fn 'quote > an unknown item is refused' | jqe '.checks[0] | .kind == "raises" and
 	    .callee == "rejects.toThrow" and .operands == ["quote([\u0027caviar\u0027])", "\u0027no price for caviar\u0027"]'
 	fn 'quote > a basket of one is not empty' | jqe '.checks[0] | .kind == "expect" and .callee == "not.toHaveLength"'
@@ -371,7 +371,8 @@ EOF
 	fn check | jqe '.checks[0].callee == "toBe"'
 	fn 'off > is skipped' | jqe '[.checks[] | [.kind, .callee]] == [["skip", "describe.skip"], ["expect", "toBe"]]'
 	fn 'x skipped' | jqe '.checks == [{kind: "skip", line: 6, end: 6, callee: "xit", op: "",
-	    operands: ["\u0027x skipped\u0027"], expected: null, options: {}, guarded: null, text: "xit(\u0027x skipped\u0027)"}]'
+	    operands: ["\u0027x skipped\u0027"], expected: null, options: {}, guarded: null, text: "xit(\u0027x skipped\u0027)",
+	    uses: []}]'
 	fn later | jqe '[.checks[] | .kind + " " + .callee] == ["skip test.todo"]'
 	fn 'early return' | jqe '[.checks[] | [.kind, .callee, .guarded, .line]] == [["return", "return", null, 12],
 	    ["expect", "toEqual", "try", 14], ["expect", "toBe", null, 16], ["expect", "not.toThrow", null, 17],
@@ -488,4 +489,24 @@ EOF
 	echo "$output" | grep -q '^guard: @babel/parser'
 	run "$G" check "$JC/patches/jest-realfix.patch" "$T/j-orig" "$T/j-jest-realfix"
 	[ "$status" -eq 0 ]
+	# the inventory's "dead" and "uses" (as rt-inventory.py has them)
+	for p in jest-if-false jest-call-removed; do
+		mkdir -p "$T/j-$p" && cp -R "$JC/." "$T/j-$p/"
+		ln -s "$JESTPROJ/node_modules" "$T/j-$p/node_modules"
+		patch -s -p1 --fuzz=0 -d "$T/j-$p" <"$JC/patches/$p.patch"
+	done
+	run "$G" check "$JC/patches/jest-if-false.patch" "$T/j-orig" "$T/j-jest-if-false"
+	[ "$status" -eq 1 ]
+	echo "$output" | grep -q '^rule: if-0$'
+	echo "$output" | grep -q "under \`if (false)\` at __tests__/quote.test.js:19"
+	run "$G" check "$JC/patches/jest-call-removed.patch" "$T/j-orig" "$T/j-jest-call-removed"
+	[ "$status" -eq 1 ]
+	echo "$output" | grep -q '^rule: call-removed$'
+	echo "$output" | grep -q 'no longer calls total(), whose value'
+	jsinv "$T/j-jest-if-false" __tests__/quote.test.js
+	jqe '[.files[0].functions[] | select(.name == "price > knows bread") | .checks[0] |
+	    .dead.line, .dead.text, .uses[0]] == [19, "if (false)", "price"]' "$T/inv.json"
+	jsinv "$T/j-orig" __tests__/quote.test.js
+	jqe '[.files[0].functions[] | select(.name == "total sums the basket") | .checks[0].uses] ==
+	    [["total"]] and ([.files[0].functions[].checks[].dead] | all(. == null))' "$T/inv.json"
 }

@@ -32,6 +32,12 @@
 //   return (not inside callbacks) return; `return expect(..)...` is the
 //                                  check, not an early return
 //   a check in a try whose catch does not rethrow: guarded "try"
+//   a check under `if (false)`, `if (0)`, `while (false)`, the else of
+//                                  `if (true)` ...: "dead", the branch's
+//                                  line and text
+// Each check's "uses": the calls (not expect, assert, the framework or a
+// JavaScript global) whose values it compares, directly or through a name
+// assigned in the function, as rt-inventory.py has them.
 // Optional fields beyond the schema: a file's "parser".
 'use strict';
 const fs = require('fs');
@@ -286,11 +292,103 @@ function chain(n) {
 	return out;
 }
 
+// A condition that is always false or always true, as written.
+function constValue(n) {
+	if (!n) return undefined;
+	if (n.type === 'Literal' || n.type === 'BooleanLiteral' || n.type === 'NumericLiteral' ||
+	    n.type === 'StringLiteral' || n.type === 'NullLiteral') {
+		return n.type === 'NullLiteral' ? null : n.value;
+	}
+	if (n.type === 'Identifier' && n.name === 'undefined') return undefined;
+	if (n.type === 'UnaryExpression' && n.operator === '!') {
+		const v = constValue(n.argument);
+		return isConst(n.argument) ? !v : undefined;
+	}
+	if (n.type === 'UnaryExpression' && n.operator === 'void') return undefined;
+	return undefined;
+}
+function isConst(n) {
+	if (!n) return false;
+	if (/^(Literal|BooleanLiteral|NumericLiteral|StringLiteral|NullLiteral)$/.test(n.type)) return !n.regex;
+	if (n.type === 'Identifier') return n.name === 'undefined';
+	if (n.type === 'UnaryExpression') return n.operator === 'void' || (n.operator === '!' && isConst(n.argument));
+	return false;
+}
+const falsy = (n) => (isConst(n) && !constValue(n)) ||
+	(n && n.type === 'LogicalExpression' && n.operator === '&&' && (falsy(n.left) || falsy(n.right)));
+const truthy = (n) => isConst(n) && !!constValue(n);
+
+// Calls that are not the code under test: the framework, assertions and
+// JavaScript's globals ("uses" leaves them out).
+const NOT_UNDER_TEST = new Set(['expect', 'assert', 'fail', 'require', 'parseInt', 'parseFloat',
+	'String', 'Number', 'Boolean', 'Array', 'Object', 'JSON', 'Math', 'Date', 'Promise', 'Symbol',
+	'BigInt', 'Map', 'Set', 'isNaN', 'isFinite', 'setTimeout', 'clearTimeout', 'console', 'jest',
+	'vi', 'sinon', 'structuredClone']);
+function underTest(name) {
+	if (!name) return false;
+	const base = name.split('.')[0];
+	const lastPart = name.split('.').pop();
+	return !NOT_UNDER_TEST.has(base) && !/^(assert|fail|to[A-Z])/.test(lastPart);
+}
+function callName(n) {
+	let c = n.callee;
+	while (c && c.type === 'CallExpression') c = c.callee;
+	const ch = c && (c.type === 'Identifier' || c.type === 'MemberExpression') ? chain(c) : null;
+	return ch ? ch.join('.') : null;
+}
+// The under-test calls in an expression, in order, once each.
+function callsIn(node, out = []) {
+	const go = (n) => {
+		if (!n) return;
+		if (n.type === 'CallExpression' || n.type === 'NewExpression') {
+			const name = callName(n);
+			if (underTest(name) && !out.includes(name)) out.push(name);
+		}
+		for (const k of children(n)) go(k);
+	};
+	go(node);
+	return out;
+}
+function namesIn(node) {
+	const out = new Set();
+	const go = (n) => {
+		if (!n) return;
+		if (n.type === 'Identifier') out.add(n.name);
+		if (n.type === 'MemberExpression' && !n.computed) { go(n.object); return; }
+		if (n.type === 'Property' && !n.computed) { go(n.value); return; }
+		for (const k of children(n)) go(k);
+	};
+	go(node);
+	return out;
+}
+// name -> the calls of the values assigned to it in a function body.
+function assigned(body) {
+	const out = new Map();
+	const bind = (target, value) => {
+		for (const name of namesIn(target)) {
+			if (!out.has(name)) out.set(name, []);
+			for (const c of callsIn(value)) if (!out.get(name).includes(c)) out.get(name).push(c);
+		}
+	};
+	const go = (n) => {
+		if (!n) return;
+		if (n.type === 'VariableDeclarator' && n.init) bind(n.id, n.init);
+		else if (n.type === 'AssignmentExpression') bind(n.left, n.right);
+		else if ((n.type === 'ForOfStatement' || n.type === 'ForInStatement') && n.left) {
+			bind(n.left.type === 'VariableDeclaration' ? n.left.declarations[0].id : n.left, n.right);
+		}
+		for (const k of children(n)) go(k);
+	};
+	go(body);
+	return out;
+}
+
 class Reader {
 	constructor(src, lines) {
 		this.src = src;
 		this.lines = lines;
 		this.funcs = [];
+		this.bodies = new Map();   // function record -> its body node
 	}
 
 	text(n) { return this.src.slice(n.start, n.end).replace(/\s+/g, ' ').trim(); }
@@ -347,7 +445,11 @@ class Reader {
 			callee: '', op: '', operands: [], expected: null, options: {},
 			guarded: ctx.guard ? 'try' : null, text: this.text(node),
 		}, c);
+		if (ctx.dead) ck.dead = ctx.dead;
 		Object.defineProperty(ck, 'pos', { value: node.start, enumerable: false });
+		const useNodes = c.useNodes || [];
+		delete ck.useNodes;
+		Object.defineProperty(ck, 'useNodes', { value: useNodes, enumerable: false });
 		ctx.fn.checks.push(ck);
 	}
 
@@ -373,7 +475,7 @@ class Reader {
 		const operands = [o.arguments[0], ...args].filter(Boolean).map((a) => this.text(a));
 		const c = {
 			kind: raises ? 'raises' : 'expect', callee: [...mods, matcher].join('.'), operands,
-			expected: operands.length > 1 ? 1 : null,
+			expected: operands.length > 1 ? 1 : null, useNodes: [o.arguments[0], ...args].filter(Boolean),
 		};
 		if (matcher === 'toBeCloseTo' && args.length > 1) {
 			c.options = { places: this.text(args[1]) };
@@ -394,7 +496,7 @@ class Reader {
 			const kind = /^(throws|rejects)$/.test(m) ? 'raises' : m === 'fail' ? 'fail' : 'call';
 			const operands = n.arguments.map((a) => this.text(a));
 			const eq = /equal|Equal|match|Match/.test(m) && operands.length > 1;
-			this.add(ctx, n, { kind, callee: name, operands, expected: eq ? 1 : null });
+			this.add(ctx, n, { kind, callee: name, operands, expected: eq ? 1 : null, useNodes: n.arguments });
 		} else if (name === 'fail') {
 			this.add(ctx, n, { kind: 'fail', callee: 'fail', operands: n.arguments.map((a) => this.text(a)) });
 		}
@@ -436,6 +538,7 @@ class Reader {
 		}
 		for (const a of t.args) if (a !== t.fn) this.walk(a, ctx);
 		if (t.fn) {
+			this.bodies.set(rec, t.fn.body);
 			const fctx = { path: names, skip: null, fn: rec, nested: false, guard: false };
 			this.walk(t.fn.body, fctx);
 		}
@@ -490,6 +593,18 @@ class Reader {
 				return;
 			}
 			break;
+		case 'IfStatement':
+		case 'WhileStatement':
+			if (ctx.fn && !ctx.dead && (falsy(n.test) || (n.type === 'IfStatement' && truthy(n.test)))) {
+				const head = this.src.slice(n.start, n.test.end + 1).replace(/\s+/g, ' ').trim();
+				const dead = { line: this.lines.line(n.start), text: head };
+				const never = falsy(n.test) ? (n.consequent || n.body) : n.alternate;
+				const live = falsy(n.test) ? n.alternate : n.consequent;
+				this.walk(live, ctx);
+				this.walk(never, Object.assign({}, ctx, { dead }));
+				return;
+			}
+			break;
 		case 'TryStatement':
 			if (ctx.fn) {
 				const swallows = n.handler && !this.rethrows(n.handler.body);
@@ -518,6 +633,7 @@ class Reader {
 
 	helper(name, node, fn, ctx) {
 		const rec = this.newFunc(name, node, false);
+		this.bodies.set(rec, fn.body);
 		this.walk(fn.body, { path: ctx.path, skip: ctx.skip, fn: rec, nested: false, guard: false });
 	}
 }
@@ -571,7 +687,20 @@ function readFile(root, file, found) {
 		out.error = { line: 0, col: 0, message: `nesting too deep to read (${e.message})` };
 		return out;
 	}
-	for (const f of r.funcs) f.checks.sort((a, b) => a.pos - b.pos);
+	for (const f of r.funcs) {
+		f.checks.sort((a, b) => a.pos - b.pos);
+		const binds = assigned(r.bodies.get(f));
+		for (const c of f.checks) {
+			const u = [];
+			for (const o of c.useNodes) {
+				const names = [...namesIn(o)].sort();
+				for (const name of callsIn(o).concat(...names.map((x) => binds.get(x) || []))) {
+					if (!u.includes(name)) u.push(name);
+				}
+			}
+			c.uses = u;
+		}
+	}
 	out.functions = r.funcs.map(({ seen, ...f }) => f);
 	return out;
 }
