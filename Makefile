@@ -125,7 +125,7 @@ lint:
 # make deps: install the Debian packages retrial needs (as root), or say how.
 DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
 	libsqlite3-dev libssl-dev jq sqlite3 bats git python3 parallel mandoc \
-	python3-pytest python3-pytest-random-order python3-pytest-rerunfailures libexpat1-dev golang-go bubblewrap
+	python3-pytest python3-pytest-random-order python3-pytest-rerunfailures python3-yaml libexpat1-dev golang-go bubblewrap
 BENCH_PKGS = hyperfine time
 FUZZ_PKGS  = clang valgrind
 deps:

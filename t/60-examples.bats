@@ -106,3 +106,50 @@ C
 	jq -r 'select(.id == "h1") | .patch' "$T/lingering.h" | patch -p1 -s -d "$T/lingering"
 	rt-measure -n 10 --text -- sh "$T/lingering/test_lock.sh" | grep -q "0/10 failed"
 }
+
+@test "examples: the CI files build retrial in every job before a tool runs, and splice no expression into a shell line" {
+	run /usr/bin/python3 - "$EX/shard/ci-matrix.yml" "$EX/ci/github-workflow.yml" <<'PYEOF'
+import sys, yaml
+m = yaml.safe_load(open(sys.argv[1]))
+for name, job in m["jobs"].items():
+    runs = [s.get("run", "") for s in job["steps"]]
+    built = [i for i, r in enumerate(runs) if "make -C .retrial-src" in r]
+    tools = [i for i, r in enumerate(runs) if "rt-" in r]
+    assert built and tools and built[0] < tools[0], name
+    assert any(s.get("with", {}).get("path") == ".retrial-src" for s in job["steps"]), name
+    for r in runs:
+        assert "${{" not in r, (name, r)
+assert any("rt-measure" in s.get("run", "") for s in m["jobs"]["merge"]["steps"])
+w = yaml.safe_load(open(sys.argv[2]))
+steps = w["jobs"]["test"]["steps"]
+acts = [s for s in steps if "retrial@" in s.get("uses", "")]
+assert acts[0]["with"]["setup-only"] == "true" and acts[-1]["if"] == "always()"
+print("ok")
+PYEOF
+	status_is 0
+	[ "$output" = ok ]
+}
+
+@test "examples: the GitLab job's script, run as GitLab runs it (bash -eo pipefail), gates and audits a real pytest suite" {
+	mkdir -p "$T/p/tests" && cd "$T/p"
+	printf 'def test_flaky():\n    assert 0\n\ndef test_ok():\n    pass\n' >tests/test_a.py
+	PATH="$RT_TOP/bin:$PATH" rt-quarantine add tests/test_a.py::test_flaky --owner @qa >/dev/null
+	/usr/bin/python3 - "$EX/ci/gitlab-ci.yml" >"$T/script.sh" <<'PYEOF'
+import sys, yaml
+job = yaml.safe_load(open(sys.argv[1]))["test"]
+assert job["artifacts"]["reports"]["junit"] == "reports/junit.xml"
+assert ".retrial/audit.db" in job["cache"]["paths"]
+print("\n".join(job["script"]))
+PYEOF
+	run env PATH="$RT_TOP/bin:/usr/bin:/bin" PYTHONPATH="$RT_TOP/share/retrial" bash -eo pipefail "$T/script.sh"
+	status_is 0
+	has "quarantined, failed: tests/test_a.py::test_flaky"
+	has "# Flake audit 1"
+	[ "$(sqlite3 .retrial/audit.db "SELECT count(*) FROM results WHERE failed = 1")" -eq 1 ]
+	# a failure outside the quarantine fails the job, after the audit
+	printf 'def test_new():\n    assert 0\n' >tests/test_b.py
+	run env PATH="$RT_TOP/bin:/usr/bin:/bin" PYTHONPATH="$RT_TOP/share/retrial" bash -eo pipefail "$T/script.sh"
+	status_is 1
+	has "failed: tests/test_b.py::test_new"
+	has "# Flake audit 2"
+}

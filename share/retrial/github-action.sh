@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# github-action.sh: the steps of retrial's GitHub Action (action.yml), as a
+# script that runs anywhere a GitHub-shaped environment is set, so the bats
+# suite runs it with a fake GITHUB_* environment and a loopback GitHub.
+#
+# Inputs, from the environment only:
+#   RT_JUNIT        report globs (blank- or newline-separated; ** recurses)
+#   RT_HISTORY      the rt-audit history (default .retrial/audit.db)
+#   RT_QUARANTINE   the quarantine list (default .retrial/quarantine)
+#   RT_COMMENT      "true": on a pull request, one PR comment with the digest
+#   RT_ANNOTATIONS  "true": a ::warning annotation per newly flaky test
+#   RT_GATE         "true": exit 1 when a test outside the quarantine failed
+#   RT_BIN          where the rt-* tools are (default: found on PATH)
+#   GITHUB_TOKEN    the token for the PR comment (never printed)
+# and GitHub's own: GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT,
+# GITHUB_JOB, GITHUB_SHA, GITHUB_EVENT_NAME, GITHUB_EVENT_PATH,
+# GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, GITHUB_API_URL.
+#
+# Exit status: 0 the gate passed (or RT_GATE is not "true"); 1 a test not on
+# the quarantine list failed; 2 a tooling error (no report matched, a bad
+# list, a history that cannot be written), named on one line.
+set -uo pipefail
+shopt -s globstar nullglob
+
+me=github-action.sh
+die() { echo "$me: $*" >&2; exit 2; }
+[ -n "${RT_BIN:-}" ] && PATH="$RT_BIN:$PATH"
+for t in rt-junit rt-audit rt-quarantine jq; do
+	command -v "$t" >/dev/null || die "$t not found (build retrial first: make)"
+done
+
+history=${RT_HISTORY:-.retrial/audit.db}
+qlist=${RT_QUARANTINE:-.retrial/quarantine}
+export RETRIAL_QUARANTINE=$qlist
+
+# the reports: each glob expanded in the workspace, in order, once each
+reports=()
+declare -A seen=()
+read -r -d '' -a pats <<<"${RT_JUNIT:-**/junit*.xml}" || true
+for p in "${pats[@]}"; do
+	for f in $p; do
+		[ -f "$f" ] && [ -z "${seen[$f]:-}" ] && { seen[$f]=1; reports+=("$f"); }
+	done
+done
+[ "${#reports[@]}" -gt 0 ] || die "no report matches ${RT_JUNIT:-**/junit*.xml}"
+
+tmp=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/retrial-action.XXXXXX") || die "cannot make a temporary directory"
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$(dirname "$history")" || die "$history: cannot make its directory"
+
+# one run per job attempt, the same in every record of it
+run="github:${GITHUB_REPOSITORY:-local}:${GITHUB_RUN_ID:-0}.${GITHUB_RUN_ATTEMPT:-1}:${GITHUB_JOB:-job}"
+
+# the gate: quarantined tests run and never gate; their outcomes are kept
+rt-quarantine gate --records "$tmp/q.jsonl" "${reports[@]}" >"$tmp/gate.txt"
+gate=$?
+cat "$tmp/gate.txt"
+case $gate in
+0) gate_word=pass ;;
+1) gate_word=fail ;;
+*) die "rt-quarantine gate exited $gate" ;;
+esac
+
+# every case's records, and the quarantine lane's, as one run
+{ rt-junit "${reports[@]}" || echo "rt-junit failed" >"$tmp/junit.err"; cat "$tmp/q.jsonl"; } |
+    jq -c --arg run "$run" '.run = $run' >"$tmp/trials.jsonl" || die "the reports' records could not be read"
+[ ! -e "$tmp/junit.err" ] || die "rt-junit could not read the reports"
+
+# what this rt-audit can do (options that came later are used when present)
+help=$(rt-audit --help 2>&1)
+can() { case $help in *"$1"*) return 0 ;; esac; return 1; }
+aopts=(-H "$history" --md "$tmp/digest.md" --json "$tmp/digest.json")
+if can --quarantine; then aopts+=(--quarantine "$qlist"); fi
+if [ "${RT_ANNOTATIONS:-true}" = true ] && can --annotations; then aopts+=(--annotations); fi
+pr=""
+if [ "${RT_COMMENT:-true}" = true ] && [ -n "${GITHUB_EVENT_PATH:-}" ] && [ -r "$GITHUB_EVENT_PATH" ]; then
+	case ${GITHUB_EVENT_NAME:-} in
+	pull_request | pull_request_target)
+		pr=$(jq -r '.pull_request.number // .number // empty' "$GITHUB_EVENT_PATH") ;;
+	esac
+fi
+if [ -n "$pr" ]; then
+	if ! can --pr-comment; then
+		echo "$me: this rt-audit cannot comment on pull requests (no --pr-comment); skipped" >&2
+	elif [ -z "${GITHUB_TOKEN:-}" ]; then
+		echo "$me: no GITHUB_TOKEN: the PR comment is skipped" >&2
+	else
+		aopts+=(--pr-comment "$pr")
+	fi
+fi
+rt-audit "${aopts[@]}" "$tmp/trials.jsonl" || die "rt-audit exited $? (the history is unchanged)"
+
+# results where people look
+keep=${RUNNER_TEMP:-$(dirname "$history")}/retrial-digest.md
+cp "$tmp/digest.md" "$keep" || die "$keep: cannot write the digest"
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+	{ cat "$tmp/digest.md"; echo; echo '```'; cat "$tmp/gate.txt"; echo '```'; } >>"$GITHUB_STEP_SUMMARY" ||
+	    die "$GITHUB_STEP_SUMMARY: cannot append the digest"
+fi
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+	printf 'digest=%s\ngate=%s\n' "$keep" "$gate_word" >>"$GITHUB_OUTPUT" ||
+	    die "$GITHUB_OUTPUT: cannot write the outputs"
+fi
+if [ "${RT_GATE:-true}" = true ]; then
+	exit "$gate"
+fi
+exit 0

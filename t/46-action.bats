@@ -1,0 +1,206 @@
+#!/usr/bin/env bats
+# The GitHub Action: action.yml is a composite whose inputs reach its one
+# script through the environment; the script (share/retrial/github-action.sh)
+# run as the runner runs it, with a fake GITHUB_* environment, on a real
+# pytest suite's JUnit reports, and against the loopback GitHub.
+load helper
+
+PY=/usr/bin/python3
+ACT="$RT_TOP/share/retrial/github-action.sh"
+TOKEN=ghs_action_token_8d1f0c
+export PYTHONPATH="$RT_TOP/share/retrial"
+
+# a real pytest project: test_flaky fails while "seed" says flaky; test_other
+# fails while the file "break" exists; the quarantine list holds test_flaky
+project() {
+	mkdir -p "$1/tests" "$1/.github" "$1/.retrial"
+	cat >"$1/tests/test_flaky.py" <<'PYEOF'
+import os
+
+def test_flaky():
+    mode = open(os.path.join(os.path.dirname(__file__), "..", "seed")).read().strip()
+    assert mode == "fixed", "the cache raced"
+
+def test_steady():
+    pass
+PYEOF
+	cat >"$1/tests/test_other.py" <<'PYEOF'
+import os
+
+def test_other():
+    assert not os.path.exists(os.path.join(os.path.dirname(__file__), "..", "break"))
+PYEOF
+	printf '* @lead\ntests/test_flaky.py @cache-team\n' >"$1/.github/CODEOWNERS"
+	echo flaky >"$1/seed"
+}
+
+# the job's tests, then the action's script, as the runner runs them (run N)
+job() {
+	(cd "$T/p" && "$PY" -m pytest -q -p retrial_quarantine \
+	    --junitxml=reports/junit-unit.xml tests >/dev/null 2>&1) || true
+	run env -C "$T/p" GITHUB_RUN_ID="$1" "$ACT"
+}
+
+setup() {
+	project "$T/p"
+	export RT_BIN="$RT_TOP/bin" RT_JUNIT="reports/*.xml"
+	export GITHUB_REPOSITORY=acme/cache GITHUB_RUN_ATTEMPT=1 GITHUB_JOB=test
+	export GITHUB_STEP_SUMMARY="$T/summary.md" GITHUB_OUTPUT="$T/output"
+	export RUNNER_TEMP="$T/runner-temp" GITHUB_EVENT_NAME=push
+	mkdir -p "$RUNNER_TEMP"
+	unset GITHUB_EVENT_PATH GITHUB_TOKEN
+	(cd "$T/p" && rt-quarantine add tests/test_flaky.py::test_flaky --rate 9/10 >/dev/null)
+}
+
+@test "action.yml: a composite that builds retrial, caches the history, and passes every input through the environment" {
+	run "$PY" - "$RT_TOP/action.yml" <<'PYEOF'
+import sys, yaml
+a = yaml.safe_load(open(sys.argv[1]))
+steps = a["runs"]["steps"]
+assert a["runs"]["using"] == "composite", a["runs"]
+uses = [s.get("uses", "") for s in steps]
+assert "actions/cache/restore@v4" in uses and "actions/cache/save@v4" in uses, uses
+save = [s for s in steps if s.get("uses") == "actions/cache/save@v4"][0]
+assert save["if"].startswith("always()"), save
+runs = [s["run"] for s in steps if "run" in s]
+# no expression is spliced into a shell line: inputs arrive as env
+for r in runs:
+    assert "${{" not in r, r
+audit = [s for s in steps if s.get("id") == "audit"][0]
+assert "github-action.sh" in audit["run"], audit
+for name in ("junit", "history", "quarantine", "comment", "annotations", "gate"):
+    assert "inputs." + name in audit["env"]["RT_" + name.upper()], name
+assert audit["env"]["GITHUB_TOKEN"] == "${{ inputs.github-token }}"
+assert "make -C \"$GITHUB_ACTION_PATH\"" in runs[0], runs[0]
+print("ok")
+PYEOF
+	status_is 0
+	[ "$output" = ok ]
+	[ -x "$ACT" ]
+}
+
+@test "action script: a quarantined failure runs and does not gate; a failure outside it does; summary, outputs, one run per job attempt" {
+	job 100
+	status_is 0
+	has "quarantined, failed: tests/test_flaky.py::test_flaky"
+	has "gate: pass: 0 failed outside the quarantine"
+	grep -qx "gate=pass" "$GITHUB_OUTPUT"
+	digest=$(sed -n 's/^digest=//p' "$GITHUB_OUTPUT")
+	[ -s "$digest" ] && [[ "$digest" == "$RUNNER_TEMP"/* ]]
+	grep -q "^# Flake audit 1, " "$GITHUB_STEP_SUMMARY"
+	grep -q "^gate: pass" "$GITHUB_STEP_SUMMARY"
+	# the history, where the cache step saves it; every record one run
+	db="$T/p/.retrial/audit.db"
+	[ "$(sqlite3 "$db" "SELECT group_concat(DISTINCT run) FROM results")" = "github:acme/cache:100.1:test" ]
+	# the quarantined failure is measured: its lane's record counted, once
+	[ "$(sqlite3 "$db" "SELECT sum(failed), count(failed) FROM results WHERE case_id = 'tests/test_flaky.py::test_flaky'")" = "1|1" ]
+	# the next run: a test not on the list fails; the gate says so
+	touch "$T/p/break"
+	job 101
+	status_is 1
+	has "failed: tests/test_other.py::test_other"
+	grep -qx "gate=fail" "$GITHUB_OUTPUT"
+	[ "$(grep -c "^# Flake audit" "$GITHUB_STEP_SUMMARY")" -eq 2 ]
+	grep -q "^# Flake audit 2, " "$GITHUB_STEP_SUMMARY"
+	[ "$(sqlite3 "$db" "SELECT count(DISTINCT run) FROM results")" -eq 2 ]
+	# gate: false reports the failure and exits 0
+	RT_GATE=false job 102
+	status_is 0
+	grep -q "^gate=fail" "$GITHUB_OUTPUT"
+}
+
+@test "action script: no report, a malformed list, a missing tool: exit 2 with one line, the history untouched" {
+	rm -rf "$T/p/reports"
+	run env -C "$T/p" GITHUB_RUN_ID=1 "$ACT"
+	status_is 2
+	[ "$output" = "github-action.sh: no report matches reports/*.xml" ]
+	[ ! -e "$T/p/.retrial/audit.db" ]
+	job 2
+	status_is 0
+	before=$(sqlite3 "$T/p/.retrial/audit.db" "SELECT count(*) FROM results")
+	outputs=$(grep -c "^gate=" "$GITHUB_OUTPUT")
+	printf 'tests/x.py::t\tbogus\n' >>"$T/p/.retrial/quarantine"
+	line=$(wc -l <"$T/p/.retrial/quarantine")
+	job 3
+	status_is 2
+	has "rt-quarantine: .retrial/quarantine:$line: field \"bogus\""
+	[ "$(sqlite3 "$T/p/.retrial/audit.db" "SELECT count(*) FROM results")" = "$before" ]
+	[ "$(grep -c "^gate=" "$GITHUB_OUTPUT")" = "$outputs" ]
+	run env -C "$T/p" PATH=/usr/bin:/bin RT_BIN= GITHUB_RUN_ID=4 "$ACT"
+	status_is 2
+	has "rt-junit not found"
+}
+
+@test "action script: go test -json reports through the same gate" {
+	command -v go >/dev/null || skip "go not installed"
+	mkdir -p "$T/p/reports"
+	cat >"$T/p/reports/go.json" <<'EOF2'
+{"Action":"run","Package":"example.com/cache","Test":"TestRace"}
+{"Action":"output","Package":"example.com/cache","Test":"TestRace","Output":"--- FAIL: TestRace (0.00s)\n"}
+{"Action":"fail","Package":"example.com/cache","Test":"TestRace","Elapsed":0}
+{"Action":"fail","Package":"example.com/cache","Elapsed":0}
+EOF2
+	run env -C "$T/p" GITHUB_RUN_ID=7 RT_JUNIT="reports/go.json" "$ACT"
+	status_is 1
+	has "failed: example.com/cache::TestRace"
+	(cd "$T/p" && rt-quarantine add example.com/cache::TestRace --owner @go >/dev/null)
+	run env -C "$T/p" GITHUB_RUN_ID=8 RT_JUNIT="reports/go.json" "$ACT"
+	status_is 0
+	has "quarantined, failed: example.com/cache::TestRace"
+}
+
+# The loopback GitHub, for the PR comment.
+start_gh() {
+	FAKE_GITHUB_TOKEN="$TOKEN" python3 "$RT_TOP/t/fake-github.py" --log "$T/gh.log" \
+	    >"$T/gh.port" 2>"$T/gh.err" 3>&- &
+	echo $! >"$T/gh.pid"
+	for _ in $(seq 200); do [ -s "$T/gh.port" ] && break; sleep 0.05; done
+	export GITHUB_API_URL="http://127.0.0.1:$(head -1 "$T/gh.port")"
+	touch "$T/gh.log"
+}
+
+teardown() {
+	[ ! -f "$T/gh.pid" ] || kill "$(cat "$T/gh.pid")" 2>/dev/null || true
+}
+
+@test "action script: on a pull request, one PR comment with the digest, updated on the next run; the token never shows" {
+	rt-audit --help | grep -q -- --pr-comment || skip "rt-audit has no --pr-comment"
+	start_gh
+	echo '{"pull_request": {"number": 7}}' >"$T/event.json"
+	export GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH="$T/event.json" GITHUB_TOKEN="$TOKEN"
+	job 200
+	status_is 0
+	hasnt "$TOKEN"
+	job 201
+	status_is 0
+	hasnt "$TOKEN"
+	! grep -q "$TOKEN" "$GITHUB_STEP_SUMMARY" "$GITHUB_OUTPUT"
+	run jq -r 'select(.method == "POST" or .method == "PATCH") | "\(.method) \(.path) \(.auth)"' "$T/gh.log"
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "POST /repos/acme/cache/issues/7/comments ok" ]
+	[[ "${lines[1]}" =~ ^PATCH\ /repos/acme/cache/issues/comments/[0-9]+\ ok$ ]]
+	# the comment holds the marker and the second night's digest
+	run jq -r 'select(.method == "PATCH") | .body.body' "$T/gh.log"
+	has "<!-- retrial-audit -->"
+	has "# Flake audit 2, "
+}
+
+@test "action script: a warning annotation for a newly flaky test, at its file and line" {
+	rt-audit --help | grep -q -- --annotations || skip "rt-audit has no --annotations"
+	(cd "$T/p" && rt-quarantine release tests/test_flaky.py::test_flaky >/dev/null)
+	echo fixed >"$T/p/seed"
+	for i in 1 2 3; do job "30$i"; status_is 0; done
+	echo flaky >"$T/p/seed"
+	for i in 4 5 6; do
+		(cd "$T/p" && "$PY" -m pytest -q -p retrial_quarantine \
+		    --junitxml=reports/junit-unit.xml tests >/dev/null 2>&1) || true
+		echo fixed >"$T/p/seed"
+		(cd "$T/p" && "$PY" -m pytest -q -p retrial_quarantine \
+		    --junitxml=reports/junit-retry.xml tests >/dev/null 2>&1) || true
+		echo flaky >"$T/p/seed"
+		run env -C "$T/p" GITHUB_RUN_ID="30$i" "$ACT"
+	done
+	run grep -h "^::warning " <(printf '%s\n' "$output")
+	[ "${#lines[@]}" -ge 1 ]
+	[[ "${lines[0]}" == "::warning file=tests/test_flaky.py,line=3"* ]]
+}
