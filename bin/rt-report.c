@@ -622,14 +622,6 @@ is_failure(rt_outcome o)
 
 /* ---- text helpers ---- */
 
-/* "95%", "99.5%" */
-static const char *
-conf_text(char *buf, size_t size, double c)
-{
-	rt_say_conf(buf, size, c);
-	return buf;
-}
-
 /* A percentage without its sign, through lib/rt_say: one decimal, never
  * "0.0" for a value that is not 0; pctd rounds a bound outward (dir). */
 static const char *
@@ -960,7 +952,7 @@ sec_observe(report *r, rt_buf *b)
 		if (e->have_diff) {
 			rt_buf_printf(b, "- difference (perturbed − control): %s points, "
 			    "%s CI %s to %s points", pct(est, sizeof est, e->est),
-			    conf_text(c1, sizeof c1, e->control.have ? e->control.conf : 0.95),
+			    rt_say_conf(c1, sizeof c1, e->control.have ? e->control.conf : 0.95),
 			    pctd(lo, sizeof lo, e->lo, RT_SAY_DOWN), pctd(hi, sizeof hi, e->hi, RT_SAY_UP));
 			if (e->method) {
 				rt_buf_adds(b, " (");
@@ -1296,7 +1288,7 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 		rt_buf_adds(b, "| confidence | runs |\n|---|---|\n");
 		for (i = 0; i < r->nlevels; i++)
 			rt_buf_printf(b, "| %s | %ld |\n",
-			    conf_text(c1, sizeof c1, r->levels[i].conf), r->levels[i].runs);
+			    rt_say_conf(c1, sizeof c1, r->levels[i].conf), r->levels[i].runs);
 		rt_buf_adds(b, "\n");
 	} else if (!m->have && r->ncases > 0) {
 		rt_buf_adds(b, "Per case: the clean runs each case needs are in the "
@@ -1321,10 +1313,10 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 			    "computed by rt-plan's default rules (no plan record given):\n\n");
 		rt_buf_adds(b, "| confidence | planned from | runs |\n|---|---|---|\n");
 		for (i = 0; i < sizeof levels / sizeof levels[0]; i++) {
-			rt_buf_printf(b, "| %s | ", conf_text(c1, sizeof c1, levels[i]));
+			rt_buf_printf(b, "| %s | ", rt_say_conf(c1, sizeof c1, levels[i]));
 			if (default_plan(m, levels[i], &lp, NULL, 0) == 0)
 				rt_buf_printf(b, "%s%%, the exact one-sided %s lower bound | %ld |\n",
-				    pct(p1, sizeof p1, lp.fix), conf_text(p2, sizeof p2, lp.step),
+				    pct(p1, sizeof p1, lp.fix), rt_say_conf(p2, sizeof p2, lp.step),
 				    lp.runs);
 			else
 				rt_buf_adds(b, "no bound | too many |\n");
@@ -1337,7 +1329,7 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 			    "policy record given), the numbers `rt-plan --policy` gives.\n");
 		if (r->have_green) {
 			rt_buf_printf(b, "- Green runs required by the policy: %ld at %s "
-			    "confidence", r->green, conf_text(c1, sizeof c1, r->pol_conf));
+			    "confidence", r->green, rt_say_conf(c1, sizeof c1, r->pol_conf));
 			if (r->have_fix_rate)
 				rt_buf_printf(b, ", planned from a failure rate of %s%%",
 				    pct(p1, sizeof p1, r->fix_rate));
@@ -1407,7 +1399,7 @@ sec_fixed(report *r, const meas *m, const proof *pf, rt_buf *b)
 			have_need = 1;
 		}
 	}
-	conf_text(c1, sizeof c1, pf->m.conf);
+	rt_say_conf(c1, sizeof c1, pf->m.conf);
 	if (pf->m.trials == 0)
 		rt_buf_adds(b, ": it proves nothing.\n");
 	else if (pf->m.failures > 0)
@@ -1798,7 +1790,7 @@ autopsy_view(report *r)
 	view = json_pack("{s:[], s:[], s:[]}", "eliminated", "tied", "confirmations");
 	cf = story_conf(r, &have_conf);
 	if (have_conf)
-		json_object_set_new(view, "confidence", json_string(conf_text(c1, sizeof c1, cf)));
+		json_object_set_new(view, "confidence", json_string(rt_say_conf(c1, sizeof c1, cf)));
 	if (jnum(v, "target", &t))
 		json_object_set_new(view, "target", json_sprintf("%s%%", pct(p1, sizeof p1, t)));
 	test = jstr(v, "test") ? jstr(v, "test") : jstr(v, "command");
@@ -2113,7 +2105,7 @@ tournament_view(report *r)
 		json_object_set_new(view, "test", jstr(v, "test") ? md_str(jstr(v, "test")) :
 		    json_null());
 		if (have_conf)
-			json_object_set_new(view, "confidence", json_string(conf_text(c1,
+			json_object_set_new(view, "confidence", json_string(rt_say_conf(c1,
 			    sizeof c1, cf)));
 		json_object_set_new(view, "target", opt_pct(v, "target"));
 		json_object_set_new(view, "finished_at", json_string(jstr(v, "finished_at")));
@@ -2391,7 +2383,7 @@ svg_band(rt_buf *b, report *r, double conf)
 	rt_rate_text(rate, sizeof rate, k, n, conf);
 	rt_buf_printf(b, "<figure>\n<figcaption>How the %s interval narrowed as "
 	    "trials accumulated (Wilson, after each valid trial); at the end: ",
-	    conf_text(c1, sizeof c1, conf));
+	    rt_say_conf(c1, sizeof c1, conf));
 	rt_html_esc(b, rate, strlen(rate));
 	rt_buf_adds(b, "</figcaption>\n");
 	rt_buf_printf(b, "<svg class=\"chart\" viewBox=\"0 0 700 250\" width=\"700\" "
