@@ -16,7 +16,9 @@
 #include "rt_audit_store.h"
 #include "rt_cli.h"
 #include "rt_codeowners.h"
+#include "rt_github.h"
 #include "rt_gotest.h"
+#include "rt_http.h"
 #include "rt_jsonl.h"
 #include "rt_junit.h"
 #include "rt_quarantine.h"
@@ -26,7 +28,8 @@
 #include "rt_util.h"
 
 enum { OPT_OWNER = 1000, OPT_EXPIRES, OPT_ISSUE, OPT_REASON, OPT_RATE, OPT_FROM,
-	OPT_CODEOWNERS, OPT_JSON, OPT_GATE, OPT_HISTORY, OPT_CONF, OPT_RECORDS };
+	OPT_CODEOWNERS, OPT_JSON, OPT_GATE, OPT_HISTORY, OPT_CONF, OPT_RECORDS,
+	OPT_GITHUB, OPT_TOKEN_FILE, OPT_NO_GITHUB };
 
 static const struct option longopts[] = {
 	{ "file", required_argument, NULL, 'f' },
@@ -42,6 +45,9 @@ static const struct option longopts[] = {
 	{ "history", required_argument, NULL, OPT_HISTORY },
 	{ "confidence", required_argument, NULL, OPT_CONF },
 	{ "records", required_argument, NULL, OPT_RECORDS },
+	{ "github", required_argument, NULL, OPT_GITHUB },
+	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
+	{ "no-github", no_argument, NULL, OPT_NO_GITHUB },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RT_LIST_OPTIONS_LONGOPT,
@@ -50,8 +56,8 @@ static const struct option longopts[] = {
 
 static struct {
 	const char *file, *owner, *expires, *issue, *reason, *rate, *from;
-	const char *codeowners, *history, *records;
-	int json, gate, have_conf;
+	const char *codeowners, *history, *records, *github, *token_file;
+	int json, gate, have_conf, no_github;
 	double conf;
 	char today[11];
 } opt = { .conf = 0.95 };
@@ -60,13 +66,14 @@ static void
 usage(FILE *f)
 {
 	fputs("usage: rt-quarantine [-f LIST] add [--owner O] [--expires 30d|DATE] [--issue URL]\n"
-	    "                     [--reason TEXT] [--rate K/N] [--codeowners FILE] ID\n"
+	    "                     [--reason TEXT] [--rate K/N] [--codeowners FILE] [github] ID\n"
 	    "       rt-quarantine [-f LIST] add [options] --from FILE\n"
 	    "       rt-quarantine [-f LIST] list [--json]\n"
 	    "       rt-quarantine [-f LIST] check [--gate]\n"
-	    "       rt-quarantine [-f LIST] release ID...\n"
-	    "       rt-quarantine [-f LIST] release --history DB [--confidence C] [ID...]\n"
-	    "       rt-quarantine [-f LIST] gate [--records FILE] REPORT...\n", f);
+	    "       rt-quarantine [-f LIST] release [github] ID...\n"
+	    "       rt-quarantine [-f LIST] release --history DB [--confidence C] [github] [ID...]\n"
+	    "       rt-quarantine [-f LIST] gate [--records FILE] REPORT...\n"
+	    "  github: [--github OWNER/REPO [--token-file FILE] | --no-github]\n", f);
 	if (f != stdout)
 		return;
 	fputs("  -f, --file LIST        the list ($RETRIAL_QUARANTINE, else " RT_QUAR_DEFAULT ")\n"
@@ -84,6 +91,11 @@ usage(FILE *f)
 	    "      --history DB       release: the rt-audit history holding the runs\n"
 	    "      --confidence C     release: the proof's confidence (0.95)\n"
 	    "      --records FILE     gate: the quarantined cases' trial records\n"
+	    "      --github OWNER/REPO add: open an issue per new entry; release: comment\n"
+	    "                         on it and close it (default $GITHUB_REPOSITORY when\n"
+	    "                         GITHUB_TOKEN is set)\n"
+	    "      --token-file FILE  the token, instead of GITHUB_TOKEN\n"
+	    "      --no-github        no issues, whatever the environment says\n"
 	    "  -h, --help             this help\n"
 	    "  -V, --version          print the version\n", f);
 }
@@ -113,10 +125,192 @@ expiry(char out[11])
 	snprintf(out, 11, "%s", s);
 }
 
+/* ---- the linked issues (rt-quarantine(1), ISSUES) ---- */
+
+static rt_gh G;
+static const char *gh_repo;     /* OWNER/REPO, or NULL: no issues */
+
+/* The marker an entry's issue carries in its body; "-->" in an ID would
+ * end the HTML comment, so it is written "--&gt;". */
+static char *
+marker(const char *kind, const char *id)
+{
+	rt_buf b = {0};
+	const char *p;
+
+	rt_buf_printf(&b, "<!-- retrial-%s: ", kind);
+	for (p = id; *p; p++) {
+		if (strncmp(p, "-->", 3) == 0) {
+			rt_buf_adds(&b, "--&gt;");
+			p += 2;
+		} else {
+			rt_buf_addc(&b, *p);
+		}
+	}
+	rt_buf_adds(&b, " -->");
+	return b.data;
+}
+
+static char *
+sh_quote(const char *s)
+{
+	rt_buf b = {0};
+
+	rt_buf_addc(&b, '\'');
+	for (; *s; s++)
+		if (*s == '\'')
+			rt_buf_adds(&b, "'\\''");
+		else
+			rt_buf_addc(&b, *s);
+	rt_buf_addc(&b, '\'');
+	return b.data;
+}
+
+/* How to measure the test again: the verdict's own line, else rt-measure
+ * on the runner's selection of the ID (a pytest node ID, a go test
+ * "PKG::TestX"), else on the command that selects it. */
+static char *
+reproduce(const char *id, const char *given, const char *rate)
+{
+	const char *sep = strstr(id, "::");
+	long k, n = 0;
+	char *q, *r, *file;
+
+	if (given)
+		return rt_xstrdup(given);
+	if (!rate || rt_quar_rate(rate, &k, &n) < 0 || n < 20)
+		n = 20;
+	q = sh_quote(id);
+	if (sep && sep - id > 3 && strncmp(sep - 3, ".py", 3) == 0) {
+		r = rt_xasprintf("rt-measure -n %ld -- python3 -m pytest -q %s", n, q);
+	} else if (sep && strncmp(sep + 2, "Test", 4) == 0 && !strchr(sep + 2, ' ')) {
+		char *run = rt_xasprintf("^%s$", sep + 2), *rq = sh_quote(run);
+		file = rt_xasprintf("%.*s", (int)(sep - id), id);
+		free(q);
+		q = sh_quote(file);
+		r = rt_xasprintf("rt-measure -n %ld -- go test -count=1 -run %s %s", n, rq, q);
+		free(file);
+		free(run);
+		free(rq);
+	} else {
+		r = rt_xasprintf("rt-measure -n %ld --cmd 'the test command that selects %s'", n, id);
+	}
+	free(q);
+	return r;
+}
+
+/* The issue of entry e: the open one that holds its marker, else a new
+ * one. Its html_url (malloc'd), or NULL with the complaint in *err. */
+static char *
+open_issue(const rt_quar_entry *e, const char *repro_given, char **err)
+{
+	char *mk = marker("quarantine", e->id), *path, *msg, *body, *title, *repro, *url = NULL;
+	json_t *found, *j, *req, *u, *num;
+	long st;
+	int rc;
+
+	path = rt_xasprintf("/repos/%s/issues?state=open", gh_repo);
+	rc = rt_gh_find_marker(&G, path, mk, &found, err);
+	free(path);
+	if (rc < 0) {
+		free(mk);
+		return NULL;
+	}
+	if (rc > 0) {
+		u = json_object_get(found, "html_url");
+		num = json_object_get(found, "number");
+		if (json_is_string(u)) {
+			url = rt_xstrdup(json_string_value(u));
+			printf("issue: #%lld %s (open already, found by its marker)\n",
+			    json_is_integer(num) ? (long long)json_integer_value(num) : 0LL, url);
+		}
+		json_decref(found);
+		if (url) {
+			free(mk);
+			return url;
+		}
+	}
+	repro = reproduce(e->id, repro_given, e->rate);
+	title = rt_xasprintf("Quarantined flaky test: %s", e->id);
+	body = rt_xasprintf("`%s` is quarantined: it keeps running in a lane that does not gate, "
+	    "and its failure rate keeps being measured.\n\n"
+	    "- **Evidence:** %s\n"
+	    "- **Owner:** %s\n"
+	    "- **Since:** %s; **expires:** %s\n"
+	    "- **Reproduce:** `%s`\n\n"
+	    "`rt-quarantine release --history DB` releases it once its clean runs since it was "
+	    "listed reach the number rt-plan plans from its rate, and closes this issue.\n\n%s\n",
+	    e->id, e->reason ? e->reason : "not recorded",
+	    e->owner ? e->owner : "none (give --owner, or a CODEOWNERS rule for its file)",
+	    e->since ? e->since : "unknown", e->expires ? e->expires : "never", repro, mk);
+	req = json_pack("{s:s, s:s}", "title", title, "body", body);
+	path = rt_xasprintf("/repos/%s/issues", gh_repo);
+	st = rt_gh_call(&G, "POST", path, req, &j, &msg);
+	if (st == 201 && json_is_string(u = json_object_get(j, "html_url"))) {
+		num = json_object_get(j, "number");
+		url = rt_xstrdup(json_string_value(u));
+		printf("issue: #%lld %s (opened)\n",
+		    json_is_integer(num) ? (long long)json_integer_value(num) : 0LL, url);
+	} else {
+		*err = rt_gh_failed("POST", path, st, st == 201 ? "no html_url in the answer" : msg);
+	}
+	json_decref(j);
+	json_decref(req);
+	free(msg);
+	free(path);
+	free(body);
+	free(title);
+	free(repro);
+	free(mk);
+	return url;
+}
+
+/* Comment the release's evidence on e's issue (one comment, found by its
+ * marker on a rerun) and close it. 0, or -1 with the complaint in *err;
+ * an issue that is not one of gh_repo's is left alone, with a warning. */
+static int
+close_issue(const rt_quar_entry *e, const char *why, char **err)
+{
+	long num = rt_gh_issue_number(e->issue, gh_repo), st;
+	char *mk, *body, *path, *msg;
+	json_t *req, *j;
+	int rc = 0;
+
+	if (num < 0) {
+		rt_warn("%s: issue %s is not an issue of %s; left as it is", e->id, e->issue,
+		    gh_repo);
+		return 0;
+	}
+	mk = marker("release", e->id);
+	body = rt_xasprintf("Released from quarantine: %s\n\n%s\n", why, mk);
+	if (rt_gh_upsert_comment(&G, gh_repo, num, mk, body, NULL, err) < 0) {
+		rc = -1;
+		goto out;
+	}
+	req = json_pack("{s:s, s:s}", "state", "closed", "state_reason", "completed");
+	path = rt_xasprintf("/repos/%s/issues/%ld", gh_repo, num);
+	st = rt_gh_call(&G, "PATCH", path, req, &j, &msg);
+	if (st != 200) {
+		*err = rt_gh_failed("PATCH", path, st, msg);
+		rc = -1;
+	} else {
+		printf("issue: #%ld %s (commented, closed)\n", num, e->issue);
+	}
+	json_decref(j);
+	json_decref(req);
+	free(msg);
+	free(path);
+out:
+	free(mk);
+	free(body);
+	return rc;
+}
+
 /* ---- add ---- */
 
 typedef struct {
 	char *id, *reason, *rate, *owner;
+	const char *repro;          /* the verdict's first reproduce line */
 } cand;
 
 typedef struct {
@@ -169,6 +363,9 @@ from_record(json_t *rec, const rt_where *w, void *ctx)
 		if ((bad = rt_quar_bad_id(id)))
 			rt_die_at(w, "\"%s\": %s cannot go on the list", id, bad);
 		cand_push(cs, id, (long)k, (long)n, conf, "rt-verify", ", no fix survived");
+		o = json_object_get(rec, "reproduce");
+		if (json_is_string(json_array_get(o, 0)))
+			cs->c[cs->n - 1].repro = json_string_value(json_array_get(o, 0));
 	} else if (strcmp(type, "audit") == 0) {
 		q = json_object_get(rec, "quarantine");
 		for (i = 0; i < json_array_size(q); i++) {
@@ -212,6 +409,8 @@ load_codeowners(void)
 typedef struct {
 	cands *cs;
 	char expires[11];
+	rt_buf out;         /* what was done, printed once the list is written */
+	char *err;          /* a GitHub error: nothing is written */
 } add_ctx;
 
 static int
@@ -228,14 +427,15 @@ add_edit(rt_quar_list *l, void *vctx)
 		if ((e = rt_quar_find(l, c->id))) {
 			/* listed already: fill in what it lacks, keep what it has */
 			if (!e->tab || rt_quar_match(e, c->id) != 2) {
-				printf("listed already (an older line, kept as it is): %s\n", c->id);
+				rt_buf_printf(&a->out, "listed already (an older line, kept as it is): "
+				    "%s\n", c->id);
 				continue;
 			}
-			printf("listed already: %s\n", c->id);
+			rt_buf_printf(&a->out, "listed already: %s\n", c->id);
 		} else {
 			e = rt_quar_add(l, c->id);
 			rt_quar_set(e, &e->since, opt.today);
-			printf("added: %s\n", c->id);
+			rt_buf_printf(&a->out, "added: %s\n", c->id);
 		}
 #define FILL(f, v) do { if (!e->f && (v)) { rt_quar_set(e, &e->f, v); changed = 1; } } while (0)
 		FILL(owner, c->owner);
@@ -245,6 +445,15 @@ add_edit(rt_quar_list *l, void *vctx)
 		FILL(reason, reason);
 		FILL(rate, c->rate);
 #undef FILL
+		/* the issue before the list: a failure leaves the list as it was,
+		 * and a rerun finds the issue by its marker */
+		if (gh_repo && !e->issue) {
+			char *url = open_issue(e, c->repro, &a->err);
+			if (!url)
+				return -1;
+			rt_quar_set(e, &e->issue, url);
+			free(url);
+		}
 		changed = 1;
 		if (!e->owner)
 			rt_warn("%s: no owner (give --owner, or a CODEOWNERS rule for its file)",
@@ -301,7 +510,13 @@ do_add(int argc, char **argv)
 		free(file);
 	}
 	a.cs = &cs;
-	rt_quar_edit(opt.file, rt_quar_header, add_edit, &a);
+	memset(&a.out, 0, sizeof a.out);
+	a.err = NULL;
+	if (rt_quar_edit(opt.file, rt_quar_header, add_edit, &a) < 0)
+		rt_die("%s; %s is unchanged", a.err, opt.file);
+	if (a.out.data)
+		fputs(a.out.data, stdout);
+	rt_buf_free(&a.out);
 	for (i = 0; i < cs.n; i++) {
 		free(cs.c[i].id);
 		free(cs.c[i].reason);
@@ -434,9 +649,11 @@ do_check(int argc, char **argv)
 
 typedef struct {
 	char **ids;
+	char **why;        /* each release's evidence, for its issue */
 	size_t n;
 	int by_name;       /* release named IDs without proof */
 	const char *missing;  /* a named ID not on the list */
+	char *err;         /* a GitHub error: nothing is written */
 } rel_ctx;
 
 /* The clean runs of id in the history since the date: the runs after its
@@ -481,14 +698,21 @@ rel_edit(rt_quar_list *l, void *vctx)
 	size_t i;
 	int changed = 0;
 
-	for (i = 0; i < r->n; i++) {
-		if (!(e = rt_quar_find(l, r->ids[i]))) {
-			if (r->by_name) {
-				r->missing = r->ids[i];
-				return 0;     /* nothing is written */
-			}
-			continue;
+	for (i = 0; i < r->n; i++)
+		if (!rt_quar_find(l, r->ids[i]) && r->by_name) {
+			r->missing = r->ids[i];
+			return 0;     /* nothing is written */
 		}
+	/* every issue commented and closed before the list is written: a
+	 * failure leaves the list as it was, and a rerun updates the same
+	 * comment and closes again */
+	for (i = 0; gh_repo && i < r->n; i++)
+		if ((e = rt_quar_find(l, r->ids[i])) && e->issue &&
+		    close_issue(e, r->why[i], &r->err) < 0)
+			return -1;
+	for (i = 0; i < r->n; i++) {
+		if (!(e = rt_quar_find(l, r->ids[i])))
+			continue;
 		rt_quar_remove(l, e);
 		changed = 1;
 	}
@@ -498,7 +722,7 @@ rel_edit(rt_quar_list *l, void *vctx)
 static int
 do_release(int argc, char **argv)
 {
-	rel_ctx r = { NULL, 0, 0, NULL };
+	rel_ctx r = { NULL, NULL, 0, 0, NULL, NULL };
 	rt_quar_list l;
 	sqlite3 *db;
 	char err[512], say[256], cf[16];
@@ -511,7 +735,13 @@ do_release(int argc, char **argv)
 		r.ids = argv;
 		r.n = (size_t)argc;
 		r.by_name = 1;
-		rt_quar_edit(opt.file, NULL, rel_edit, &r);
+		r.why = rt_xcalloc(r.n + 1, sizeof *r.why);
+		for (i = 0; i < r.n; i++)
+			r.why[i] = rt_xstrdup("released by name (`rt-quarantine release ID`), "
+			    "without a measured proof.");
+		if (rt_quar_edit(opt.file, NULL, rel_edit, &r) < 0)
+			rt_die("%s; %s is unchanged", r.err, opt.file);
+		rt_free_vec(r.why);
 		if (r.missing)
 			rt_die("release: %s: not on %s", r.missing, opt.file);
 		for (k = 0; k < argc; k++)
@@ -530,6 +760,7 @@ do_release(int argc, char **argv)
 		rt_die("%s", err);
 	rt_say_conf(cf, sizeof cf, opt.conf);
 	r.ids = rt_xcalloc(l.n + 1, sizeof *r.ids);
+	r.why = rt_xcalloc(l.n + 1, sizeof *r.why);
 	for (i = 0; i < l.n; i++) {
 		const rt_quar_entry *e = &l.e[i];
 		long kf, n, need, clean, runs;
@@ -560,8 +791,8 @@ do_release(int argc, char **argv)
 			rt_die("%s: %s", opt.history, err);
 		rt_say_count(say, sizeof say, kf, n, 0.95, "failed");
 		if (clean >= need) {
-			printf("released: %s: %ld clean run%s since %s, and rt-plan asks %ld to show "
-			    "at %s confidence that its rate (%s) is gone\n", e->id, clean,
+			r.why[r.n] = rt_xasprintf("%s: %ld clean run%s since %s, and rt-plan asks "
+			    "%ld to show at %s confidence that its rate (%s) is gone", e->id, clean,
 			    clean == 1 ? "" : "s", e->since ? e->since : "it was listed", need, cf, say);
 			r.ids[r.n++] = e->id;
 		} else {
@@ -570,9 +801,12 @@ do_release(int argc, char **argv)
 			    e->since ? e->since : "it was listed", need - clean, runs, need, cf, say);
 		}
 	}
-	if (r.n)
-		rt_quar_edit(opt.file, NULL, rel_edit, &r);
+	if (r.n && rt_quar_edit(opt.file, NULL, rel_edit, &r) < 0)
+		rt_die("%s; %s is unchanged", r.err, opt.file);
+	for (i = 0; i < r.n; i++)
+		printf("released: %s\n", r.why[i]);
 	sqlite3_close(db);
+	rt_free_vec(r.why);
 	free(r.ids);
 	rt_quar_free(&l);
 	rt_fshut(stdout, "stdout");
@@ -705,6 +939,35 @@ do_gate(int argc, char **argv)
 	return bad ? RT_EXIT_NO : RT_EXIT_OK;
 }
 
+static void
+github_close(void)
+{
+	rt_gh_close(&G);
+	rt_http_cleanup();
+}
+
+/* --github, else GITHUB_REPOSITORY when GITHUB_TOKEN is set (a GitHub
+ * Actions job that hands the step its token), unless --no-github. */
+static void
+github_open(void)
+{
+	const char *tok = getenv("GITHUB_TOKEN"), *env = getenv("GITHUB_REPOSITORY");
+
+	if (opt.github)
+		gh_repo = opt.github;
+	else if (!opt.no_github && tok && *tok && env && *env)
+		gh_repo = env;
+	if (!gh_repo)
+		return;
+	if (!rt_gh_repo_ok(gh_repo))
+		rt_usage_die("%s %s: must be OWNER/REPO", opt.github ? "--github" : "GITHUB_REPOSITORY",
+		    gh_repo);
+	rt_secret_protect();
+	rt_http_init();
+	rt_gh_open(&G, opt.token_file, "--github", 0);
+	atexit(github_close);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -728,6 +991,9 @@ main(int argc, char *argv[])
 		case OPT_GATE: opt.gate = 1; break;
 		case OPT_HISTORY: opt.history = optarg; break;
 		case OPT_RECORDS: opt.records = optarg; break;
+		case OPT_GITHUB: opt.github = optarg; break;
+		case OPT_TOKEN_FILE: opt.token_file = optarg; break;
+		case OPT_NO_GITHUB: opt.no_github = 1; break;
 		case OPT_CONF:
 			opt.conf = rt_num_confidence("--confidence", optarg);
 			opt.have_conf = 1;
@@ -768,7 +1034,15 @@ main(int argc, char *argv[])
 	ONLY(v != 3 && opt.history, "--history", "release");
 	ONLY(v != 3 && v != 0 && opt.have_conf, "--confidence", "add and release");
 	ONLY(v != 4 && opt.records, "--records", "gate");
+	ONLY(v != 0 && v != 3 && opt.github, "--github", "add and release");
+	ONLY(v != 0 && v != 3 && opt.no_github, "--no-github", "add and release");
 #undef ONLY
+	if (opt.github && opt.no_github)
+		rt_usage_die("--github and --no-github are exclusive");
+	if (opt.token_file && !opt.github)
+		rt_usage_die("--token-file needs --github");
+	if (v == 0 || v == 3)
+		github_open();
 	if (!opt.file)
 		opt.file = (env = getenv("RETRIAL_QUARANTINE")) && *env ? env : RT_QUAR_DEFAULT;
 	rt_quar_today(opt.today);
