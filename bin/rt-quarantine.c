@@ -232,6 +232,14 @@ open_issue(const rt_quar_entry *e, const char *repro_given, char **err)
 	}
 	repro = reproduce(e->id, repro_given, e->rate);
 	title = rt_xasprintf("Quarantined flaky test: %s", e->id);
+	if (strlen(title) > 250) {
+		/* GitHub takes 256 characters; cut at a UTF-8 character */
+		size_t cut = 250;
+		while (cut > 0 && ((unsigned char)title[cut] & 0xc0) == 0x80)
+			cut--;
+		title = rt_xrealloc(title, cut + 4);
+		memcpy(title + cut, "\xe2\x80\xa6", 4);
+	}
 	body = rt_xasprintf("`%s` is quarantined: it keeps running in a lane that does not gate, "
 	    "and its failure rate keeps being measured.\n\n"
 	    "- **Evidence:** %s\n"
