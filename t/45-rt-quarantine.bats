@@ -465,6 +465,14 @@ EOF
 	has "issue: #1 https://github.example/acme/cache/issues/1 (commented, closed)"
 	jq -s -e '.[-1] | .method == "PATCH" and .body.state == "closed"' "$T/gh.log"
 	jq -s -e '[.[] | select(.method == "POST")][-1].body.body | contains("released by name")' "$T/gh.log"
+	# an issue elsewhere is left alone, with a warning; the entry is released
+	rt-quarantine -f q add --owner @x --issue https://example.com/o/r/issues/9 i::j >/dev/null
+	n=$(gh_count true)
+	run env GITHUB_TOKEN="$TOKEN" rt-quarantine -f q release --github acme/cache i::j
+	status_is 0
+	has "i::j: issue https://example.com/o/r/issues/9 is not an issue of acme/cache; left as it is"
+	has "released: i::j"
+	[ "$(gh_count true)" -eq "$n" ]
 }
 
 @test "rt-quarantine: usage errors name the option or verb" {
