@@ -136,7 +136,7 @@ static const char *gh_repo;     /* OWNER/REPO, or NULL: no issues */
 
 typedef struct {
 	char *id, *reason, *rate, *owner;
-	const char *repro;          /* the verdict's first reproduce line */
+	char *repro;                /* the verdict's first reproduce line */
 } cand;
 
 typedef struct {
@@ -191,7 +191,7 @@ from_record(json_t *rec, const rt_where *w, void *ctx)
 		cand_push(cs, id, (long)k, (long)n, conf, "rt-verify", ", no fix survived");
 		o = json_object_get(rec, "reproduce");
 		if (json_is_string(json_array_get(o, 0)))
-			cs->c[cs->n - 1].repro = json_string_value(json_array_get(o, 0));
+			cs->c[cs->n - 1].repro = rt_xstrdup(json_string_value(json_array_get(o, 0)));
 	} else if (strcmp(type, "audit") == 0) {
 		q = json_object_get(rec, "quarantine");
 		for (i = 0; i < json_array_size(q); i++) {
@@ -348,6 +348,7 @@ do_add(int argc, char **argv)
 		free(cs.c[i].reason);
 		free(cs.c[i].rate);
 		free(cs.c[i].owner);
+		free(cs.c[i].repro);
 	}
 	free(cs.c);
 	rt_codeowners_free(&g_co);

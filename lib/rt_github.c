@@ -280,7 +280,8 @@ rt_gh_upsert_comment(rt_gh *g, const char *repo, long number, const char *marker
 		free(path);
 		return -1;
 	}
-	req = json_pack("{s:s}", "body", body);
+	req = json_object();
+	json_object_set_new(req, "body", rt_json_bytes(body, strlen(body)));
 	if (c && json_is_integer(id = json_object_get(c, "id"))) {
 		p = rt_xasprintf("/repos/%s/issues/comments/%lld", repo,
 		    (long long)json_integer_value(id));

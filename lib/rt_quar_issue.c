@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "rt_github.h"
+#include "rt_jsonl.h"
 #include "rt_quar_issue.h"
 #include "rt_quarantine.h"
 #include "rt_util.h"
@@ -130,7 +131,10 @@ rt_quar_issue_open(rt_gh *G, const char *gh_repo, const rt_quar_entry *e,
 	    e->id, e->reason ? e->reason : "not recorded",
 	    e->owner ? e->owner : "none (give --owner, or a CODEOWNERS rule for its file)",
 	    e->since ? e->since : "unknown", e->expires ? e->expires : "never", repro, mk);
-	req = json_pack("{s:s, s:s}", "title", title, "body", body);
+	/* an ID is any bytes but TAB and newline: repaired as JSON wants them */
+	req = json_object();
+	json_object_set_new(req, "title", rt_json_bytes(title, strlen(title)));
+	json_object_set_new(req, "body", rt_json_bytes(body, strlen(body)));
 	path = rt_xasprintf("/repos/%s/issues", gh_repo);
 	st = rt_gh_call(G, "POST", path, req, &j, &msg);
 	if (st == 201 && json_is_string(u = json_object_get(j, "html_url"))) {

@@ -475,6 +475,27 @@ EOF
 	[ "$(gh_count true)" -eq "$n" ]
 }
 
+@test "add --from a verdict with --github: the issue's reproduce line is the verdict's; a jest name's marker is whole" {
+	cd "$T"
+	start_gh ok
+	export GITHUB_TOKEN="$TOKEN"
+	run rt-quarantine -f q add --owner @cache --github acme/cache --from "$RT_TOP/t/fixtures/pr/quarantine.jsonl"
+	status_is 0
+	has "issue: #1 https://github.example/acme/cache/issues/1 (opened)"
+	jq -s -e '.[-1].body.body | contains("**Reproduce:** `rt-measure -n 40 --cmd '"'"'python3 test_cache.py'"'"' > baseline.jsonl`")
+	    and contains("rt-verify: 12/40 failed (30.0%, 95% Wilson CI 18.0%–45.5%), no fix survived")
+	    and contains("<!-- retrial-quarantine: test_cache -->")' "$T/gh.log"
+	run rt-quarantine -f q add --owner @web --github acme/cache 'web/cart.test.js::cart --> adds up'
+	status_is 0
+	jq -s -e '.[-1].body | .title == "Quarantined flaky test: web/cart.test.js::cart --> adds up"
+	    and (.body | contains("<!-- retrial-quarantine: web/cart.test.js::cart --&gt; adds up -->"))' "$T/gh.log"
+	# found again by that marker
+	sed -i 's|	issue=[^	]*||' q
+	run rt-quarantine -f q add --owner @web --github acme/cache 'web/cart.test.js::cart --> adds up'
+	has "(open already, found by its marker)"
+	[ "$(gh_count '.method == "POST"')" -eq 2 ]
+}
+
 @test "rt-quarantine: usage errors name the option or verb" {
 	run rt-quarantine frobnicate
 	status_is 2
