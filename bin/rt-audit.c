@@ -15,6 +15,8 @@
 #include "rt_audit_store.h"
 #include "rt_hash.h"
 #include "rt_cli.h"
+#include "rt_github.h"
+#include "rt_http.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
 #include "rt_md.h"
@@ -25,6 +27,8 @@
 #include "rt_util.h"
 
 enum { OPT_MD = 1100, OPT_HTML, OPT_JSON, OPT_REVISION, OPT_CONF, OPT_AUDIT, OPT_SAME_RUN };
+/* --pr-comment and its GitHub options (rt_github) */
+enum { OPT_PR_COMMENT = 1150, OPT_GITHUB, OPT_TOKEN_FILE };
 
 static struct {
 	const char *history, *run, *revision;
@@ -47,6 +51,7 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: rt-audit [-gC] [-H FILE] [-r RUN [--same-run]] [--revision REV] [-n N]\n"
 	    "                [-w W] [--confidence C] [--md FILE] [--html FILE] [--json FILE]\n"
+	    "                [--pr-comment N [--github OWNER/REPO] [--token-file FILE]]\n"
 	    "                [file ...]\n"
 	    "       rt-audit --audit N [-g] [-H FILE] [--md FILE] [--html FILE] [--json FILE]\n"
 	    "Ingest per-case trial records (rt-junit, rt-collect --junit) into the flake\n"
@@ -65,6 +70,10 @@ usage(FILE *f)
 	    "      --html FILE         write the HTML digest to FILE\n"
 	    "      --json FILE         write the digest as one JSON record to FILE\n"
 	    "  -a, --audit N           write the digest of stored audit N again\n"
+	    "      --pr-comment N      put the Markdown digest in one comment on pull\n"
+	    "                          request (or issue) N, updated on later nights\n"
+	    "      --github OWNER/REPO its repository (default $GITHUB_REPOSITORY)\n"
+	    "      --token-file FILE   the token, instead of GITHUB_TOKEN\n"
 	    "  -g, --gate              exit 1 when a test is newly flaky\n"
 	    "  -h, --help              print this help\n"
 	    "  -V, --version           print the version\n");
@@ -1083,6 +1092,77 @@ commit_digest(json_t *a)
 			    G.audit, G.audit);
 }
 
+/* ---- --pr-comment (rt-audit(1), GITHUB) ---- */
+
+#define PR_MARKER "<!-- retrial-audit -->"
+/* GitHub refuses a comment body past 65536 characters */
+#define PR_MAX 65000
+
+static struct {
+	long number;
+	const char *repo, *token_file;
+	rt_gh gh;
+} PR;
+
+/* Before anything is read: the repository, the API and the token. */
+static void
+pr_open(void)
+{
+	const char *env = getenv("GITHUB_REPOSITORY");
+
+	if (!PR.number) {
+		if (PR.repo || PR.token_file)
+			rt_usage_die("--github and --token-file are for --pr-comment");
+		return;
+	}
+	if (!PR.repo && !(env && *env && (PR.repo = env)))
+		rt_usage_die("--pr-comment needs --github OWNER/REPO or GITHUB_REPOSITORY");
+	if (!rt_gh_repo_ok(PR.repo))
+		rt_usage_die("%s %s: must be OWNER/REPO", PR.repo == env ? "GITHUB_REPOSITORY" :
+		    "--github", PR.repo);
+	rt_http_init();
+	rt_gh_open(&PR.gh, PR.token_file, "--pr-comment", 0);
+}
+
+/* The one comment holding the marker gets tonight's digest. */
+static void
+pr_comment(json_t *a, long long audit)
+{
+	doc d;
+	char *body, *err, *cut;
+	json_t *c;
+	int rc;
+
+	if (!PR.number)
+		return;
+	memset(&d, 0, sizeof d);
+	render(&d, a);
+	rt_buf_str(&d.b);
+	if (d.b.len > PR_MAX) {
+		d.b.data[PR_MAX] = '\0';
+		if ((cut = strrchr(d.b.data, '\n')))
+			cut[1] = '\0';
+		body = rt_xasprintf("%s\n*The digest is cut here, at GitHub's limit for a "
+		    "comment: `rt-audit --audit %lld` writes it whole.*\n\n" PR_MARKER "\n",
+		    d.b.data, audit);
+	} else {
+		body = rt_xasprintf("%s\n" PR_MARKER "\n", d.b.data);
+	}
+	rt_buf_free(&d.b);
+	rc = rt_gh_upsert_comment(&PR.gh, PR.repo, PR.number, PR_MARKER, body, &c, &err);
+	free(body);
+	if (rc < 0)
+		rt_die("%s; audit %lld is recorded: rt-audit --audit %lld --pr-comment %ld "
+		    "posts it again", err, audit, audit, PR.number);
+	fprintf(stderr, "%s: audit %lld: %s the comment on %s#%ld: %s\n", rt_progname, audit,
+	    rc ? "updated" : "posted", PR.repo, PR.number,
+	    json_is_string(json_object_get(c, "html_url")) ?
+	    json_string_value(json_object_get(c, "html_url")) : "");
+	json_decref(c);
+	rt_gh_close(&PR.gh);
+	rt_http_cleanup();
+}
+
 /* --audit N: the digest of audit N as it was written that night. */
 static int
 rerender(void)
@@ -1119,6 +1199,7 @@ rerender(void)
 		    G.rerender, je.text);
 	free(j);
 	write_digest(a);
+	pr_comment(a, G.rerender);
 	newflaky = json_array_size(json_object_get(a, "new_flaky")) > 0;
 	json_decref(a);
 	rt_fshut(stdout, "stdout");
@@ -1144,6 +1225,9 @@ main(int argc, char *argv[])
 		{ "top", required_argument, NULL, 'n' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "window", required_argument, NULL, 'w' },
+		{ "pr-comment", required_argument, NULL, OPT_PR_COMMENT },
+		{ "github", required_argument, NULL, OPT_GITHUB },
+		{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1185,6 +1269,11 @@ main(int argc, char *argv[])
 		case OPT_JSON: G.json = optarg; break;
 		case OPT_MD: G.md = optarg; break;
 		case OPT_REVISION: G.revision = optarg; G.tuned = "--revision"; break;
+		case OPT_PR_COMMENT:
+			PR.number = rt_num_long("--pr-comment", optarg, 1, LONG_MAX);
+			break;
+		case OPT_GITHUB: PR.repo = optarg; break;
+		case OPT_TOKEN_FILE: PR.token_file = optarg; break;
 		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h':
 			usage(stdout);
@@ -1211,6 +1300,7 @@ main(int argc, char *argv[])
 		    "it was", G.tuned, G.rerender);
 	if (G.rerender && optind < argc)
 		rt_usage_die("--audit reads no records (%s given)", argv[optind]);
+	pr_open();
 	if (!G.history && !(G.history = path = rt_audit_default_path()))
 		rt_die("no history: set XDG_DATA_HOME or HOME, or give --history");
 	if (G.rerender) {
@@ -1260,6 +1350,7 @@ main(int argc, char *argv[])
 	a = audit();
 	commit_digest(a);
 	sqlite3_close(G.db);
+	pr_comment(a, G.audit);
 	newflaky = json_array_size(json_object_get(a, "new_flaky")) > 0;
 	fprintf(stderr, "%s: audit %lld: ingested %ld record%s (%ld already there) "
 	    "into %s\n", rt_progname, G.audit, G.ingested, G.ingested == 1 ? "" : "s",

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "rt_git.h"
+#include "rt_github.h"
 #include "rt_hash.h"
 #include "rt_http.h"
 #include "rt_cli.h"
@@ -34,7 +35,6 @@
 #define DOSSIER_DIR    ".retrial/dossiers"
 #define EVIDENCE_DIR   ".retrial/evidence"
 #define DEFAULT_AUTHOR "retrial <retrial@localhost>"
-#define GH_API         "https://api.github.com"
 #define TOKEN_ENV      "RETRIAL_GITHUB_TOKEN"
 
 static const char *opt_dir = ".", *opt_mbox, *opt_body, *opt_github;
@@ -46,7 +46,7 @@ static int opt_verbose, opt_draft;
 static char **opt_allow_path, *g_permitted;
 static size_t opt_nallow_path;
 
-static char *gh_token;              /* scrubbed from every message we print */
+static rt_gh G;                     /* its token scrubbed from every message we print */
 
 /* What an interrupted push leaves behind, said on the way out. */
 static char pushed_note[1024];
@@ -82,21 +82,7 @@ usage(void)
 static char *
 scrub(const char *s)
 {
-	rt_buf b = {0};
-	size_t tl = gh_token ? strlen(gh_token) : 0;
-	const char *p;
-
-	if (!s)
-		return rt_xstrdup("");
-	if (tl == 0)
-		return rt_xstrdup(s);
-	while ((p = strstr(s, gh_token))) {
-		rt_buf_add(&b, s, (size_t)(p - s));
-		rt_buf_adds(&b, "***");
-		s = p + tl;
-	}
-	rt_buf_adds(&b, s);
-	return b.data;
+	return rt_gh_scrub(&G, s);
 }
 
 /* The first lines of a program's complaint, scrubbed, on one line. */
@@ -1674,8 +1660,8 @@ write_out(const char *path, const char *data)
 
 /* The API, and where git is served for it: --github pushes to gh_push_url
  * only, never to a git remote, and the credential helper answers for
- * gh_git_proto://gh_git_host only (gh_api). */
-static char *gh_base_url, *gh_push_url, *gh_git_proto, *gh_git_host, *gh_helper;
+ * G.git_proto://G.git_host only (gh_api). */
+static char *gh_push_url, *gh_helper;
 
 static char *
 urlenc(const char *s)
@@ -1691,58 +1677,10 @@ urlenc(const char *s)
 	return b.data ? b.data : rt_xstrdup("");
 }
 
-/* One API call: the HTTP status (0: no answer), the parsed body in *out
- * (may be NULL), and in *msg GitHub's message or the transport error. */
 static long
 gh_call(const char *method, const char *path, json_t *body, json_t **out, char **msg)
 {
-	rt_http_req q;
-	rt_http_resp r;
-	char *url = rt_xasprintf("%s%s", gh_base_url, path);
-	char *auth = rt_xasprintf("Authorization: Bearer %s", gh_token);
-	const char *hdr[] = { "Accept: application/vnd.github+json", auth,
-		"X-GitHub-Api-Version: 2022-11-28", "Content-Type: application/json", NULL };
-	char *data = body ? rt_dumps(body) : NULL;
-	json_t *j = NULL, *m, *errs, *e;
-	rt_buf mb = {0};
-	size_t i;
-	volatile char *z;
-
-	memset(&q, 0, sizeof q);
-	q.method = method;
-	q.url = url;
-	q.headers = hdr;
-	q.body = data;
-	q.body_len = data ? strlen(data) : 0;
-	q.timeout_s = 60;
-	q.verbose = opt_verbose;
-	rt_http_perform(&q, &r, 1);
-	for (z = auth; *z; z++)
-		*z = 0;
-	free(auth);
-	free(data);
-	free(url);
-	if (r.body && r.body_len)
-		j = json_loadb(r.body, r.body_len, 0, NULL);
-	if (r.status == 0) {
-		rt_buf_adds(&mb, r.error[0] ? r.error : "no response");
-	} else if (json_is_object(j)) {
-		if (json_is_string(m = json_object_get(j, "message")))
-			rt_buf_adds(&mb, json_string_value(m));
-		errs = json_object_get(j, "errors");
-		for (i = 0; json_is_array(errs) && i < json_array_size(errs); i++) {
-			e = json_array_get(errs, i);
-			if (json_is_object(e) && json_is_string(m = json_object_get(e, "message")))
-				rt_buf_printf(&mb, "%s%s", mb.len ? ": " : "", json_string_value(m));
-		}
-	}
-	if (!mb.data)
-		rt_buf_printf(&mb, "HTTP %ld", r.status);
-	*msg = scrub(mb.data);
-	rt_buf_free(&mb);
-	rt_http_resp_free(&r);
-	*out = j;
-	return r.status;
+	return rt_gh_call(&G, method, path, body, out, msg);
 }
 
 /* The pull request whose head is branch, if any (open or closed). */
@@ -1829,7 +1767,7 @@ ship_github(rt_repo *r, const ship_t *S, const char *commit, const char *dossier
 	slash = strchr(opt_github, '/');
 	snprintf(owner, sizeof owner, "%.*s", (int)(slash - opt_github), opt_github);
 	snprintf(repo, sizeof repo, "%s", slash + 1);
-	envs[0] = rt_xasprintf(TOKEN_ENV "=%s", gh_token);
+	envs[0] = rt_xasprintf(TOKEN_ENV "=%s", G.token);
 	envs[1] = "GIT_TERMINAL_PROMPT=0";
 	envs[2] = "GIT_ASKPASS=";
 	envs[3] = NULL;
@@ -1944,27 +1882,6 @@ done:
 	free(envs[0]);
 }
 
-static char *
-read_token(void)
-{
-	char *t;
-	size_t n;
-
-	if (opt_token_file) {
-		if (!(t = rt_read_file(opt_token_file, &n)))
-			rt_die("%s:", opt_token_file);
-	} else {
-		if (!(t = rt_secret_take("GITHUB_TOKEN")) || !*t)
-			rt_die("--github needs a token: set GITHUB_TOKEN or use --token-file");
-	}
-	n = strlen(t);
-	while (n > 0 && isspace((unsigned char)t[n - 1]))
-		t[--n] = '\0';
-	if (!n || strpbrk(t, "\r\n"))
-		rt_die("%s: not a token", opt_token_file ? opt_token_file : "GITHUB_TOKEN");
-	return t;
-}
-
 /* What is shipped and under which name: the subject, the headline, the
  * branch; the winner's files, or the quarantine's list and dossier. */
 static void
@@ -2075,51 +1992,16 @@ build_change(rt_repo *r, const verdict_t *v, const ship_t *S, const char *dossie
 	add_evidence(r, v, S, dossier, C);
 }
 
-/* The API from GITHUB_API_URL, and where git is served for it:
- *   https://api.github.com            git at https://github.com/OWNER/REPO.git
- *   https://api.SUB.ghe.com           git at https://SUB.ghe.com/...
- *   https://HOST[:PORT]/api/v3        git at https://HOST[:PORT]/... (Enterprise Server)
- *   SCHEME://HOST[:PORT]              git at the same origin (a loopback test server)
- * Plain http only to a loopback host. Checked before anything is read or sent. */
+/* The API from GITHUB_API_URL (rt_gh_api), the push URL and the
+ * credential helper for the host git is served from. Checked before
+ * anything is read or sent. */
 static void
 gh_api(void)
 {
-	const char *e = getenv("GITHUB_API_URL"), *api = e && *e ? e : GH_API, *x, *ghost;
-	char *hp, *shown;
-	size_t n;
-	rt_url u;
-
-	if (rt_url_parse(api, &u) < 0)
-		rt_die("GITHUB_API_URL: not an http or https URL");
-	hp = u.port ? rt_xasprintf("%s:%s", u.host, u.port) : rt_xstrdup(u.host);
-	shown = rt_xasprintf("%s://%s%s%s", u.scheme, u.userinfo ? "***@" : "", hp, u.path);
-	if (u.userinfo)
-		rt_die("GITHUB_API_URL %s: credentials in the URL are refused (the token goes in "
-		    "GITHUB_TOKEN or --token-file)", shown);
-	if (u.query)
-		rt_die("GITHUB_API_URL %s: a query or fragment is refused", shown);
-	for (x = hp; *x; x++)
-		if (!isalnum((unsigned char)*x) && !strchr(".-:[]", *x))
-			rt_die("GITHUB_API_URL %s: not a host name or address", shown);
-	if (strcmp(u.scheme, "http") == 0 && !rt_host_is_loopback(u.host))
-		rt_die("GITHUB_API_URL %s: plain http is refused for a host that is not loopback "
-		    "(127.0.0.0/8, ::1, localhost): the token would travel in clear; use https",
-		    shown);
-	n = strlen(u.host);
-	if (!*u.path && (strcasecmp(u.host, "api.github.com") == 0 ||
-	    (strncasecmp(u.host, "api.", 4) == 0 && n > 12 && strcasecmp(u.host + n - 8, ".ghe.com") == 0)))
-		ghost = u.host + 4;
-	else if (!*u.path || strcasecmp(u.path, "/api/v3") == 0)
-		ghost = u.host;
-	else
-		rt_die("GITHUB_API_URL %s: cannot tell where git is served for this API: expected "
-		    "https://api.github.com, https://HOST/api/v3 (GitHub Enterprise Server) or a "
-		    "loopback test server's http://127.0.0.1:PORT", shown);
-	gh_base_url = rt_xasprintf("%s://%s%s", u.scheme, hp, u.path);
-	gh_git_proto = rt_xstrdup(u.scheme);
-	gh_git_host = u.port ? rt_xasprintf("%s:%s", ghost, u.port) : rt_xstrdup(ghost);
-	gh_push_url = rt_xasprintf("%s://%s/%s.git", gh_git_proto, gh_git_host, opt_github);
-	/* git asks this helper for gh_git_proto://gh_git_host only; it checks
+	rt_gh_api(&G);
+	G.verbose = opt_verbose;
+	gh_push_url = rt_xasprintf("%s://%s/%s.git", G.git_proto, G.git_host, opt_github);
+	/* git asks this helper for G.git_proto://G.git_host only; it checks
 	 * the protocol and host it is asked for all the same, and answers
 	 * nothing for any other. The token is in its environment, never argv. */
 	gh_helper = rt_xasprintf("credential.%s://%s.helper=!f() { test \"$1\" = get || exit 0; "
@@ -2127,10 +2009,7 @@ gh_api(void)
 	    "protocol=*) p=${l#protocol=} ;; host=*) h=${l#host=} ;; esac; done; "
 	    "test \"$p\" = '%s' && test \"$h\" = '%s' && test -n \"$" TOKEN_ENV "\" || exit 0; "
 	    "echo username=x-access-token; printf 'password=%%s\\n' \"$" TOKEN_ENV "\"; }; f",
-	    gh_git_proto, gh_git_host, gh_git_proto, gh_git_host);
-	free(hp);
-	free(shown);
-	rt_url_free(&u);
+	    G.git_proto, G.git_host, G.git_proto, G.git_host);
 }
 
 static void
@@ -2280,14 +2159,8 @@ main(int argc, char *argv[])
 	if (!opt_mbox && !opt_body && !opt_github)
 		rt_usage_die("nothing to do: give --mbox FILE, --body FILE or --github OWNER/REPO");
 	if (opt_github) {
-		const char *sl = strchr(opt_github, '/'), *x;
-		if (!sl || sl == opt_github || !sl[1] || strchr(sl + 1, '/') || strlen(opt_github) > 200 ||
-		    strcmp(sl + 1, ".") == 0 || strcmp(sl + 1, "..") == 0 ||
-		    strncmp(opt_github, "./", 2) == 0 || strncmp(opt_github, "../", 3) == 0)
+		if (!rt_gh_repo_ok(opt_github))
 			rt_usage_die("--github %s: must be OWNER/REPO", opt_github);
-		for (x = opt_github; *x; x++)
-			if (!isalnum((unsigned char)*x) && !strchr("-_./", *x))
-				rt_usage_die("--github %s: must be OWNER/REPO", opt_github);
 	} else if (opt_base || opt_token_file || opt_draft) {
 		rt_usage_die("--base, --token-file and --draft need --github");
 	}
@@ -2334,7 +2207,7 @@ main(int argc, char *argv[])
 		}
 	}
 	if (opt_github)
-		gh_token = read_token();
+		rt_gh_token(&G, opt_token_file, "--github");
 	if (opt_body)
 		write_out(opt_body, dossier);
 	if (opt_mbox || opt_github)
@@ -2359,11 +2232,8 @@ main(int argc, char *argv[])
 	free(author);
 	free(aname);
 	free(aemail);
-	free(gh_token);
-	free(gh_base_url);
+	rt_gh_close(&G);
 	free(gh_push_url);
-	free(gh_git_proto);
-	free(gh_git_host);
 	free(gh_helper);
 	free(dossier);
 	free(msg);

@@ -1,5 +1,8 @@
 /* rt-quarantine: the quarantine list and its lifecycle — add (by hand or
- * from a verdict or an audit), list, check, gate a run's reports, release. */
+ * from a verdict or an audit), list, check, gate a run's reports, release.
+ * Past 800 lines because each verb's rules (add's sources, release's
+ * proof, the gate's outcomes) are its own; the list, CODEOWNERS and the
+ * issues live in lib/. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -16,9 +19,12 @@
 #include "rt_audit_store.h"
 #include "rt_cli.h"
 #include "rt_codeowners.h"
+#include "rt_github.h"
 #include "rt_gotest.h"
+#include "rt_http.h"
 #include "rt_jsonl.h"
 #include "rt_junit.h"
+#include "rt_quar_issue.h"
 #include "rt_quarantine.h"
 #include "rt_say.h"
 #include "rt_stats.h"
@@ -26,7 +32,8 @@
 #include "rt_util.h"
 
 enum { OPT_OWNER = 1000, OPT_EXPIRES, OPT_ISSUE, OPT_REASON, OPT_RATE, OPT_FROM,
-	OPT_CODEOWNERS, OPT_JSON, OPT_GATE, OPT_HISTORY, OPT_CONF, OPT_RECORDS };
+	OPT_CODEOWNERS, OPT_JSON, OPT_GATE, OPT_HISTORY, OPT_CONF, OPT_RECORDS,
+	OPT_GITHUB, OPT_TOKEN_FILE, OPT_NO_GITHUB };
 
 static const struct option longopts[] = {
 	{ "file", required_argument, NULL, 'f' },
@@ -42,6 +49,9 @@ static const struct option longopts[] = {
 	{ "history", required_argument, NULL, OPT_HISTORY },
 	{ "confidence", required_argument, NULL, OPT_CONF },
 	{ "records", required_argument, NULL, OPT_RECORDS },
+	{ "github", required_argument, NULL, OPT_GITHUB },
+	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
+	{ "no-github", no_argument, NULL, OPT_NO_GITHUB },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RT_LIST_OPTIONS_LONGOPT,
@@ -50,8 +60,8 @@ static const struct option longopts[] = {
 
 static struct {
 	const char *file, *owner, *expires, *issue, *reason, *rate, *from;
-	const char *codeowners, *history, *records;
-	int json, gate, have_conf;
+	const char *codeowners, *history, *records, *github, *token_file;
+	int json, gate, have_conf, no_github;
 	double conf;
 	char today[11];
 } opt = { .conf = 0.95 };
@@ -60,13 +70,14 @@ static void
 usage(FILE *f)
 {
 	fputs("usage: rt-quarantine [-f LIST] add [--owner O] [--expires 30d|DATE] [--issue URL]\n"
-	    "                     [--reason TEXT] [--rate K/N] [--codeowners FILE] ID\n"
+	    "                     [--reason TEXT] [--rate K/N] [--codeowners FILE] [github] ID\n"
 	    "       rt-quarantine [-f LIST] add [options] --from FILE\n"
 	    "       rt-quarantine [-f LIST] list [--json]\n"
 	    "       rt-quarantine [-f LIST] check [--gate]\n"
-	    "       rt-quarantine [-f LIST] release ID...\n"
-	    "       rt-quarantine [-f LIST] release --history DB [--confidence C] [ID...]\n"
-	    "       rt-quarantine [-f LIST] gate [--records FILE] REPORT...\n", f);
+	    "       rt-quarantine [-f LIST] release [github] ID...\n"
+	    "       rt-quarantine [-f LIST] release --history DB [--confidence C] [github] [ID...]\n"
+	    "       rt-quarantine [-f LIST] gate [--records FILE] REPORT...\n"
+	    "  github: [--github OWNER/REPO [--token-file FILE] | --no-github]\n", f);
 	if (f != stdout)
 		return;
 	fputs("  -f, --file LIST        the list ($RETRIAL_QUARANTINE, else " RT_QUAR_DEFAULT ")\n"
@@ -84,6 +95,11 @@ usage(FILE *f)
 	    "      --history DB       release: the rt-audit history holding the runs\n"
 	    "      --confidence C     release: the proof's confidence (0.95)\n"
 	    "      --records FILE     gate: the quarantined cases' trial records\n"
+	    "      --github OWNER/REPO add: open an issue per new entry; release: comment\n"
+	    "                         on it and close it (default $GITHUB_REPOSITORY when\n"
+	    "                         GITHUB_TOKEN is set)\n"
+	    "      --token-file FILE  the token, instead of GITHUB_TOKEN\n"
+	    "      --no-github        no issues, whatever the environment says\n"
 	    "  -h, --help             this help\n"
 	    "  -V, --version          print the version\n", f);
 }
@@ -113,10 +129,14 @@ expiry(char out[11])
 	snprintf(out, 11, "%s", s);
 }
 
+static rt_gh G;
+static const char *gh_repo;     /* OWNER/REPO, or NULL: no issues */
+
 /* ---- add ---- */
 
 typedef struct {
 	char *id, *reason, *rate, *owner;
+	char *repro;                /* the verdict's first reproduce line */
 } cand;
 
 typedef struct {
@@ -169,6 +189,9 @@ from_record(json_t *rec, const rt_where *w, void *ctx)
 		if ((bad = rt_quar_bad_id(id)))
 			rt_die_at(w, "\"%s\": %s cannot go on the list", id, bad);
 		cand_push(cs, id, (long)k, (long)n, conf, "rt-verify", ", no fix survived");
+		o = json_object_get(rec, "reproduce");
+		if (json_is_string(json_array_get(o, 0)))
+			cs->c[cs->n - 1].repro = rt_xstrdup(json_string_value(json_array_get(o, 0)));
 	} else if (strcmp(type, "audit") == 0) {
 		q = json_object_get(rec, "quarantine");
 		for (i = 0; i < json_array_size(q); i++) {
@@ -212,6 +235,8 @@ load_codeowners(void)
 typedef struct {
 	cands *cs;
 	char expires[11];
+	rt_buf out;         /* what was done, printed once the list is written */
+	char *err;          /* a GitHub error: nothing is written */
 } add_ctx;
 
 static int
@@ -228,14 +253,15 @@ add_edit(rt_quar_list *l, void *vctx)
 		if ((e = rt_quar_find(l, c->id))) {
 			/* listed already: fill in what it lacks, keep what it has */
 			if (!e->tab || rt_quar_match(e, c->id) != 2) {
-				printf("listed already (an older line, kept as it is): %s\n", c->id);
+				rt_buf_printf(&a->out, "listed already (an older line, kept as it is): "
+				    "%s\n", c->id);
 				continue;
 			}
-			printf("listed already: %s\n", c->id);
+			rt_buf_printf(&a->out, "listed already: %s\n", c->id);
 		} else {
 			e = rt_quar_add(l, c->id);
 			rt_quar_set(e, &e->since, opt.today);
-			printf("added: %s\n", c->id);
+			rt_buf_printf(&a->out, "added: %s\n", c->id);
 		}
 #define FILL(f, v) do { if (!e->f && (v)) { rt_quar_set(e, &e->f, v); changed = 1; } } while (0)
 		FILL(owner, c->owner);
@@ -245,6 +271,15 @@ add_edit(rt_quar_list *l, void *vctx)
 		FILL(reason, reason);
 		FILL(rate, c->rate);
 #undef FILL
+		/* the issue before the list: a failure leaves the list as it was,
+		 * and a rerun finds the issue by its marker */
+		if (gh_repo && !e->issue) {
+			char *url = rt_quar_issue_open(&G, gh_repo, e, c->repro, &a->err);
+			if (!url)
+				return -1;
+			rt_quar_set(e, &e->issue, url);
+			free(url);
+		}
 		changed = 1;
 		if (!e->owner)
 			rt_warn("%s: no owner (give --owner, or a CODEOWNERS rule for its file)",
@@ -301,12 +336,19 @@ do_add(int argc, char **argv)
 		free(file);
 	}
 	a.cs = &cs;
-	rt_quar_edit(opt.file, rt_quar_header, add_edit, &a);
+	memset(&a.out, 0, sizeof a.out);
+	a.err = NULL;
+	if (rt_quar_edit(opt.file, rt_quar_header, add_edit, &a) < 0)
+		rt_die("%s; %s is unchanged", a.err, opt.file);
+	if (a.out.data)
+		fputs(a.out.data, stdout);
+	rt_buf_free(&a.out);
 	for (i = 0; i < cs.n; i++) {
 		free(cs.c[i].id);
 		free(cs.c[i].reason);
 		free(cs.c[i].rate);
 		free(cs.c[i].owner);
+		free(cs.c[i].repro);
 	}
 	free(cs.c);
 	rt_codeowners_free(&g_co);
@@ -434,9 +476,11 @@ do_check(int argc, char **argv)
 
 typedef struct {
 	char **ids;
+	char **why;        /* each release's evidence, for its issue */
 	size_t n;
 	int by_name;       /* release named IDs without proof */
 	const char *missing;  /* a named ID not on the list */
+	char *err;         /* a GitHub error: nothing is written */
 } rel_ctx;
 
 /* The clean runs of id in the history since the date: the runs after its
@@ -481,14 +525,21 @@ rel_edit(rt_quar_list *l, void *vctx)
 	size_t i;
 	int changed = 0;
 
-	for (i = 0; i < r->n; i++) {
-		if (!(e = rt_quar_find(l, r->ids[i]))) {
-			if (r->by_name) {
-				r->missing = r->ids[i];
-				return 0;     /* nothing is written */
-			}
-			continue;
+	for (i = 0; i < r->n; i++)
+		if (!rt_quar_find(l, r->ids[i]) && r->by_name) {
+			r->missing = r->ids[i];
+			return 0;     /* nothing is written */
 		}
+	/* every issue commented and closed before the list is written: a
+	 * failure leaves the list as it was, and a rerun updates the same
+	 * comment and closes again */
+	for (i = 0; gh_repo && i < r->n; i++)
+		if ((e = rt_quar_find(l, r->ids[i])) && e->issue &&
+		    rt_quar_issue_close(&G, gh_repo, e, r->why[i], &r->err) < 0)
+			return -1;
+	for (i = 0; i < r->n; i++) {
+		if (!(e = rt_quar_find(l, r->ids[i])))
+			continue;
 		rt_quar_remove(l, e);
 		changed = 1;
 	}
@@ -498,7 +549,7 @@ rel_edit(rt_quar_list *l, void *vctx)
 static int
 do_release(int argc, char **argv)
 {
-	rel_ctx r = { NULL, 0, 0, NULL };
+	rel_ctx r = { NULL, NULL, 0, 0, NULL, NULL };
 	rt_quar_list l;
 	sqlite3 *db;
 	char err[512], say[256], cf[16];
@@ -511,7 +562,13 @@ do_release(int argc, char **argv)
 		r.ids = argv;
 		r.n = (size_t)argc;
 		r.by_name = 1;
-		rt_quar_edit(opt.file, NULL, rel_edit, &r);
+		r.why = rt_xcalloc(r.n + 1, sizeof *r.why);
+		for (i = 0; i < r.n; i++)
+			r.why[i] = rt_xstrdup("released by name (`rt-quarantine release ID`), "
+			    "without a measured proof.");
+		if (rt_quar_edit(opt.file, NULL, rel_edit, &r) < 0)
+			rt_die("%s; %s is unchanged", r.err, opt.file);
+		rt_free_vec(r.why);
 		if (r.missing)
 			rt_die("release: %s: not on %s", r.missing, opt.file);
 		for (k = 0; k < argc; k++)
@@ -530,6 +587,7 @@ do_release(int argc, char **argv)
 		rt_die("%s", err);
 	rt_say_conf(cf, sizeof cf, opt.conf);
 	r.ids = rt_xcalloc(l.n + 1, sizeof *r.ids);
+	r.why = rt_xcalloc(l.n + 1, sizeof *r.why);
 	for (i = 0; i < l.n; i++) {
 		const rt_quar_entry *e = &l.e[i];
 		long kf, n, need, clean, runs;
@@ -560,8 +618,8 @@ do_release(int argc, char **argv)
 			rt_die("%s: %s", opt.history, err);
 		rt_say_count(say, sizeof say, kf, n, 0.95, "failed");
 		if (clean >= need) {
-			printf("released: %s: %ld clean run%s since %s, and rt-plan asks %ld to show "
-			    "at %s confidence that its rate (%s) is gone\n", e->id, clean,
+			r.why[r.n] = rt_xasprintf("%s: %ld clean run%s since %s, and rt-plan asks "
+			    "%ld to show at %s confidence that its rate (%s) is gone", e->id, clean,
 			    clean == 1 ? "" : "s", e->since ? e->since : "it was listed", need, cf, say);
 			r.ids[r.n++] = e->id;
 		} else {
@@ -570,9 +628,12 @@ do_release(int argc, char **argv)
 			    e->since ? e->since : "it was listed", need - clean, runs, need, cf, say);
 		}
 	}
-	if (r.n)
-		rt_quar_edit(opt.file, NULL, rel_edit, &r);
+	if (r.n && rt_quar_edit(opt.file, NULL, rel_edit, &r) < 0)
+		rt_die("%s; %s is unchanged", r.err, opt.file);
+	for (i = 0; i < r.n; i++)
+		printf("released: %s\n", r.why[i]);
 	sqlite3_close(db);
+	rt_free_vec(r.why);
 	free(r.ids);
 	rt_quar_free(&l);
 	rt_fshut(stdout, "stdout");
@@ -705,6 +766,35 @@ do_gate(int argc, char **argv)
 	return bad ? RT_EXIT_NO : RT_EXIT_OK;
 }
 
+static void
+github_close(void)
+{
+	rt_gh_close(&G);
+	rt_http_cleanup();
+}
+
+/* --github, else GITHUB_REPOSITORY when GITHUB_TOKEN is set (a GitHub
+ * Actions job that hands the step its token), unless --no-github. */
+static void
+github_open(void)
+{
+	const char *tok = getenv("GITHUB_TOKEN"), *env = getenv("GITHUB_REPOSITORY");
+
+	if (opt.github)
+		gh_repo = opt.github;
+	else if (!opt.no_github && tok && *tok && env && *env)
+		gh_repo = env;
+	if (!gh_repo)
+		return;
+	if (!rt_gh_repo_ok(gh_repo))
+		rt_usage_die("%s %s: must be OWNER/REPO", opt.github ? "--github" : "GITHUB_REPOSITORY",
+		    gh_repo);
+	rt_secret_protect();
+	rt_http_init();
+	rt_gh_open(&G, opt.token_file, "--github", 0);
+	atexit(github_close);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -728,6 +818,9 @@ main(int argc, char *argv[])
 		case OPT_GATE: opt.gate = 1; break;
 		case OPT_HISTORY: opt.history = optarg; break;
 		case OPT_RECORDS: opt.records = optarg; break;
+		case OPT_GITHUB: opt.github = optarg; break;
+		case OPT_TOKEN_FILE: opt.token_file = optarg; break;
+		case OPT_NO_GITHUB: opt.no_github = 1; break;
 		case OPT_CONF:
 			opt.conf = rt_num_confidence("--confidence", optarg);
 			opt.have_conf = 1;
@@ -768,7 +861,15 @@ main(int argc, char *argv[])
 	ONLY(v != 3 && opt.history, "--history", "release");
 	ONLY(v != 3 && v != 0 && opt.have_conf, "--confidence", "add and release");
 	ONLY(v != 4 && opt.records, "--records", "gate");
+	ONLY(v != 0 && v != 3 && opt.github, "--github", "add and release");
+	ONLY(v != 0 && v != 3 && opt.no_github, "--no-github", "add and release");
 #undef ONLY
+	if (opt.github && opt.no_github)
+		rt_usage_die("--github and --no-github are exclusive");
+	if (opt.token_file && !opt.github)
+		rt_usage_die("--token-file needs --github");
+	if (v == 0 || v == 3)
+		github_open();
 	if (!opt.file)
 		opt.file = (env = getenv("RETRIAL_QUARANTINE")) && *env ? env : RT_QUAR_DEFAULT;
 	rt_quar_today(opt.today);

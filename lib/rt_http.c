@@ -57,6 +57,17 @@ on_header(char *p, size_t size, size_t nmemb, void *ud)
 		if (end != tmp && v >= 0 && v < 86400)
 			s->resp->retry_after_s = v;  /* the HTTP-date form is ignored */
 	}
+	if (n > 22 && strncasecmp(p, "x-ratelimit-remaining:", 22) == 0) {
+		char tmp[32];
+		size_t m = n - 22 < sizeof tmp - 1 ? n - 22 : sizeof tmp - 1;
+		long v;
+		char *end;
+		memcpy(tmp, p + 22, m);
+		tmp[m] = '\0';
+		v = strtol(tmp, &end, 10);
+		if (end != tmp && v >= 0)
+			s->resp->ratelimit_remaining = v;
+	}
 	if (n > 9 && strncasecmp(p, "location:", 9) == 0) {
 		const char *v = p + 9;
 		while (*v == ' ' || *v == '\t')
@@ -121,6 +132,7 @@ rt_http_perform(const rt_http_req *req, rt_http_resp *resp, size_t n)
 		memset(&resp[i], 0, sizeof resp[i]);
 		s[i].resp = &resp[i];
 		resp[i].retry_after_s = -1;
+		resp[i].ratelimit_remaining = -1;
 		s[i].max = req[i].max_response ? req[i].max_response : 8u << 20;
 		if (!(h[i] = curl_easy_init()))
 			rt_die("libcurl: cannot create a handle");

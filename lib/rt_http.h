@@ -26,6 +26,7 @@ typedef struct {
 	char error[256];             /* transport error text, "" if none */
 	char *location;              /* Location header if any (malloc'd) */
 	double retry_after_s;        /* Retry-After in seconds, -1 when absent */
+	long ratelimit_remaining;    /* X-RateLimit-Remaining, -1 when absent */
 } rt_http_resp;
 
 /* Global init/cleanup (call once per process). */

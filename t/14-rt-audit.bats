@@ -474,3 +474,71 @@ sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' rt-audit -H "$(H)" 
 	[ "$(head -n 1 "$T/app.log")" = "earlier line" ]
 	grep -q '^## Newly flaky (1)' "$T/app.log"
 }
+
+# The loopback GitHub (t/fake-github.py) with issues #1..#N open; its
+# requests logged in gh.log.
+TOKEN=ghs_auditTOKEN0123456789
+start_gh() {
+	FAKE_GITHUB_TOKEN="$TOKEN" python3 "$RT_TOP/t/fake-github.py" --log "$T/gh.log" \
+	    --mode "$1" --seed-issues "${2:-0}" >"$T/gh.port" 2>"$T/gh.err" 3>&- &
+	echo $! >"$T/gh.pid"
+	for _ in $(seq 200); do [ -s "$T/gh.port" ] && break; sleep 0.05; done
+	export GITHUB_API_URL="http://127.0.0.1:$(head -1 "$T/gh.port")"
+	touch "$T/gh.log"
+}
+teardown() {
+	if [ -f "$T/gh.pid" ]; then kill "$(cat "$T/gh.pid")" 2>/dev/null || true; fi
+}
+
+@test "rt-audit: --pr-comment N posts the Markdown digest once, and a second night updates the same comment" {
+	start_gh ok 7
+	export GITHUB_TOKEN="$TOKEN"
+	{ recs t.ok n1 aaa 2026-11-01 0 5; recs t.flaky n1 aaa 2026-11-01 0 5; } > "$T/n1.jsonl"
+	{ recs t.ok n2 bbb 2026-11-02 0 5; recs t.flaky n2 bbb 2026-11-02 2 5; } > "$T/n2.jsonl"
+	run rt-audit -H "$(H)" --md "$T/d1.md" --pr-comment 7 --github acme/cache "$T/n1.jsonl"
+	status_is 0
+	has "rt-audit: audit 1: posted the comment on acme/cache#7: https://github.example/acme/cache/issues/7#issuecomment-"
+	jq -s -e '[.[] | select(.method != "GET")] | length == 1 and .[0].method == "POST"
+	    and .[0].path == "/repos/acme/cache/issues/7/comments" and .[0].status == 201' "$T/gh.log"
+	# the comment is the digest, with the marker
+	jq -s -e --rawfile md "$T/d1.md" '[.[] | select(.method == "POST")][0].body.body
+	    == $md + "\n<!-- retrial-audit -->\n"' "$T/gh.log"
+	# night 2, from GITHUB_REPOSITORY: the same comment, patched
+	run env GITHUB_REPOSITORY=acme/cache rt-audit -H "$(H)" --md "$T/d2.md" --pr-comment 7 "$T/n2.jsonl"
+	status_is 0
+	has "rt-audit: audit 2: updated the comment on acme/cache#7"
+	jq -s -e '[.[] | select(.method != "GET")] | length == 2 and .[0].method == "POST"
+	    and .[1].method == "PATCH" and .[1].status == 200
+	    and (.[1].path | test("^/repos/acme/cache/issues/comments/[0-9]+$"))' "$T/gh.log"
+	grep -q "## Newly flaky (1)" "$T/d2.md"
+	curl -sf -H "Authorization: Bearer $TOKEN" \
+	    "$GITHUB_API_URL/repos/acme/cache/issues/7/comments" |
+	    jq -e --rawfile md "$T/d2.md" 'length == 1 and .[0].body == $md + "\n<!-- retrial-audit -->\n"'
+	# --audit N posts a stored night again: the same comment once more
+	run rt-audit -H "$(H)" --audit 1 --md /dev/null --pr-comment 7 --github acme/cache
+	status_is 0
+	has "updated the comment on acme/cache#7"
+	[ "$(jq -s '[.[] | select(.method == "POST")] | length' "$T/gh.log")" -eq 1 ]
+}
+
+@test "rt-audit: --pr-comment errors: no repository, no token, a GitHub error is one line after the audit is recorded" {
+	recs t.ok n1 aaa 2026-11-01 0 5 > "$T/n1.jsonl"
+	run env -u GITHUB_REPOSITORY rt-audit -H "$(H)" --pr-comment 7 "$T/n1.jsonl"
+	status_is 2
+	has "--pr-comment needs --github OWNER/REPO or GITHUB_REPOSITORY"
+	run rt-audit -H "$(H)" --github acme/cache "$T/n1.jsonl"
+	status_is 2
+	has "--github and --token-file are for --pr-comment"
+	run rt-audit -H "$(H)" --pr-comment 7 --github acme/cache "$T/n1.jsonl"
+	status_is 2
+	has "--pr-comment needs a token: set GITHUB_TOKEN or use --token-file"
+	[ ! -e "$(H)" ]
+	start_gh 401
+	printf '%s\n' "$TOKEN" >"$T/tok"
+	run rt-audit -H "$(H)" --md /dev/null --pr-comment 7 --github acme/cache --token-file "$T/tok" "$T/n1.jsonl"
+	status_is 2
+	[ "${#lines[@]}" -eq 1 ]
+	has "rt-audit: GitHub: GET /repos/acme/cache/issues/7/comments: HTTP 401: Bad credentials; audit 1 is recorded: rt-audit --audit 1 --pr-comment 7 posts it again"
+	hasnt "$TOKEN"
+	rt-audit --list-options | grep -qx -- '--pr-comment='
+}

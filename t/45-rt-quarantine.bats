@@ -33,6 +33,29 @@ EOF
 	echo flaky >"$1/seed"
 }
 
+# The loopback GitHub (t/fake-github.py) in MODE, its requests logged in
+# gh.log; GITHUB_API_URL points at it. The token it expects is $TOKEN.
+TOKEN=ghs_quarantineTOKEN0123456789
+start_gh() {
+	rm -f "$T/gh.port"
+	FAKE_GITHUB_TOKEN="$TOKEN" python3 "$RT_TOP/t/fake-github.py" --log "$T/gh.log" \
+	    --mode "$1" ${2:+--seed-issues "$2"} >"$T/gh.port" 2>"$T/gh.err" 3>&- &
+	echo $! >"$T/gh.pid"
+	for _ in $(seq 200); do [ -s "$T/gh.port" ] && break; sleep 0.05; done
+	export GITHUB_API_URL="http://127.0.0.1:$(head -1 "$T/gh.port")"
+	touch "$T/gh.log"
+}
+stop_gh() {
+	if [ -f "$T/gh.pid" ]; then kill "$(cat "$T/gh.pid")" 2>/dev/null || true; rm -f "$T/gh.pid"; fi
+}
+teardown() {
+	stop_gh
+}
+# requests in gh.log matching a jq filter, counted
+gh_count() {
+	jq -s "[.[] | select($1)] | length" "$T/gh.log"
+}
+
 pytest_run() {
 	(cd "$1" && "$PY" -m pytest -q -p retrial_quarantine \
 	    --junitxml="$2" tests)
@@ -287,9 +310,35 @@ EOF
 	rt-measure -n 20 -o "$T/m.json" -- "$PY" -m pytest -q "$id" >/dev/null
 	k=$(jq .failures "$T/m.json") n=$(jq .trials "$T/m.json")
 	[ "$k/$n" = 18/20 ]
-	run rt-quarantine add "$id" --rate "$k/$n" --issue https://github.com/o/r/issues/1
+	# ... with an issue on the loopback GitHub (120 issues there already,
+	# so the search for its marker reads two pages)
+	start_gh ok 120
+	export GITHUB_TOKEN="$TOKEN"
+	# the releases below find the repository as a GitHub Actions job has it
+	export GITHUB_REPOSITORY=acme/cache
+	run rt-quarantine add "$id" --rate "$k/$n" --github acme/cache
+	status_is 0
 	has "added: $id"
-	grep -q "^$id	owner=@cache-team	.*	reason=18/20 failed (90.0%, 95% Wilson CI 69.8%–97.3%)	rate=18/20$" .retrial/quarantine
+	has "issue: #121 https://github.example/acme/cache/issues/121 (opened)"
+	grep -q "^$id	owner=@cache-team	.*	issue=https://github.example/acme/cache/issues/121	reason=18/20 failed (90.0%, 95% Wilson CI 69.8%–97.3%)	rate=18/20$" .retrial/quarantine
+	[ "$(gh_count '.method == "POST" and .path == "/repos/acme/cache/issues"')" -eq 1 ]
+	[ "$(gh_count '.method == "GET" and .path == "/repos/acme/cache/issues" and .query.state == "open" and .query.per_page == "100"')" -eq 2 ]
+	jq -s -e --arg id "$id" '[.[] | select(.method == "POST")][0] | .auth == "ok" and .status == 201
+	    and .body.title == "Quarantined flaky test: \($id)"
+	    and (.body.body | contains("<!-- retrial-quarantine: \($id) -->")
+	        and contains("18/20 failed (90.0%, 95% Wilson CI 69.8%–97.3%)")
+	        and contains("@cache-team") and contains("rt-measure -n 20 -- python3 -m pytest -q")
+	        and contains("**expires:** 20"))' "$T/gh.log"
+	# a rerun opens none; with the entry's issue gone from the list, it is
+	# found by its marker, not opened again
+	run rt-quarantine add "$id" --rate "$k/$n" --github acme/cache
+	status_is 0
+	has "listed already: $id"
+	sed -i 's|	issue=[^	]*||' .retrial/quarantine
+	run rt-quarantine add "$id" --rate "$k/$n" --github acme/cache
+	has "issue: #121 https://github.example/acme/cache/issues/121 (open already, found by its marker)"
+	grep -q "	issue=https://github.example/acme/cache/issues/121	" .retrial/quarantine
+	[ "$(gh_count '.method == "POST"')" -eq 1 ]
 	# the proof rt-plan plans from that rate, at 90% confidence
 	need=$(jq -c '.type = "measure"' "$T/m.json" | rt-plan -c 0.9 | jq .runs)
 	[ "$need" -eq 3 ]
@@ -299,6 +348,7 @@ EOF
 	[[ "$gate_out" == *"quarantined, failed: $id"* ]]
 	# its rate is still measured: the history has its failure tonight
 	[ "$(sqlite3 "$T/audit.db" "SELECT sum(failed), count(failed) FROM results WHERE case_id = '$id'")" = "2|2" ]
+	requests=$(gh_count true)
 	run rt-quarantine release --history "$T/audit.db" --confidence 0.9
 	has "kept: $id: 0 of 3 clean runs"
 	# nights 3, 4: fixed; not yet proven
@@ -312,19 +362,141 @@ EOF
 		has "($((5 - i)) to go"
 		grep -q "^$id	" .retrial/quarantine
 	done
+	# nothing released, nothing said to GitHub
+	[ "$(gh_count true)" -eq "$requests" ]
 	# night 5: the third clean run is the proof
 	nightly 5
 	run rt-quarantine release --history "$T/audit.db" --confidence 0.9
 	status_is 0
 	has "released: $id: 3 clean runs since $(date -u +%F)"
+	has "issue: #121 https://github.example/acme/cache/issues/121 (commented, closed)"
 	# one result a night: a quarantined pass that rt-junit read and the
 	# gate copied into its lane counts once
 	[ "$(sqlite3 "$T/audit.db" "SELECT sum(failed), count(failed) FROM results WHERE case_id = '$id'")" = "2|5" ]
 	! grep -q "^$id" .retrial/quarantine
+	# the issue: the release's evidence commented, then closed
+	jq -s -e --arg id "$id" '[.[] | select(.method != "GET")] | .[-2:] as [$c, $p]
+	    | $c.path == "/repos/acme/cache/issues/121/comments" and $c.status == 201
+	    and ($c.body.body | contains("3 clean runs since") and contains("<!-- retrial-release: \($id) -->"))
+	    and $p.method == "PATCH" and $p.path == "/repos/acme/cache/issues/121"
+	    and $p.body.state == "closed" and $p.status == 200' "$T/gh.log"
+	curl -sf -H "Authorization: Bearer $TOKEN" "$GITHUB_API_URL/repos/acme/cache/issues/121" |
+	    jq -e '.state == "closed" and .comments == 1'
+	unset GITHUB_TOKEN GITHUB_REPOSITORY
 	# with it released, a failure would fail the suite again
 	echo flaky >seed
 	run pytest_run . "$T/night6.xml"
 	status_is 1
+}
+
+@test "GitHub errors (401, 403, 422, rate limit): one line with the status, exit 2, the token never printed, the list unchanged" {
+	cd "$T"
+	printf 'x::kept\towner=@a\n' >q
+	cp q q.before
+	for mode in 401 403 422 ratelimit 429; do
+		start_gh "$mode"
+		run env GITHUB_TOKEN="$TOKEN" rt-quarantine -f q add --github acme/cache --owner @x a::new
+		status_is 2
+		[ "${#lines[@]}" -eq 1 ]
+		case $mode in
+		401) has "rt-quarantine: GitHub: GET /repos/acme/cache/issues: HTTP 401: Bad credentials; q is unchanged" ;;
+		403) has "HTTP 403: Resource not accessible by integration" ;;
+		422) has "rt-quarantine: GitHub: POST /repos/acme/cache/issues: HTTP 422: Validation Failed; q is unchanged" ;;
+		ratelimit) has "HTTP 403: rate limited: API rate limit exceeded" ;;
+		429) has "HTTP 429: rate limited:" ;;
+		esac
+		hasnt "$TOKEN"
+		hasnt "added:"
+		cmp q q.before
+		stop_gh
+	done
+	# a new list is not left behind either
+	start_gh 401
+	run env GITHUB_TOKEN="$TOKEN" rt-quarantine -f new add --github acme/cache a::new
+	status_is 2
+	[ ! -e new ]
+	stop_gh
+	# release: the list is written only once the issue is closed
+	printf 'a::t\towner=@a\tissue=https://github.example/acme/cache/issues/3\n' >q
+	cp q q.before
+	start_gh 422 3
+	run env GITHUB_TOKEN="$TOKEN" rt-quarantine -f q release --github acme/cache a::t
+	status_is 2
+	[ "${#lines[@]}" -eq 1 ]
+	has "GitHub: POST /repos/acme/cache/issues/3/comments: HTTP 422: Validation Failed; q is unchanged"
+	hasnt "$TOKEN"
+	hasnt "released:"
+	cmp q q.before
+	stop_gh
+	# with --token-file the same; a token in a file is never shown either
+	printf '%s\n' "$TOKEN" >tok
+	start_gh ratelimit
+	run rt-quarantine -f q release --github acme/cache --token-file tok a::t
+	status_is 2
+	has "rate limited"
+	hasnt "$TOKEN"
+	cmp q q.before
+}
+
+@test "GitHub from the environment: GITHUB_REPOSITORY with GITHUB_TOKEN, --no-github, no token" {
+	cd "$T"
+	start_gh ok
+	GITHUB_REPOSITORY=acme/cache GITHUB_TOKEN="$TOKEN" rt-quarantine -f q add --owner @x 'web/a.test.js::a > b' >out
+	grep -q "issue: #1 https://github.example/acme/cache/issues/1 (opened)" out
+	grep -q "	issue=https://github.example/acme/cache/issues/1	" q
+	GITHUB_REPOSITORY=acme/cache GITHUB_TOKEN="$TOKEN" rt-quarantine -f q add --no-github --owner @x c::d >out
+	! grep -q issue out
+	# no token: no issues from the environment alone
+	GITHUB_REPOSITORY=acme/cache rt-quarantine -f q add --owner @x e::f >out
+	! grep -q issue out
+	[ "$(gh_count '.method == "POST"')" -eq 1 ]
+	run rt-quarantine -f q add --github acme/cache g::h
+	status_is 2
+	has "--github needs a token: set GITHUB_TOKEN or use --token-file"
+	run rt-quarantine -f q add --github acme g::h
+	status_is 2
+	has "--github acme: must be OWNER/REPO"
+	run rt-quarantine -f q list --github acme/cache
+	status_is 2
+	has "--github is for add and release, not list"
+	run rt-quarantine -f q add --token-file x g::h
+	status_is 2
+	has "--token-file needs --github"
+	# released by name: the issue commented and closed
+	run env GITHUB_REPOSITORY=acme/cache GITHUB_TOKEN="$TOKEN" rt-quarantine -f q release 'web/a.test.js::a > b'
+	status_is 0
+	has "issue: #1 https://github.example/acme/cache/issues/1 (commented, closed)"
+	jq -s -e '.[-1] | .method == "PATCH" and .body.state == "closed"' "$T/gh.log"
+	jq -s -e '[.[] | select(.method == "POST")][-1].body.body | contains("released by name")' "$T/gh.log"
+	# an issue elsewhere is left alone, with a warning; the entry is released
+	rt-quarantine -f q add --owner @x --issue https://example.com/o/r/issues/9 i::j >/dev/null
+	n=$(gh_count true)
+	run env GITHUB_TOKEN="$TOKEN" rt-quarantine -f q release --github acme/cache i::j
+	status_is 0
+	has "i::j: issue https://example.com/o/r/issues/9 is not an issue of acme/cache; left as it is"
+	has "released: i::j"
+	[ "$(gh_count true)" -eq "$n" ]
+}
+
+@test "add --from a verdict with --github: the issue's reproduce line is the verdict's; a jest name's marker is whole" {
+	cd "$T"
+	start_gh ok
+	export GITHUB_TOKEN="$TOKEN"
+	run rt-quarantine -f q add --owner @cache --github acme/cache --from "$RT_TOP/t/fixtures/pr/quarantine.jsonl"
+	status_is 0
+	has "issue: #1 https://github.example/acme/cache/issues/1 (opened)"
+	jq -s -e '.[-1].body.body | contains("**Reproduce:** `rt-measure -n 40 --cmd '"'"'python3 test_cache.py'"'"' > baseline.jsonl`")
+	    and contains("rt-verify: 12/40 failed (30.0%, 95% Wilson CI 18.0%–45.5%), no fix survived")
+	    and contains("<!-- retrial-quarantine: test_cache -->")' "$T/gh.log"
+	run rt-quarantine -f q add --owner @web --github acme/cache 'web/cart.test.js::cart --> adds up'
+	status_is 0
+	jq -s -e '.[-1].body | .title == "Quarantined flaky test: web/cart.test.js::cart --> adds up"
+	    and (.body | contains("<!-- retrial-quarantine: web/cart.test.js::cart --&gt; adds up -->"))' "$T/gh.log"
+	# found again by that marker
+	sed -i 's|	issue=[^	]*||' q
+	run rt-quarantine -f q add --owner @web --github acme/cache 'web/cart.test.js::cart --> adds up'
+	has "(open already, found by its marker)"
+	[ "$(gh_count '.method == "POST"')" -eq 2 ]
 }
 
 @test "rt-quarantine: usage errors name the option or verb" {

@@ -1,11 +1,28 @@
 #!/usr/bin/env python3
-"""t/fake-github.py: a loopback stand-in for the part of GitHub that rt-pr
-uses: the REST API (GET /repos/O/R, GET and POST /repos/O/R/pulls) and, with
---bare, git over smart HTTP at /O/R.git (git http-backend, Basic auth), the
-way github.com serves both for an API at api.github.com.
+"""t/fake-github.py: a loopback stand-in for the part of GitHub that rt-pr,
+rt-quarantine and rt-audit use: the REST API (GET /repos/O/R, GET and POST
+/repos/O/R/pulls, the issues and their comments below) and, with --bare,
+git over smart HTTP at /O/R.git (git http-backend, Basic auth), the way
+github.com serves both for an API at api.github.com.
 
   fake-github.py --log FILE [--git-log FILE] [--mode MODE] [--bare DIR]
-                 [--default-branch B]
+                 [--default-branch B] [--seed-issues N [--repo O/R]]
+
+Issues, in GitHub's shapes (number, id, html_url, title, body, state,
+state_reason, comments, closed_at); pull requests and issues share one
+sequence of numbers, as on GitHub:
+  POST  /repos/O/R/issues                 201, the issue
+  GET   /repos/O/R/issues?state=open|closed|all&per_page=N&page=P
+                                          newest first, 30 a page by default
+  GET   /repos/O/R/issues/N               the issue
+  PATCH /repos/O/R/issues/N               title, body, state, state_reason
+  POST  /repos/O/R/issues/N/comments      201, the comment (N: an issue or a
+                                          pull request)
+  GET   /repos/O/R/issues/N/comments?per_page=N&page=P   oldest first
+  PATCH /repos/O/R/issues/comments/ID     the comment's body
+--seed-issues N opens issues #1..#N on --repo (acme/cache) first ("filler N"), so a search pages
+and a number exists to comment on. Every answer carries
+X-RateLimit-Limit and X-RateLimit-Remaining.
 
 Listens on 127.0.0.1, port 0, and prints the port on the first line of
 stdout. The expected token comes from the environment (FAKE_GITHUB_TOKEN),
@@ -20,6 +37,13 @@ Modes:
   401   every request: 401 Bad credentials
   422   POST pulls: 422 "A pull request already exists"; GET pulls finds none
   500   POST pulls: 500, after the GETs succeeded (a failure halfway through)
+  403   every API request: 403 "Resource not accessible by integration"
+  ratelimit  every API request: 403 "API rate limit exceeded", with
+        X-RateLimit-Remaining: 0
+  429   every API request: 429 "You have exceeded a secondary rate limit",
+        with X-RateLimit-Remaining: 0
+  (422 also answers POST issues, PATCH issues and POST comments with 422
+  Validation Failed)
   thief a server that must never see the token: every request is answered
         401 asking for Basic credentials, and logged with its Authorization
         header verbatim and any Basic credentials decoded ("authorization",
@@ -50,7 +74,23 @@ class State:
         self.args = args
         self.token = os.environ.get("FAKE_GITHUB_TOKEN", "")
         self.pulls = []
+        self.issues = {}       # (owner, repo) -> [issue], oldest first
+        self.comments = []     # every comment, with its issue's key
+        self.next_number = {}  # (owner, repo) -> the next issue or pull number
+        self.next_id = 1000
         self.lock = threading.Lock()
+
+    def number(self, key):
+        n = self.next_number.get(key, 1)
+        self.next_number[key] = n + 1
+        return n
+
+    def new_id(self):
+        self.next_id += 1
+        return self.next_id
+
+
+NOW = "2026-01-01T00:00:00Z"
 
 
 def branch_sha(bare, branch):
@@ -162,10 +202,12 @@ class Handler(BaseHTTPRequestHandler):
         entry["status"] = status
         self.log_entry(entry)
 
-    def reply(self, status, obj, entry):
+    def reply(self, status, obj, entry, remaining=4999):
         data = json.dumps(obj).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
+        self.send_header("X-RateLimit-Limit", "5000")
+        self.send_header("X-RateLimit-Remaining", str(remaining))
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Connection", "close")
         self.end_headers()
@@ -197,9 +239,22 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "401" or auth != "ok":
             return self.reply(401, {"message": "Bad credentials",
                                     "documentation_url": "https://docs.github.com/rest"}, entry)
+        if mode == "403":
+            return self.reply(403, {"message": "Resource not accessible by integration",
+                                    "documentation_url": "https://docs.github.com/rest"}, entry)
+        if mode == "ratelimit":
+            return self.reply(403, {"message": "API rate limit exceeded for installation ID 1.",
+                                    "documentation_url": "https://docs.github.com/rest"},
+                              entry, remaining=0)
+        if mode == "429":
+            return self.reply(429, {"message": "You have exceeded a secondary rate limit.",
+                                    "documentation_url": "https://docs.github.com/rest"},
+                              entry, remaining=0)
         if len(parts) < 3 or parts[0] != "repos":
             return self.reply(404, {"message": "Not Found"}, entry)
         owner, repo = parts[1], parts[2]
+        if len(parts) >= 4 and parts[3] == "issues":
+            return self.issues(method, owner, repo, parts[4:], q, body, entry)
         if method == "GET" and len(parts) == 3:
             return self.reply(200, {"full_name": owner + "/" + repo,
                                     "default_branch": S.args.default_branch}, entry)
@@ -235,7 +290,7 @@ class Handler(BaseHTTPRequestHandler):
             if not sha:
                 return self.reply(422, {"message": "Validation Failed", "errors": [{
                     "resource": "PullRequest", "field": "head", "code": "invalid"}]}, entry)
-        number = len(S.pulls) + 1
+        number = S.number((owner, repo))
         pr = {"number": number, "state": "open", "title": b["title"], "body": b.get("body"),
               "draft": bool(b.get("draft")),
               "html_url": "https://github.example/%s/%s/pull/%d" % (owner, repo, number),
@@ -243,6 +298,94 @@ class Handler(BaseHTTPRequestHandler):
         S.pulls.append(pr)
         entry["head_sha"] = sha
         return self.reply(201, pr, entry)
+
+    def page(self, items, q, entry):
+        try:
+            per = max(1, min(100, int(q.get("per_page", ["30"])[0])))
+            page = max(1, int(q.get("page", ["1"])[0]))
+        except ValueError:
+            return self.reply(422, {"message": "Validation Failed"}, entry)
+        return self.reply(200, items[(page - 1) * per:page * per], entry)
+
+    def issues(self, method, owner, repo, rest, q, body, entry):
+        key = (owner, repo)
+        b = body if isinstance(body, dict) else {}
+        with S.lock:
+            mine = S.issues.setdefault(key, [])
+        def find(n):
+            return next((i for i in mine if str(i["number"]) == n), None)
+        def invalid(resource, field):
+            return self.reply(422, {"message": "Validation Failed", "errors": [{
+                "resource": resource, "field": field, "code": "invalid"}],
+                "documentation_url": "https://docs.github.com/rest"}, entry)
+        if not rest:
+            if method == "GET":
+                state = q.get("state", ["open"])[0]
+                found = [i for i in reversed(mine) if state == "all" or i["state"] == state]
+                return self.page(found, q, entry)
+            if method != "POST":
+                return self.reply(404, {"message": "Not Found"}, entry)
+            if S.args.mode == "422" or not isinstance(b.get("title"), str) or not b["title"]:
+                return invalid("Issue", "title")
+            with S.lock:
+                issue = new_issue(owner, repo, S.number(key), b["title"], b.get("body"))
+                mine.append(issue)
+            return self.reply(201, issue, entry)
+        if rest[0] == "comments" and len(rest) == 2 and method == "PATCH":
+            c = next((c for c in S.comments if str(c["id"]) == rest[1] and c["key"] == key), None)
+            if not c:
+                return self.reply(404, {"message": "Not Found"}, entry)
+            if S.args.mode == "422" or not isinstance(b.get("body"), str):
+                return invalid("IssueComment", "body")
+            c["body"], c["updated_at"] = b["body"], NOW
+            return self.reply(200, public(c), entry)
+        issue = find(rest[0])
+        pull = next((p for p in S.pulls if str(p["number"]) == rest[0]
+                     and p["html_url"].startswith("https://github.example/%s/%s/" % key)), None)
+        if len(rest) == 1:
+            if not issue:
+                return self.reply(404, {"message": "Not Found"}, entry)
+            if method == "GET":
+                return self.reply(200, issue, entry)
+            if method != "PATCH":
+                return self.reply(404, {"message": "Not Found"}, entry)
+            if S.args.mode == "422" or b.get("state", "open") not in ("open", "closed"):
+                return invalid("Issue", "state")
+            for k in ("title", "body"):
+                if k in b:
+                    issue[k] = b[k]
+            if "state" in b:
+                issue["state"] = b["state"]
+                issue["closed_at"] = NOW if b["state"] == "closed" else None
+                issue["state_reason"] = b.get("state_reason") or \
+                    ("completed" if b["state"] == "closed" else "reopened")
+            issue["updated_at"] = NOW
+            return self.reply(200, issue, entry)
+        if len(rest) == 2 and rest[1] == "comments":
+            if not issue and not pull:
+                return self.reply(404, {"message": "Not Found"}, entry)
+            if method == "GET":
+                mine_c = [public(c) for c in S.comments
+                          if c["key"] == key and c["number"] == int(rest[0])]
+                return self.page(mine_c, q, entry)
+            if method != "POST":
+                return self.reply(404, {"message": "Not Found"}, entry)
+            if S.args.mode == "422" or not isinstance(b.get("body"), str) or not b["body"]:
+                return invalid("IssueComment", "body")
+            with S.lock:
+                cid = S.new_id()
+                c = {"key": key, "number": int(rest[0]), "id": cid,
+                     "html_url": "https://github.example/%s/%s/issues/%s#issuecomment-%d"
+                     % (owner, repo, rest[0], cid),
+                     "issue_url": "https://api.github.example/repos/%s/%s/issues/%s"
+                     % (owner, repo, rest[0]),
+                     "body": b["body"], "user": {"login": "retrial-bot"},
+                     "created_at": NOW, "updated_at": NOW}
+                S.comments.append(c)
+                if issue:
+                    issue["comments"] += 1
+            return self.reply(201, public(c), entry)
+        return self.reply(404, {"message": "Not Found"}, entry)
 
     def do_GET(self):
         self.handle_any("GET")
@@ -254,15 +397,36 @@ class Handler(BaseHTTPRequestHandler):
         self.handle_any("PATCH")
 
 
+def new_issue(owner, repo, number, title, body):
+    return {"id": S.new_id(), "number": number, "title": title, "body": body,
+            "state": "open", "state_reason": None, "comments": 0, "labels": [],
+            "user": {"login": "retrial-bot"}, "created_at": NOW, "updated_at": NOW,
+            "closed_at": None,
+            "url": "https://api.github.example/repos/%s/%s/issues/%d" % (owner, repo, number),
+            "html_url": "https://github.example/%s/%s/issues/%d" % (owner, repo, number)}
+
+
+def public(c):
+    """A comment as GitHub shows it (without the fake's own keys)."""
+    return {k: v for k, v in c.items() if k not in ("key", "number")}
+
+
 def main():
     global S
     ap = argparse.ArgumentParser()
     ap.add_argument("--log", required=True)
-    ap.add_argument("--mode", default="ok", choices=["ok", "401", "422", "500", "thief"])
+    ap.add_argument("--mode", default="ok", choices=["ok", "401", "403", "422", "429", "500",
+                                                    "ratelimit", "thief"])
     ap.add_argument("--git-log")
     ap.add_argument("--bare")
     ap.add_argument("--default-branch", default="main")
+    ap.add_argument("--seed-issues", type=int, default=0)
+    ap.add_argument("--repo", default="acme/cache", help="where --seed-issues opens them")
     S = State(ap.parse_args())
+    o, r = S.args.repo.split("/", 1)
+    for _ in range(S.args.seed_issues):
+        n = S.number((o, r))
+        S.issues.setdefault((o, r), []).append(new_issue(o, r, n, "filler %d" % n, "filler"))
     srv = HTTPServer(("127.0.0.1", 0), Handler)
     print(srv.server_address[1], flush=True)
     try:
