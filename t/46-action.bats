@@ -152,6 +152,7 @@ EOF2
 # The loopback GitHub, for the PR comment.
 start_gh() {
 	FAKE_GITHUB_TOKEN="$TOKEN" python3 "$RT_TOP/t/fake-github.py" --log "$T/gh.log" \
+	    --seed-issues 7 --mode "${1:-ok}" \
 	    >"$T/gh.port" 2>"$T/gh.err" 3>&- &
 	echo $! >"$T/gh.pid"
 	for _ in $(seq 200); do [ -s "$T/gh.port" ] && break; sleep 0.05; done
@@ -183,6 +184,20 @@ teardown() {
 	run jq -r 'select(.method == "PATCH") | .body.body' "$T/gh.log"
 	has "<!-- retrial-audit -->"
 	has "# Flake audit 2, "
+}
+
+@test "action script: a token that may not comment (a fork's pull request) warns, and the job still gates on the tests" {
+	rt-audit --help | grep -q -- --pr-comment || skip "rt-audit has no --pr-comment"
+	start_gh 403
+	echo '{"pull_request": {"number": 7}}' >"$T/event.json"
+	export GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH="$T/event.json" GITHUB_TOKEN="$TOKEN"
+	job 210
+	status_is 0
+	has "::warning title=retrial::the PR comment was not written: "
+	has "403"
+	hasnt "$TOKEN"
+	grep -qx "gate=pass" "$GITHUB_OUTPUT"
+	[ "$(sqlite3 "$T/p/.retrial/audit.db" "SELECT count(*) FROM audits")" -eq 1 ]
 }
 
 @test "action script: a warning annotation for a newly flaky test, at its file and line" {

@@ -72,7 +72,7 @@ can() { case $help in *"$1"*) return 0 ;; esac; return 1; }
 aopts=(-H "$history" --md "$tmp/digest.md" --json "$tmp/digest.json")
 if can --quarantine; then aopts+=(--quarantine "$qlist"); fi
 if [ "${RT_ANNOTATIONS:-true}" = true ] && can --annotations; then aopts+=(--annotations); fi
-pr=""
+pr="" comment=""
 if [ "${RT_COMMENT:-true}" = true ] && [ -n "${GITHUB_EVENT_PATH:-}" ] && [ -r "$GITHUB_EVENT_PATH" ]; then
 	case ${GITHUB_EVENT_NAME:-} in
 	pull_request | pull_request_target)
@@ -85,10 +85,18 @@ if [ -n "$pr" ]; then
 	elif [ -z "${GITHUB_TOKEN:-}" ]; then
 		echo "$me: no GITHUB_TOKEN: the PR comment is skipped" >&2
 	else
-		aopts+=(--pr-comment "$pr")
+		comment=$pr
 	fi
 fi
 rt-audit "${aopts[@]}" "$tmp/trials.jsonl" || die "rt-audit exited $? (the history is unchanged)"
+# the PR comment, from the audit just recorded: a token that may not
+# comment (a pull request from a fork) warns and never fails the job
+if [ -n "${comment:-}" ]; then
+	audit=$(jq -r '.audit' "$tmp/digest.json")
+	if ! rt-audit -H "$history" --audit "$audit" --pr-comment "$comment" --md /dev/null 2>"$tmp/comment.err"; then
+		echo "::warning title=retrial::the PR comment was not written: $(head -n 1 "$tmp/comment.err")"
+	fi
+fi
 
 # results where people look
 keep=${RUNNER_TEMP:-$(dirname "$history")}/retrial-digest.md
