@@ -169,6 +169,8 @@ install: all
 	cp -Rf share/retrial/. $(DESTDIR)$(SHAREDIR)/
 	# the assertion-inventory helpers: Go source (built on use) and node
 	chmod 755 $(DESTDIR)$(SHAREDIR)/rt-inventory.js
+	# the stylesheet rt-report --html and rt-audit --html embed
+	chmod 644 $(DESTDIR)$(SHAREDIR)/retrial.css
 	chmod 644 $(DESTDIR)$(SHAREDIR)/inventory-go/main.go $(DESTDIR)$(SHAREDIR)/inventory-go/go.mod
 	mkdir -p $(DESTDIR)$(SHAREDIR)/examples
 	cp -f examples/nightly-audit.sh $(DESTDIR)$(SHAREDIR)/examples/

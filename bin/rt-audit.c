@@ -809,10 +809,12 @@ render(doc *d, json_t *a)
 	snprintf(line, sizeof line, "Flake audit %lld, %s", (long long)json_integer_value(
 	    json_object_get(a, "audit")), jstr(a, "at"));
 	if (d->html) {
-		rt_buf_adds(&d->b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+		rt_buf_adds(&d->b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		    "<title>");
 		html_esc(&d->b, line);
-		rt_buf_adds(&d->b, "</title></head>\n<body>\n<h1>");
+		rt_buf_adds(&d->b, "</title>\n");
+		rt_html_style(&d->b);
+		rt_buf_adds(&d->b, "</head>\n<body>\n<main>\n<h1>");
 		html_esc(&d->b, line);
 		rt_buf_adds(&d->b, "</h1>\n<p>");
 	} else {
@@ -966,7 +968,7 @@ render(doc *d, json_t *a)
 	}
 	d_end(d, json_array_size(v));
 	if (d->html)
-		rt_buf_adds(&d->b, "</body></html>\n");
+		rt_buf_adds(&d->b, "</main>\n</body></html>\n");
 }
 
 /* The digest in each form asked for, in order: files, then standard
@@ -1210,6 +1212,8 @@ main(int argc, char *argv[])
 		rt_usage_die("--audit reads no records (%s given)", argv[optind]);
 	if (!G.history && !(G.history = path = rt_audit_default_path()))
 		rt_die("no history: set XDG_DATA_HOME or HOME, or give --history");
+	if (G.html)
+		(void)rt_html_css();    /* a missing stylesheet fails before the audit */
 	if (G.rerender) {
 		opt = rerender();
 		free(path);
