@@ -474,3 +474,145 @@ sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' rt-audit -H "$(H)" 
 	[ "$(head -n 1 "$T/app.log")" = "earlier line" ]
 	grep -q '^## Newly flaky (1)' "$T/app.log"
 }
+
+# qnights: three nights of t.a (flaky from night 2), tests/test_q.py::test_q
+# (quarantined, failing from night 2) and t.ok, and a quarantine list that
+# expires in 10 days; night 3's HTML digest in $T/d3.html.
+qnights() {
+	mkdir -p "$T/.retrial"
+	printf 'tests/test_q.py::test_q\towner=@alice\tsince=2026-11-01\texpires=%s\tissue=https://github.com/o/r/issues/7\n' \
+		"$(date -u -d '+10 days' +%F)" > "$T/.retrial/quarantine"
+	{ recs t.a n1 r1 2026-11-01 0 10; recs tests/test_q.py::test_q n1 r1 2026-11-01 0 10; recs t.ok n1 r1 2026-11-01 0 10; } > "$T/n1.jsonl"
+	{ recs t.a n2 r2 2026-11-02 3 10; recs tests/test_q.py::test_q n2 r2 2026-11-02 4 10; recs t.ok n2 r2 2026-11-02 0 10; } > "$T/n2.jsonl"
+	{ recs t.a n3 r3 2026-11-03 2 10; recs tests/test_q.py::test_q n3 r3 2026-11-03 1 10; recs t.ok n3 r3 2026-11-03 0 10; } > "$T/n3.jsonl"
+	(cd "$T" && rt-audit -H "$(H)" n1.jsonl >/dev/null 2>&1 &&
+	    rt-audit -H "$(H)" --html d2.html n2.jsonl 2>/dev/null &&
+	    rt-audit -H "$(H)" --html d3.html --json d3.json n3.jsonl 2>/dev/null)
+}
+
+# The page's structure, by python3's html.parser: its tables' header
+# rows and cells, each <svg>'s <title>, the since-last-night paragraph.
+page_facts() {
+	python3 - "$1" <<'PY'
+import sys, json
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(s):
+        super().__init__(); s.stack = []; s.tables = []; s.svgs = []; s.since = None; s.text = None; s.href = []
+    def handle_starttag(s, t, a):
+        a = dict(a)
+        if t not in ("rect", "circle", "polyline", "meta"):
+            s.stack.append(t)
+        if t == "table": s.tables.append({"class": a.get("class"), "rows": []})
+        if t == "tr": s.tables[-1]["rows"].append([])
+        if t in ("td", "th"): s.tables[-1]["rows"][-1].append(""); s.text = "cell"
+        if t == "svg": s.svgs.append(None)
+        if t == "title" and "svg" in s.stack: s.text = "title"; s.svgs[-1] = ""
+        if t == "p" and a.get("id") == "since-last-night": s.since = ""; s.text = "since"
+        if t == "a": s.href.append(a.get("href"))
+    def handle_startendtag(s, t, a):
+        pass
+    def handle_endtag(s, t):
+        assert s.stack and s.stack[-1] == t, (t, s.stack)
+        s.stack.pop()
+        if t in ("td", "th", "title", "p"): s.text = None
+    def handle_data(s, d):
+        if s.text == "cell": s.tables[-1]["rows"][-1][-1] += d
+        elif s.text == "title": s.svgs[-1] += d
+        elif s.text == "since": s.since += d
+p = P(); p.feed(open(sys.argv[1]).read()); p.close()
+assert p.stack == [], p.stack
+print(json.dumps({"tables": p.tables, "svgs": p.svgs, "since": p.since, "href": p.href}))
+PY
+}
+
+@test "rt-audit: the HTML digest parses, with the since-last-night header, a sparkline per test and the quarantine table" {
+	qnights
+	run page_facts "$T/d2.html"
+	status_is 0
+	echo "$output" > "$T/f2.json"
+	# since last night: the counts the digest computed, against audit 1
+	jq -e '.since | test("^Since last night \\(against audit 1, [0-9T:-]+Z\\): 2 newly flaky \\(some quarantined, not gating\\), 0 no longer flaky, 0 rate changes\\.$")' "$T/f2.json"
+	# the gating lane: one row and one <svg> per test, its title the nights in words
+	jq -e '[.tables[] | select(.class == "nightly") | .rows[1:][] | .[0]] == ["t.a"]' "$T/f2.json"
+	jq -e '.svgs | length == 2' "$T/f2.json"
+	jq -e '.svgs[0] == "t.a, nightly failure rate, 2 of the last 30 runs: n1: 0/10 failed (≤25.9% at 95% confidence); n2: 3/10 failed (30.0%, 95% Wilson CI 10.7%–60.4%)"' "$T/f2.json"
+	# the quarantine table: ID, owner, expires, days left, issue link, the lane's rate
+	jq -e --arg exp "$(date -u -d '+10 days' +%F)" '[.tables[] | select(.class == "quarantine") | .rows[1] | .[0:6]] ==
+	    [["tests/test_q.py::test_q", "@alice", $exp, "10", "https://github.com/o/r/issues/7", "4/20 failed (20.0%, 95% Wilson CI 8.0%–41.7%)"]]' "$T/f2.json"
+	jq -e '.tables[] | select(.class == "quarantine") | .rows[0] == ["ID", "Owner", "Expires", "Days left", "Issue", "Rate in the window", "Nightly"]' "$T/f2.json"
+	jq -e '.href == ["https://github.com/o/r/issues/7"]' "$T/f2.json"
+	jq -e '.svgs[1] | startswith("tests/test_q.py::test_q, nightly failure rate, 2 of the last 30 runs: n1: 0/10 failed")' "$T/f2.json"
+	# one point and one interval band per night
+	[ "$(grep -o '<svg class="spark".*</svg>' "$T/d2.html" | head -1 | grep -o '<rect class="band"' | wc -l)" -eq 2 ]
+	# night 3: three points each; nothing new, so "since last night" says so
+	page_facts "$T/d3.html" > "$T/f3.json"
+	jq -e '.since | test("against audit 2, .*: 0 newly flaky, 0 no longer flaky, [0-9]+ rate changes?\\.$")' "$T/f3.json"
+	jq -e '.svgs[0] | test("3 of the last 30 runs: n1: .*; n2: .*; n3: 2/10 failed \\(20.0%, 95% Wilson CI")' "$T/f3.json"
+	# the JSON digest holds the lane and the nights, so --audit N draws them again
+	jq -e '.quarantined[0].owner == "@alice" and .quarantined[0].days_left == 10 and .quarantined[0].rate.trials == 30' "$T/d3.json"
+	jq -e '[.nightly[] | {case, quarantined, n: (.nights | length)}] == [{"case": "t.a", "quarantined": false, "n": 3}, {"case": "tests/test_q.py::test_q", "quarantined": true, "n": 3}]' "$T/d3.json"
+	rt-audit -H "$(H)" --audit 3 --html "$T/a3.html"
+	cmp "$T/d3.html" "$T/a3.html"
+	# the shared stylesheet
+	grep -qF "$(sed -n 3p "$RT_TOP/share/retrial/retrial.css")" "$T/d3.html"
+}
+
+@test "rt-audit: the HTML digest renders in headless Chromium with its tables and sparklines" {
+	[ -x /usr/bin/chromium ] || skip "no /usr/bin/chromium"
+	qnights
+	HOME="$T" run /usr/bin/chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/d3.html"
+	status_is 0
+	echo "$output" > "$T/dom.html"
+	grep -q '<table class="quarantine">' "$T/dom.html"
+	grep -q '<table class="nightly">' "$T/dom.html"
+	[ "$(grep -o '<svg class="spark"' "$T/dom.html" | wc -l)" -eq 2 ]
+	grep -q 'id="since-last-night"' "$T/dom.html"
+}
+
+@test "rt-audit: quarantined tests are a lane that never gates; --quarantine names the list, a malformed one exits 2 naming file:line" {
+	mkdir -p "$T/.retrial"
+	printf 'tests/test_q.py::test_q\towner=@alice\n' > "$T/.retrial/quarantine"
+	recs tests/test_q.py::test_q n1 r1 2026-11-01 0 5 > "$T/n1.jsonl"
+	recs tests/test_q.py::test_q n2 r2 2026-11-02 2 5 > "$T/n2.jsonl"
+	(cd "$T" && rt-audit -H "$(H)" n1.jsonl >/dev/null 2>&1)
+	cd "$T"
+	run rt-audit --gate -H "$(H)" n2.jsonl
+	status_is 0
+	has '2/5 failed (40.0%, 95% Wilson CI 11.7%–77.0%); quarantined, not gating'
+	has "| \`tests/test_q.py::test_q\` | @alice | never | no expiry | none | 2/10 failed"
+	# a list given by name: an older list's "NAME LINK" line matches too
+	printf 'tests/test_q.py::test_q https://github.com/o/r/issues/1\n' > "$T/old"
+	rt-audit -H "$T/h2.db" n1.jsonl >/dev/null 2>&1
+	run rt-audit --gate -H "$T/h2.db" --quarantine "$T/old" n2.jsonl
+	status_is 0
+	# without the list the same night gates
+	mv "$T/.retrial/quarantine" "$T/q.off"
+	rt-audit -H "$T/h4.db" n1.jsonl >/dev/null 2>&1
+	run rt-audit --gate -H "$T/h4.db" n2.jsonl
+	status_is 1
+	# a malformed list stops the audit before it starts
+	printf 'ok.test\towner=@a\nbad.test\tnot-a-field\n' > "$T/bad"
+	run rt-audit -H "$T/h5.db" --quarantine "$T/bad" n1.jsonl
+	status_is 2
+	has "$T/bad:2:"
+	[ ! -e "$T/h5.db" ] || [ "$(sqlite3 "$T/h5.db" 'select count(*) from audits')" = 0 ]
+	run rt-audit -H "$T/h5.db" --quarantine "$T/missing" n1.jsonl
+	status_is 2
+	has "$T/missing: No such file or directory"
+	# --audit N is written as it was: no list then
+	run rt-audit -H "$T/h4.db" --audit 1 --quarantine "$T/bad"
+	status_is 2
+	has "--audit and --quarantine are exclusive"
+}
+
+@test "rt-audit: a missing stylesheet is one error naming it, before the audit" {
+	recs t.a n1 r1 2026-11-01 0 5 > "$T/n1.jsonl"
+	mkdir "$T/noshare"
+	RETRIAL_SHAREDIR="$T/noshare" run rt-audit -H "$(H)" --html "$T/d.html" "$T/n1.jsonl"
+	status_is 2
+	[ "${#lines[@]}" -eq 1 ]
+	has "rt-audit: $T/noshare/retrial.css: the HTML stylesheet"
+	[ ! -e "$T/d.html" ]
+	[ ! -e "$(H)" ] || [ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 0 ]
+}
