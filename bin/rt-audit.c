@@ -17,6 +17,7 @@
 #include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
+#include "rt_src.h"
 #include "rt_md.h"
 #include "rt_out.h"
 #include "rt_quarantine.h"
@@ -27,7 +28,7 @@
 
 enum { OPT_MD = 1100, OPT_HTML, OPT_JSON, OPT_REVISION, OPT_CONF, OPT_AUDIT, OPT_SAME_RUN };
 /* the digest's lanes and where it goes (issue 21) */
-enum { OPT_QUARANTINE = 1200 };
+enum { OPT_QUARANTINE = 1200, OPT_ANNOTATIONS };
 
 static struct {
 	const char *history, *run, *revision;
@@ -44,6 +45,7 @@ static struct {
 	long read, ingested, duplicates, counted, nocase, other;
 	const char *qfile;      /* the quarantine list, or NULL */
 	rt_quar_list q;
+	int annotations;
 } G;
 
 static void
@@ -52,8 +54,9 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: rt-audit [-gC] [-H FILE] [-r RUN [--same-run]] [--revision REV] [-n N]\n"
 	    "                [-w W] [--confidence C] [--md FILE] [--html FILE] [--json FILE]\n"
-	    "                [--quarantine FILE] [file ...]\n"
+	    "                [--quarantine FILE] [--annotations] [file ...]\n"
 	    "       rt-audit --audit N [-g] [-H FILE] [--md FILE] [--html FILE] [--json FILE]\n"
+	    "                [--annotations]\n"
 	    "Ingest per-case trial records (rt-junit, rt-collect --junit) into the flake\n"
 	    "history and write the digest: new flaky tests, tests no longer flaky, rate\n"
 	    "changes, the top rates and quarantine candidates.\n"
@@ -72,6 +75,8 @@ usage(FILE *f)
 	    "      --quarantine FILE   the quarantine list: its tests a lane that never\n"
 	    "                          gates ($RETRIAL_QUARANTINE, else " RT_QUAR_DEFAULT "\n"
 	    "                          when it exists)\n"
+	    "      --annotations       print a GitHub ::warning for each newly flaky test\n"
+	    "                          at its definition (no Markdown on stdout then)\n"
 	    "  -a, --audit N           write the digest of stored audit N again\n"
 	    "  -g, --gate              exit 1 when a test is newly flaky\n"
 	    "  -h, --help              print this help\n"
@@ -1426,7 +1431,7 @@ outputs(json_t *a, output out[3])
 	doc d;
 	char *j;
 
-	if (G.md || (!G.html && !G.json)) {
+	if (G.md || (!G.html && !G.json && !G.annotations)) {
 		memset(&d, 0, sizeof d);
 		render(&d, a);
 		out[n].path = G.md ? G.md : "-";
@@ -1522,6 +1527,60 @@ commit_digest(json_t *a)
 			    G.audit, G.audit);
 }
 
+/* GitHub's workflow command escapes: in the message % CR LF; in a
+ * property also ':' and ','. */
+static void
+gh_esc(rt_buf *b, const char *s, int prop)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '%': rt_buf_adds(b, "%25"); break;
+		case '\r': rt_buf_adds(b, "%0D"); break;
+		case '\n': rt_buf_adds(b, "%0A"); break;
+		case ':': if (prop) { rt_buf_adds(b, "%3A"); break; } /* FALLTHROUGH */
+		case ',': if (prop) { rt_buf_adds(b, "%2C"); break; } /* FALLTHROUGH */
+		default: rt_buf_addc(b, *s);
+		}
+}
+
+/* --annotations: one ::warning per newly flaky test off the quarantine
+ * list, at its file and the line of its definition when the language's
+ * parser finds it (rt_src_test_def); the message in rt_say's words. */
+static void
+annotate(json_t *a)
+{
+	json_t *o, *rev;
+	size_t i;
+	rt_buf b = { 0 }, m = { 0 };
+	char *file;
+	long line;
+
+	json_array_foreach(json_object_get(a, "new_flaky"), i, o) {
+		if (json_is_true(json_object_get(o, "quarantined")))
+			continue;
+		rt_src_test_def(".", jstr(o, "case"), &file, &line);
+		b.len = m.len = 0;
+		rt_buf_adds(&b, "::warning ");
+		if (file) {
+			rt_buf_adds(&b, "file=");
+			gh_esc(&b, file, 1);
+			if (line > 0)
+				rt_buf_printf(&b, ",line=%ld", line);
+			rt_buf_addc(&b, ',');
+		}
+		rt_buf_adds(&b, "title=flaky test::");
+		rev = json_object_get(o, "first_revision");
+		rt_buf_printf(&m, "%s: %s, newly flaky on revision %s", jstr(o, "case"),
+		    rsum(o, "on_revision"), json_is_string(rev) ? json_string_value(rev) : "(none)");
+		gh_esc(&b, rt_buf_str(&m), 0);
+		rt_buf_addc(&b, '\n');
+		fwrite(b.data, 1, b.len, stdout);
+		free(file);
+	}
+	rt_buf_free(&b);
+	rt_buf_free(&m);
+}
+
 /* --gate counts the newly flaky tests off the quarantine list only: the
  * quarantined lane is measured, never gating. */
 static int
@@ -1572,6 +1631,8 @@ rerender(void)
 		    G.rerender, je.text);
 	free(j);
 	write_digest(a);
+	if (G.annotations)
+		annotate(a);
 	newflaky = gating_new_flaky(a);
 	json_decref(a);
 	rt_fshut(stdout, "stdout");
@@ -1582,6 +1643,7 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
+		{ "annotations", no_argument, NULL, OPT_ANNOTATIONS },
 		{ "audit", required_argument, NULL, 'a' },
 		{ "command-case", no_argument, NULL, 'C' },
 		{ "confidence", required_argument, NULL, OPT_CONF },
@@ -1641,6 +1703,7 @@ main(int argc, char *argv[])
 		case OPT_JSON: G.json = optarg; break;
 		case OPT_MD: G.md = optarg; break;
 		case OPT_REVISION: G.revision = optarg; G.tuned = "--revision"; break;
+		case OPT_ANNOTATIONS: G.annotations = 1; break;
 		case OPT_QUARANTINE:
 			G.qfile = optarg;
 			qexplicit = 1;
@@ -1735,6 +1798,8 @@ main(int argc, char *argv[])
 	a = audit();
 	commit_digest(a);
 	sqlite3_close(G.db);
+	if (G.annotations)
+		annotate(a);
 	newflaky = gating_new_flaky(a);
 	fprintf(stderr, "%s: audit %lld: ingested %ld record%s (%ld already there) "
 	    "into %s\n", rt_progname, G.audit, G.ingested, G.ingested == 1 ? "" : "s",

@@ -616,3 +616,62 @@ PY
 	[ ! -e "$T/d.html" ]
 	[ ! -e "$(H)" ] || [ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 0 ]
 }
+
+@test "rt-audit: --annotations prints a GitHub ::warning per newly flaky test at the line its parser finds, escaped" {
+	command -v python3 >/dev/null || skip "no python3"
+	mkdir -p "$T/p/tests" "$T/p/.retrial"
+	cat > "$T/p/tests/test_net.py" <<'PY'
+import random
+
+
+def helper():
+    return random.random()
+
+
+def test_fetch():
+    assert helper() > 0.3
+
+
+class TestRetry:
+    @staticmethod
+    def test_backoff(n=1):
+        assert helper() > 0.1
+PY
+	cp "$T/p/tests/test_net.py" "$T/p/tests/odd,na:me.py"
+	printf 'tests/test_net.py::test_quarantined\towner=@q\n' > "$T/p/.retrial/quarantine"
+	{
+		recs tests/test_net.py::test_fetch n1 r1 2026-11-01 1 4
+		recs 'tests/test_net.py::TestRetry::test_backoff[2]' n1 r1 2026-11-01 2 4
+		recs 'tests/odd,na:me.py::test_fetch' n1 r1 2026-11-01 1 4
+		recs tests/test_net.py::test_renamed n1 r1 2026-11-01 1 4
+		recs tests/gone.py::test_x n1 r1 2026-11-01 1 4
+		recs tests/test_net.py::test_quarantined n1 r1 2026-11-01 1 4
+		recs tests/test_net.py::test_steady n1 r1 2026-11-01 0 4
+	} > "$T/n1.jsonl"
+	cd "$T/p"
+	run rt-audit -H "$(H)" --annotations "$T/n1.jsonl"
+	status_is 0
+	# stdout holds the annotations only, one per newly flaky test off the list
+	[ "${#lines[@]}" -eq 6 ]
+	[ "${lines[0]}" = "rt-audit: audit 1: ingested 28 records (0 already there) into $(H)" ]
+	# a file that is not in the tree: no file=
+	[ "${lines[1]}" = '::warning title=flaky test::tests/gone.py::test_x: 1/4 failed (25.0%25, 95%25 Wilson CI 4.5%25–70.0%25), newly flaky on revision r1' ]
+	has '::warning file=tests/odd%2Cna%3Ame.py,line=8,title=flaky test::tests/odd,na:me.py::test_fetch: 1/4 failed (25.0%25, 95%25 Wilson CI 4.5%25–70.0%25), newly flaky on revision r1'
+	has '::warning file=tests/test_net.py,line=14,title=flaky test::tests/test_net.py::TestRetry::test_backoff[2]: 2/4 failed (50.0%25, 95%25 Wilson CI 15.0%25–85.0%25), newly flaky on revision r1'
+	has '::warning file=tests/test_net.py,line=8,title=flaky test::tests/test_net.py::test_fetch: 1/4 failed'
+	# a definition the parser does not find: the file without line=
+	has '::warning file=tests/test_net.py,title=flaky test::tests/test_net.py::test_renamed: 1/4 failed'
+	hasnt 'test_quarantined'
+	hasnt 'test_steady'
+	hasnt '# Flake audit'
+	# the stored night annotates the same; --md - puts the Markdown first
+	run rt-audit -H "$(H)" --audit 1 --annotations --md -
+	status_is 0
+	[ "${lines[0]}" = "# Flake audit 1, ${lines[0]##*, }" ]
+	[ "$(printf '%s\n' "$output" | grep -c '^::warning ')" -eq 5 ]
+	# a message's line break and percent are escaped, never a second command
+	printf '{"type":"trial","case":"t.x::a\\nb","outcome":"fail","run":"n2","revision":"r2"}\n{"type":"trial","case":"t.x::a\\nb","outcome":"pass","run":"n2","revision":"r2"}\n' > "$T/n2.jsonl"
+	run rt-audit -H "$(H)" --annotations "$T/n2.jsonl"
+	status_is 0
+	has '::warning title=flaky test::t.x::a%0Ab: 1/2 failed'
+}
