@@ -14,6 +14,7 @@
 
 #include "rt_audit_store.h"
 #include "rt_hash.h"
+#include "rt_http.h"
 #include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
@@ -28,7 +29,7 @@
 
 enum { OPT_MD = 1100, OPT_HTML, OPT_JSON, OPT_REVISION, OPT_CONF, OPT_AUDIT, OPT_SAME_RUN };
 /* the digest's lanes and where it goes (issue 21) */
-enum { OPT_QUARANTINE = 1200, OPT_ANNOTATIONS };
+enum { OPT_QUARANTINE = 1200, OPT_ANNOTATIONS, OPT_WEBHOOK, OPT_WEBHOOK_FILE };
 
 static struct {
 	const char *history, *run, *revision;
@@ -46,6 +47,8 @@ static struct {
 	const char *qfile;      /* the quarantine list, or NULL */
 	rt_quar_list q;
 	int annotations;
+	char *webhook;          /* a secret: never printed but scrubbed */
+	char *webhook_shown;
 } G;
 
 static void
@@ -54,9 +57,10 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: rt-audit [-gC] [-H FILE] [-r RUN [--same-run]] [--revision REV] [-n N]\n"
 	    "                [-w W] [--confidence C] [--md FILE] [--html FILE] [--json FILE]\n"
-	    "                [--quarantine FILE] [--annotations] [file ...]\n"
+	    "                [--quarantine FILE] [--annotations]\n"
+	    "                [--webhook URL | --webhook-file FILE] [file ...]\n"
 	    "       rt-audit --audit N [-g] [-H FILE] [--md FILE] [--html FILE] [--json FILE]\n"
-	    "                [--annotations]\n"
+	    "                [--annotations] [--webhook URL | --webhook-file FILE]\n"
 	    "Ingest per-case trial records (rt-junit, rt-collect --junit) into the flake\n"
 	    "history and write the digest: new flaky tests, tests no longer flaky, rate\n"
 	    "changes, the top rates and quarantine candidates.\n"
@@ -77,6 +81,10 @@ usage(FILE *f)
 	    "                          when it exists)\n"
 	    "      --annotations       print a GitHub ::warning for each newly flaky test\n"
 	    "                          at its definition (no Markdown on stdout then)\n"
+	    "      --webhook URL       post the headline as Slack-style JSON to URL\n"
+	    "                          (else $RETRIAL_WEBHOOK_URL); https, or http to\n"
+	    "                          a loopback host\n"
+	    "      --webhook-file FILE read the webhook URL from FILE\n"
 	    "  -a, --audit N           write the digest of stored audit N again\n"
 	    "  -g, --gate              exit 1 when a test is newly flaky\n"
 	    "  -h, --help              print this help\n"
@@ -1581,6 +1589,95 @@ annotate(json_t *a)
 	rt_buf_free(&m);
 }
 
+/* The webhook URL checked before anything is done: https, or http to a
+ * loopback host (127.0.0.0/8, ::1, localhost), no credentials in it. It
+ * is a secret (Slack's carries its token in the path), so messages show
+ * its scheme and host only. */
+static void
+webhook_check(const char *from)
+{
+	rt_url u;
+	char *v = G.webhook;
+	size_t n = strlen(v);
+
+	while (n && (v[n - 1] == '\n' || v[n - 1] == '\r' || v[n - 1] == ' '))
+		v[--n] = '\0';
+	if (rt_url_parse(v, &u) < 0)
+		rt_usage_die("%s: not an http or https URL", from);
+	G.webhook_shown = rt_xasprintf("%s://%s%s%s/...", u.scheme, u.host,
+	    u.port ? ":" : "", u.port ? u.port : "");
+	if (u.userinfo)
+		rt_usage_die("%s %s: credentials in the URL are refused", from, G.webhook_shown);
+	if (strcmp(u.scheme, "https") && !rt_host_is_loopback(u.host))
+		rt_usage_die("%s %s: plain http is refused for a host that is not loopback "
+		    "(127.0.0.0/8, ::1, localhost); use https", from, G.webhook_shown);
+	rt_url_free(&u);
+}
+
+/* The digest's headline, as the notification says it: the night's news
+ * in counts, then each newly flaky test with its count and interval. */
+static char *
+headline(json_t *a)
+{
+	rt_buf b = { 0 };
+	json_t *o;
+	size_t i, nf = json_array_size(json_object_get(a, "new_flaky"));
+	size_t nc = json_array_size(json_object_get(a, "rate_changes"));
+
+	rt_buf_printf(&b, "Flake audit %lld, %s: %zu newly flaky, %zu no longer flaky, "
+	    "%zu rate change%s.", (long long)json_integer_value(json_object_get(a, "audit")),
+	    jstr(a, "at"), nf, json_array_size(json_object_get(a, "no_longer_flaky")), nc,
+	    nc == 1 ? "" : "s");
+	json_array_foreach(json_object_get(a, "new_flaky"), i, o)
+		rt_buf_printf(&b, "\nNewly flaky: %s: %s%s", jstr(o, "case"), rsum(o, "on_revision"),
+		    json_is_true(json_object_get(o, "quarantined")) ? " (quarantined, not gating)" : "");
+	return rt_xstrdup(rt_buf_str(&b));
+}
+
+/* --webhook: the headline as {"text": ...} (Slack's incoming webhooks,
+ * and the many that read the same shape). A failure is one line with the
+ * status; the audit stays recorded, and --audit N posts it again. */
+static void
+webhook_post(json_t *a)
+{
+	static const char *const hdr[] = { "Content-Type: application/json", NULL };
+	char *text = headline(a), *body;
+	json_t *j = json_object();
+	rt_http_req req = { 0 };
+	rt_http_resp resp;
+	long long n = json_integer_value(json_object_get(a, "audit"));
+
+	json_object_set_new(j, "text", json_string(text));
+	body = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	free(text);
+	req.method = "POST";
+	req.url = G.webhook;
+	req.headers = hdr;
+	req.body = body;
+	req.body_len = strlen(body);
+	req.timeout_s = 30;
+	req.max_response = 65536;
+	memset(&resp, 0, sizeof resp);
+	rt_http_init();
+	rt_http_perform(&req, &resp, 1);
+	free(body);
+	if (resp.status < 200 || resp.status > 299) {
+		char what[320];
+		if (resp.status)
+			snprintf(what, sizeof what, "HTTP %ld", resp.status);
+		else
+			snprintf(what, sizeof what, "no response (%s)", resp.error[0] ?
+			    resp.error : "unknown error");
+		rt_http_resp_free(&resp);
+		rt_http_cleanup();
+		rt_die("webhook %s: %s; audit %lld is recorded: rt-audit --audit %lld "
+		    "--webhook-file FILE posts it again", G.webhook_shown, what, n, n);
+	}
+	rt_http_resp_free(&resp);
+	rt_http_cleanup();
+}
+
 /* --gate counts the newly flaky tests off the quarantine list only: the
  * quarantined lane is measured, never gating. */
 static int
@@ -1633,6 +1730,8 @@ rerender(void)
 	write_digest(a);
 	if (G.annotations)
 		annotate(a);
+	if (G.webhook)
+		webhook_post(a);
 	newflaky = gating_new_flaky(a);
 	json_decref(a);
 	rt_fshut(stdout, "stdout");
@@ -1659,6 +1758,8 @@ main(int argc, char *argv[])
 		{ "same-run", no_argument, NULL, OPT_SAME_RUN },
 		{ "top", required_argument, NULL, 'n' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "webhook", required_argument, NULL, OPT_WEBHOOK },
+		{ "webhook-file", required_argument, NULL, OPT_WEBHOOK_FILE },
 		{ "window", required_argument, NULL, 'w' },
 		RT_LIST_OPTIONS_LONGOPT,
 		{ NULL, 0, NULL, 0 }
@@ -1669,7 +1770,7 @@ main(int argc, char *argv[])
 	json_t *a;
 	time_t now;
 	int opt, newflaky, qexplicit = 0;
-	const char *env;
+	const char *env, *webhook = NULL, *webhook_file = NULL;
 	struct stat qst;
 
 	rt_setprogname(argv[0]);
@@ -1704,6 +1805,8 @@ main(int argc, char *argv[])
 		case OPT_MD: G.md = optarg; break;
 		case OPT_REVISION: G.revision = optarg; G.tuned = "--revision"; break;
 		case OPT_ANNOTATIONS: G.annotations = 1; break;
+		case OPT_WEBHOOK: webhook = optarg; break;
+		case OPT_WEBHOOK_FILE: webhook_file = optarg; break;
 		case OPT_QUARANTINE:
 			G.qfile = optarg;
 			qexplicit = 1;
@@ -1739,6 +1842,19 @@ main(int argc, char *argv[])
 		rt_die("no history: set XDG_DATA_HOME or HOME, or give --history");
 	if (G.html)
 		(void)rt_html_css();    /* a missing stylesheet fails before the audit */
+	if (webhook && webhook_file)
+		rt_usage_die("--webhook and --webhook-file are exclusive");
+	if (webhook_file) {
+		if (!(G.webhook = rt_read_file(webhook_file, NULL)))
+			rt_die("%s:", webhook_file);
+		webhook_check(webhook_file);
+	} else if (webhook) {
+		G.webhook = rt_xstrdup(webhook);
+		webhook_check("--webhook");
+	} else if ((env = getenv("RETRIAL_WEBHOOK_URL")) && *env) {
+		G.webhook = rt_xstrdup(env);
+		webhook_check("RETRIAL_WEBHOOK_URL");
+	}
 	/* the quarantine list is read before the audit starts: a malformed
 	 * line stops it (file:line), as rt-quarantine does */
 	if (!G.rerender) {
@@ -1800,6 +1916,8 @@ main(int argc, char *argv[])
 	sqlite3_close(G.db);
 	if (G.annotations)
 		annotate(a);
+	if (G.webhook)
+		webhook_post(a);
 	newflaky = gating_new_flaky(a);
 	fprintf(stderr, "%s: audit %lld: ingested %ld record%s (%ld already there) "
 	    "into %s\n", rt_progname, G.audit, G.ingested, G.ingested == 1 ? "" : "s",

@@ -675,3 +675,86 @@ PY
 	status_is 0
 	has '::warning title=flaky test::t.x::a%0Ab: 1/2 failed'
 }
+
+teardown() {
+	if [ -n "${SRV_PID:-}" ]; then kill "$SRV_PID" 2>/dev/null || true; fi
+}
+
+# hook_server: a loopback webhook receiver; each POST's path and body are
+# one JSON line in $T/hook.log; a path ending in /fail answers 500.
+hook_server() {
+	python3 - "$T/hook.log" >"$T/port" <<-'PY' &
+	import sys, json
+	from http.server import BaseHTTPRequestHandler, HTTPServer
+	log = open(sys.argv[1], "a")
+	class H(BaseHTTPRequestHandler):
+	    def log_message(self, *a): pass
+	    def do_POST(self):
+	        n = int(self.headers.get("Content-Length") or 0)
+	        body = self.rfile.read(n).decode()
+	        log.write(json.dumps({"path": self.path, "type": self.headers.get("Content-Type"),
+	            "body": json.loads(body)}) + "\n")
+	        log.flush()
+	        fail = self.path.endswith("/fail")
+	        self.send_response(500 if fail else 200)
+	        self.send_header("Content-Length", "2")
+	        self.end_headers()
+	        self.wfile.write(b"ok")
+	s = HTTPServer(("127.0.0.1", 0), H)
+	print(s.server_address[1], flush=True)
+	s.serve_forever()
+	PY
+	SRV_PID=$!
+	for _ in $(seq 200); do [ -s "$T/port" ] && break; sleep 0.05; done
+	[ -s "$T/port" ]
+}
+
+@test "rt-audit: --webhook posts the headline as Slack-style JSON; a failure is one line with the status, the URL's path never shown" {
+	hook_server
+	port=$(cat "$T/port")
+	recs t.ok n1 r1 2026-11-01 0 5 > "$T/n1.jsonl"
+	{ recs t.f n2 r2 2026-11-02 2 5; recs t.ok n2 r2 2026-11-02 0 5; } > "$T/n2.jsonl"
+	rt-audit -H "$(H)" "$T/n1.jsonl" >/dev/null 2>&1
+	printf 'http://127.0.0.1:%s/services/T000/B000/SECRETTOKEN\n' "$port" > "$T/hookurl"
+	run rt-audit -H "$(H)" --webhook-file "$T/hookurl" "$T/n2.jsonl"
+	status_is 0
+	hasnt SECRETTOKEN
+	[ "$(wc -l < "$T/hook.log")" -eq 1 ]
+	jq -e '.path == "/services/T000/B000/SECRETTOKEN" and .type == "application/json"' "$T/hook.log"
+	jq -e '.body | keys == ["text"]' "$T/hook.log"
+	jq -e '.body.text | test("^Flake audit 2, [0-9T:-]+Z: 1 newly flaky, 0 no longer flaky, [0-9]+ rate changes?\\.\nNewly flaky: t\\.f: 2/5 failed \\(40\\.0%, 95% Wilson CI 11\\.7%–77\\.0%\\)$")' "$T/hook.log"
+	# the environment names it too; --audit N posts a stored night again
+	RETRIAL_WEBHOOK_URL="http://localhost:$port/x" run rt-audit -H "$(H)" --audit 2 --md /dev/null
+	status_is 0
+	[ "$(wc -l < "$T/hook.log")" -eq 2 ]
+	tail -1 "$T/hook.log" | jq -e '.path == "/x" and (.body.text | startswith("Flake audit 2, "))'
+	# a failing receiver: one line, the status, scheme and host only
+	run rt-audit -H "$(H)" --audit 2 --md /dev/null --webhook "http://127.0.0.1:$port/services/SECRETTOKEN/fail"
+	status_is 2
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "rt-audit: webhook http://127.0.0.1:$port/...: HTTP 500; audit 2 is recorded: rt-audit --audit 2 --webhook-file FILE posts it again" ]
+}
+
+@test "rt-audit: a webhook URL that is plain http to another host, not a URL, or both forms, is refused before the audit" {
+	recs t.ok n1 r1 2026-11-01 0 5 > "$T/n1.jsonl"
+	run rt-audit -H "$(H)" --webhook http://hooks.example.com/services/SECRETTOKEN "$T/n1.jsonl"
+	status_is 2
+	has "rt-audit: --webhook http://hooks.example.com/...: plain http is refused for a host that is not loopback"
+	hasnt SECRETTOKEN
+	[ ! -e "$(H)" ] || [ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 0 ]
+	printf 'http://10.0.0.1/SECRETTOKEN\n' > "$T/u"
+	run rt-audit -H "$(H)" --webhook-file "$T/u" "$T/n1.jsonl"
+	status_is 2
+	has "rt-audit: $T/u http://10.0.0.1/...: plain http is refused"
+	hasnt SECRETTOKEN
+	RETRIAL_WEBHOOK_URL='not a url' run rt-audit -H "$(H)" "$T/n1.jsonl"
+	status_is 2
+	has "RETRIAL_WEBHOOK_URL: not an http or https URL"
+	run rt-audit -H "$(H)" --webhook https://h.example/x --webhook-file "$T/u" "$T/n1.jsonl"
+	status_is 2
+	has "--webhook and --webhook-file are exclusive"
+	run rt-audit -H "$(H)" --webhook 'https://user:pw@h.example/x' "$T/n1.jsonl"
+	status_is 2
+	has "credentials in the URL are refused"
+	hasnt "pw@"
+}
