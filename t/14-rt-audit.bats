@@ -42,6 +42,17 @@ H() { echo "$T/audit.db"; }
 	has "--confidence 1.5"
 }
 
+@test "rt-audit: --list-options names every long option, the digest's new ones included" {
+	run rt-audit --list-options
+	status_is 0
+	for o in --annotations --quarantine= --webhook= --webhook-file= --html= --gate; do
+		printf '%s\n' "$output" | grep -qx -- "$o"
+	done
+	! printf '%s\n' "$output" | grep -qx -- --list-options
+	# and the generated completion offers them
+	grep -q -- '--webhook-file' "$RT_TOP/share/bash-completion/completions/rt-audit"
+}
+
 @test "rt-audit: empty input, or no trial record, exits 2 and records no audit" {
 	run rt-audit -H "$(H)" </dev/null
 	status_is 2
