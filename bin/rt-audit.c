@@ -1,7 +1,9 @@
 /* rt-audit: the nightly flake audit — ingest a night's per-case trial
  * records into a SQLite history and write a digest of what changed. Past
  * 800 lines because the digest's rules (each valid when read every night)
- * and its Markdown/HTML renderings, old audits' included, are its own. */
+ * and its Markdown/HTML renderings (the quarantined lane's table, the
+ * nightly sparklines), old audits' included, are its own; annotations
+ * and webhooks are lib/rt_notify's, test definitions lib/rt_src's. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -14,7 +16,7 @@
 
 #include "rt_audit_store.h"
 #include "rt_hash.h"
-#include "rt_http.h"
+#include "rt_notify.h"
 #include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
@@ -1535,22 +1537,6 @@ commit_digest(json_t *a)
 			    G.audit, G.audit);
 }
 
-/* GitHub's workflow command escapes: in the message % CR LF; in a
- * property also ':' and ','. */
-static void
-gh_esc(rt_buf *b, const char *s, int prop)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '%': rt_buf_adds(b, "%25"); break;
-		case '\r': rt_buf_adds(b, "%0D"); break;
-		case '\n': rt_buf_adds(b, "%0A"); break;
-		case ':': if (prop) { rt_buf_adds(b, "%3A"); break; } /* FALLTHROUGH */
-		case ',': if (prop) { rt_buf_adds(b, "%2C"); break; } /* FALLTHROUGH */
-		default: rt_buf_addc(b, *s);
-		}
-}
-
 /* --annotations: one ::warning per newly flaky test off the quarantine
  * list, at its file and the line of its definition when the language's
  * parser finds it (rt_src_test_def); the message in rt_say's words. */
@@ -1560,28 +1546,22 @@ annotate(json_t *a)
 	json_t *o, *rev;
 	size_t i;
 	rt_buf b = { 0 }, m = { 0 };
-	char *file;
+	char *file, ln[32];
+	const char *props[7] = { "file", NULL, "line", NULL, "title", "flaky test", NULL };
 	long line;
 
 	json_array_foreach(json_object_get(a, "new_flaky"), i, o) {
 		if (json_is_true(json_object_get(o, "quarantined")))
 			continue;
 		rt_src_test_def(".", jstr(o, "case"), &file, &line);
+		snprintf(ln, sizeof ln, "%ld", line);
+		props[1] = file;
+		props[3] = file && line > 0 ? ln : NULL;
 		b.len = m.len = 0;
-		rt_buf_adds(&b, "::warning ");
-		if (file) {
-			rt_buf_adds(&b, "file=");
-			gh_esc(&b, file, 1);
-			if (line > 0)
-				rt_buf_printf(&b, ",line=%ld", line);
-			rt_buf_addc(&b, ',');
-		}
-		rt_buf_adds(&b, "title=flaky test::");
 		rev = json_object_get(o, "first_revision");
 		rt_buf_printf(&m, "%s: %s, newly flaky on revision %s", jstr(o, "case"),
 		    rsum(o, "on_revision"), json_is_string(rev) ? json_string_value(rev) : "(none)");
-		gh_esc(&b, rt_buf_str(&m), 0);
-		rt_buf_addc(&b, '\n');
+		rt_gh_command(&b, "warning", props, rt_buf_str(&m));
 		fwrite(b.data, 1, b.len, stdout);
 		free(file);
 	}
@@ -1589,29 +1569,21 @@ annotate(json_t *a)
 	rt_buf_free(&m);
 }
 
-/* The webhook URL checked before anything is done: https, or http to a
- * loopback host (127.0.0.0/8, ::1, localhost), no credentials in it. It
- * is a secret (Slack's carries its token in the path), so messages show
- * its scheme and host only. */
+/* The webhook URL checked before anything is done (rt_webhook_check);
+ * messages name it by its scheme and host only. */
 static void
 webhook_check(const char *from)
 {
-	rt_url u;
-	char *v = G.webhook;
+	char err[256], *v = G.webhook;
 	size_t n = strlen(v);
 
 	while (n && (v[n - 1] == '\n' || v[n - 1] == '\r' || v[n - 1] == ' '))
 		v[--n] = '\0';
-	if (rt_url_parse(v, &u) < 0)
-		rt_usage_die("%s: not an http or https URL", from);
-	G.webhook_shown = rt_xasprintf("%s://%s%s%s/...", u.scheme, u.host,
-	    u.port ? ":" : "", u.port ? u.port : "");
-	if (u.userinfo)
-		rt_usage_die("%s %s: credentials in the URL are refused", from, G.webhook_shown);
-	if (strcmp(u.scheme, "https") && !rt_host_is_loopback(u.host))
-		rt_usage_die("%s %s: plain http is refused for a host that is not loopback "
-		    "(127.0.0.0/8, ::1, localhost); use https", from, G.webhook_shown);
-	rt_url_free(&u);
+	if (rt_webhook_check(v, &G.webhook_shown, err, sizeof err) < 0) {
+		if (G.webhook_shown)
+			rt_usage_die("%s %s: %s", from, G.webhook_shown, err);
+		rt_usage_die("%s: %s", from, err);
+	}
 }
 
 /* The digest's headline, as the notification says it: the night's news
@@ -1640,42 +1612,13 @@ headline(json_t *a)
 static void
 webhook_post(json_t *a)
 {
-	static const char *const hdr[] = { "Content-Type: application/json", NULL };
-	char *text = headline(a), *body;
-	json_t *j = json_object();
-	rt_http_req req = { 0 };
-	rt_http_resp resp;
+	char *text = headline(a), err[320];
 	long long n = json_integer_value(json_object_get(a, "audit"));
 
-	json_object_set_new(j, "text", json_string(text));
-	body = json_dumps(j, JSON_COMPACT);
-	json_decref(j);
-	free(text);
-	req.method = "POST";
-	req.url = G.webhook;
-	req.headers = hdr;
-	req.body = body;
-	req.body_len = strlen(body);
-	req.timeout_s = 30;
-	req.max_response = 65536;
-	memset(&resp, 0, sizeof resp);
-	rt_http_init();
-	rt_http_perform(&req, &resp, 1);
-	free(body);
-	if (resp.status < 200 || resp.status > 299) {
-		char what[320];
-		if (resp.status)
-			snprintf(what, sizeof what, "HTTP %ld", resp.status);
-		else
-			snprintf(what, sizeof what, "no response (%s)", resp.error[0] ?
-			    resp.error : "unknown error");
-		rt_http_resp_free(&resp);
-		rt_http_cleanup();
+	if (rt_webhook_post(G.webhook, text, err, sizeof err) < 0)
 		rt_die("webhook %s: %s; audit %lld is recorded: rt-audit --audit %lld "
-		    "--webhook-file FILE posts it again", G.webhook_shown, what, n, n);
-	}
-	rt_http_resp_free(&resp);
-	rt_http_cleanup();
+		    "--webhook-file FILE posts it again", G.webhook_shown, err, n, n);
+	free(text);
 }
 
 /* --gate counts the newly flaky tests off the quarantine list only: the
@@ -1777,6 +1720,11 @@ main(int argc, char *argv[])
 	G.top = 10;
 	G.window = 30;
 	G.conf = 0.95;
+	G.qfile = NULL;             /* main may run again (the fuzz harness) */
+	G.annotations = 0;
+	free(G.webhook);
+	free(G.webhook_shown);
+	G.webhook = G.webhook_shown = NULL;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (opt) {
