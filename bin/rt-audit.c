@@ -1603,7 +1603,8 @@ headline(json_t *a)
 	json_array_foreach(json_object_get(a, "new_flaky"), i, o)
 		rt_buf_printf(&b, "\nNewly flaky: %s: %s%s", jstr(o, "case"), rsum(o, "on_revision"),
 		    json_is_true(json_object_get(o, "quarantined")) ? " (quarantined, not gating)" : "");
-	return rt_xstrdup(rt_buf_str(&b));
+	rt_buf_str(&b);
+	return b.data;
 }
 
 /* --webhook: the headline as {"text": ...} (Slack's incoming webhooks,
