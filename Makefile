@@ -41,6 +41,7 @@ LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt
 	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o lib/rt_plan.o lib/rt_hyp.o lib/rt_tournament.o \
 	lib/rt_quarantine.o lib/rt_codeowners.o lib/rt_records.o $(STATS_OBJ)
 LIB_OBJ  += lib/rt_fix.o lib/rt_github.o lib/rt_quar_issue.o
+LIB_OBJ  += lib/rt_notify.o
 LIB_HDR   = $(LIB_OBJ:.o=.h)
 STATS_SO_VER = 0
 
@@ -169,6 +170,8 @@ install: all
 	cp -Rf share/retrial/. $(DESTDIR)$(SHAREDIR)/
 	# the assertion-inventory helpers: Go source (built on use) and node
 	chmod 755 $(DESTDIR)$(SHAREDIR)/rt-inventory.js
+	# the stylesheet rt-report --html and rt-audit --html embed
+	chmod 644 $(DESTDIR)$(SHAREDIR)/retrial.css
 	chmod 644 $(DESTDIR)$(SHAREDIR)/inventory-go/main.go $(DESTDIR)$(SHAREDIR)/inventory-go/go.mod
 	mkdir -p $(DESTDIR)$(SHAREDIR)/examples
 	cp -f examples/nightly-audit.sh $(DESTDIR)$(SHAREDIR)/examples/

@@ -1,7 +1,9 @@
 /* rt-audit: the nightly flake audit — ingest a night's per-case trial
  * records into a SQLite history and write a digest of what changed. Past
  * 800 lines because the digest's rules (each valid when read every night)
- * and its Markdown/HTML renderings, old audits' included, are its own. */
+ * and its Markdown/HTML renderings (the quarantined lane's table, the
+ * nightly sparklines), old audits' included, are its own; annotations
+ * and webhooks are lib/rt_notify's, test definitions lib/rt_src's. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -14,13 +16,16 @@
 
 #include "rt_audit_store.h"
 #include "rt_hash.h"
+#include "rt_notify.h"
 #include "rt_cli.h"
 #include "rt_github.h"
 #include "rt_http.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
+#include "rt_src.h"
 #include "rt_md.h"
 #include "rt_out.h"
+#include "rt_quarantine.h"
 #include "rt_stats.h"
 #include "rt_text.h"
 #include "rt_trial.h"
@@ -29,6 +34,8 @@
 enum { OPT_MD = 1100, OPT_HTML, OPT_JSON, OPT_REVISION, OPT_CONF, OPT_AUDIT, OPT_SAME_RUN };
 /* --pr-comment and its GitHub options (rt_github) */
 enum { OPT_PR_COMMENT = 1150, OPT_GITHUB, OPT_TOKEN_FILE };
+/* the digest's lanes and where it goes (issue 21) */
+enum { OPT_QUARANTINE = 1200, OPT_ANNOTATIONS, OPT_WEBHOOK, OPT_WEBHOOK_FILE };
 
 static struct {
 	const char *history, *run, *revision;
@@ -43,6 +50,11 @@ static struct {
 	char at[32];
 	char *dfile, *drun;     /* a file's default run, from its first record */
 	long read, ingested, duplicates, counted, nocase, other;
+	const char *qfile;      /* the quarantine list, or NULL */
+	rt_quar_list q;
+	int annotations;
+	char *webhook;          /* a secret: never printed but scrubbed */
+	char *webhook_shown;
 } G;
 
 static void
@@ -52,8 +64,10 @@ usage(FILE *f)
 	    "usage: rt-audit [-gC] [-H FILE] [-r RUN [--same-run]] [--revision REV] [-n N]\n"
 	    "                [-w W] [--confidence C] [--md FILE] [--html FILE] [--json FILE]\n"
 	    "                [--pr-comment N [--github OWNER/REPO] [--token-file FILE]]\n"
-	    "                [file ...]\n"
+	    "                [--quarantine FILE] [--annotations]\n"
+	    "                [--webhook URL | --webhook-file FILE] [file ...]\n"
 	    "       rt-audit --audit N [-g] [-H FILE] [--md FILE] [--html FILE] [--json FILE]\n"
+	    "                [--annotations] [--webhook URL | --webhook-file FILE]\n"
 	    "Ingest per-case trial records (rt-junit, rt-collect --junit) into the flake\n"
 	    "history and write the digest: new flaky tests, tests no longer flaky, rate\n"
 	    "changes, the top rates and quarantine candidates.\n"
@@ -69,6 +83,15 @@ usage(FILE *f)
 	    "      --md FILE           write the Markdown digest to FILE (- stdout)\n"
 	    "      --html FILE         write the HTML digest to FILE\n"
 	    "      --json FILE         write the digest as one JSON record to FILE\n"
+	    "      --quarantine FILE   the quarantine list: its tests a lane that never\n"
+	    "                          gates ($RETRIAL_QUARANTINE, else " RT_QUAR_DEFAULT "\n"
+	    "                          when it exists)\n"
+	    "      --annotations       print a GitHub ::warning for each newly flaky test\n"
+	    "                          at its definition (no Markdown on stdout then)\n"
+	    "      --webhook URL       post the headline as Slack-style JSON to URL\n"
+	    "                          (else $RETRIAL_WEBHOOK_URL); https, or http to\n"
+	    "                          a loopback host\n"
+	    "      --webhook-file FILE read the webhook URL from FILE\n"
 	    "  -a, --audit N           write the digest of stored audit N again\n"
 	    "      --pr-comment N      put the Markdown digest in one comment on pull\n"
 	    "                          request (or issue) N, updated on later nights\n"
@@ -648,6 +671,172 @@ scalar(const char *sql)
 	return v;
 }
 
+/* ---- the quarantine lane and the nightly rates ---- */
+
+static const char *jstr(json_t *o, const char *k);
+
+/* The list's entry for case c, or NULL. */
+static rt_quar_entry *
+quarantined_entry(const char *c)
+{
+	return G.qfile ? rt_quar_find(&G.q, c) : NULL;
+}
+
+/* Mark each item of v whose case is on the quarantine list: its rate is
+ * measured, and it never counts for --gate. */
+static void
+mark_quarantined(json_t *v)
+{
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(v, i, o)
+		if (quarantined_entry(jstr(o, "case")))
+			json_object_set_new(o, "quarantined", json_true());
+}
+
+/* The list's entries as of tonight, each with its test's rate over the
+ * window (null when the history holds none of its records). */
+static json_t *
+quarantine_lane(void)
+{
+	json_t *out = json_array(), *o;
+	sqlite3_stmt *cases, *q;
+	char today[11];
+	char **ids = NULL;
+	size_t nids = 0, i, j;
+	const char *c;
+	rt_quar_entry *e;
+
+	if (!G.qfile)
+		return out;
+	memcpy(today, G.at, 10);
+	today[10] = '\0';
+	cases = prep("SELECT DISTINCT case_id FROM results ORDER BY case_id");
+	while (sqlite3_step(cases) == SQLITE_ROW) {
+		ids = rt_xrealloc(ids, (nids + 1) * sizeof *ids);
+		ids[nids++] = rt_xstrdup(col_text(cases, 0));
+	}
+	sqlite3_finalize(cases);
+	q = prep("SELECT sum(failed), count(failed) FROM results WHERE case_id = ?2"
+	    " AND failed IS NOT NULL AND run IN " WINDOW_RUNS);
+	for (i = 0; i < G.q.n; i++) {
+		e = &G.q.e[i];
+		if (!e->id)
+			continue;
+		c = NULL;
+		for (j = 0; j < nids && !c; j++)
+			if (rt_quar_match(e, ids[j]) == 2)
+				c = ids[j];
+		for (j = 0; j < nids && !c; j++)
+			if (rt_quar_match(e, ids[j]))
+				c = ids[j];
+		o = json_object();
+		json_object_set_new(o, "case", json_string(c ? c : e->id));
+		json_object_set_new(o, "in_history", json_boolean(c != NULL));
+		json_object_set_new(o, "line", json_integer(e->line));
+		json_object_set_new(o, "owner", e->owner ? json_string(e->owner) : json_null());
+		json_object_set_new(o, "since", e->since ? json_string(e->since) : json_null());
+		json_object_set_new(o, "expires", e->expires ? json_string(e->expires) : json_null());
+		json_object_set_new(o, "days_left", e->expires ?
+		    json_integer(rt_quar_days(e->expires) - rt_quar_days(today)) : json_null());
+		json_object_set_new(o, "issue", e->issue ? json_string(e->issue) : json_null());
+		json_object_set_new(o, "rate", json_null());
+		if (c) {
+			sqlite3_bind_int64(q, 1, G.window);
+			sqlite3_bind_text(q, 2, c, -1, SQLITE_TRANSIENT);
+			if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int64(q, 1) > 0)
+				json_object_set_new(o, "rate", rate_obj(sqlite3_column_int64(q, 0),
+				    sqlite3_column_int64(q, 1), NULL));
+			sqlite3_reset(q);
+		}
+		json_array_append_new(out, o);
+	}
+	sqlite3_finalize(q);
+	for (j = 0; j < nids; j++)
+		free(ids[j]);
+	free(ids);
+	return out;
+}
+
+/* Is c among the cases already in the nightly list? */
+static int
+nightly_has(json_t *nightly, const char *c)
+{
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(nightly, i, o)
+		if (!strcmp(jstr(o, "case"), c))
+			return 1;
+	return 0;
+}
+
+/* Each test the digest names (the top rates, the newly flaky, the
+ * candidates, the quarantined), with its rate in each run of the window:
+ * one point per night, each with its own interval (rate_obj's). */
+static void
+nightly_add(json_t *nightly, const char *c)
+{
+	runcount *v;
+	size_t nv, i;
+	json_t *o, *nights, *r;
+	long k = 0, n = 0;
+
+	if (!*c || nightly_has(nightly, c))
+		return;
+	nv = case_runs(c, &v);
+	nights = json_array();
+	for (i = 0; i < nv; i++) {
+		if (!v[i].in_window || v[i].n == 0)
+			continue;
+		k += v[i].k, n += v[i].n;
+		r = rate_obj(v[i].k, v[i].n, NULL);
+		json_object_set_new(r, "run", json_string(v[i].run));
+		json_array_append_new(nights, r);
+	}
+	runs_free(v, nv);
+	o = json_object();
+	json_object_set_new(o, "case", json_string(c));
+	json_object_set_new(o, "quarantined", json_boolean(quarantined_entry(c) != NULL));
+	json_object_set_new(o, "window_rate", n ? rate_obj(k, n, NULL) : json_null());
+	json_object_set_new(o, "nights", nights);
+	json_array_append_new(nightly, o);
+}
+
+static json_t *
+nightly_rates(json_t *d)
+{
+	static const char *const lists[] = { "new_flaky", "top", "quarantine",
+	    "quarantined", NULL };
+	json_t *nightly = json_array(), *o;
+	size_t i, k;
+
+	for (k = 0; lists[k]; k++)
+		json_array_foreach(json_object_get(d, lists[k]), i, o)
+			if (strcmp(lists[k], "quarantined") || json_is_true(json_object_get(o,
+			    "in_history")))
+				nightly_add(nightly, jstr(o, "case"));
+	return nightly;
+}
+
+/* The audit before this one, for "since last night"; null for the first. */
+static json_t *
+previous_audit(void)
+{
+	sqlite3_stmt *st = prep("SELECT id, at FROM audits WHERE id < ?1 ORDER BY id DESC LIMIT 1");
+	json_t *o = json_null();
+
+	sqlite3_bind_int64(st, 1, G.audit);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		o = json_object();
+		json_object_set_new(o, "audit", json_integer(sqlite3_column_int64(st, 0)));
+		json_object_set_new(o, "at", json_string(col_text(st, 1)));
+	}
+	sqlite3_finalize(st);
+	return o;
+}
+
 static json_t *
 audit(void)
 {
@@ -685,6 +874,14 @@ audit(void)
 	rates(top, quar);
 	json_object_set_new(d, "top", top);
 	json_object_set_new(d, "quarantine", quar);
+	json_object_set_new(d, "previous", previous_audit());
+	if (G.qfile)
+		json_object_set_new(d, "quarantine_list", json_string(G.qfile));
+	json_object_set_new(d, "quarantined", quarantine_lane());
+	mark_quarantined(json_object_get(d, "new_flaky"));
+	mark_quarantined(top);
+	mark_quarantined(quar);
+	json_object_set_new(d, "nightly", nightly_rates(d));
 	case_runs(NULL, NULL);
 	return d;
 }
@@ -808,6 +1005,258 @@ d_end(doc *d, size_t n)
 		rt_buf_adds(&d->b, "</ul>\n");
 }
 
+/* "Since last night": tonight's news against the audit before, in counts. */
+static void
+d_since(doc *d, json_t *a)
+{
+	json_t *prev = json_object_get(a, "previous"), *o;
+	size_t nf = json_array_size(json_object_get(a, "new_flaky")), i, nq = 0;
+	char line[600], when[160];
+
+	json_array_foreach(json_object_get(a, "new_flaky"), i, o)
+		if (json_is_true(json_object_get(o, "quarantined")))
+			nq++;
+	if (json_is_object(prev))
+		snprintf(when, sizeof when, " (against audit %lld, %s)",
+		    (long long)json_integer_value(json_object_get(prev, "audit")), jstr(prev, "at"));
+	else if (prev)
+		snprintf(when, sizeof when, " (the history's first audit)");
+	else
+		when[0] = '\0';
+	snprintf(line, sizeof line, "%zu newly flaky%s, %zu no longer flaky, %zu rate "
+	    "change%s.", nf, !nq ? "" : nq == nf ? " (quarantined, not gating)" :
+	    " (some quarantined, not gating)",
+	    json_array_size(json_object_get(a, "no_longer_flaky")),
+	    json_array_size(json_object_get(a, "rate_changes")),
+	    json_array_size(json_object_get(a, "rate_changes")) == 1 ? "" : "s");
+	if (d->html) {
+		rt_buf_adds(&d->b, "<p class=\"since\" id=\"since-last-night\"><strong>Since last "
+		    "night</strong>");
+		html_esc(&d->b, when);
+		rt_buf_adds(&d->b, ": ");
+		html_esc(&d->b, line);
+		rt_buf_adds(&d->b, "</p>\n");
+	} else {
+		rt_buf_printf(&d->b, "\n**Since last night**%s: %s\n", when, line);
+	}
+}
+
+/* One test's nightly rates as a sparkline: a point per run of the window
+ * at its rate, its interval a band behind it, on a fixed 0–100% scale so
+ * the lines compare. The <title> says each night's numbers in words. */
+#define SP_STEP 10.0
+#define SP_H 30.0
+static void
+svg_spark(rt_buf *b, json_t *t, long long window)
+{
+	json_t *nights = json_object_get(t, "nights"), *r;
+	size_t n = json_array_size(nights), i;
+	double w = (n ? (double)n : 1) * SP_STEP + 4, x, y;
+	rt_buf tt = { 0 };
+
+	rt_buf_printf(&tt, "%s, nightly failure rate, %zu of the last %lld runs: ",
+	    jstr(t, "case"), n, window);
+	json_array_foreach(nights, i, r)
+		rt_buf_printf(&tt, "%s%s: %s", i ? "; " : "", jstr(r, "run"), jstr(r, "summary"));
+	if (!n)
+		rt_buf_adds(&tt, "no runs in the window");
+	rt_buf_printf(b, "<svg class=\"spark\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\"><title>",
+	    w, SP_H, w, SP_H);
+	html_esc(b, rt_buf_str(&tt));
+	rt_buf_adds(b, "</title>");
+#define SP_Y(p) (2 + (1 - (p)) * (SP_H - 4))
+	json_array_foreach(nights, i, r) {
+		double lo = json_number_value(json_object_get(r, "ci_low"));
+		double hi = json_number_value(json_object_get(r, "ci_high"));
+		x = 2 + SP_STEP * (i + 0.5);
+		rt_buf_printf(b, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		    "height=\"%.1f\"/>", x - 3, SP_Y(hi), 6.0, SP_Y(lo) - SP_Y(hi));
+	}
+	if (n > 1) {
+		rt_buf_adds(b, "<polyline class=\"est\" points=\"");
+		json_array_foreach(nights, i, r)
+			rt_buf_printf(b, "%s%.1f,%.1f", i ? " " : "", 2 + SP_STEP * (i + 0.5),
+			    SP_Y(json_number_value(json_object_get(r, "rate"))));
+		rt_buf_adds(b, "\"/>");
+	}
+	json_array_foreach(nights, i, r) {
+		double p = json_number_value(json_object_get(r, "rate"));
+		x = 2 + SP_STEP * (i + 0.5);
+		y = SP_Y(p);
+		rt_buf_printf(b, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>",
+		    json_integer_value(json_object_get(r, "failures")) ? "" : " zero", x, y);
+	}
+#undef SP_Y
+	rt_buf_adds(b, "</svg>");
+	rt_buf_free(&tt);
+}
+
+static json_t *
+nightly_of(json_t *a, const char *c)
+{
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(json_object_get(a, "nightly"), i, o)
+		if (!strcmp(jstr(o, "case"), c))
+			return o;
+	return NULL;
+}
+
+/* The tests off the quarantine list, each with its window rate and its
+ * sparkline: the gating lane (HTML only; the Markdown has the top rates). */
+static void
+d_nightly(doc *d, json_t *a, long long window)
+{
+	json_t *v = json_object_get(a, "nightly"), *o;
+	size_t i, n = 0;
+
+	if (!d->html || !v)
+		return;
+	json_array_foreach(v, i, o)
+		if (!json_is_true(json_object_get(o, "quarantined")))
+			n++;
+	rt_buf_printf(&d->b, "<h2>Nightly rates, last %lld runs (%zu)</h2>\n", window, n);
+	if (!n) {
+		rt_buf_adds(&d->b, "<p>No test to show.</p>\n");
+		return;
+	}
+	rt_buf_adds(&d->b, "<p>One point per run at its failure rate, the band its "
+	    "interval; the scale runs from 0 to 100%. Hover a line for its numbers.</p>\n"
+	    "<table class=\"nightly\">\n<tr><th class=\"id\">Test</th><th>Nightly</th>"
+	    "<th class=\"id\">Rate in the window</th></tr>\n");
+	json_array_foreach(v, i, o) {
+		if (json_is_true(json_object_get(o, "quarantined")))
+			continue;
+		rt_buf_adds(&d->b, "<tr><td class=\"id\"><code>");
+		html_esc(&d->b, jstr(o, "case"));
+		rt_buf_adds(&d->b, "</code></td><td>");
+		svg_spark(&d->b, o, window);
+		rt_buf_adds(&d->b, "</td><td class=\"id\">");
+		html_esc(&d->b, json_is_object(json_object_get(o, "window_rate")) ?
+		    rsum(o, "window_rate") : "no runs in the window");
+		rt_buf_adds(&d->b, "</td></tr>\n");
+	}
+	rt_buf_adds(&d->b, "</table>\n");
+}
+
+/* Markdown table cell text: a code span whose '|' cannot split the row. */
+static void
+md_cell(rt_buf *b, const char *s, int code)
+{
+	rt_buf t = { 0 };
+	const char *p;
+	char *v;
+
+	if (code) {
+		rt_md_code(&t, s);
+	} else {
+		v = rt_visible(s);
+		rt_buf_adds(&t, v);
+		free(v);
+	}
+	for (p = rt_buf_str(&t); *p; p++) {
+		if (*p == '|')
+			rt_buf_addc(b, '\\');
+		rt_buf_addc(b, *p);
+	}
+	rt_buf_free(&t);
+}
+
+/* The quarantine list as of that night: ID, owner, expiry, days left,
+ * issue, and the test's rate in the window — measured, never gating. */
+static void
+d_quarantined(doc *d, json_t *a, long long window)
+{
+	json_t *v = json_object_get(a, "quarantined"), *o, *dl, *nt;
+	size_t i;
+	char days[64], note[300];
+	const char *iss;
+
+	if (!v || (!json_object_get(a, "quarantine_list") && !json_array_size(v)))
+		return;
+	snprintf(note, sizeof note, "From %s. Quarantined tests keep running: their "
+	    "rates are measured, over the last %lld runs, and never count for --gate.",
+	    jstr(a, "quarantine_list"), window);
+	/* a table, not d_head's list */
+	if (d->html) {
+		rt_buf_printf(&d->b, "<h2>Quarantined, a lane that does not gate (%zu)</h2>\n<p>",
+		    json_array_size(v));
+		html_esc(&d->b, note);
+		rt_buf_adds(&d->b, "</p>\n");
+	} else {
+		rt_buf_printf(&d->b, "\n## Quarantined, a lane that does not gate (%zu)\n\n%s\n\n",
+		    json_array_size(v), note);
+	}
+	if (!json_array_size(v)) {
+		rt_buf_adds(&d->b, d->html ? "<p>The list is empty.</p>\n" : "The list is empty.\n");
+		return;
+	}
+	if (d->html) {
+		rt_buf_adds(&d->b, "<table class=\"quarantine\">\n<tr><th class=\"id\">ID</th>"
+		    "<th class=\"id\">Owner</th><th>Expires</th><th>Days left</th>"
+		    "<th class=\"id\">Issue</th><th class=\"id\">Rate in the window</th>"
+		    "<th>Nightly</th></tr>\n");
+	} else {
+		rt_buf_adds(&d->b, "| ID | Owner | Expires | Days left | Issue | Rate in the "
+		    "window |\n|---|---|---|---|---|---|\n");
+	}
+	json_array_foreach(v, i, o) {
+		dl = json_object_get(o, "days_left");
+		if (!json_is_integer(dl))
+			snprintf(days, sizeof days, "no expiry");
+		else if (json_integer_value(dl) < 0)
+			snprintf(days, sizeof days, "expired %lld days ago",
+			    -(long long)json_integer_value(dl));
+		else
+			snprintf(days, sizeof days, "%lld", (long long)json_integer_value(dl));
+		iss = jstr(o, "issue");
+		if (d->html) {
+			rt_buf_adds(&d->b, "<tr><td class=\"id\"><code>");
+			html_esc(&d->b, jstr(o, "case"));
+			rt_buf_adds(&d->b, "</code></td><td class=\"id\">");
+			html_esc(&d->b, *jstr(o, "owner") ? jstr(o, "owner") : "none");
+			rt_buf_adds(&d->b, "</td><td>");
+			html_esc(&d->b, *jstr(o, "expires") ? jstr(o, "expires") : "never");
+			rt_buf_printf(&d->b, "</td><td%s>", json_is_integer(dl) &&
+			    json_integer_value(dl) < 0 ? " class=\"expired\"" : "");
+			html_esc(&d->b, days);
+			rt_buf_adds(&d->b, "</td><td class=\"id\">");
+			if (!strncmp(iss, "https://", 8) || !strncmp(iss, "http://", 7)) {
+				rt_buf_adds(&d->b, "<a href=\"");
+				html_esc(&d->b, iss);
+				rt_buf_adds(&d->b, "\">");
+				html_esc(&d->b, iss);
+				rt_buf_adds(&d->b, "</a>");
+			} else {
+				html_esc(&d->b, *iss ? iss : "none");
+			}
+			rt_buf_adds(&d->b, "</td><td class=\"id lane\">");
+			html_esc(&d->b, json_object_get(o, "rate") && !json_is_null(json_object_get(o,
+			    "rate")) ? rsum(o, "rate") : "no runs in the window");
+			rt_buf_adds(&d->b, "</td><td>");
+			if ((nt = nightly_of(a, jstr(o, "case"))))
+				svg_spark(&d->b, nt, window);
+			rt_buf_adds(&d->b, "</td></tr>\n");
+		} else {
+			rt_buf_adds(&d->b, "| ");
+			md_cell(&d->b, jstr(o, "case"), 1);
+			rt_buf_adds(&d->b, " | ");
+			md_cell(&d->b, *jstr(o, "owner") ? jstr(o, "owner") : "none", 0);
+			rt_buf_adds(&d->b, " | ");
+			md_cell(&d->b, *jstr(o, "expires") ? jstr(o, "expires") : "never", 0);
+			rt_buf_printf(&d->b, " | %s | ", days);
+			md_cell(&d->b, *iss ? iss : "none", 0);
+			rt_buf_adds(&d->b, " | ");
+			md_cell(&d->b, json_object_get(o, "rate") && !json_is_null(json_object_get(o,
+			    "rate")) ? rsum(o, "rate") : "no runs in the window", 0);
+			rt_buf_adds(&d->b, " |\n");
+		}
+	}
+	if (d->html)
+		rt_buf_adds(&d->b, "</table>\n");
+}
+
 static void
 render(doc *d, json_t *a)
 {
@@ -821,10 +1270,12 @@ render(doc *d, json_t *a)
 	snprintf(line, sizeof line, "Flake audit %lld, %s", (long long)json_integer_value(
 	    json_object_get(a, "audit")), jstr(a, "at"));
 	if (d->html) {
-		rt_buf_adds(&d->b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+		rt_buf_adds(&d->b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		    "<title>");
 		html_esc(&d->b, line);
-		rt_buf_adds(&d->b, "</title></head>\n<body>\n<h1>");
+		rt_buf_adds(&d->b, "</title>\n");
+		rt_html_style(&d->b);
+		rt_buf_adds(&d->b, "</head>\n<body>\n<main>\n<h1>");
 		html_esc(&d->b, line);
 		rt_buf_adds(&d->b, "</h1>\n<p>");
 	} else {
@@ -843,14 +1294,17 @@ render(doc *d, json_t *a)
 	} else {
 		rt_buf_printf(&d->b, "%s\n", line);
 	}
+	d_since(d, a);
 
 	v = json_object_get(a, "new_flaky");
 	d_head(d, "Newly flaky", json_array_size(v), "No test became flaky.", NULL);
 	json_array_foreach(v, i, o) {
 		json_t *rev = json_object_get(o, "first_revision");
-		snprintf(line, sizeof line, "first flaky on revision %s, seen %s (run %s): %s",
+		snprintf(line, sizeof line, "first flaky on revision %s, seen %s (run %s): %s%s",
 		    json_is_string(rev) ? json_string_value(rev) : "(none)",
-		    jstr(o, "first_seen"), jstr(o, "first_run"), rsum(o, "on_revision"));
+		    jstr(o, "first_seen"), jstr(o, "first_run"), rsum(o, "on_revision"),
+		    json_is_true(json_object_get(o, "quarantined")) ? "; quarantined, not "
+		    "gating" : "");
 		d_item(d, jstr(o, "case"), line);
 	}
 	d_end(d, json_array_size(v));
@@ -935,11 +1389,13 @@ render(doc *d, json_t *a)
 	snprintf(ch, sizeof ch, "Highest failure rates, last %lld runs", window);
 	d_head(d, ch, json_array_size(v), "No test failed in the window.", NULL);
 	json_array_foreach(v, i, o) {
-		snprintf(line, sizeof line, "%s%s", rsum(o, "rate"),
-		    json_is_true(json_object_get(o, "flaky")) ? "; flaky" : "");
+		snprintf(line, sizeof line, "%s%s%s", rsum(o, "rate"),
+		    json_is_true(json_object_get(o, "flaky")) ? "; flaky" : "",
+		    json_is_true(json_object_get(o, "quarantined")) ? "; quarantined" : "");
 		d_item(d, jstr(o, "case"), line);
 	}
 	d_end(d, json_array_size(v));
+	d_nightly(d, a, window);
 
 	v = json_object_get(a, "quarantine");
 	d_head(d, "Quarantine candidates", json_array_size(v),
@@ -977,8 +1433,9 @@ render(doc *d, json_t *a)
 		d_item(d, jstr(o, "case"), line);
 	}
 	d_end(d, json_array_size(v));
+	d_quarantined(d, a, window);
 	if (d->html)
-		rt_buf_adds(&d->b, "</body></html>\n");
+		rt_buf_adds(&d->b, "</main>\n</body></html>\n");
 }
 
 /* The digest in each form asked for, in order: files, then standard
@@ -996,7 +1453,7 @@ outputs(json_t *a, output out[3])
 	doc d;
 	char *j;
 
-	if (G.md || (!G.html && !G.json)) {
+	if (G.md || (!G.html && !G.json && !G.annotations)) {
 		memset(&d, 0, sizeof d);
 		render(&d, a);
 		out[n].path = G.md ? G.md : "-";
@@ -1163,6 +1620,105 @@ pr_comment(json_t *a, long long audit)
 	rt_http_cleanup();
 }
 
+/* --annotations: one ::warning per newly flaky test off the quarantine
+ * list, at its file and the line of its definition when the language's
+ * parser finds it (rt_src_test_def); the message in rt_say's words. */
+static void
+annotate(json_t *a)
+{
+	json_t *o, *rev;
+	size_t i;
+	rt_buf b = { 0 }, m = { 0 };
+	char *file, ln[32];
+	const char *props[7] = { "file", NULL, "line", NULL, "title", "flaky test", NULL };
+	long line;
+
+	json_array_foreach(json_object_get(a, "new_flaky"), i, o) {
+		if (json_is_true(json_object_get(o, "quarantined")))
+			continue;
+		rt_src_test_def(".", jstr(o, "case"), &file, &line);
+		snprintf(ln, sizeof ln, "%ld", line);
+		props[1] = file;
+		props[3] = file && line > 0 ? ln : NULL;
+		b.len = m.len = 0;
+		rev = json_object_get(o, "first_revision");
+		rt_buf_printf(&m, "%s: %s, newly flaky on revision %s", jstr(o, "case"),
+		    rsum(o, "on_revision"), json_is_string(rev) ? json_string_value(rev) : "(none)");
+		rt_gh_command(&b, "warning", props, rt_buf_str(&m));
+		fwrite(b.data, 1, b.len, stdout);
+		free(file);
+	}
+	rt_buf_free(&b);
+	rt_buf_free(&m);
+}
+
+/* The webhook URL checked before anything is done (rt_webhook_check);
+ * messages name it by its scheme and host only. */
+static void
+webhook_check(const char *from)
+{
+	char err[256], *v = G.webhook;
+	size_t n = strlen(v);
+
+	while (n && (v[n - 1] == '\n' || v[n - 1] == '\r' || v[n - 1] == ' '))
+		v[--n] = '\0';
+	if (rt_webhook_check(v, &G.webhook_shown, err, sizeof err) < 0) {
+		if (G.webhook_shown)
+			rt_usage_die("%s %s: %s", from, G.webhook_shown, err);
+		rt_usage_die("%s: %s", from, err);
+	}
+}
+
+/* The digest's headline, as the notification says it: the night's news
+ * in counts, then each newly flaky test with its count and interval. */
+static char *
+headline(json_t *a)
+{
+	rt_buf b = { 0 };
+	json_t *o;
+	size_t i, nf = json_array_size(json_object_get(a, "new_flaky"));
+	size_t nc = json_array_size(json_object_get(a, "rate_changes"));
+
+	rt_buf_printf(&b, "Flake audit %lld, %s: %zu newly flaky, %zu no longer flaky, "
+	    "%zu rate change%s.", (long long)json_integer_value(json_object_get(a, "audit")),
+	    jstr(a, "at"), nf, json_array_size(json_object_get(a, "no_longer_flaky")), nc,
+	    nc == 1 ? "" : "s");
+	json_array_foreach(json_object_get(a, "new_flaky"), i, o)
+		rt_buf_printf(&b, "\nNewly flaky: %s: %s%s", jstr(o, "case"), rsum(o, "on_revision"),
+		    json_is_true(json_object_get(o, "quarantined")) ? " (quarantined, not gating)" : "");
+	rt_buf_str(&b);
+	return b.data;
+}
+
+/* --webhook: the headline as {"text": ...} (Slack's incoming webhooks,
+ * and the many that read the same shape). A failure is one line with the
+ * status; the audit stays recorded, and --audit N posts it again. */
+static void
+webhook_post(json_t *a)
+{
+	char *text = headline(a), err[320];
+	long long n = json_integer_value(json_object_get(a, "audit"));
+
+	if (rt_webhook_post(G.webhook, text, err, sizeof err) < 0)
+		rt_die("webhook %s: %s; audit %lld is recorded: rt-audit --audit %lld "
+		    "--webhook-file FILE posts it again", G.webhook_shown, err, n, n);
+	free(text);
+}
+
+/* --gate counts the newly flaky tests off the quarantine list only: the
+ * quarantined lane is measured, never gating. */
+static int
+gating_new_flaky(json_t *a)
+{
+	size_t i, n = 0;
+	json_t *o;
+
+	json_array_foreach(json_object_get(a, "new_flaky"), i, o)
+		if (!json_is_true(json_object_get(o, "quarantined")))
+			n++;
+	return n > 0;
+}
+
 /* --audit N: the digest of audit N as it was written that night. */
 static int
 rerender(void)
@@ -1199,8 +1755,12 @@ rerender(void)
 		    G.rerender, je.text);
 	free(j);
 	write_digest(a);
+	if (G.annotations)
+		annotate(a);
 	pr_comment(a, G.rerender);
-	newflaky = json_array_size(json_object_get(a, "new_flaky")) > 0;
+	if (G.webhook)
+		webhook_post(a);
+	newflaky = gating_new_flaky(a);
 	json_decref(a);
 	rt_fshut(stdout, "stdout");
 	return G.gate && newflaky ? RT_EXIT_NO : RT_EXIT_OK;
@@ -1210,6 +1770,7 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
+		{ "annotations", no_argument, NULL, OPT_ANNOTATIONS },
 		{ "audit", required_argument, NULL, 'a' },
 		{ "command-case", no_argument, NULL, 'C' },
 		{ "confidence", required_argument, NULL, OPT_CONF },
@@ -1219,11 +1780,14 @@ main(int argc, char *argv[])
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "md", required_argument, NULL, OPT_MD },
+		{ "quarantine", required_argument, NULL, OPT_QUARANTINE },
 		{ "revision", required_argument, NULL, OPT_REVISION },
 		{ "run", required_argument, NULL, 'r' },
 		{ "same-run", no_argument, NULL, OPT_SAME_RUN },
 		{ "top", required_argument, NULL, 'n' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "webhook", required_argument, NULL, OPT_WEBHOOK },
+		{ "webhook-file", required_argument, NULL, OPT_WEBHOOK_FILE },
 		{ "window", required_argument, NULL, 'w' },
 		{ "pr-comment", required_argument, NULL, OPT_PR_COMMENT },
 		{ "github", required_argument, NULL, OPT_GITHUB },
@@ -1236,12 +1800,19 @@ main(int argc, char *argv[])
 	char err[512], *path = NULL;
 	json_t *a;
 	time_t now;
-	int opt, newflaky;
+	int opt, newflaky, qexplicit = 0;
+	const char *env, *webhook = NULL, *webhook_file = NULL;
+	struct stat qst;
 
 	rt_setprogname(argv[0]);
 	G.top = 10;
 	G.window = 30;
 	G.conf = 0.95;
+	G.qfile = NULL;             /* main may run again (the fuzz harness) */
+	G.annotations = 0;
+	free(G.webhook);
+	free(G.webhook_shown);
+	G.webhook = G.webhook_shown = NULL;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (opt) {
@@ -1274,6 +1845,14 @@ main(int argc, char *argv[])
 			break;
 		case OPT_GITHUB: PR.repo = optarg; break;
 		case OPT_TOKEN_FILE: PR.token_file = optarg; break;
+		case OPT_ANNOTATIONS: G.annotations = 1; break;
+		case OPT_WEBHOOK: webhook = optarg; break;
+		case OPT_WEBHOOK_FILE: webhook_file = optarg; break;
+		case OPT_QUARANTINE:
+			G.qfile = optarg;
+			qexplicit = 1;
+			G.tuned = "--quarantine";
+			break;
 		case RT_OPT_LIST_OPTIONS: return rt_cli_list_options(longopts);
 		case 'h':
 			usage(stdout);
@@ -1303,6 +1882,33 @@ main(int argc, char *argv[])
 	pr_open();
 	if (!G.history && !(G.history = path = rt_audit_default_path()))
 		rt_die("no history: set XDG_DATA_HOME or HOME, or give --history");
+	if (G.html)
+		(void)rt_html_css();    /* a missing stylesheet fails before the audit */
+	if (webhook && webhook_file)
+		rt_usage_die("--webhook and --webhook-file are exclusive");
+	if (webhook_file) {
+		if (!(G.webhook = rt_read_file(webhook_file, NULL)))
+			rt_die("%s:", webhook_file);
+		webhook_check(webhook_file);
+	} else if (webhook) {
+		G.webhook = rt_xstrdup(webhook);
+		webhook_check("--webhook");
+	} else if ((env = getenv("RETRIAL_WEBHOOK_URL")) && *env) {
+		G.webhook = rt_xstrdup(env);
+		webhook_check("RETRIAL_WEBHOOK_URL");
+	}
+	/* the quarantine list is read before the audit starts: a malformed
+	 * line stops it (file:line), as rt-quarantine does */
+	if (!G.rerender) {
+		if (!qexplicit && (env = getenv("RETRIAL_QUARANTINE")) && *env)
+			G.qfile = env;
+		else if (!qexplicit && stat(RT_QUAR_DEFAULT, &qst) == 0)
+			G.qfile = RT_QUAR_DEFAULT;
+		if (G.qfile && !*G.qfile)
+			rt_usage_die("--quarantine: empty file name");
+		if (G.qfile)
+			rt_quar_load(G.qfile, !qexplicit, &G.q);
+	}
 	if (G.rerender) {
 		opt = rerender();
 		free(path);
@@ -1350,13 +1956,19 @@ main(int argc, char *argv[])
 	a = audit();
 	commit_digest(a);
 	sqlite3_close(G.db);
+	if (G.annotations)
+		annotate(a);
 	pr_comment(a, G.audit);
-	newflaky = json_array_size(json_object_get(a, "new_flaky")) > 0;
+	if (G.webhook)
+		webhook_post(a);
+	newflaky = gating_new_flaky(a);
 	fprintf(stderr, "%s: audit %lld: ingested %ld record%s (%ld already there) "
 	    "into %s\n", rt_progname, G.audit, G.ingested, G.ingested == 1 ? "" : "s",
 	    G.duplicates, G.history);
 	json_decref(a);
 	free(path);
+	if (G.qfile)
+		rt_quar_free(&G.q);
 	rt_fshut(stdout, "stdout");
 	return G.gate && newflaky ? RT_EXIT_NO : RT_EXIT_OK;
 }

@@ -2521,41 +2521,15 @@ svg_tournament(rt_buf *b, report *r)
 	rt_buf_free(&tt);
 }
 
-static const char css[] =
-    "body{font:15px/1.5 system-ui,sans-serif;color:#222;background:#fff;margin:0}"
-    "main{max-width:760px;margin:0 auto;padding:1em 1.5em}"
-    "h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}"
-    "h3{font-size:1em}code{font:13px ui-monospace,monospace;background:#f3f3f3;"
-    "padding:0 .2em;overflow-wrap:anywhere}"
-    "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .6em;"
-    "text-align:right}figure{margin:1em 0}figcaption{font-size:.9em;color:#555}"
-    "svg{max-width:100%;height:auto;font:11px system-ui,sans-serif}"
-    ".grid{stroke:#e4e4e4}.axis{fill:#777}.label,.count{fill:#333}"
-    ".bar,.cap{stroke-width:2}.m .bar,.m .cap{stroke:#1f4e9c}.m .pt{fill:#1f4e9c}"
-    ".c .bar,.c .cap{stroke:#888}.c .pt{fill:#888}"
-    ".x .bar,.x .cap{stroke:#c8660a}.x .pt{fill:#c8660a}"
-    ".f .bar,.f .cap{stroke:#2e7d32}.f .pt{fill:#2e7d32}"
-    "rect.pass{fill:#7cb87f}rect.fail{fill:#c62828}rect.timeout{fill:#6a1b9a}"
-    "rect.error{fill:#9e9e9e}rect.ignored{fill:#e0e0e0}"
-    ".key{padding:0 .4em;color:#fff}.key.pass{background:#7cb87f}"
-    ".key.fail{background:#c62828}.key.timeout{background:#6a1b9a}"
-    ".key.error{background:#9e9e9e}.key.ignored{background:#e0e0e0;color:#333}"
-    ".band{fill:#1f4e9c;fill-opacity:.18;stroke:#1f4e9c;stroke-opacity:.4}"
-    ".est{fill:none;stroke:#1f4e9c;stroke-width:1.5}"
-    ".baseband{fill:#1f4e9c;fill-opacity:.12}.target{stroke:#c62828;"
-    "stroke-dasharray:4 3;stroke-width:1.5}.target-label{fill:#c62828}"
-    "pre{font:12px ui-monospace,monospace;background:#f6f6f6;padding:.6em;"
-    "overflow-x:auto}";
-
 static void
 build_html(rt_buf *b, report *r, const meas *m, const proof *pf, sections *s)
 {
 	const char *patch;
 
 	rt_buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-	    "<meta charset=\"utf-8\">\n<title>retrial report</title>\n<style>");
-	rt_buf_adds(b, css);
-	rt_buf_adds(b, "</style>\n</head>\n<body>\n<main>\n");
+	    "<meta charset=\"utf-8\">\n<title>retrial report</title>\n");
+	rt_html_style(b);
+	rt_buf_adds(b, "</head>\n<body>\n<main>\n");
 	rt_md_to_html(b, rt_buf_str(&s->head));
 	rt_md_to_html(b, rt_buf_str(&s->how));
 	html_cases(b, r);
@@ -2742,6 +2716,8 @@ main(int argc, char *argv[])
 		    wav && !*wav ? "--speak" : "--autopsy-template");
 	if (tmpl && !autopsy && !wav)
 		rt_usage_die("--autopsy-template needs --autopsy or --speak");
+	if (html)
+		(void)rt_html_css();    /* a missing stylesheet fails before any output */
 
 	memset(&r, 0, sizeof r);
 	memset(&pf, 0, sizeof pf);

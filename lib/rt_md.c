@@ -105,6 +105,33 @@ rt_html_esc(rt_buf *b, const char *s, size_t n)
 	}
 }
 
+const char *
+rt_html_css(void)
+{
+	static char *css;
+	char *path;
+
+	if (!css) {
+		path = rt_xasprintf("%s/retrial.css", rt_sharedir());
+		if (!(css = rt_read_file(path, NULL)))
+			rt_die("%s: the HTML stylesheet (set RETRIAL_SHAREDIR to the directory "
+			    "holding it):", path);
+		if (strstr(css, "</"))
+			rt_die("%s: the stylesheet holds \"</\", which would end the page's "
+			    "<style> element", path);
+		free(path);
+	}
+	return css;
+}
+
+void
+rt_html_style(rt_buf *b)
+{
+	rt_buf_adds(b, "<style>\n");
+	rt_buf_adds(b, rt_html_css());
+	rt_buf_adds(b, "</style>\n");
+}
+
 /* The inline Markdown this tool writes: code spans, everything else text. */
 static void
 html_inline(rt_buf *b, const char *s, size_t n)

@@ -32,4 +32,12 @@ void rt_html_esc(rt_buf *b, const char *s, size_t n);
  * inline code spans; everything else is escaped text. */
 void rt_md_to_html(rt_buf *b, const char *md);
 
+/* The stylesheet every retrial page embeds, share/retrial/retrial.css
+ * (rt_sharedir), read once. Dies naming the path when it cannot be read,
+ * or when it holds "</" (it would end the <style> element). A tool calls
+ * it before it starts work, so a missing file fails first. */
+const char *rt_html_css(void);
+/* The stylesheet as a "<style>...</style>" element. */
+void rt_html_style(rt_buf *b);
+
 #endif

@@ -787,6 +787,69 @@ rt_src_fn_find(const rt_src_file *f, const char *name)
 	return NULL;
 }
 
+/* The inventory's name of the test the ID's name part names: pytest's
+ * "Class::test[p]" is "Class.test"; jest's "describe test" matches
+ * "describe > test" with its separators read as blanks. */
+static int
+fn_names_test(const rt_src_fn *f, const char *lang, const char *name)
+{
+	const char *a = f->name, *b = name;
+
+	if (!strcmp(lang, "python")) {
+		for (; *a && *b && *b != '['; a++, b++) {
+			if (*b == ':' && b[1] == ':' && *a == '.')
+				b++;
+			else if (*a != *b)
+				return 0;
+		}
+		return !*a && (!*b || *b == '[');
+	}
+	if (!strcmp(f->name, name))
+		return 1;
+	while (*a && *b) {
+		if (!strncmp(a, " > ", 3) && *b == ' ')
+			a += 3, b++;
+		else if (*a++ != *b++)
+			return 0;
+	}
+	return !*a && !*b;
+}
+
+void
+rt_src_test_def(const char *root, const char *id, char **file, long *line)
+{
+	const char *sep = strstr(id, "::"), *lang;
+	char *path, *files[1], why[512];
+	struct stat st;
+	rt_src_inv inv;
+	size_t i;
+	int ok;
+
+	*file = NULL;
+	*line = 0;
+	if (!sep || sep == id)
+		return;
+	files[0] = rt_xasprintf("%.*s", (int)(sep - id), id);
+	path = rt_xasprintf("%s/%s", root, files[0]);
+	ok = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	free(path);
+	if (!ok) {
+		free(files[0]);
+		return;
+	}
+	*file = files[0];
+	if (!(lang = rt_src_lang(*file)) || rt_src_inventory(lang, root, NULL, files, 1,
+	    NULL, NULL, &inv, why, sizeof why) != RT_SRC_OK)
+		return;
+	for (i = 0; inv.nfiles == 1 && !inv.files[0].error && i < inv.files[0].nfns; i++)
+		if (inv.files[0].fns[i].test && fn_names_test(&inv.files[0].fns[i], lang,
+		    sep + 2)) {
+			*line = inv.files[0].fns[i].line;
+			break;
+		}
+	rt_src_inv_free(&inv);
+}
+
 const char *
 rt_src_option(const rt_src_check *c, const char *key)
 {

@@ -106,6 +106,13 @@ typedef struct {
 size_t rt_src_compare(const rt_src_file *before, const rt_src_file *after,
     rt_src_change **out);
 
+/* Where the test ID (a runner's "FILE::name": pytest's
+ * "f.py::Class::test[p]", jest's "f.test.js::describe test") is defined,
+ * relative to root: its file when that is a regular file there (malloc'd
+ * into *file, else NULL), and the line of its definition read by the
+ * language's parser (rt_src_inventory) into *line, else 0. */
+void rt_src_test_def(const char *root, const char *id, char **file, long *line);
+
 /* The value of option key of c, or NULL. */
 const char *rt_src_option(const rt_src_check *c, const char *key);
 

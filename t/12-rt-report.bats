@@ -258,6 +258,25 @@ bare_zero='(^|[^0-9.])0(\.0)?%'
 	grep -q '<h2>What it takes to say it is fixed</h2>' "$h"
 }
 
+@test "--html embeds share/retrial/retrial.css; a missing stylesheet is one error naming it" {
+	run rt-report -o "$T/h" --html "$F/zero.jsonl"
+	status_is 0
+	# the page's <style> is the shared file, byte for byte
+	python3 - "$T/h/report.html" "$RT_TOP/share/retrial/retrial.css" <<'PY'
+import sys
+page, css = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+start = page.index("<style>\n") + len("<style>\n")
+assert page[start:page.index("</style>")] == css
+PY
+	mkdir "$T/noshare"
+	RETRIAL_SHAREDIR="$T/noshare" run rt-report -o "$T/h2" --html "$F/zero.jsonl"
+	status_is 2
+	[ "${#lines[@]}" -eq 1 ]
+	has "rt-report: $T/noshare/retrial.css: the HTML stylesheet"
+	has "No such file or directory"
+	[ ! -e "$T/h2/report.html" ]
+}
+
 @test "--html escapes hostile text from records" {
 	run rt-report -o "$T/x" --html "$F/hostile.jsonl"
 	status_is 0

@@ -42,6 +42,17 @@ H() { echo "$T/audit.db"; }
 	has "--confidence 1.5"
 }
 
+@test "rt-audit: --list-options names every long option, the digest's new ones included" {
+	run rt-audit --list-options
+	status_is 0
+	for o in --annotations --quarantine= --webhook= --webhook-file= --html= --gate; do
+		printf '%s\n' "$output" | grep -qx -- "$o"
+	done
+	! printf '%s\n' "$output" | grep -qx -- --list-options
+	# and the generated completion offers them
+	grep -q -- '--webhook-file' "$RT_TOP/share/bash-completion/completions/rt-audit"
+}
+
 @test "rt-audit: empty input, or no trial record, exits 2 and records no audit" {
 	run rt-audit -H "$(H)" </dev/null
 	status_is 2
@@ -486,9 +497,6 @@ start_gh() {
 	export GITHUB_API_URL="http://127.0.0.1:$(head -1 "$T/gh.port")"
 	touch "$T/gh.log"
 }
-teardown() {
-	if [ -f "$T/gh.pid" ]; then kill "$(cat "$T/gh.pid")" 2>/dev/null || true; fi
-}
 
 @test "rt-audit: --pr-comment N posts the Markdown digest once, and a second night updates the same comment" {
 	start_gh ok 7
@@ -541,4 +549,289 @@ teardown() {
 	has "rt-audit: GitHub: GET /repos/acme/cache/issues/7/comments: HTTP 401: Bad credentials; audit 1 is recorded: rt-audit --audit 1 --pr-comment 7 posts it again"
 	hasnt "$TOKEN"
 	rt-audit --list-options | grep -qx -- '--pr-comment='
+}
+
+# qnights: three nights of t.a (flaky from night 2), tests/test_q.py::test_q
+# (quarantined, failing from night 2) and t.ok, and a quarantine list that
+# expires in 10 days; night 3's HTML digest in $T/d3.html.
+qnights() {
+	mkdir -p "$T/.retrial"
+	printf 'tests/test_q.py::test_q\towner=@alice\tsince=2026-11-01\texpires=%s\tissue=https://github.com/o/r/issues/7\n' \
+		"$(date -u -d '+10 days' +%F)" > "$T/.retrial/quarantine"
+	{ recs t.a n1 r1 2026-11-01 0 10; recs tests/test_q.py::test_q n1 r1 2026-11-01 0 10; recs t.ok n1 r1 2026-11-01 0 10; } > "$T/n1.jsonl"
+	{ recs t.a n2 r2 2026-11-02 3 10; recs tests/test_q.py::test_q n2 r2 2026-11-02 4 10; recs t.ok n2 r2 2026-11-02 0 10; } > "$T/n2.jsonl"
+	{ recs t.a n3 r3 2026-11-03 2 10; recs tests/test_q.py::test_q n3 r3 2026-11-03 1 10; recs t.ok n3 r3 2026-11-03 0 10; } > "$T/n3.jsonl"
+	(cd "$T" && rt-audit -H "$(H)" n1.jsonl >/dev/null 2>&1 &&
+	    rt-audit -H "$(H)" --html d2.html n2.jsonl 2>/dev/null &&
+	    rt-audit -H "$(H)" --html d3.html --json d3.json n3.jsonl 2>/dev/null)
+}
+
+# The page's structure, by python3's html.parser: its tables' header
+# rows and cells, each <svg>'s <title>, the since-last-night paragraph.
+page_facts() {
+	python3 - "$1" <<'PY'
+import sys, json
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def __init__(s):
+        super().__init__(); s.stack = []; s.tables = []; s.svgs = []; s.since = None; s.text = None; s.href = []
+    def handle_starttag(s, t, a):
+        a = dict(a)
+        if t not in ("rect", "circle", "polyline", "meta"):
+            s.stack.append(t)
+        if t == "table": s.tables.append({"class": a.get("class"), "rows": []})
+        if t == "tr": s.tables[-1]["rows"].append([])
+        if t in ("td", "th"): s.tables[-1]["rows"][-1].append(""); s.text = "cell"
+        if t == "svg": s.svgs.append(None)
+        if t == "title" and "svg" in s.stack: s.text = "title"; s.svgs[-1] = ""
+        if t == "p" and a.get("id") == "since-last-night": s.since = ""; s.text = "since"
+        if t == "a": s.href.append(a.get("href"))
+    def handle_startendtag(s, t, a):
+        pass
+    def handle_endtag(s, t):
+        assert s.stack and s.stack[-1] == t, (t, s.stack)
+        s.stack.pop()
+        if t in ("td", "th", "title", "p"): s.text = None
+    def handle_data(s, d):
+        if s.text == "cell": s.tables[-1]["rows"][-1][-1] += d
+        elif s.text == "title": s.svgs[-1] += d
+        elif s.text == "since": s.since += d
+p = P(); p.feed(open(sys.argv[1]).read()); p.close()
+assert p.stack == [], p.stack
+print(json.dumps({"tables": p.tables, "svgs": p.svgs, "since": p.since, "href": p.href}))
+PY
+}
+
+@test "rt-audit: the HTML digest parses, with the since-last-night header, a sparkline per test and the quarantine table" {
+	qnights
+	run page_facts "$T/d2.html"
+	status_is 0
+	echo "$output" > "$T/f2.json"
+	# since last night: the counts the digest computed, against audit 1
+	jq -e '.since | test("^Since last night \\(against audit 1, [0-9T:-]+Z\\): 2 newly flaky \\(some quarantined, not gating\\), 0 no longer flaky, 0 rate changes\\.$")' "$T/f2.json"
+	# the gating lane: one row and one <svg> per test, its title the nights in words
+	jq -e '[.tables[] | select(.class == "nightly") | .rows[1:][] | .[0]] == ["t.a"]' "$T/f2.json"
+	jq -e '.svgs | length == 2' "$T/f2.json"
+	jq -e '.svgs[0] == "t.a, nightly failure rate, 2 of the last 30 runs: n1: 0/10 failed (≤25.9% at 95% confidence); n2: 3/10 failed (30.0%, 95% Wilson CI 10.7%–60.4%)"' "$T/f2.json"
+	# the quarantine table: ID, owner, expires, days left, issue link, the lane's rate
+	jq -e --arg exp "$(date -u -d '+10 days' +%F)" '[.tables[] | select(.class == "quarantine") | .rows[1] | .[0:6]] ==
+	    [["tests/test_q.py::test_q", "@alice", $exp, "10", "https://github.com/o/r/issues/7", "4/20 failed (20.0%, 95% Wilson CI 8.0%–41.7%)"]]' "$T/f2.json"
+	jq -e '.tables[] | select(.class == "quarantine") | .rows[0] == ["ID", "Owner", "Expires", "Days left", "Issue", "Rate in the window", "Nightly"]' "$T/f2.json"
+	jq -e '.href == ["https://github.com/o/r/issues/7"]' "$T/f2.json"
+	jq -e '.svgs[1] | startswith("tests/test_q.py::test_q, nightly failure rate, 2 of the last 30 runs: n1: 0/10 failed")' "$T/f2.json"
+	# one point and one interval band per night
+	[ "$(grep -o '<svg class="spark".*</svg>' "$T/d2.html" | head -1 | grep -o '<rect class="band"' | wc -l)" -eq 2 ]
+	# night 3: three points each; nothing new, so "since last night" says so
+	page_facts "$T/d3.html" > "$T/f3.json"
+	jq -e '.since | test("against audit 2, .*: 0 newly flaky, 0 no longer flaky, [0-9]+ rate changes?\\.$")' "$T/f3.json"
+	jq -e '.svgs[0] | test("3 of the last 30 runs: n1: .*; n2: .*; n3: 2/10 failed \\(20.0%, 95% Wilson CI")' "$T/f3.json"
+	# the JSON digest holds the lane and the nights, so --audit N draws them again
+	jq -e '.quarantined[0].owner == "@alice" and .quarantined[0].days_left == 10 and .quarantined[0].rate.trials == 30' "$T/d3.json"
+	jq -e '[.nightly[] | {case, quarantined, n: (.nights | length)}] == [{"case": "t.a", "quarantined": false, "n": 3}, {"case": "tests/test_q.py::test_q", "quarantined": true, "n": 3}]' "$T/d3.json"
+	rt-audit -H "$(H)" --audit 3 --html "$T/a3.html"
+	cmp "$T/d3.html" "$T/a3.html"
+	# the shared stylesheet
+	grep -qF "$(sed -n 3p "$RT_TOP/share/retrial/retrial.css")" "$T/d3.html"
+}
+
+@test "rt-audit: the HTML digest renders in headless Chromium with its tables and sparklines" {
+	[ -x /usr/bin/chromium ] || skip "no /usr/bin/chromium"
+	qnights
+	HOME="$T" run /usr/bin/chromium --headless --no-sandbox --disable-gpu --dump-dom "file://$T/d3.html"
+	status_is 0
+	echo "$output" > "$T/dom.html"
+	grep -q '<table class="quarantine">' "$T/dom.html"
+	grep -q '<table class="nightly">' "$T/dom.html"
+	[ "$(grep -o '<svg class="spark"' "$T/dom.html" | wc -l)" -eq 2 ]
+	grep -q 'id="since-last-night"' "$T/dom.html"
+}
+
+@test "rt-audit: quarantined tests are a lane that never gates; --quarantine names the list, a malformed one exits 2 naming file:line" {
+	mkdir -p "$T/.retrial"
+	printf 'tests/test_q.py::test_q\towner=@alice\n' > "$T/.retrial/quarantine"
+	recs tests/test_q.py::test_q n1 r1 2026-11-01 0 5 > "$T/n1.jsonl"
+	recs tests/test_q.py::test_q n2 r2 2026-11-02 2 5 > "$T/n2.jsonl"
+	(cd "$T" && rt-audit -H "$(H)" n1.jsonl >/dev/null 2>&1)
+	cd "$T"
+	run rt-audit --gate -H "$(H)" n2.jsonl
+	status_is 0
+	has '2/5 failed (40.0%, 95% Wilson CI 11.7%–77.0%); quarantined, not gating'
+	has "| \`tests/test_q.py::test_q\` | @alice | never | no expiry | none | 2/10 failed"
+	# a list given by name: an older list's "NAME LINK" line matches too
+	printf 'tests/test_q.py::test_q https://github.com/o/r/issues/1\n' > "$T/old"
+	rt-audit -H "$T/h2.db" n1.jsonl >/dev/null 2>&1
+	run rt-audit --gate -H "$T/h2.db" --quarantine "$T/old" n2.jsonl
+	status_is 0
+	# without the list the same night gates
+	mv "$T/.retrial/quarantine" "$T/q.off"
+	rt-audit -H "$T/h4.db" n1.jsonl >/dev/null 2>&1
+	run rt-audit --gate -H "$T/h4.db" n2.jsonl
+	status_is 1
+	# a malformed list stops the audit before it starts
+	printf 'ok.test\towner=@a\nbad.test\tnot-a-field\n' > "$T/bad"
+	run rt-audit -H "$T/h5.db" --quarantine "$T/bad" n1.jsonl
+	status_is 2
+	has "$T/bad:2:"
+	[ ! -e "$T/h5.db" ] || [ "$(sqlite3 "$T/h5.db" 'select count(*) from audits')" = 0 ]
+	run rt-audit -H "$T/h5.db" --quarantine "$T/missing" n1.jsonl
+	status_is 2
+	has "$T/missing: No such file or directory"
+	# --audit N is written as it was: no list then
+	run rt-audit -H "$T/h4.db" --audit 1 --quarantine "$T/bad"
+	status_is 2
+	has "--audit and --quarantine are exclusive"
+}
+
+@test "rt-audit: a missing stylesheet is one error naming it, before the audit" {
+	recs t.a n1 r1 2026-11-01 0 5 > "$T/n1.jsonl"
+	mkdir "$T/noshare"
+	RETRIAL_SHAREDIR="$T/noshare" run rt-audit -H "$(H)" --html "$T/d.html" "$T/n1.jsonl"
+	status_is 2
+	[ "${#lines[@]}" -eq 1 ]
+	has "rt-audit: $T/noshare/retrial.css: the HTML stylesheet"
+	[ ! -e "$T/d.html" ]
+	[ ! -e "$(H)" ] || [ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 0 ]
+}
+
+@test "rt-audit: --annotations prints a GitHub ::warning per newly flaky test at the line its parser finds, escaped" {
+	command -v python3 >/dev/null || skip "no python3"
+	mkdir -p "$T/p/tests" "$T/p/.retrial"
+	cat > "$T/p/tests/test_net.py" <<'PY'
+import random
+
+
+def helper():
+    return random.random()
+
+
+def test_fetch():
+    assert helper() > 0.3
+
+
+class TestRetry:
+    @staticmethod
+    def test_backoff(n=1):
+        assert helper() > 0.1
+PY
+	cp "$T/p/tests/test_net.py" "$T/p/tests/odd,na:me.py"
+	printf 'tests/test_net.py::test_quarantined\towner=@q\n' > "$T/p/.retrial/quarantine"
+	{
+		recs tests/test_net.py::test_fetch n1 r1 2026-11-01 1 4
+		recs 'tests/test_net.py::TestRetry::test_backoff[2]' n1 r1 2026-11-01 2 4
+		recs 'tests/odd,na:me.py::test_fetch' n1 r1 2026-11-01 1 4
+		recs tests/test_net.py::test_renamed n1 r1 2026-11-01 1 4
+		recs tests/gone.py::test_x n1 r1 2026-11-01 1 4
+		recs tests/test_net.py::test_quarantined n1 r1 2026-11-01 1 4
+		recs tests/test_net.py::test_steady n1 r1 2026-11-01 0 4
+	} > "$T/n1.jsonl"
+	cd "$T/p"
+	run rt-audit -H "$(H)" --annotations "$T/n1.jsonl"
+	status_is 0
+	# stdout holds the annotations only, one per newly flaky test off the list
+	[ "${#lines[@]}" -eq 6 ]
+	[ "${lines[0]}" = "rt-audit: audit 1: ingested 28 records (0 already there) into $(H)" ]
+	# a file that is not in the tree: no file=
+	[ "${lines[1]}" = '::warning title=flaky test::tests/gone.py::test_x: 1/4 failed (25.0%25, 95%25 Wilson CI 4.5%25–70.0%25), newly flaky on revision r1' ]
+	has '::warning file=tests/odd%2Cna%3Ame.py,line=8,title=flaky test::tests/odd,na:me.py::test_fetch: 1/4 failed (25.0%25, 95%25 Wilson CI 4.5%25–70.0%25), newly flaky on revision r1'
+	has '::warning file=tests/test_net.py,line=14,title=flaky test::tests/test_net.py::TestRetry::test_backoff[2]: 2/4 failed (50.0%25, 95%25 Wilson CI 15.0%25–85.0%25), newly flaky on revision r1'
+	has '::warning file=tests/test_net.py,line=8,title=flaky test::tests/test_net.py::test_fetch: 1/4 failed'
+	# a definition the parser does not find: the file without line=
+	has '::warning file=tests/test_net.py,title=flaky test::tests/test_net.py::test_renamed: 1/4 failed'
+	hasnt 'test_quarantined'
+	hasnt 'test_steady'
+	hasnt '# Flake audit'
+	# the stored night annotates the same; --md - puts the Markdown first
+	run rt-audit -H "$(H)" --audit 1 --annotations --md -
+	status_is 0
+	[ "${lines[0]}" = "# Flake audit 1, ${lines[0]##*, }" ]
+	[ "$(printf '%s\n' "$output" | grep -c '^::warning ')" -eq 5 ]
+	# a message's line break and percent are escaped, never a second command
+	printf '{"type":"trial","case":"t.x::a\\nb","outcome":"fail","run":"n2","revision":"r2"}\n{"type":"trial","case":"t.x::a\\nb","outcome":"pass","run":"n2","revision":"r2"}\n' > "$T/n2.jsonl"
+	run rt-audit -H "$(H)" --annotations "$T/n2.jsonl"
+	status_is 0
+	has '::warning title=flaky test::t.x::a%0Ab: 1/2 failed'
+}
+
+teardown() {
+	if [ -n "${SRV_PID:-}" ]; then kill "$SRV_PID" 2>/dev/null || true; fi
+	if [ -f "$T/gh.pid" ]; then kill "$(cat "$T/gh.pid")" 2>/dev/null || true; fi
+}
+
+# hook_server: a loopback webhook receiver; each POST's path and body are
+# one JSON line in $T/hook.log; a path ending in /fail answers 500.
+hook_server() {
+	python3 - "$T/hook.log" >"$T/port" <<-'PY' &
+	import sys, json
+	from http.server import BaseHTTPRequestHandler, HTTPServer
+	log = open(sys.argv[1], "a")
+	class H(BaseHTTPRequestHandler):
+	    def log_message(self, *a): pass
+	    def do_POST(self):
+	        n = int(self.headers.get("Content-Length") or 0)
+	        body = self.rfile.read(n).decode()
+	        log.write(json.dumps({"path": self.path, "type": self.headers.get("Content-Type"),
+	            "body": json.loads(body)}) + "\n")
+	        log.flush()
+	        fail = self.path.endswith("/fail")
+	        self.send_response(500 if fail else 200)
+	        self.send_header("Content-Length", "2")
+	        self.end_headers()
+	        self.wfile.write(b"ok")
+	s = HTTPServer(("127.0.0.1", 0), H)
+	print(s.server_address[1], flush=True)
+	s.serve_forever()
+	PY
+	SRV_PID=$!
+	for _ in $(seq 200); do [ -s "$T/port" ] && break; sleep 0.05; done
+	[ -s "$T/port" ]
+}
+
+@test "rt-audit: --webhook posts the headline as Slack-style JSON; a failure is one line with the status, the URL's path never shown" {
+	hook_server
+	port=$(cat "$T/port")
+	recs t.ok n1 r1 2026-11-01 0 5 > "$T/n1.jsonl"
+	{ recs t.f n2 r2 2026-11-02 2 5; recs t.ok n2 r2 2026-11-02 0 5; } > "$T/n2.jsonl"
+	rt-audit -H "$(H)" "$T/n1.jsonl" >/dev/null 2>&1
+	printf 'http://127.0.0.1:%s/services/T000/B000/SECRETTOKEN\n' "$port" > "$T/hookurl"
+	run rt-audit -H "$(H)" --webhook-file "$T/hookurl" "$T/n2.jsonl"
+	status_is 0
+	hasnt SECRETTOKEN
+	[ "$(wc -l < "$T/hook.log")" -eq 1 ]
+	jq -e '.path == "/services/T000/B000/SECRETTOKEN" and .type == "application/json"' "$T/hook.log"
+	jq -e '.body | keys == ["text"]' "$T/hook.log"
+	jq -e '.body.text | test("^Flake audit 2, [0-9T:-]+Z: 1 newly flaky, 0 no longer flaky, [0-9]+ rate changes?\\.\nNewly flaky: t\\.f: 2/5 failed \\(40\\.0%, 95% Wilson CI 11\\.7%–77\\.0%\\)$")' "$T/hook.log"
+	# the environment names it too; --audit N posts a stored night again
+	RETRIAL_WEBHOOK_URL="http://localhost:$port/x" run rt-audit -H "$(H)" --audit 2 --md /dev/null
+	status_is 0
+	[ "$(wc -l < "$T/hook.log")" -eq 2 ]
+	tail -1 "$T/hook.log" | jq -e '.path == "/x" and (.body.text | startswith("Flake audit 2, "))'
+	# a failing receiver: one line, the status, scheme and host only
+	run rt-audit -H "$(H)" --audit 2 --md /dev/null --webhook "http://127.0.0.1:$port/services/SECRETTOKEN/fail"
+	status_is 2
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "rt-audit: webhook http://127.0.0.1:$port/...: HTTP 500; audit 2 is recorded: rt-audit --audit 2 --webhook-file FILE posts it again" ]
+}
+
+@test "rt-audit: a webhook URL that is plain http to another host, not a URL, or both forms, is refused before the audit" {
+	recs t.ok n1 r1 2026-11-01 0 5 > "$T/n1.jsonl"
+	run rt-audit -H "$(H)" --webhook http://hooks.example.com/services/SECRETTOKEN "$T/n1.jsonl"
+	status_is 2
+	has "rt-audit: --webhook http://hooks.example.com/...: plain http is refused for a host that is not loopback"
+	hasnt SECRETTOKEN
+	[ ! -e "$(H)" ] || [ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 0 ]
+	printf 'http://10.0.0.1/SECRETTOKEN\n' > "$T/u"
+	run rt-audit -H "$(H)" --webhook-file "$T/u" "$T/n1.jsonl"
+	status_is 2
+	has "rt-audit: $T/u http://10.0.0.1/...: plain http is refused"
+	hasnt SECRETTOKEN
+	RETRIAL_WEBHOOK_URL='not a url' run rt-audit -H "$(H)" "$T/n1.jsonl"
+	status_is 2
+	has "RETRIAL_WEBHOOK_URL: not an http or https URL"
+	run rt-audit -H "$(H)" --webhook https://h.example/x --webhook-file "$T/u" "$T/n1.jsonl"
+	status_is 2
+	has "--webhook and --webhook-file are exclusive"
+	run rt-audit -H "$(H)" --webhook 'https://user:pw@h.example/x' "$T/n1.jsonl"
+	status_is 2
+	has "credentials in the URL are refused"
+	hasnt "pw@"
 }
