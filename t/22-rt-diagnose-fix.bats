@@ -5,7 +5,9 @@
 # cleaner run first in the victim, or the polluted class attribute
 # re-created in setup_method. Each patch applies (patch --fuzz=0) and
 # parses before it is emitted, the tournament proves it on the real
-# runner, and the mbox applies with git am. No network, no cache.
+# runner, and the mbox applies with git am. No network, no cache. A
+# setter's or cleaner's statements are first shrunk by delta debugging
+# (ddmin, each probe the victim run by real pytest or unittest).
 load helper
 
 F="$RT_TOP/t/fixtures/bisect"
@@ -128,10 +130,12 @@ rules() {
 @test "order rule: a state-setter's statements run first in the brittle test; a cleaner's in the victim (unittest)" {
 	run rules settings
 	status_is 0
-	jqe '.status == "ok" and .files == ["tests/test_config.py"]' <<<"$output"
+	jqe '.status == "ok" and .files == ["tests/test_config.py"]
+	    and .minimise == {"statements": 1, "of": 1, "probes": 1, "trials": 3, "minimal": true, "judged_by": "case"}' <<<"$output"
 	jq -r .patch <<<"$output" >"$T/s.diff"
 	grep -qxF '+    config.load({"db_scheme": "postgres", "db_host": "db.internal"})' "$T/s.diff"
 	has "test_load_settings sets up the state test_connection_url needs"
+	has "Delta debugging kept 1 of its 1 statements (1 probes, 3 trials"
 	# the brittle test alone: failing before, passing with the patch
 	cp -R "$F/settings" "$T/s"
 	( cd "$T/s" && ! /usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order \
@@ -139,35 +143,91 @@ rules() {
 	patch -p1 --fuzz=0 -s -d "$T/s" <"$T/s.diff"
 	( cd "$T/s" && /usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order \
 	    tests/test_config.py::test_connection_url >/dev/null )
-	run rules pricing
-	status_is 0
-	jqe '.status == "ok" and .files == ["tests/test_cache.py"]' <<<"$output"
-	jq -r .patch <<<"$output" >"$T/c.diff"
+	rules pricing >"$T/c.jsonl"
+	# two hypotheses: the cleaner's statements in the victim, and in the
+	# polluter's teardown
+	jqe -s 'length == 2 and all(.status == "ok" and .files == ["tests/test_cache.py"]
+	    and .minimise.statements == 1 and .minimise.of == 2 and .minimise.minimal
+	    and .minimise.judged_by == "exit")' "$T/c.jsonl"
+	jq -r 'select(.id == "h1") | .patch' "$T/c.jsonl" >"$T/c.diff"
 	grep -qx -- '+        cache.clear()' "$T/c.diff"
-	# the cleaner's check is not copied
+	# the cleaner's check is not copied, nor its statement the repair does
+	# not need
 	! grep -q '^+.*assertEqual' "$T/c.diff"
+	! grep -q '^+.*Z9' "$T/c.diff"
 	cp -R "$F/pricing" "$T/c"
 	patch -p1 --fuzz=0 -s -d "$T/c" <"$T/c.diff"
 	( cd "$T/c" && /usr/bin/python3 -m unittest -q tests.test_cache.PriceCacheTest.test_discount_price \
 	    tests.test_cache.PriceCacheTest.test_list_price 2>/dev/null )
+	# the teardown: unittest's tearDown, made for the polluter's class
+	jq -r 'select(.id == "h2") | .patch' "$T/c.jsonl" >"$T/t.diff"
+	grep -qx -- '+    def tearDown(self):' "$T/t.diff"
+	grep -qx -- '+        cache.clear()' "$T/t.diff"
+	jqe -s '.[1].explanation | test("in PriceCacheTest.tearDown, so no later test sees the change")' "$T/c.jsonl"
+	cp -R "$F/pricing" "$T/t"
+	patch -p1 --fuzz=0 -s -d "$T/t" <"$T/t.diff"
+	( cd "$T/t" && /usr/bin/python3 -m unittest -q tests.test_cache.PriceCacheTest.test_discount_price \
+	    tests.test_cache.PriceCacheTest.test_list_price 2>/dev/null )
 }
 
-@test "order rule: the setter's and the cleaner's patches win the tournament on the real runner" {
-	# brittle: the setter and the victim in random order
-	rules settings >"$T/s.jsonl"
-	pair="tests/test_config.py::test_load_settings tests/test_config.py::test_connection_url"
-	run rt-verify -C "$F/settings" -n 20 -j 2 --seed 7 --no-genome \
-	    --cmd "/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=\$RETRIAL_SEED $pair" "$T/s.jsonl"
+@test "order rule: delta debugging keeps only the setter's statements the brittle test needs (pytest), and the tournament proves the patch" {
+	# t/fixtures/order/setter.jsonl is rt-bisect's record of t/fixtures/fix/setter
+	project "$X" setter
+	run rt-diagnose --rules --offline --no-cache -C "$T/p" "$O/setter.jsonl"
 	status_is 0
-	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .winner.source == "rules" and .baseline.failures > 0'
-	# polluter and cleaner: unittest tests, run by pytest in random order;
-	# the victim judged by its own outcome (its polluter is polluted by
-	# it in turn, a second victim this repair does not claim to fix)
-	rules pricing >"$T/c.jsonl"
-	run rt-verify -C "$F/pricing" -n 20 -j 2 --seed 7 --no-genome \
-	    --case tests/test_cache.py::PriceCacheTest::test_list_price --cmd '/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=$RETRIAL_SEED tests/test_cache.py' "$T/c.jsonl"
+	jqe '.status == "ok" and .source == "rules" and .files == ["tests/test_flags.py"]
+	    and (.minimise | .statements == 3 and .of == 6 and .minimal and .judged_by == "case"
+	    and .probes > 1 and .probes <= 30 and .trials >= .probes)' <<<"$output"
+	printf '%s\n' "$output" >"$T/hyps.jsonl"
+	jq -r .patch <<<"$output" >"$T/d.diff"
+	# the three statements the banner needs, in their order, and nothing else
+	[ "$(grep '^+ ' "$T/d.diff")" = '+    region = "us"
++    flags.load(beta=True)
++    flags.load(region=region)' ]
+	! grep -q '^+.*print(' "$T/d.diff"
+	! grep -q '^+.*attempts' "$T/d.diff"
+	has "Delta debugging kept 3 of its 6 statements"
+	# the brittle test alone passes with the patch, by real pytest
+	cp -R "$X/setter" "$T/s"
+	patch -p1 --fuzz=0 -s -d "$T/s" <"$T/d.diff"
+	( cd "$T/s" && /usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order \
+	    tests/test_flags.py::test_banner >/dev/null )
+	# the project itself is untouched
+	git -C "$T/p" diff --quiet
+	cd "$T/p"
+	pair="tests/test_flags.py::test_enable_beta tests/test_flags.py::test_banner"
+	run rt-verify -n 20 -j 2 --seed 7 --no-genome \
+	    --cmd "/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=\$RETRIAL_SEED $pair" "$T/hyps.jsonl"
 	status_is 0
-	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .winner.source == "rules" and .baseline.failures > 0'
+	tail -n 1 <<<"$output" >"$T/verdict.jsonl"
+	jqe '.verdict == "FIXED" and .winner.source == "rules" and .baseline.failures > 0' "$T/verdict.jsonl"
+	rt-pr -m "$T/fix.mbox" "$T/verdict.jsonl"
+	git checkout -q -b apply
+	git am -q "$T/fix.mbox"
+	/usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order tests/test_flags.py::test_banner >/dev/null
+}
+
+@test "order rule: no subset of the setter's statements makes the victim pass, or no probe is allowed: no_patch with the reason and the probes spent" {
+	project "$X" setter
+	sed -i 's/with beta in us/with beta in ca/' "$T/p/tests/test_flags.py"
+	run rt-diagnose --rules --offline --no-cache -C "$T/p" "$O/setter.jsonl"
+	status_is 0
+	jqe '.status == "no_patch" and .patch == null and .minimise.probes == 1 and .minimise.statements == 0
+	    and (.reason | test("^with all 6 of its statements run first, the victim still does not pass: tests/test_flags.py::test_banner failed in trial 1"))' <<<"$output"
+	run rt-diagnose --rules --offline --no-cache --max-probes 0 -C "$X/setter" "$O/setter.jsonl"
+	status_is 0
+	jqe '.status == "no_patch" and .patch == null and (.reason | test("budget \\(--max-probes 0\\) ran out"))' <<<"$output"
+	run rt-diagnose --rules --offline --no-cache --max-probes x -C "$X/setter" "$O/setter.jsonl"
+	status_is 2
+	has "--max-probes x"
+}
+
+@test "order rule: a budget cut short keeps the smallest passing subset seen, and says it is not 1-minimal" {
+	run rt-diagnose --rules --offline --no-cache --max-probes 2 -C "$X/setter" "$O/setter.jsonl"
+	status_is 0
+	jqe '.status == "ok" and .minimise.probes == 2 and .minimise.minimal == false
+	    and .minimise.statements == 6' <<<"$output"
+	has "the budget ran out before the subset was 1-minimal"
 }
 
 @test "order rule: a module global of the test file is put back to its import-time value in the victim's setup" {
