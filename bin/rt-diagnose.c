@@ -24,6 +24,7 @@
 #include "rt_http.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
+#include "rt_runner.h"
 #include "rt_patch.h"
 #include "rt_platform.h"
 #include "rt_text.h"
@@ -2929,7 +2930,18 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 	req = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "kind", "order", "category", cat,
 	    "victim", victim, "helper", helper, "role", role, "shared",
 	    json_is_array(set) ? json_deep_copy(set) : json_array());
-	if (!strcmp(role, "polluter")) {
+	if (rt_runner_detect(jstr(ev->order, "command"), NULL) == RT_RUNNER_GO) {
+		/* go test: the polluter's package-level vars put back by t.Cleanup */
+		json_t *g = json_pack("{s:s, s:s, s:s}", "kind", "goorder", "polluter", helper,
+		    "victim", victim);
+		if (!strcmp(role, "polluter"))
+			plan = rt_fix_plan(root, ev_command(ev), g);
+		else
+			plan = json_pack("{s:s, s:s}", "status", "no_patch", "reason", "for go "
+			    "test, only a polluter's package-level vars are restored (t.Cleanup); "
+			    "a setter's or cleaner's statements are not copied");
+		json_decref(g);
+	} else if (!strcmp(role, "polluter")) {
 		plan = rt_fix_plan(root, ev_command(ev), req);
 	} else {
 		/* the setter's statements make the victim pass alone; the

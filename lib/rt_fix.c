@@ -142,6 +142,18 @@ rt_fix_plan(const char *root, const char *command, json_t *req)
 		av[k] = NULL;
 		r = rt_src_go_helper(root, av, &out, why, sizeof why);
 		free(av);
+	} else if (json_is_string(json_object_get(req, "kind")) &&
+	    !strcmp(json_string_value(json_object_get(req, "kind")), "goorder")) {
+		/* Go: the polluter's package-level vars restored by a t.Cleanup */
+		char *av[4] = { "--fix-order", NULL, NULL, NULL };
+		av[1] = (char *)json_string_value(json_object_get(req, "polluter"));
+		av[2] = (char *)json_string_value(json_object_get(req, "victim"));
+		if (!av[1] || !av[2] || av[1][0] == '-' || av[2][0] == '-') {
+			free(text);
+			return no_patch("the Go order rule needs a polluter and a victim%s%s",
+			    "", NULL);
+		}
+		r = rt_src_go_helper(root, av, &out, why, sizeof why);
 	} else {
 		args[0] = text;
 		args[1] = NULL;

@@ -10,7 +10,9 @@
 #include <jansson.h>
 
 /* Plan the patch req asks for (rt-fix.py's REQUEST: {"kind": "seed",
- * "files": [...]} or {"kind": "order", ...}) on the project in root, with
+ * "files": [...]} or {"kind": "order", ...}; the Go helper's {"kind":
+ * "maprange", "files": [...]} or {"kind": "goorder", "polluter": ID,
+ * "victim": ID}) on the project in root, with
  * the interpreter command names (NULL: python3). A new object:
  *   {"status": "ok", "patch": DIFF, "files": [REL], "explanation": TEXT}
  *   {"status": "no_patch", "reason": TEXT}
