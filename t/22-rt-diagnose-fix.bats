@@ -7,7 +7,8 @@
 # parses before it is emitted, the tournament proves it on the real
 # runner, and the mbox applies with git am. No network, no cache. A
 # setter's or cleaner's statements are first shrunk by delta debugging
-# (ddmin, each probe the victim run by real pytest or unittest).
+# (ddmin, each probe the victim run by real pytest or unittest). For go
+# test, a polluter's package-level var is put back by a t.Cleanup.
 load helper
 
 F="$RT_TOP/t/fixtures/bisect"
@@ -170,6 +171,28 @@ rules() {
 	    tests.test_cache.PriceCacheTest.test_list_price 2>/dev/null )
 }
 
+@test "order rule: the setter's and the cleaner's patches win the tournament on the real runner" {
+	# brittle: the setter and the victim in random order
+	rules settings >"$T/s.jsonl"
+	pair="tests/test_config.py::test_load_settings tests/test_config.py::test_connection_url"
+	run rt-verify -C "$F/settings" -n 20 -j 2 --seed 7 --no-genome \
+	    --cmd "/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=\$RETRIAL_SEED $pair" "$T/s.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .winner.source == "rules" and .baseline.failures > 0'
+	# polluter and cleaner: unittest tests, run by pytest in random order;
+	# the victim judged by its own outcome (its polluter is polluted by
+	# it in turn, a second victim this repair does not claim to fix)
+	rules pricing >"$T/c.jsonl"
+	run rt-verify -C "$F/pricing" -n 20 -j 2 --seed 7 --no-genome \
+	    --case tests/test_cache.py::PriceCacheTest::test_list_price --cmd '/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=$RETRIAL_SEED tests/test_cache.py' "$T/c.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" >"$T/v.jsonl"
+	jqe '.verdict == "FIXED" and .winner.source == "rules" and .baseline.failures > 0' "$T/v.jsonl"
+	# both places of the cleaner's statements fix it: the victim's setup
+	# and the polluter's teardown
+	jqe '[.lanes[] | select(.failures == 0 and .status != "eliminated")] | length == 2' "$T/v.jsonl"
+}
+
 @test "order rule: delta debugging keeps only the setter's statements the brittle test needs (pytest), and the tournament proves the patch" {
 	# t/fixtures/order/setter.jsonl is rt-bisect's record of t/fixtures/fix/setter
 	project "$X" setter
@@ -260,6 +283,47 @@ rules() {
 	    --cmd '/usr/bin/python3 -m pytest -q --random-order-seed=$RETRIAL_SEED' "$T/hyps.jsonl"
 	status_is 0
 	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .baseline.failures > 0 and .winner.source == "rules"'
+}
+
+@test "order rule (go test): a polluter's package-level var is put back by a t.Cleanup; FIXED on real go test, and the mbox applies" {
+	# t/fixtures/order/govar.jsonl is rt-bisect's record of t/fixtures/fix/govar
+	project "$X" govar
+	cd "$T/p"
+	run rt-diagnose --rules --offline --no-cache -C "$T/p" "$O/govar.jsonl"
+	status_is 0
+	jqe '.status == "ok" and .source == "rules" and .cause_class == "order_dependency"
+	    and .files == ["retry_test.go"] and .minimise == null' <<<"$output"
+	printf '%s\n' "$output" >"$T/hyps.jsonl"
+	jq -r .patch <<<"$output" >"$T/g.diff"
+	[ "$(grep '^+' "$T/g.diff" | grep -v '^+++')" = '+	retrialSavedMaxAttempts := MaxAttempts
++	t.Cleanup(func() { MaxAttempts = retrialSavedMaxAttempts })' ]
+	has "TestDoOnce (retry_test.go:15) sets the package-level MaxAttempts (retry.go:7)"
+	cmd='GOPROXY=off go test -count=1 -shuffle=$RETRIAL_SEED ./...'
+	run rt-verify -n 20 -j 2 --seed 5 --no-genome --cmd "$cmd" "$T/hyps.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" >"$T/verdict.jsonl"
+	jqe '.verdict == "FIXED" and .winner.source == "rules" and .winner.cause_class == "order_dependency"
+	    and .baseline.failures > 0' "$T/verdict.jsonl"
+	rt-pr -m "$T/fix.mbox" "$T/verdict.jsonl"
+	git checkout -q -b apply
+	git am -q "$T/fix.mbox"
+	# the polluter first, then the victim: it passes now
+	GOPROXY=off go test -count=1 -shuffle=off -run '^(TestDoOnce|TestDoRetriesUntilUp)$' . >/dev/null
+}
+
+@test "order rule (go test): a polluter that assigns no package-level var, or a setter: no_patch with the reason" {
+	project "$X" govar
+	sed -i 's/^\tMaxAttempts = 1$/\tattempts := 1\n\t_ = attempts/' "$T/p/retry_test.go"
+	run rt-diagnose --rules --offline --no-cache -C "$T/p" "$O/govar.jsonl"
+	status_is 0
+	jqe '.status == "no_patch" and .patch == null and .reason == "TestDoOnce assigns no package-level var of its package"' <<<"$output"
+	jq -c '.category = "brittle" | .setter_sets = .polluter_sets | .setters = .polluters
+	    | .polluters = [] | .polluter_sets = [] | .cleaners = {}
+	    | .probes |= map(if .role == "alone" then .failures = .trials else . end)
+	    | .probes |= map(if .role == "confirm" then .failures = 0 else . end)' "$O/govar.jsonl" >"$T/b.jsonl"
+	run rt-diagnose --rules --offline --no-cache -C "$X/govar" "$T/b.jsonl"
+	status_is 0
+	jqe '.status == "no_patch" and (.reason | test("only a polluter.s package-level vars"))' <<<"$output"
 }
 
 @test "no rule that fits: an honest no_patch with the reason, exit 0, never a guess" {
