@@ -2877,8 +2877,11 @@ take_plan(json_t *h, json_t *plan)
 	const char *st = jstr(plan, "status");
 
 	if (st && !strcmp(st, "ok")) {
-		char *e = rt_xasprintf("%s Evidence: %s", jstr(plan, "explanation"),
-		    jstr(h, "explanation"));
+		/* what delta debugging spent goes last: the evidence is cut last
+		 * but one */
+		const char *note = jstr(plan, "note");
+		char *e = rt_xasprintf("%s Evidence: %s%s%s", jstr(plan, "explanation"),
+		    jstr(h, "explanation"), note ? " " : "", note ? note : "");
 		char *c = cut_utf8(e, MAX_EXPLANATION, 1);
 		json_object_set_new(h, "explanation", rt_json_bytes(c, strlen(c)));
 		free(c);

@@ -461,14 +461,11 @@ rt_fix_minimise(const char *root, const char *command, json_t *req, const rt_fix
 	}
 	json_object_set_new(res, "keep", keep);
 	json_object_set_new(res, "minimise", mini_record(&m, k, of, &d, d.probes + 1));
-	if (json_is_string(json_object_get(res, "explanation"))) {
-		char *e = rt_xasprintf("%s Delta debugging kept %zu of its %zu statements "
-		    "(%ld probes, %ld trials, the victim judged by %s%s).",
-		    json_string_value(json_object_get(res, "explanation")), k, of,
-		    d.probes + 1, m.trials, m.by_case ? "its own outcome in the runner's "
-		    "report" : "the command's exit status: the runner gives no per-case report",
+	{
+		char *e = rt_xasprintf("Delta debugging kept %zu of the %zu statements "
+		    "(%ld probes, %ld trials%s).", k, of, d.probes + 1, m.trials,
 		    d.minimal ? "" : "; the budget ran out before the subset was 1-minimal");
-		json_object_set_new(res, "explanation", json_string(e));
+		json_object_set_new(res, "note", json_string(e));
 		free(e);
 	}
 done:

@@ -41,7 +41,8 @@ typedef struct {
  * statements shrunk by ddmin (lib/rt_ddmin) to a 1-minimal subset that
  * makes the victim pass. The answer has "minimise": {"statements": K,
  * "of": M, "probes": P, "trials": T, "minimal": BOOL, "judged_by":
- * "case"|"exit"}, the subset's indices in "keep"; no_patch (with
+ * "case"|"exit"}, the subset's indices in "keep" and a sentence saying
+ * so in "note"; no_patch (with
  * "minimise" when probes ran) when no subset made it pass, the budget ran
  * out first, or the probes could not run. */
 json_t *rt_fix_minimise(const char *root, const char *command, json_t *req,
