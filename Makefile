@@ -106,6 +106,10 @@ bench/stopping-rules: bench/stopping-rules.c lib/libretrial.a
 t/records_test: t/records_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/records_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
 
+# the lib/rt_ddmin driver of t/22-rt-diagnose-fix.bats
+t/ddmin_test: t/ddmin_test.c lib/libretrial.a
+	$(CC) $(RT_CFLAGS) -o $@ t/ddmin_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
+
 # the rt_runner driver of t/37-jest.bats
 t/runner_test: t/runner_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/runner_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
@@ -114,7 +118,7 @@ t/runner_test: t/runner_test.c lib/libretrial.a
 # VALGRIND=1 runs every tool the tests invoke under valgrind (t/helper.bash).
 check: deps
 	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test t/say_test \
-	    t/records_test bench/stopping-rules
+	    t/records_test t/ddmin_test bench/stopping-rules
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	RT_VALGRIND=$(VALGRIND) ./t/run-bats
@@ -192,7 +196,7 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean: fuzz-clean
-	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test bench/stopping-rules
+	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test t/ddmin_test bench/stopping-rules
 
 .PHONY: all check lint deps jest-deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)

@@ -245,6 +245,26 @@ rules() {
 	has "--max-probes x"
 }
 
+@test "lib/rt_ddmin: a 1-minimal subset that keeps the property, each subset probed once, within the budget" {
+	[ -x "$RT_TOP/t/ddmin_test" ] || make -s -C "$RT_TOP" t/ddmin_test >/dev/null
+	D="$RT_TOP/t/ddmin_test"
+	# two items of eight are needed: both, and only them
+	run "$D" 8 30 1,4
+	[ "$output" = "1,4 probes=17 minimal=1 budget_out=0" ]
+	# either of two items will do: the first part that holds one
+	run "$D" 8 30 3 5
+	[ "$output" = "3 probes=5 minimal=1 budget_out=0" ]
+	# every item needed: nothing goes
+	run "$D" 6 30 0,1,2,3,4,5
+	[ "$output" = "0,1,2,3,4,5 probes=18 minimal=1 budget_out=0" ]
+	# one item: nothing to probe
+	run "$D" 1 30 0
+	[ "$output" = "0 probes=0 minimal=1 budget_out=0" ]
+	# the budget runs out: the set given, not 1-minimal
+	run "$D" 16 3 2,9,11
+	[ "$output" = "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15 probes=3 minimal=0 budget_out=1" ]
+}
+
 @test "order rule: a budget cut short keeps the smallest passing subset seen, and says it is not 1-minimal" {
 	run rt-diagnose --rules --offline --no-cache --max-probes 2 -C "$X/setter" "$O/setter.jsonl"
 	status_is 0
