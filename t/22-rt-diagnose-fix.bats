@@ -193,6 +193,46 @@ rules() {
 	jqe '[.lanes[] | select(.failures == 0 and .status != "eliminated")] | length == 2' "$T/v.jsonl"
 }
 
+@test "order rule: a cleaner's minimal statements in the victim, and in a yield fixture the polluter takes (pytest); both win the tournament" {
+	# t/fixtures/order/cleaner.jsonl is rt-bisect's record of t/fixtures/fix/cleaner
+	project "$X" cleaner
+	run rt-diagnose --rules --offline --no-cache -C "$T/p" "$O/cleaner.jsonl"
+	status_is 0
+	printf '%s\n' "$output" >"$T/hyps.jsonl"
+	jqe -s 'length == 2 and all(.status == "ok" and .files == ["tests/test_session.py"]
+	    and .minimise.statements == 1 and .minimise.of == 4 and .minimise.minimal
+	    and .minimise.judged_by == "case")' "$T/hyps.jsonl"
+	# of the cleaner's sign-in, grant, print and sign-out, the sign-out
+	jq -r 'select(.id == "h1") | .patch' "$T/hyps.jsonl" >"$T/v.diff"
+	[ "$(grep '^+ ' "$T/v.diff")" = '+    session.logout()' ]
+	jq -r 'select(.id == "h2") | .patch' "$T/hyps.jsonl" >"$T/t.diff"
+	[ "$(grep '^+' "$T/t.diff" | grep -v '^+++')" = '+import pytest
++@pytest.fixture
++def _retrial_after_test_admin_can_delete():
++    yield
++    session.logout()
++
++
++def test_admin_can_delete(_retrial_after_test_admin_can_delete):' ]
+	jqe -s '.[1].explanation | test("in the fixture _retrial_after_test_admin_can_delete, which test_admin_can_delete takes")' "$T/hyps.jsonl"
+	# the teardown alone: the polluter, then the victim, pass by real pytest
+	cp -R "$X/cleaner" "$T/t"
+	patch -p1 --fuzz=0 -s -d "$T/t" <"$T/t.diff"
+	( cd "$T/t" && /usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order \
+	    tests/test_session.py::test_admin_can_delete tests/test_session.py::test_guest_cannot_delete >/dev/null )
+	cd "$T/p"
+	run rt-verify -n 20 -j 2 --seed 7 --no-genome \
+	    --cmd '/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=$RETRIAL_SEED' "$T/hyps.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" >"$T/verdict.jsonl"
+	jqe '.verdict == "FIXED" and .winner.source == "rules" and .baseline.failures > 0
+	    and ([.lanes[] | select(.failures == 0 and .status != "eliminated")] | length == 2)' "$T/verdict.jsonl"
+	rt-pr -m "$T/fix.mbox" "$T/verdict.jsonl"
+	git checkout -q -b apply
+	git am -q "$T/fix.mbox"
+	/usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order >/dev/null
+}
+
 @test "order rule: delta debugging keeps only the setter's statements the brittle test needs (pytest), and the tournament proves the patch" {
 	# t/fixtures/order/setter.jsonl is rt-bisect's record of t/fixtures/fix/setter
 	project "$X" setter
