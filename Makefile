@@ -41,7 +41,7 @@ LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt
 	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o lib/rt_plan.o lib/rt_hyp.o lib/rt_tournament.o \
 	lib/rt_quarantine.o lib/rt_codeowners.o lib/rt_records.o $(STATS_OBJ)
 LIB_OBJ  += lib/rt_fix.o lib/rt_github.o lib/rt_quar_issue.o
-LIB_OBJ  += lib/rt_notify.o
+LIB_OBJ  += lib/rt_notify.o lib/rt_ddmin.o
 LIB_HDR   = $(LIB_OBJ:.o=.h)
 STATS_SO_VER = 0
 
@@ -107,6 +107,10 @@ bench/stopping-rules: bench/stopping-rules.c lib/libretrial.a
 t/records_test: t/records_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/records_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
 
+# the lib/rt_ddmin driver of t/22-rt-diagnose-fix.bats
+t/ddmin_test: t/ddmin_test.c lib/libretrial.a
+	$(CC) $(RT_CFLAGS) -o $@ t/ddmin_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
+
 # the rt_runner driver of t/37-jest.bats
 t/runner_test: t/runner_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/runner_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
@@ -115,7 +119,7 @@ t/runner_test: t/runner_test.c lib/libretrial.a
 # VALGRIND=1 runs every tool the tests invoke under valgrind (t/helper.bash).
 check: deps
 	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test t/say_test \
-	    t/records_test bench/stopping-rules
+	    t/records_test t/ddmin_test bench/stopping-rules
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	RT_VALGRIND=$(VALGRIND) ./t/run-bats
@@ -195,7 +199,7 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean: fuzz-clean
-	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test bench/stopping-rules
+	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test t/ddmin_test bench/stopping-rules
 
 .PHONY: all check lint deps jest-deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)

@@ -24,6 +24,7 @@
 #include "rt_http.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
+#include "rt_runner.h"
 #include "rt_patch.h"
 #include "rt_platform.h"
 #include "rt_text.h"
@@ -44,8 +45,8 @@
 static const char *usage_text =
 "usage: rt-diagnose [-hVv] [-C dir] [-s file]... [-m models] [-t seconds]\n"
 "                   [--cache dir] [--key-file file] [--max-response bytes]\n"
-"                   [--max-tokens n] [--no-cache] [--offline] [--rules]\n"
-"                   [--template file] [record-file ...]\n"
+"                   [--max-probes n] [--max-tokens n] [--no-cache] [--offline]\n"
+"                   [--rules] [--template file] [record-file ...]\n"
 "       rt-diagnose --list-rules\n"
 "  -C, --project DIR      project root; patch paths are relative to it (default .)\n"
 "  -s, --source FILE      a source file the models see and may patch (repeatable)\n"
@@ -55,6 +56,7 @@ static const char *usage_text =
 "      --key-file FILE    read the API key from FILE\n"
 "      --list-rules       print each rule's trigger words and exit\n"
 "      --max-response N   reject responses larger than N bytes (default 1048576)\n"
+"      --max-probes N     delta-debugging probes per rule patch (default 30)\n"
 "      --max-tokens N     the answer's token limit asked for (default 4096)\n"
 "      --no-cache         neither read nor write the cache\n"
 "      --offline          use only the caches (and --rules); never open a socket\n"
@@ -120,9 +122,9 @@ typedef struct {
 static struct {
 	const char *project, *cache_opt, *key_file, *models_opt, *template_path;
 	double timeout;
-	long max_response, max_tokens;
+	long max_response, max_tokens, max_probes;
 	int offline, rules, no_cache, verbose;
-} opt = { ".", NULL, NULL, NULL, NULL, 120, 1 << 20, 4096, 0, 0, 0, 0 };
+} opt = { ".", NULL, NULL, NULL, NULL, 120, 1 << 20, 4096, 30, 0, 0, 0, 0 };
 
 static char *root;          /* realpath of the project */
 static source *src;
@@ -2875,8 +2877,11 @@ take_plan(json_t *h, json_t *plan)
 	const char *st = jstr(plan, "status");
 
 	if (st && !strcmp(st, "ok")) {
-		char *e = rt_xasprintf("%s Evidence: %s", jstr(plan, "explanation"),
-		    jstr(h, "explanation"));
+		/* what delta debugging spent goes last: the evidence is cut last
+		 * but one */
+		const char *note = jstr(plan, "note");
+		char *e = rt_xasprintf("%s Evidence: %s%s%s", jstr(plan, "explanation"),
+		    jstr(h, "explanation"), note ? " " : "", note ? note : "");
 		char *c = cut_utf8(e, MAX_EXPLANATION, 1);
 		json_object_set_new(h, "explanation", rt_json_bytes(c, strlen(c)));
 		free(c);
@@ -2894,16 +2899,20 @@ take_plan(json_t *h, json_t *plan)
 }
 
 /* The order rule's patch: a setter's or a cleaner's statements run first
- * in the victim, else the polluter's state reset in the victim's setup. */
-static void
+ * in the victim, shrunk by delta debugging to those that make it pass
+ * (each probe the victim run by the order record's command), else the
+ * polluter's state reset in the victim's setup. For a cleaner, a second
+ * hypothesis: the same statements in the polluter's teardown (returned,
+ * or NULL). */
+static json_t *
 order_patch(json_t *h, json_t *detail, const evidence *ev)
 {
 	const char *cat = jstr(detail, "category"), *victim = jstr(detail, "victim");
 	const char *helper = NULL, *role = NULL;
-	json_t *req, *plan, *set;
+	json_t *req, *plan, *set, *h2 = NULL;
 
 	if (!cat || !victim)
-		return;
+		return NULL;
 	if (jstr(detail, "cleaner")) {
 		helper = jstr(detail, "cleaner");
 		role = "cleaner";
@@ -2918,16 +2927,56 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 	if (!helper) {
 		json_object_set_new(h, "reason", json_string("no single state-setter, "
 		    "polluter or cleaner to take a repair from"));
-		return;
+		return NULL;
 	}
 	set = json_object_get(detail, "shared");
 	req = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "kind", "order", "category", cat,
 	    "victim", victim, "helper", helper, "role", role, "shared",
 	    json_is_array(set) ? json_deep_copy(set) : json_array());
-	plan = rt_fix_plan(root, ev_command(ev), req);
+	if (rt_runner_detect(jstr(ev->order, "command"), NULL) == RT_RUNNER_GO) {
+		/* go test: the polluter's package-level vars put back by t.Cleanup */
+		json_t *g = json_pack("{s:s, s:s, s:s}", "kind", "goorder", "polluter", helper,
+		    "victim", victim);
+		if (!strcmp(role, "polluter"))
+			plan = rt_fix_plan(root, ev_command(ev), g);
+		else
+			plan = json_pack("{s:s, s:s}", "status", "no_patch", "reason", "for go "
+			    "test, only a polluter's package-level vars are restored (t.Cleanup); "
+			    "a setter's or cleaner's statements are not copied");
+		json_decref(g);
+	} else if (!strcmp(role, "polluter")) {
+		plan = rt_fix_plan(root, ev_command(ev), req);
+	} else {
+		/* the setter's statements make the victim pass alone; the
+		 * cleaner's make it pass after its polluter */
+		json_t *order = !strcmp(role, "setter") ? json_pack("[s]", victim) :
+		    json_deep_copy(json_object_get(detail, "confirm"));
+		rt_fix_probe pr = { jstr(ev->order, "command"), order, victim,
+		    opt.max_probes, 0, &got_sig };
+		plan = rt_fix_minimise(root, ev_command(ev), req, &pr);
+		json_decref(order);
+		if (json_object_get(plan, "minimise"))
+			json_object_set(h, "minimise", json_object_get(plan, "minimise"));
+		if (!strcmp(role, "cleaner") && !strcmp(jstr(plan, "status"), "ok") &&
+		    json_array_size(json_object_get(detail, "polluters")) == 1) {
+			json_t *q = json_deep_copy(req), *p2;
+			json_object_set(q, "keep", json_object_get(plan, "keep"));
+			json_object_set_new(q, "place", json_string("teardown"));
+			json_object_set(q, "polluter", json_array_get(json_object_get(detail,
+			    "polluters"), 0));
+			p2 = rt_fix_plan(root, ev_command(ev), q);
+			h2 = hyp_new("rules", NULL, NULL, jstr(h, "cause_class"), jstr(h, "explanation"));
+			json_object_set(h2, "order", detail);
+			json_object_set(h2, "minimise", json_object_get(plan, "minimise"));
+			take_plan(h2, p2);
+			json_decref(p2);
+			json_decref(q);
+		}
+	}
 	take_plan(h, plan);
 	json_decref(plan);
 	json_decref(req);
+	return h2;
 }
 
 /* The hash-order rule: each iteration over a set in the sources' code
@@ -3044,7 +3093,7 @@ int
 main(int argc, char *argv[])
 {
 	enum { O_CACHE = 256, O_KEYFILE, O_MAXRESP, O_MAXTOK, O_NOCACHE,
-		O_OFFLINE, O_RULES, O_TEMPLATE, O_LISTRULES };
+		O_OFFLINE, O_RULES, O_TEMPLATE, O_LISTRULES, O_MAXPROBES };
 	static const struct option lo[] = {
 		{ "project", required_argument, NULL, 'C' },
 		{ "source", required_argument, NULL, 's' },
@@ -3054,6 +3103,7 @@ main(int argc, char *argv[])
 		{ "key-file", required_argument, NULL, O_KEYFILE },
 		{ "list-rules", no_argument, NULL, O_LISTRULES },
 		{ "max-response", required_argument, NULL, O_MAXRESP },
+		{ "max-probes", required_argument, NULL, O_MAXPROBES },
 		{ "max-tokens", required_argument, NULL, O_MAXTOK },
 		{ "no-cache", no_argument, NULL, O_NOCACHE },
 		{ "offline", no_argument, NULL, O_OFFLINE },
@@ -3093,6 +3143,7 @@ main(int argc, char *argv[])
 		case O_KEYFILE: opt.key_file = optarg; break;
 		case O_LISTRULES: list_rules(); break;
 		case O_MAXRESP: opt.max_response = rt_num_long("--max-response", optarg, 1024, 1L << 30); break;
+		case O_MAXPROBES: opt.max_probes = rt_num_long("--max-probes", optarg, 0, 10000); break;
 		case O_MAXTOK: opt.max_tokens = rt_num_long("--max-tokens", optarg, 16, 1L << 20); break;
 		case O_NOCACHE: opt.no_cache = 1; break;
 		case O_OFFLINE: opt.offline = 1; break;
@@ -3190,11 +3241,14 @@ main(int argc, char *argv[])
 			    "rule-based hypotheses only");
 		json_array_foreach(rules, j, r) {
 			h = hyp_new("rules", NULL, NULL, jstr(r, "cause_class"), jstr(r, "explanation"));
+			json_t *h2 = NULL;
 			if (json_object_get(r, "order")) {
 				json_object_set(h, "order", json_object_get(r, "order"));
-				order_patch(h, json_object_get(r, "order"), &ev);
+				h2 = order_patch(h, json_object_get(r, "order"), &ev);
 			}
 			json_array_append_new(out, h);
+			if (h2)
+				json_array_append_new(out, h2);
 			if (!strcmp(jstr(h, "cause_class"), "hash_order"))
 				hash_patches(out, h, &ev);
 		}

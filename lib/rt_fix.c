@@ -2,14 +2,21 @@
  * diff and checked (applies with patch --fuzz=0, parses) before they are
  * emitted. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "rt_cases.h"
+#include "rt_ddmin.h"
 #include "rt_fix.h"
 #include "rt_fs.h"
 #include "rt_patch.h"
+#include "rt_runner.h"
+#include "rt_sandbox.h"
 #include "rt_src.h"
+#include "rt_trial.h"
 #include "rt_util.h"
 
 static json_t *
@@ -100,9 +107,12 @@ checked(const char *root, const char *command, json_t *o)
 		res = no_patch("%s: the planned change changes nothing%s", rel, NULL);
 	else if ((bad = check_patch(root, command, rel, old, oldlen, diff)))
 		res = no_patch("%s%s", bad, NULL);
-	else
+	else {
 		res = json_pack("{s:s, s:s, s:[s], s:s}", "status", "ok", "patch", diff,
 		    "files", rel, "explanation", expl);
+		if (json_is_array(json_object_get(o, "statements")))
+			json_object_set(res, "statements", json_object_get(o, "statements"));
+	}
 	free(bad);
 	free(diff);
 	free(old);
@@ -132,6 +142,18 @@ rt_fix_plan(const char *root, const char *command, json_t *req)
 		av[k] = NULL;
 		r = rt_src_go_helper(root, av, &out, why, sizeof why);
 		free(av);
+	} else if (json_is_string(json_object_get(req, "kind")) &&
+	    !strcmp(json_string_value(json_object_get(req, "kind")), "goorder")) {
+		/* Go: the polluter's package-level vars restored by a t.Cleanup */
+		char *av[4] = { "--fix-order", NULL, NULL, NULL };
+		av[1] = (char *)json_string_value(json_object_get(req, "polluter"));
+		av[2] = (char *)json_string_value(json_object_get(req, "victim"));
+		if (!av[1] || !av[2] || av[1][0] == '-' || av[2][0] == '-') {
+			free(text);
+			return no_patch("the Go order rule needs a polluter and a victim%s%s",
+			    "", NULL);
+		}
+		r = rt_src_go_helper(root, av, &out, why, sizeof why);
 	} else {
 		args[0] = text;
 		args[1] = NULL;
@@ -167,5 +189,294 @@ rt_fix_plan(const char *root, const char *command, json_t *req)
 		res = checked(root, command, o);
 	}
 	json_decref(o);
+	return res;
+}
+
+/* ---- delta debugging over a setter's or cleaner's statements ---- */
+
+#define PROBE_TRIALS 3
+
+typedef struct {
+	const char *root, *command;
+	json_t *req;
+	const rt_fix_probe *p;
+	char *scratch, *copy, *name;     /* scratch/copy/<name>: the project's copy */
+	dev_t dev;
+	ino_t ino;
+	rt_sandbox sb;
+	rt_trial_opts o;
+	char **tests;
+	int by_case;
+	long trials, trialno;
+	char reason[400];                /* the last probe's failure, in words */
+	/* one probe */
+	long passes, ran;
+	rt_cases_dir jd;
+} mini;
+
+static int
+mini_skip(const struct stat *st, void *ctx)
+{
+	mini *m = ctx;
+
+	if (m->p->stop && *m->p->stop)
+		return -1;
+	return st->st_dev == m->dev && st->st_ino == m->ino;
+}
+
+static int
+mini_trial(const rt_trial_result *res, void *ctx)
+{
+	mini *m = ctx;
+	rt_outcome oc = res->outcome;
+	rt_case_set set;
+	char why[400] = "";
+
+	if (m->by_case) {
+		memset(&set, 0, sizeof set);
+		if (rt_cases_trial(&m->jd, &m->o, res, NULL, NULL, &set) < 0) {
+			if (oc != RT_ERROR && oc != RT_TIMEOUT)
+				oc = RT_ERROR;
+			snprintf(why, sizeof why, "%s", set.error);
+		} else if (oc != RT_ERROR && oc != RT_TIMEOUT) {
+			oc = rt_cases_judge(&set, m->p->victim, res->trial, why, sizeof why);
+		}
+		rt_case_set_free(&set);
+	}
+	m->ran++;
+	m->trials++;
+	if (oc == RT_PASS) {
+		m->passes++;
+		return RT_GO_ON;
+	}
+	if (!why[0])
+		rt_error_reason(why, sizeof why, res->trial, res->error, res->err.data);
+	snprintf(m->reason, sizeof m->reason, "%s %s in trial %ld%s%.300s",
+	    m->p->victim, oc == RT_FAIL ? "failed" : oc == RT_TIMEOUT ? "timed out" :
+	    "did not run", res->trial, why[0] && oc != RT_FAIL ? ": " : "",
+	    oc != RT_FAIL ? why : "");
+	return RT_STOP;
+}
+
+/* The planner's patch for the statements idx[0..n), in a fresh copy,
+ * the probe's tests run: 1 the victim passed every trial, 0 not, -1 stop. */
+static int
+mini_probe(const size_t *idx, size_t n, void *ctx)
+{
+	mini *m = ctx;
+	json_t *req = json_deep_copy(m->req), *keep = json_array(), *plan;
+	char err[512], *jdir = NULL;
+	size_t i;
+	int sig, r = 0;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(keep, json_integer((json_int_t)idx[i]));
+	json_object_set_new(req, "keep", keep);
+	plan = rt_fix_plan(m->root, m->command, req);
+	json_decref(req);
+	if (strcmp(json_string_value(json_object_get(plan, "status")), "ok") != 0) {
+		snprintf(m->reason, sizeof m->reason, "%s",
+		    json_string_value(json_object_get(plan, "reason")));
+		json_decref(plan);
+		return 0;
+	}
+	rt_remove_tree(m->copy);
+	if (rt_copy_tree(m->root, m->copy, mini_skip, m, err, sizeof err) < 0) {
+		json_decref(plan);
+		if (m->p->stop && *m->p->stop)
+			return -1;
+		snprintf(m->reason, sizeof m->reason, "cannot copy the project: %.300s", err);
+		return -1;
+	}
+	if (rt_patch_apply(m->copy, json_string_value(json_object_get(plan, "patch")),
+	    err, sizeof err) < 0) {
+		snprintf(m->reason, sizeof m->reason, "the patch does not apply: %.300s", err);
+		json_decref(plan);
+		return 0;
+	}
+	json_decref(plan);
+	if (rt_sandbox_own(&m->sb, m->copy) < 0) {
+		snprintf(m->reason, sizeof m->reason, "cannot hand the copy to the "
+		    "sandbox's uid: %s", strerror(errno));
+		return -1;
+	}
+	m->o.cwd = m->copy;
+	m->o.junit_dir = NULL;
+	if (m->by_case) {
+		jdir = rt_xasprintf("%s/junit.XXXXXX", m->scratch);
+		if (!mkdtemp(jdir) || rt_cases_dir_open(&m->jd, jdir) < 0 ||
+		    rt_sandbox_own(&m->sb, jdir) < 0) {
+			snprintf(m->reason, sizeof m->reason, "%s: %s", jdir, strerror(errno));
+			free(jdir);
+			return -1;
+		}
+		m->o.junit_dir = jdir;
+	}
+	m->passes = m->ran = 0;
+	sig = rt_run_trials(&m->o, m->trialno + 1, m->p->trials > 0 ? m->p->trials :
+	    PROBE_TRIALS, 1, mini_trial, m);
+	m->trialno += m->ran;
+	if (jdir) {
+		rt_cases_dir_close(&m->jd);
+		rt_remove_tree(jdir);
+		free(jdir);
+	}
+	if (sig || (m->p->stop && *m->p->stop))
+		r = -1;
+	else
+		r = m->ran > 0 && m->passes == m->ran;
+	return r;
+}
+
+/* The record's command with the tests where it takes them: '{}' (the
+ * argv form's word) or "$@" (--cmd's), else at its end. */
+static char *
+probe_command(const char *cmd)
+{
+	const char *b = strstr(cmd, "'{}'");
+	size_t k = 4;
+
+	if (!b && (b = strstr(cmd, " {}")) && (b[3] == '\0' || b[3] == ' ')) {
+		b++;
+		k = 2;
+	}
+	if (b)
+		return rt_xasprintf("%.*s\"$@\"%s", (int)(b - cmd), cmd, b + k);
+	if (strstr(cmd, "$@") || strstr(cmd, "$*"))
+		return rt_xstrdup(cmd);
+	return rt_xasprintf("%s \"$@\"", cmd);
+}
+
+static json_t *
+mini_record(const mini *m, size_t k, size_t of, const rt_ddmin_opts *d, long probes)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:b, s:s}", "statements", (json_int_t)k,
+	    "of", (json_int_t)of, "probes", (json_int_t)probes, "trials",
+	    (json_int_t)m->trials, "minimal", d ? d->minimal : 0, "judged_by",
+	    m->by_case ? "case" : "exit");
+}
+
+json_t *
+rt_fix_minimise(const char *root, const char *command, json_t *req, const rt_fix_probe *p)
+{
+	const char *tmp = getenv("TMPDIR"), *slash;
+	json_t *all, *res = NULL, *t, *keep;
+	rt_ddmin_opts d = { 0 };
+	size_t of, k, i, *idx = NULL;
+	char why[400], *outer;
+	const char *role = json_string_value(json_object_get(req, "role"));
+	struct stat st;
+	mini m;
+	int r;
+
+	all = rt_fix_plan(root, command, req);
+	if (strcmp(json_string_value(json_object_get(all, "status")), "ok") != 0 ||
+	    !json_array_size(json_object_get(all, "statements")))
+		return all;
+	of = json_array_size(json_object_get(all, "statements"));
+	if (!p->command || !json_array_size(p->order)) {
+		json_decref(all);
+		return no_patch("the order record names no command to run the victim "
+		    "with, so the %s's statements cannot be narrowed down%s",
+		    role ? role : "helper", NULL);
+	}
+	if (p->max_probes < 1) {
+		json_decref(all);
+		res = no_patch("the delta-debugging budget (--max-probes %s) ran out before "
+		    "a subset of the statements was seen to make the victim pass%s", "0", NULL);
+		return res;
+	}
+	memset(&m, 0, sizeof m);
+	m.root = root;
+	m.command = command;
+	m.req = req;
+	m.p = p;
+	m.scratch = rt_xasprintf("%s/rt-diagnose-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(m.scratch)) {
+		res = no_patch("a scratch directory: %s%s", strerror(errno), NULL);
+		free(m.scratch);
+		json_decref(all);
+		return res;
+	}
+	if (stat(m.scratch, &st) == 0) {
+		m.dev = st.st_dev;
+		m.ino = st.st_ino;
+	}
+	slash = strrchr(root, '/');
+	m.name = rt_xstrdup(slash && slash[1] ? slash + 1 : "project");
+	outer = rt_xasprintf("%s/copy", m.scratch);
+	m.copy = rt_xasprintf("%s/%s", outer, m.name);
+	/* every probe confined to its copy, as the tournament's trials are */
+	if (rt_sandbox_init(&m.sb, RT_SANDBOX_WANT_AUTO, 0, m.scratch) < 0 ||
+	    (m.sb.kind == RT_SANDBOX_UID && chmod(m.scratch, 0711) < 0) ||
+	    mkdir(outer, m.sb.kind == RT_SANDBOX_UID ? 0711 : 0700) < 0) {
+		res = no_patch("the probes' sandbox: %s%s", m.sb.why[0] ? m.sb.why :
+		    strerror(errno), NULL);
+		goto done;
+	}
+	if (m.sb.kind == RT_SANDBOX_NONE)
+		rt_warn("warning: delta debugging's probes run unconfined (%s)", m.sb.why);
+	rt_trial_opts_init(&m.o);
+	m.o.shell_cmd = probe_command(p->command);
+	m.tests = rt_xcalloc(json_array_size(p->order) + 1, sizeof *m.tests);
+	json_array_foreach(p->order, i, t)
+		m.tests[i] = (char *)json_string_value(t);
+	m.o.shell_args = m.tests;
+	m.o.runner = rt_runner_detect(m.o.shell_cmd, NULL);
+	m.o.timeout_s = 600;
+	m.o.jobs = 1;
+	m.o.sandbox = &m.sb;
+	m.by_case = rt_cases_auto(&m.o, why, sizeof why) == 0;
+
+	/* all the statements first: ddmin starts from a passing set */
+	idx = rt_xcalloc(of, sizeof *idx);
+	for (i = 0; i < of; i++)
+		idx[i] = i;
+	r = mini_probe(idx, of, &m);
+	if (r <= 0) {
+		char n[32];
+		snprintf(n, sizeof n, "%zu", of);
+		res = r < 0 && m.reason[0] ? no_patch("the probes could not run: %s%s",
+		    m.reason, NULL) : r < 0 ? no_patch("interrupted%s%s", "", NULL) :
+		    no_patch("with all %s of its statements run first, the victim still does "
+		    "not pass: %s", n, m.reason);
+		json_object_set_new(res, "minimise", mini_record(&m, 0, of, NULL, 1));
+		goto done;
+	}
+	d.max_probes = p->max_probes - 1;
+	k = rt_ddmin(of, mini_probe, &m, &d, idx);
+	if (d.stopped && (!p->stop || !*p->stop) && m.reason[0]) {
+		res = no_patch("the probes could not run: %s%s", m.reason, NULL);
+		json_object_set_new(res, "minimise", mini_record(&m, k, of, &d, d.probes + 1));
+		goto done;
+	}
+	keep = json_array();
+	for (i = 0; i < k; i++)
+		json_array_append_new(keep, json_integer((json_int_t)idx[i]));
+	{
+		json_t *q = json_deep_copy(req);
+		json_object_set(q, "keep", keep);
+		res = rt_fix_plan(root, command, q);
+		json_decref(q);
+	}
+	json_object_set_new(res, "keep", keep);
+	json_object_set_new(res, "minimise", mini_record(&m, k, of, &d, d.probes + 1));
+	{
+		char *e = rt_xasprintf("Delta debugging kept %zu of the %zu statements "
+		    "(%ld probes, %ld trials%s).", k, of, d.probes + 1, m.trials,
+		    d.minimal ? "" : "; the budget ran out before the subset was 1-minimal");
+		json_object_set_new(res, "note", json_string(e));
+		free(e);
+	}
+done:
+	json_decref(all);
+	rt_remove_tree(m.scratch);
+	free(outer);
+	free(m.copy);
+	free(m.name);
+	free(m.scratch);
+	free(m.tests);
+	free((char *)m.o.shell_cmd);
+	free(idx);
 	return res;
 }

@@ -186,6 +186,20 @@ static const rt_field diff_f[] = {
 	END
 };
 
+static const char *const judged_by_values[] = { "case", "exit", NULL };
+
+/* what delta debugging spent on a rule patch (rt-diagnose(1), RULE PATCHES) */
+static const rt_field minimise_f[] = {
+	{ "statements", I, REQ | CNT, NULL, NULL },
+	{ "of", I, REQ | CNT, NULL, NULL },
+	{ "probes", I, REQ | CNT, NULL, NULL },
+	{ "trials", I, REQ | CNT, NULL, NULL },
+	{ "minimal", B, 0, NULL, NULL },
+	{ "judged_by", S, 0, judged_by_values, NULL },
+	END
+};
+static const rt_schema minimise_s = { "minimise", minimise_f };
+
 static const rt_field hypothesis_f[] = {
 	{ "id", S, REQ, NULL, NULL },
 	{ "source", S, 0, NULL, NULL },
@@ -198,6 +212,7 @@ static const rt_field hypothesis_f[] = {
 	{ "status", S, 0, NULL, NULL },
 	{ "error", S, 0, NULL, NULL },
 	{ "evidence_digest", S, 0, NULL, NULL },
+	{ "minimise", O, 0, NULL, &minimise_s },
 	END
 };
 

@@ -5,7 +5,10 @@
 # cleaner run first in the victim, or the polluted class attribute
 # re-created in setup_method. Each patch applies (patch --fuzz=0) and
 # parses before it is emitted, the tournament proves it on the real
-# runner, and the mbox applies with git am. No network, no cache.
+# runner, and the mbox applies with git am. No network, no cache. A
+# setter's or cleaner's statements are first shrunk by delta debugging
+# (ddmin, each probe the victim run by real pytest or unittest). For go
+# test, a polluter's package-level var is put back by a t.Cleanup.
 load helper
 
 F="$RT_TOP/t/fixtures/bisect"
@@ -130,10 +133,12 @@ rules() {
 @test "order rule: a state-setter's statements run first in the brittle test; a cleaner's in the victim (unittest)" {
 	run rules settings
 	status_is 0
-	jqe '.status == "ok" and .files == ["tests/test_config.py"]' <<<"$output"
+	jqe '.status == "ok" and .files == ["tests/test_config.py"]
+	    and .minimise == {"statements": 1, "of": 1, "probes": 1, "trials": 3, "minimal": true, "judged_by": "case"}' <<<"$output"
 	jq -r .patch <<<"$output" >"$T/s.diff"
 	grep -qxF '+    config.load({"db_scheme": "postgres", "db_host": "db.internal"})' "$T/s.diff"
 	has "test_load_settings sets up the state test_connection_url needs"
+	has "Delta debugging kept 1 of the 1 statements (1 probes, 3 trials)."
 	# the brittle test alone: failing before, passing with the patch
 	cp -R "$F/settings" "$T/s"
 	( cd "$T/s" && ! /usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order \
@@ -141,16 +146,30 @@ rules() {
 	patch -p1 --fuzz=0 -s -d "$T/s" <"$T/s.diff"
 	( cd "$T/s" && /usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order \
 	    tests/test_config.py::test_connection_url >/dev/null )
-	run rules pricing
-	status_is 0
-	jqe '.status == "ok" and .files == ["tests/test_cache.py"]' <<<"$output"
-	jq -r .patch <<<"$output" >"$T/c.diff"
+	rules pricing >"$T/c.jsonl"
+	# two hypotheses: the cleaner's statements in the victim, and in the
+	# polluter's teardown
+	jqe -s 'length == 2 and all(.status == "ok" and .files == ["tests/test_cache.py"]
+	    and .minimise.statements == 1 and .minimise.of == 2 and .minimise.minimal
+	    and .minimise.judged_by == "exit")' "$T/c.jsonl"
+	jq -r 'select(.id == "h1") | .patch' "$T/c.jsonl" >"$T/c.diff"
 	grep -qx -- '+        cache.clear()' "$T/c.diff"
-	# the cleaner's check is not copied
+	# the cleaner's check is not copied, nor its statement the repair does
+	# not need
 	! grep -q '^+.*assertEqual' "$T/c.diff"
+	! grep -q '^+.*Z9' "$T/c.diff"
 	cp -R "$F/pricing" "$T/c"
 	patch -p1 --fuzz=0 -s -d "$T/c" <"$T/c.diff"
 	( cd "$T/c" && /usr/bin/python3 -m unittest -q tests.test_cache.PriceCacheTest.test_discount_price \
+	    tests.test_cache.PriceCacheTest.test_list_price 2>/dev/null )
+	# the teardown: unittest's tearDown, made for the polluter's class
+	jq -r 'select(.id == "h2") | .patch' "$T/c.jsonl" >"$T/t.diff"
+	grep -qx -- '+    def tearDown(self):' "$T/t.diff"
+	grep -qx -- '+        cache.clear()' "$T/t.diff"
+	jqe -s '.[1].explanation | test("in PriceCacheTest.tearDown, so no later test sees the change")' "$T/c.jsonl"
+	cp -R "$F/pricing" "$T/t"
+	patch -p1 --fuzz=0 -s -d "$T/t" <"$T/t.diff"
+	( cd "$T/t" && /usr/bin/python3 -m unittest -q tests.test_cache.PriceCacheTest.test_discount_price \
 	    tests.test_cache.PriceCacheTest.test_list_price 2>/dev/null )
 }
 
@@ -169,7 +188,130 @@ rules() {
 	run rt-verify -C "$F/pricing" -n 20 -j 2 --seed 7 --no-genome \
 	    --case tests/test_cache.py::PriceCacheTest::test_list_price --cmd '/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=$RETRIAL_SEED tests/test_cache.py' "$T/c.jsonl"
 	status_is 0
-	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .winner.source == "rules" and .baseline.failures > 0'
+	tail -n 1 <<<"$output" >"$T/v.jsonl"
+	jqe '.verdict == "FIXED" and .winner.source == "rules" and .baseline.failures > 0' "$T/v.jsonl"
+	# both places of the cleaner's statements fix it: the victim's setup
+	# and the polluter's teardown
+	jqe '[.lanes[] | select(.failures == 0 and .status != "eliminated")] | length == 2' "$T/v.jsonl"
+}
+
+@test "order rule: a cleaner's minimal statements in the victim, and in a yield fixture the polluter takes (pytest); both win the tournament" {
+	# t/fixtures/order/cleaner.jsonl is rt-bisect's record of t/fixtures/fix/cleaner
+	project "$X" cleaner
+	run rt-diagnose --rules --offline --no-cache -C "$T/p" "$O/cleaner.jsonl"
+	status_is 0
+	printf '%s\n' "$output" >"$T/hyps.jsonl"
+	jqe -s 'length == 2 and all(.status == "ok" and .files == ["tests/test_session.py"]
+	    and .minimise.statements == 1 and .minimise.of == 4 and .minimise.minimal
+	    and .minimise.judged_by == "case")' "$T/hyps.jsonl"
+	# of the cleaner's sign-in, grant, print and sign-out, the sign-out
+	jq -r 'select(.id == "h1") | .patch' "$T/hyps.jsonl" >"$T/v.diff"
+	[ "$(grep '^+ ' "$T/v.diff")" = '+    session.logout()' ]
+	jq -r 'select(.id == "h2") | .patch' "$T/hyps.jsonl" >"$T/t.diff"
+	[ "$(grep '^+' "$T/t.diff" | grep -v '^+++')" = '+import pytest
++@pytest.fixture
++def _retrial_after_test_admin_can_delete():
++    yield
++    session.logout()
++
++
++def test_admin_can_delete(_retrial_after_test_admin_can_delete):' ]
+	jqe -s '.[1].explanation | test("in the fixture _retrial_after_test_admin_can_delete, which test_admin_can_delete takes")' "$T/hyps.jsonl"
+	# the teardown alone: the polluter, then the victim, pass by real pytest
+	cp -R "$X/cleaner" "$T/t"
+	patch -p1 --fuzz=0 -s -d "$T/t" <"$T/t.diff"
+	( cd "$T/t" && /usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order \
+	    tests/test_session.py::test_admin_can_delete tests/test_session.py::test_guest_cannot_delete >/dev/null )
+	cd "$T/p"
+	run rt-verify -n 20 -j 2 --seed 7 --no-genome \
+	    --cmd '/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=$RETRIAL_SEED' "$T/hyps.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" >"$T/verdict.jsonl"
+	jqe '.verdict == "FIXED" and .winner.source == "rules" and .baseline.failures > 0
+	    and ([.lanes[] | select(.failures == 0 and .status != "eliminated")] | length == 2)' "$T/verdict.jsonl"
+	rt-pr -m "$T/fix.mbox" "$T/verdict.jsonl"
+	git checkout -q -b apply
+	git am -q "$T/fix.mbox"
+	/usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order >/dev/null
+}
+
+@test "order rule: delta debugging keeps only the setter's statements the brittle test needs (pytest), and the tournament proves the patch" {
+	# t/fixtures/order/setter.jsonl is rt-bisect's record of t/fixtures/fix/setter
+	project "$X" setter
+	run rt-diagnose --rules --offline --no-cache -C "$T/p" "$O/setter.jsonl"
+	status_is 0
+	jqe '.status == "ok" and .source == "rules" and .files == ["tests/test_flags.py"]
+	    and (.minimise | .statements == 3 and .of == 6 and .minimal and .judged_by == "case"
+	    and .probes > 1 and .probes <= 30 and .trials >= .probes)' <<<"$output"
+	printf '%s\n' "$output" >"$T/hyps.jsonl"
+	jq -r .patch <<<"$output" >"$T/d.diff"
+	# the three statements the banner needs, in their order, and nothing else
+	[ "$(grep '^+ ' "$T/d.diff")" = '+    region = "us"
++    flags.load(beta=True)
++    flags.load(region=region)' ]
+	! grep -q '^+.*print(' "$T/d.diff"
+	! grep -q '^+.*attempts' "$T/d.diff"
+	has "Delta debugging kept 3 of the 6 statements"
+	# the brittle test alone passes with the patch, by real pytest
+	cp -R "$X/setter" "$T/s"
+	patch -p1 --fuzz=0 -s -d "$T/s" <"$T/d.diff"
+	( cd "$T/s" && /usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order \
+	    tests/test_flags.py::test_banner >/dev/null )
+	# the project itself is untouched
+	git -C "$T/p" diff --quiet
+	cd "$T/p"
+	pair="tests/test_flags.py::test_enable_beta tests/test_flags.py::test_banner"
+	run rt-verify -n 20 -j 2 --seed 7 --no-genome \
+	    --cmd "/usr/bin/python3 -m pytest -q -p no:randomly --random-order-seed=\$RETRIAL_SEED $pair" "$T/hyps.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" >"$T/verdict.jsonl"
+	jqe '.verdict == "FIXED" and .winner.source == "rules" and .baseline.failures > 0' "$T/verdict.jsonl"
+	rt-pr -m "$T/fix.mbox" "$T/verdict.jsonl"
+	git checkout -q -b apply
+	git am -q "$T/fix.mbox"
+	/usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:random_order tests/test_flags.py::test_banner >/dev/null
+}
+
+@test "order rule: no subset of the setter's statements makes the victim pass, or no probe is allowed: no_patch with the reason and the probes spent" {
+	project "$X" setter
+	sed -i 's/with beta in us/with beta in ca/' "$T/p/tests/test_flags.py"
+	run rt-diagnose --rules --offline --no-cache -C "$T/p" "$O/setter.jsonl"
+	status_is 0
+	jqe '.status == "no_patch" and .patch == null and .minimise.probes == 1 and .minimise.statements == 0
+	    and (.reason | test("^with all 6 of its statements run first, the victim still does not pass: tests/test_flags.py::test_banner failed in trial 1"))' <<<"$output"
+	run rt-diagnose --rules --offline --no-cache --max-probes 0 -C "$X/setter" "$O/setter.jsonl"
+	status_is 0
+	jqe '.status == "no_patch" and .patch == null and (.reason | test("budget \\(--max-probes 0\\) ran out"))' <<<"$output"
+	run rt-diagnose --rules --offline --no-cache --max-probes x -C "$X/setter" "$O/setter.jsonl"
+	status_is 2
+	has "--max-probes x"
+}
+
+@test "lib/rt_ddmin: a 1-minimal subset that keeps the property, each subset probed once, within the budget" {
+	[ -x "$RT_TOP/t/ddmin_test" ] || make -s -C "$RT_TOP" t/ddmin_test >/dev/null
+	D="$RT_TOP/t/ddmin_test"
+	# two items of eight are needed: both, and only them
+	run "$D" 8 30 1,4
+	[ "$output" = "1,4 probes=17 minimal=1 budget_out=0" ]
+	# either of two items will do: the first part that holds one
+	run "$D" 8 30 3 5
+	[ "$output" = "3 probes=5 minimal=1 budget_out=0" ]
+	# every item needed: nothing goes
+	run "$D" 6 30 0,1,2,3,4,5
+	[ "$output" = "0,1,2,3,4,5 probes=18 minimal=1 budget_out=0" ]
+	# one item: nothing to probe
+	run "$D" 1 30 0
+	[ "$output" = "0 probes=0 minimal=1 budget_out=0" ]
+	# the budget runs out: the set given, not 1-minimal
+	run "$D" 16 3 2,9,11
+	[ "$output" = "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15 probes=3 minimal=0 budget_out=1" ]
+}
+
+@test "order rule: a budget cut short keeps the smallest passing subset seen, and says it is not 1-minimal" {
+	run rt-diagnose --rules --offline --no-cache --max-probes 2 -C "$X/setter" "$O/setter.jsonl"
+	status_is 0
+	jqe '.status == "ok" and .minimise.probes == 2 and .minimise.minimal == false
+	    and .minimise.statements == 6' <<<"$output"
 }
 
 @test "order rule: a module global of the test file is put back to its import-time value in the victim's setup" {
@@ -202,6 +344,47 @@ rules() {
 	    --cmd '/usr/bin/python3 -m pytest -q --random-order-seed=$RETRIAL_SEED' "$T/hyps.jsonl"
 	status_is 0
 	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .baseline.failures > 0 and .winner.source == "rules"'
+}
+
+@test "order rule (go test): a polluter's package-level var is put back by a t.Cleanup; FIXED on real go test, and the mbox applies" {
+	# t/fixtures/order/govar.jsonl is rt-bisect's record of t/fixtures/fix/govar
+	project "$X" govar
+	cd "$T/p"
+	run rt-diagnose --rules --offline --no-cache -C "$T/p" "$O/govar.jsonl"
+	status_is 0
+	jqe '.status == "ok" and .source == "rules" and .cause_class == "order_dependency"
+	    and .files == ["retry_test.go"] and .minimise == null' <<<"$output"
+	printf '%s\n' "$output" >"$T/hyps.jsonl"
+	jq -r .patch <<<"$output" >"$T/g.diff"
+	[ "$(grep '^+' "$T/g.diff" | grep -v '^+++')" = '+	retrialSavedMaxAttempts := MaxAttempts
++	t.Cleanup(func() { MaxAttempts = retrialSavedMaxAttempts })' ]
+	has "TestDoOnce (retry_test.go:15) sets the package-level MaxAttempts (retry.go:7)"
+	cmd='GOPROXY=off go test -count=1 -shuffle=$RETRIAL_SEED ./...'
+	run rt-verify -n 20 -j 2 --seed 5 --no-genome --cmd "$cmd" "$T/hyps.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" >"$T/verdict.jsonl"
+	jqe '.verdict == "FIXED" and .winner.source == "rules" and .winner.cause_class == "order_dependency"
+	    and .baseline.failures > 0' "$T/verdict.jsonl"
+	rt-pr -m "$T/fix.mbox" "$T/verdict.jsonl"
+	git checkout -q -b apply
+	git am -q "$T/fix.mbox"
+	# the polluter first, then the victim: it passes now
+	GOPROXY=off go test -count=1 -shuffle=off -run '^(TestDoOnce|TestDoRetriesUntilUp)$' . >/dev/null
+}
+
+@test "order rule (go test): a polluter that assigns no package-level var, or a setter: no_patch with the reason" {
+	project "$X" govar
+	sed -i 's/^\tMaxAttempts = 1$/\tattempts := 1\n\t_ = attempts/' "$T/p/retry_test.go"
+	run rt-diagnose --rules --offline --no-cache -C "$T/p" "$O/govar.jsonl"
+	status_is 0
+	jqe '.status == "no_patch" and .patch == null and .reason == "TestDoOnce assigns no package-level var of its package"' <<<"$output"
+	jq -c '.category = "brittle" | .setter_sets = .polluter_sets | .setters = .polluters
+	    | .polluters = [] | .polluter_sets = [] | .cleaners = {}
+	    | .probes |= map(if .role == "alone" then .failures = .trials else . end)
+	    | .probes |= map(if .role == "confirm" then .failures = 0 else . end)' "$O/govar.jsonl" >"$T/b.jsonl"
+	run rt-diagnose --rules --offline --no-cache -C "$X/govar" "$T/b.jsonl"
+	status_is 0
+	jqe '.status == "no_patch" and (.reason | test("only a polluter.s package-level vars"))' <<<"$output"
 }
 
 @test "no rule that fits: an honest no_patch with the reason, exit 0, never a guess" {

@@ -13,12 +13,17 @@ REQUEST is one JSON object:
       each iteration over a set in the code (not the tests), sorted: one
       candidate per site, "candidates": [{...}, ...]
   {"kind": "order", "category": "victim"|"brittle", "victim": ID,
-   "helper": ID, "role": "polluter"|"setter"|"cleaner", "shared": [NAME...]}
-      a setter's or cleaner's statements run first in the victim; a
-      polluter's state (a class attribute, a module global, the working
-      directory, os.environ) reset in the victim's setup
+   "helper": ID, "role": "polluter"|"setter"|"cleaner", "shared": [NAME...],
+   "keep": [I...], "place": "victim"|"teardown", "polluter": ID}
+      a setter's or cleaner's statements (those whose indices are in
+      "keep", default all) run first in the victim, or with place
+      "teardown" a cleaner's after the polluter; a polluter's state (a
+      class attribute, a module global, the working directory, os.environ)
+      reset in the victim's setup
 One JSON object on stdout: {"status": "ok", "file": REL, "source": TEXT,
-"explanation": TEXT, "line": N} or {"status": "no_patch", "reason": TEXT}
+"explanation": TEXT, "line": N} (a setter's or cleaner's answer adds
+"statements": [TEXT...], all its candidate statements, which "keep" counts)
+or {"status": "no_patch", "reason": TEXT}
 (for "hash", {"status": "ok", "candidates": [those objects]});
 exit 0; exit 2 on a usage error."""
 import ast
@@ -339,7 +344,8 @@ def hash_rule(root, files):
 
 def copy_statements(root, req):
     """A setter's or cleaner's statements (its checks left out) run first
-    in the victim."""
+    in the victim, or (place "teardown") a cleaner's in the polluter's
+    teardown; "keep" picks which of them, by index (delta debugging)."""
     vfile, vnames = locate(root, req["victim"])
     hfile, hnames = locate(root, req["helper"])
     if not vfile or not hfile:
@@ -357,10 +363,21 @@ def copy_statements(root, req):
     if params:
         no_patch("the %s %s takes fixtures (%s): its statements cannot run "
                  "alone" % (req["role"], hfn.name, ", ".join(params)))
-    keep = [s for s in hfn.body if not is_check(s) and not (
+    cands = [s for s in hfn.body if not is_check(s) and not (
         isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    if not keep:
+    if not cands:
         no_patch("the %s %s has no statement but its checks" % (req["role"], hfn.name))
+    stmts = [" ".join(src_of(text, s).split()) for s in cands]
+    keep = cands
+    if req.get("keep") is not None:
+        idx = req["keep"]
+        if not idx or any(not isinstance(i, int) or i < 0 or i >= len(cands) for i in idx):
+            no_patch("keep: %s: not indices of the %d statements" % (idx, len(cands)))
+        keep = [cands[i] for i in sorted(set(idx))]
+    said = "; ".join(" ".join(src_of(text, s).split()) for s in keep)[:300]
+    if req.get("place") == "teardown":
+        return teardown_statements(root, req, text, tree, vfile, vfn, hfn, keep,
+                                   stmts, said)
     first = body_start(vfn)
     ind = indent_of(lines_of(text)[first.lineno - 1])
     block = []
@@ -368,11 +385,71 @@ def copy_statements(root, req):
         block += reindent(text, s, ind)
     new = insert_at(text, first.lineno, block)
     out({"status": "ok", "file": vfile, "source": new, "line": first.lineno,
+         "statements": stmts,
          "explanation": "%s %s %s %s; its statements (%s) run first in %s, "
          "so it no longer depends on which test ran before it." % (
              hfn.name, "sets up the state" if req["role"] == "setter" else
              "resets the state", vfn.name, "needs" if req["role"] == "setter" else "reads",
-             "; ".join(" ".join(src_of(text, s).split()) for s in keep)[:300], vfn.name)})
+             said, vfn.name)})
+
+
+def teardown_statements(root, req, text, tree, vfile, vfn, hfn, keep, stmts, said):
+    """The cleaner's statements after the polluter: in its class's
+    teardown_method (pytest) or tearDown (unittest), else a yield fixture
+    the polluter function takes."""
+    pfile, pnames = locate(root, req.get("polluter") or "")
+    if pfile != vfile:
+        no_patch("the polluter (%s) is not in the cleaner's file %s" %
+                 (req.get("polluter"), vfile))
+    pcls, pfn = find_def(tree, pnames)
+    if pfn is None:
+        no_patch("%s: %s not found in it" % (vfile, ".".join(pnames)))
+    ls = lines_of(text)
+    if pcls is not None:
+        name = "tearDown" if is_testcase(pcls) else "teardown_method"
+        meth = None
+        for node in pcls.body:
+            if isinstance(node, ast.FunctionDef) and node.name == name:
+                meth = node
+        if meth is not None:
+            ind = indent_of(ls[body_start(meth).lineno - 1])
+            block = []
+            for s in keep:
+                block += reindent(text, s, ind)
+            new = insert_at(text, meth.end_lineno + 1, block)
+            line = meth.end_lineno + 1
+        else:
+            defs = [n for n in pcls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            d = defs[0]
+            line = d.decorator_list[0].lineno if d.decorator_list else d.lineno
+            ind = indent_of(ls[d.lineno - 1])
+            sig = "def tearDown(self):" if name == "tearDown" else \
+                "def teardown_method(self, method):"
+            block = [ind + sig + "\n"]
+            for s in keep:
+                block += reindent(text, s, ind + "    ")
+            new = insert_at(text, line, block + ["\n"])
+        where = "%s.%s" % (pcls.name, name)
+    else:
+        fx = "_retrial_after_%s" % pfn.name
+        line = pfn.decorator_list[0].lineno if pfn.decorator_list else pfn.lineno
+        block = ["@pytest.fixture\n", "def %s():\n" % fx, "    yield\n"]
+        for s in keep:
+            block += reindent(text, s, "    ")
+        block += ["\n", "\n"]
+        # the polluter takes the fixture: its first parameter
+        dl = ls[pfn.lineno - 1]
+        at = dl.index("(", dl.index("def ")) + 1
+        ls[pfn.lineno - 1] = dl[:at] + fx + (", " if pfn.args.args else "") + dl[at:]
+        new = insert_at("".join(ls), line, block)
+        if "pytest" not in module_names(tree):
+            new = add_import(new, tree, "import pytest\n")
+        where = "the fixture %s, which %s takes" % (fx, pfn.name)
+    out({"status": "ok", "file": vfile, "source": new, "line": line,
+         "statements": stmts,
+         "explanation": "%s leaves the state %s reads changed, and %s resets "
+         "it; its statements (%s) run after %s, in %s, so no later test sees "
+         "the change." % (pfn.name, vfn.name, hfn.name, said, pfn.name, where)})
 
 
 def class_attr(cls, attr):

@@ -274,3 +274,250 @@ func fixMapRange(root string, files []string) {
 		os.Exit(2)
 	}
 }
+
+// The order rule for Go (rt-diagnose(1), RULE PATCHES):
+//
+//	rt-inventory-go --fix-order [--root DIR] POLLUTER VICTIM
+//
+// POLLUTER and VICTIM are test IDs ("PKG::TestX" as go test -json names
+// them, or "TestX"). Each package-level var of the polluter's package that
+// the polluter assigns (=, op=, ++, --) is saved when it starts and put
+// back by a t.Cleanup, so the tests after it see the value the package
+// gave it. One answer, rt-fix.py's: {"status": "ok", "file", "source",
+// "line", "explanation"} or {"status": "no_patch", "reason"}.
+
+type fixOne struct {
+	Status      string `json:"status"`
+	Reason      string `json:"reason,omitempty"`
+	File        string `json:"file,omitempty"`
+	Source      string `json:"source,omitempty"`
+	Line        int    `json:"line,omitempty"`
+	Explanation string `json:"explanation,omitempty"`
+}
+
+func emitOne(o *fixOne) {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(o); err != nil {
+		fmt.Fprintf(os.Stderr, "rt-inventory-go: %v\n", err)
+		os.Exit(2)
+	}
+	os.Exit(0)
+}
+
+func noPatch(format string, a ...interface{}) {
+	emitOne(&fixOne{Status: "no_patch", Reason: fmt.Sprintf(format, a...)})
+}
+
+// testName: "PKG::TestX/sub" -> PKG, "TestX".
+func testName(id string) (string, string) {
+	pkg, name := "", id
+	if i := strings.LastIndex(id, "::"); i >= 0 {
+		pkg, name = id[:i], id[i+2:]
+	}
+	if i := strings.Index(name, "/"); i >= 0 {
+		name = name[:i]
+	}
+	return pkg, name
+}
+
+// modulePath: the module line of root/go.mod, or "".
+func modulePath(root string) string {
+	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return ""
+	}
+	for _, ln := range strings.Split(string(b), "\n") {
+		f := strings.Fields(ln)
+		if len(f) >= 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`)
+		}
+	}
+	return ""
+}
+
+type goFile struct {
+	rel  string
+	src  []byte
+	fset *token.FileSet
+	af   *ast.File
+}
+
+// parseDir: every .go file in root/rel (not below it), parsed.
+func parseDir(root, rel string) ([]*goFile, string) {
+	ents, err := os.ReadDir(filepath.Join(root, rel))
+	if err != nil {
+		return nil, err.Error()
+	}
+	var out []*goFile
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || !e.Type().IsRegular() {
+			continue
+		}
+		r := filepath.ToSlash(filepath.Join(rel, e.Name()))
+		f, err := os.Open(filepath.Join(root, r))
+		if err != nil {
+			return nil, err.Error()
+		}
+		src, err := readBounded(f)
+		f.Close()
+		if err != nil {
+			return nil, r + ": " + err.Error()
+		}
+		if e := tooDeep(token.NewFileSet(), r, src); e != nil {
+			return nil, fmt.Sprintf("%s: %s", r, e.Message)
+		}
+		fset := token.NewFileSet()
+		af, err := parser.ParseFile(fset, r, src, parser.ParseComments)
+		if err != nil {
+			return nil, fmt.Sprintf("%s: %v", r, err)
+		}
+		out = append(out, &goFile{r, src, fset, af})
+	}
+	return out, ""
+}
+
+// testingT: the name of fn's *testing.T parameter, or "".
+func testingT(fn *ast.FuncDecl) string {
+	for _, f := range fn.Type.Params.List {
+		st, ok := f.Type.(*ast.StarExpr)
+		if !ok {
+			continue
+		}
+		if se, ok := st.X.(*ast.SelectorExpr); ok && se.Sel.Name == "T" && len(f.Names) == 1 {
+			return f.Names[0].Name
+		}
+	}
+	return ""
+}
+
+func fixOrder(root string, args []string) {
+	if len(args) != 2 {
+		usage()
+	}
+	ppkg, pname := testName(args[0])
+	_, vname := testName(args[1])
+	rel := "."
+	if mod := modulePath(root); ppkg != "" && mod != "" &&
+		(ppkg == mod || strings.HasPrefix(ppkg, mod+"/")) {
+		rel = "." + strings.TrimPrefix(ppkg, mod)
+	}
+	files, why := parseDir(root, rel)
+	if why != "" {
+		noPatch("the polluter's package %s: %s", rel, why)
+	}
+	// the package-level vars, where each is declared
+	vars := map[string]string{}
+	for _, f := range files {
+		for _, d := range f.af.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, sp := range gd.Specs {
+				for _, n := range sp.(*ast.ValueSpec).Names {
+					p := f.fset.Position(n.Pos())
+					vars[n.Name] = fmt.Sprintf("%s:%d", f.rel, p.Line)
+				}
+			}
+		}
+	}
+	var pf *goFile
+	var fn *ast.FuncDecl
+	for _, f := range files {
+		if !strings.HasSuffix(f.rel, "_test.go") {
+			continue
+		}
+		for _, d := range f.af.Decls {
+			if x, ok := d.(*ast.FuncDecl); ok && x.Recv == nil && x.Name.Name == pname && x.Body != nil {
+				pf, fn = f, x
+			}
+		}
+	}
+	if fn == nil {
+		noPatch("%s: no test function %s in the package's _test.go files", rel, pname)
+	}
+	tv := testingT(fn)
+	if tv == "" || tv == "_" {
+		noPatch("%s takes no named *testing.T to register a t.Cleanup with", pname)
+	}
+	// what the polluter assigns: a package-level var, by its own name
+	// (not one the function declares) or through the package's import
+	imports := map[string]bool{}
+	for _, im := range pf.af.Imports {
+		p := strings.Trim(im.Path.Value, `"`)
+		n := p[strings.LastIndex(p, "/")+1:]
+		if im.Name != nil {
+			n = im.Name.Name
+		}
+		imports[n] = true
+	}
+	var set []string
+	seen := map[string]bool{}
+	target := func(e ast.Expr) {
+		name, text := "", ""
+		switch x := e.(type) {
+		case *ast.Ident:
+			if x.Obj != nil {
+				if _, ok := x.Obj.Decl.(*ast.ValueSpec); !ok {
+					return
+				}
+				if x.Obj.Decl.(*ast.ValueSpec).Pos() > fn.Pos() && x.Obj.Decl.(*ast.ValueSpec).Pos() < fn.End() {
+					return
+				}
+			}
+			name, text = x.Name, x.Name
+		case *ast.SelectorExpr:
+			if id, ok := x.X.(*ast.Ident); ok && imports[id.Name] && id.Obj == nil {
+				name, text = x.Sel.Name, id.Name+"."+x.Sel.Name
+			}
+		}
+		if name == "" || vars[name] == "" || seen[text] {
+			return
+		}
+		seen[text] = true
+		set = append(set, text)
+	}
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
+		switch s := n.(type) {
+		case *ast.AssignStmt:
+			if s.Tok != token.DEFINE {
+				for _, l := range s.Lhs {
+					target(l)
+				}
+			}
+		case *ast.IncDecStmt:
+			target(s.X)
+		}
+		return true
+	})
+	if len(set) == 0 {
+		noPatch("%s assigns no package-level var of its package", pname)
+	}
+	var block bytes.Buffer
+	for _, v := range set {
+		saved := "retrialSaved" + strings.ReplaceAll(v, ".", "")
+		fmt.Fprintf(&block, "\n%s := %s\n%s.Cleanup(func() { %s = %s })", saved, v, tv, v, saved)
+	}
+	at := pf.fset.Position(fn.Body.Lbrace).Offset + 1
+	var out bytes.Buffer
+	out.Write(pf.src[:at])
+	out.Write(block.Bytes())
+	out.Write(pf.src[at:])
+	pretty, err := format.Source(out.Bytes())
+	if err != nil {
+		noPatch("%s: the restore does not format: %v", pf.rel, err)
+	}
+	line := pf.fset.Position(fn.Pos()).Line
+	where := make([]string, len(set))
+	for i, v := range set {
+		where[i] = fmt.Sprintf("%s (%s)", v, vars[v[strings.LastIndex(v, ".")+1:]])
+	}
+	file := strings.TrimPrefix(pf.rel, "./")
+	emitOne(&fixOne{Status: "ok", File: file, Source: string(pretty), Line: line,
+		Explanation: fmt.Sprintf("%s (%s:%d) sets the package-level %s and never "+
+			"puts %s back, so %s, run after it, sees the value it left; a "+
+			"%s.Cleanup in %s restores the value the package had when the test ends.",
+			pname, file, line, strings.Join(where, ", "), map[bool]string{true: "them",
+				false: "it"}[len(set) > 1], vname, tv, pname)})
+}

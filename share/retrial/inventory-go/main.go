@@ -137,12 +137,15 @@ type reader struct {
 
 func main() {
 	root := ""
-	fix := false
+	fix, order := false, false
 	args := os.Args[1:]
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch {
 		case args[0] == "--fix-maprange": // rt-diagnose's map-order rule (fix.go)
 			fix = true
+			args = args[1:]
+		case args[0] == "--fix-order": // rt-diagnose's order rule for Go (fix.go)
+			order = true
 			args = args[1:]
 		case args[0] == "--":
 			args = args[1:]
@@ -163,6 +166,10 @@ files:
 	}
 	if fix {
 		fixMapRange(root, args)
+		return
+	}
+	if order {
+		fixOrder(root, args)
 		return
 	}
 	out := output{Version: 1, Lang: "go", Parser: "go/parser " + runtime.Version()}

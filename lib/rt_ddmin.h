@@ -1,0 +1,28 @@
+/* rt_ddmin: delta debugging's ddmin (Zeller and Hildebrandt, "Simplifying
+ * and Isolating Failure-Inducing Input", TSE 2002): a 1-minimal subset of
+ * n items that still has a property, each probe of a subset a callback. */
+#ifndef RT_DDMIN_H
+#define RT_DDMIN_H
+
+#include <stddef.h>
+
+/* Does the subset idx[0..n) (ascending) have the property? 1 yes, 0 no,
+ * -1 stop (interrupted). */
+typedef int (*rt_ddmin_fn)(const size_t *idx, size_t n, void *ctx);
+
+typedef struct {
+	long max_probes;             /* most calls of the callback in all */
+	long probes;                 /* out: the calls made (a subset is probed once) */
+	int minimal;                 /* out: 1-minimal: no single item can go */
+	int budget_out;              /* out: max_probes ran out first */
+	int stopped;                 /* out: the callback said stop */
+} rt_ddmin_opts;
+
+/* Shrink the items 0..n-1, which the caller has seen have the property
+ * (that probe is not counted here): the subset found, ascending, in out
+ * (room for n), its size returned. The empty set is taken not to have
+ * it. Cut short by the budget or a stop, the smallest subset seen to
+ * have the property so far. */
+size_t rt_ddmin(size_t n, rt_ddmin_fn fn, void *ctx, rt_ddmin_opts *o, size_t *out);
+
+#endif
