@@ -256,13 +256,41 @@ rt_cases_trial(rt_cases_dir *d, const rt_trial_opts *o, const rt_trial_result *r
 	return r;
 }
 
+/* Case i of set is id: the same ID, or, for a bare name (no "::"), the
+ * one case whose ID is PKG::name (go test -json names a case by its
+ * package; go test -run, go test -list and a Go user name it bare). */
+static int
+case_is(const rt_case_set *set, size_t i, const char *id)
+{
+	size_t n = strlen(id), m, j, hits = 0;
+
+	if (strcmp(set->v[i].id, id) == 0)
+		return 1;
+	if (strstr(id, "::"))
+		return 0;
+	m = strlen(set->v[i].id);
+	if (m < n + 2 || strcmp(set->v[i].id + m - n, id) != 0 ||
+	    memcmp(set->v[i].id + m - n - 2, "::", 2) != 0)
+		return 0;
+	/* one package's only: an exact ID, or the name in two packages, is not it */
+	for (j = 0; j < set->n; j++) {
+		const char *o = set->v[j].id;
+		size_t k = strlen(o);
+		if (strcmp(o, id) == 0)
+			return 0;
+		if (k >= n + 2 && strcmp(o + k - n, id) == 0 && memcmp(o + k - n - 2, "::", 2) == 0)
+			hits++;
+	}
+	return hits == 1;
+}
+
 rt_outcome
 rt_cases_judge(const rt_case_set *set, const char *id, long trial, char *why, size_t size)
 {
 	size_t i;
 
 	for (i = 0; i < set->n; i++) {
-		if (strcmp(set->v[i].id, id) != 0)
+		if (!case_is(set, i, id))
 			continue;
 		if (set->v[i].outcome == RT_SKIP) {
 			snprintf(why, size, "case %s was skipped in trial %ld", id, trial);
@@ -288,7 +316,7 @@ rt_cases_others_failed(const rt_case_set *set, const char *id)
 	size_t i;
 
 	for (i = 0; i < set->n; i++)
-		if (set->v[i].outcome == RT_FAIL && (!id || strcmp(set->v[i].id, id)))
+		if (set->v[i].outcome == RT_FAIL && (!id || !case_is(set, i, id)))
 			json_array_append_new(a, json_string(set->v[i].id));
 	return a;
 }

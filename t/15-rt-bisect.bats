@@ -614,3 +614,32 @@ claims_confirmed() {
 	! grep -q '/100000 trials' "$T/totals"
 	grep -q 'ETA' "$T/typescript"
 }
+
+@test "rt-bisect: the Go example of rt-bisect(1) on real go test: a bare test name is its package's case, and the polluter is found" {
+	command -v go >/dev/null || skip "go not installed"
+	mkdir -p "$T/g/store" && cd "$T/g"
+	export GOCACHE="$T/gocache" GOFLAGS=-mod=mod GOPATH="$T/gopath"
+	printf 'module example.com/g\n\ngo 1.19\n' >go.mod
+	printf 'package store\n\nvar Cache = map[string]int{}\n' >store/store.go
+	cat >store/store_test.go <<'GO'
+package store
+
+import "testing"
+
+func TestFill(t *testing.T) { Cache["a"] = 1 }
+
+func TestOther(t *testing.T) {}
+
+func TestCacheEmpty(t *testing.T) {
+	if len(Cache) != 0 {
+		t.Fatal("cache not empty")
+	}
+}
+GO
+	# the page's commands, as it gives them
+	go test -list . ./store | grep '^Test' > tests.txt
+	run rt-bisect -v TestCacheEmpty -f tests.txt --before \
+	    --cmd 'IFS="|"; go test -count=1 -shuffle=off -run "^($*)$" ./store'
+	status_is 0
+	echo "$output" | grep '^{' | tail -n 1 | jqe '.victim == "TestCacheEmpty" and .polluters == ["TestFill"]'
+}
