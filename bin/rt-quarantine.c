@@ -1,12 +1,13 @@
 /* rt-quarantine: the quarantine list and its lifecycle — add (by hand or
  * from a verdict or an audit), list, check, gate a run's reports, release.
  * Past 800 lines because each verb's rules (add's sources, release's
- * proof, the gate's outcomes) are its own; the list, CODEOWNERS and the
- * issues live in lib/. */
+ * proof and its mbox, the gate's outcomes) are its own; the list,
+ * CODEOWNERS, the issues and the git commit live in lib/. */
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -568,18 +569,33 @@ static char *R_path;           /* the list, relative to R.top */
 static FILE *rep;              /* the report: stdout, stderr when the mbox is */
 
 static void
+mbox_signal(int sig)
+{
+	rt_git_cleanup();
+	_exit(rt_signal_status(sig));
+}
+
+static void
 mbox_repo(void)
 {
 	char *d = rt_xstrdup(opt.file), *b = rt_xstrdup(opt.file);
 	char *dir = dirname(d);
+	struct sigaction sa;
 
+	/* the temporary index goes, however the run ends */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = mbox_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	atexit(rt_git_cleanup);
 	rt_repo_open(&R, dir);
+	R.dir = NULL;             /* dir is d's; R.top names the repository */
 	if (!R.git)
 		rt_die("%s: not in a git work tree: --mbox ships a commit (git format-patch of "
 		    "it); %s is unchanged", dir, opt.file);
 	R_path = rt_xasprintf("%s%s", R.prefix, basename(b));
-	R.dir = NULL;
 	free(d);
 	free(b);
 }
