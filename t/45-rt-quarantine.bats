@@ -583,7 +583,7 @@ git_repo() {
 	git config --global init.defaultBranch main
 	mkdir -p "$T/r/.retrial" && cd "$T/r" && git init -q
 	today=$(date -u +%F)
-	printf 'a::t\towner=@a\tsince=%s\texpires=2099-01-01\tissue=https://github.com/o/r/issues/7\trate=9/10\nb::t\towner=@b\tsince=%s\n' \
+	printf 'a::t\towner=@a\tsince=%s\texpires=2099-01-01\tissue=https://github.com/acme/cache/issues/7\trate=9/10\nb::t\towner=@b\tsince=%s\n' \
 	    "$today" "$today" >.retrial/quarantine
 	git add . && git commit -qm list
 }
@@ -618,7 +618,7 @@ night() { # night N OUTCOME
 	cmp .retrial/quarantine "$T/r/.retrial/quarantine"
 	[ "$(git log -1 --format=%s)" = "quarantine: release a::t" ]
 	git log -1 --format=%B | grep -qxF "$line"
-	git log -1 --format=%B | grep -qxF "Issue: https://github.com/o/r/issues/7"
+	git log -1 --format=%B | grep -qxF "Issue: https://github.com/acme/cache/issues/7"
 	[ "$(git log -1 --format='%an <%ae> %at')" = "Rel Ease <rel@example.invalid> 1700000000" ]
 	[ "$(git show --format= --name-only HEAD)" = ".retrial/quarantine" ]
 	[ "$(git rev-parse HEAD~1)" = "$head" ]
@@ -670,4 +670,27 @@ night() { # night N OUTCOME
 	status_is 2
 	has "--author nobody: must be 'NAME <EMAIL>'"
 	grep -q '^a::t' .retrial/quarantine
+}
+
+@test "release --github --mbox: GitHub first, then the list, then the mbox; a GitHub error writes neither" {
+	git_repo
+	start_gh 422 7
+	run env GITHUB_TOKEN="$TOKEN" rt-quarantine release --github acme/cache --mbox "$T/m.mbox" a::t
+	status_is 2
+	has "GitHub: POST /repos/acme/cache/issues/7/comments: HTTP 422: Validation Failed; .retrial/quarantine is unchanged"
+	hasnt "$TOKEN"
+	[ ! -e "$T/m.mbox" ]
+	[ -z "$(git status --porcelain)" ]
+	stop_gh
+	start_gh ok 7
+	run env GITHUB_TOKEN="$TOKEN" rt-quarantine release --github acme/cache --mbox "$T/m.mbox" a::t
+	status_is 0
+	has "released: a::t"
+	[ "$(gh_count '.method == "PATCH" and .path == "/repos/acme/cache/issues/7"')" -eq 1 ]
+	! grep -q '^a::t' .retrial/quarantine
+	git clone -q "$T/r" "$T/c"
+	cd "$T/c"
+	git am -q "$T/m.mbox"
+	git log -1 --format=%B | grep -qxF "Issue: https://github.com/acme/cache/issues/7"
+	cmp .retrial/quarantine "$T/r/.retrial/quarantine"
 }
