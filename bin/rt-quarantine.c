@@ -1,11 +1,13 @@
 /* rt-quarantine: the quarantine list and its lifecycle — add (by hand or
  * from a verdict or an audit), list, check, gate a run's reports, release.
  * Past 800 lines because each verb's rules (add's sources, release's
- * proof, the gate's outcomes) are its own; the list, CODEOWNERS and the
- * issues live in lib/. */
+ * proof and its mbox, the gate's outcomes) are its own; the list,
+ * CODEOWNERS, the issues and the git commit live in lib/. */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +21,13 @@
 #include "rt_audit_store.h"
 #include "rt_cli.h"
 #include "rt_codeowners.h"
+#include "rt_git.h"
 #include "rt_github.h"
 #include "rt_gotest.h"
 #include "rt_http.h"
 #include "rt_jsonl.h"
 #include "rt_junit.h"
+#include "rt_out.h"
 #include "rt_quar_issue.h"
 #include "rt_quarantine.h"
 #include "rt_say.h"
@@ -33,7 +37,7 @@
 
 enum { OPT_OWNER = 1000, OPT_EXPIRES, OPT_ISSUE, OPT_REASON, OPT_RATE, OPT_FROM,
 	OPT_CODEOWNERS, OPT_JSON, OPT_GATE, OPT_HISTORY, OPT_CONF, OPT_RECORDS,
-	OPT_GITHUB, OPT_TOKEN_FILE, OPT_NO_GITHUB };
+	OPT_GITHUB, OPT_TOKEN_FILE, OPT_NO_GITHUB, OPT_MBOX, OPT_AUTHOR };
 
 static const struct option longopts[] = {
 	{ "file", required_argument, NULL, 'f' },
@@ -52,6 +56,8 @@ static const struct option longopts[] = {
 	{ "github", required_argument, NULL, OPT_GITHUB },
 	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 	{ "no-github", no_argument, NULL, OPT_NO_GITHUB },
+	{ "mbox", required_argument, NULL, OPT_MBOX },
+	{ "author", required_argument, NULL, OPT_AUTHOR },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RT_LIST_OPTIONS_LONGOPT,
@@ -61,6 +67,7 @@ static const struct option longopts[] = {
 static struct {
 	const char *file, *owner, *expires, *issue, *reason, *rate, *from;
 	const char *codeowners, *history, *records, *github, *token_file;
+	const char *mbox, *author;
 	int json, gate, have_conf, no_github;
 	double conf;
 	char today[11];
@@ -74,10 +81,12 @@ usage(FILE *f)
 	    "       rt-quarantine [-f LIST] add [options] --from FILE\n"
 	    "       rt-quarantine [-f LIST] list [--json]\n"
 	    "       rt-quarantine [-f LIST] check [--gate]\n"
-	    "       rt-quarantine [-f LIST] release [github] ID...\n"
-	    "       rt-quarantine [-f LIST] release --history DB [--confidence C] [github] [ID...]\n"
+	    "       rt-quarantine [-f LIST] release [mbox] [github] ID...\n"
+	    "       rt-quarantine [-f LIST] release --history DB [--confidence C] [mbox] [github]\n"
+	    "                     [ID...]\n"
 	    "       rt-quarantine [-f LIST] gate [--records FILE] REPORT...\n"
-	    "  github: [--github OWNER/REPO [--token-file FILE] | --no-github]\n", f);
+	    "  github: [--github OWNER/REPO [--token-file FILE] | --no-github]\n"
+	    "  mbox:   [--mbox FILE [--author 'NAME <EMAIL>']]\n", f);
 	if (f != stdout)
 		return;
 	fputs("  -f, --file LIST        the list ($RETRIAL_QUARANTINE, else " RT_QUAR_DEFAULT ")\n"
@@ -100,6 +109,10 @@ usage(FILE *f)
 	    "                         GITHUB_TOKEN is set)\n"
 	    "      --token-file FILE  the token, instead of GITHUB_TOKEN\n"
 	    "      --no-github        no issues, whatever the environment says\n"
+	    "      --mbox FILE        release: also write the list edit as one commit on\n"
+	    "                         HEAD, a git-am-able mbox (- stdout) with the evidence\n"
+	    "      --author 'NAME <EMAIL>' the mbox commit's author (git config\n"
+	    "                         retrial.author, else " RT_GIT_DEFAULT_AUTHOR ")\n"
 	    "  -h, --help             this help\n"
 	    "  -V, --version          print the version\n", f);
 }
@@ -546,19 +559,123 @@ rel_edit(rt_quar_list *l, void *vctx)
 	return changed;
 }
 
+/* --mbox: the release as one commit on HEAD, built before anything is
+ * written (a git failure leaves the list and the issues as they were),
+ * written after the list. The released entries are removed from the
+ * list as HEAD has it, as rt-pr builds its quarantine change, so an
+ * uncommitted edit of the list stays out of the commit. */
+static rt_repo R;
+static char *R_path;           /* the list, relative to R.top */
+static FILE *rep;              /* the report: stdout, stderr when the mbox is */
+
+static void
+mbox_signal(int sig)
+{
+	rt_git_cleanup();
+	_exit(rt_signal_status(sig));
+}
+
+static void
+mbox_repo(void)
+{
+	char *d = rt_xstrdup(opt.file), *b = rt_xstrdup(opt.file);
+	char *dir = dirname(d);
+	struct sigaction sa;
+
+	/* the temporary index goes, however the run ends */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = mbox_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	atexit(rt_git_cleanup);
+	rt_repo_open(&R, dir);
+	R.dir = NULL;             /* dir is d's; R.top names the repository */
+	if (!R.git)
+		rt_die("%s: not in a git work tree: --mbox ships a commit (git format-patch of "
+		    "it); %s is unchanged", dir, opt.file);
+	R_path = rt_xasprintf("%s%s", R.prefix, basename(b));
+	free(d);
+	free(b);
+}
+
+static char *
+mbox_build(const rel_ctx *r, rt_quar_list *now)
+{
+	char *old = rt_git_head_file(&R, R_path), *msg, *commit, *mbox, *name, *email;
+	char err[512];
+	rt_quar_list h;
+	rt_quar_entry *e;
+	rt_git_file f;
+	rt_buf b = {0};
+	size_t i, n = 0;
+
+	if (rt_quar_parse(old ? old : "", R_path, &h, err, sizeof err) < 0)
+		rt_die("%s (at HEAD)", err);
+	for (i = 0; i < r->n; i++) {
+		if (!(e = rt_quar_find(&h, r->ids[i]))) {
+			rt_warn("%s: not on %s at HEAD: the mbox leaves it out", r->ids[i], R_path);
+			continue;
+		}
+		rt_quar_remove(&h, e);
+		/* the evidence as released: prints it; a release by name, its ID first */
+		rt_buf_printf(&b, "%s%s%s%s\n", n++ ? "\n" : "", r->by_name ? r->ids[i] : "",
+		    r->by_name ? ": " : "", r->why[i]);
+		if ((e = rt_quar_find(now, r->ids[i])) && e->issue)
+			rt_buf_printf(&b, "Issue: %s\n", e->issue);
+	}
+	if (!n) {
+		fprintf(rep, "no mbox written: nothing released is on %s at HEAD\n", R_path);
+		rt_quar_free(&h);
+		free(old);
+		return NULL;
+	}
+	if (n == 1)
+		msg = rt_xasprintf("quarantine: release %s\n\n%s", r->ids[0], b.data);
+	else
+		msg = rt_xasprintf("quarantine: release %zu tests\n\n%s", n, b.data);
+	f.path = R_path;
+	f.text = rt_quar_format(&h);
+	rt_git_author(opt.author, R.top, &name, &email);
+	commit = rt_git_commit(&R, NULL, &f, 1, msg, name, email, rt_git_epoch());
+	mbox = rt_git_format_patch(&R, commit);
+	free(commit);
+	free(f.text);
+	free(msg);
+	free(name);
+	free(email);
+	rt_buf_free(&b);
+	rt_quar_free(&h);
+	free(old);
+	return mbox;
+}
+
+static void
+mbox_write(char *mbox)
+{
+	if (rt_write_output(opt.mbox, mbox, strlen(mbox)) < 0)
+		rt_output_die(opt.mbox);
+	fprintf(rep, "mbox: %s (git am %s)\n", opt.mbox, opt.mbox);
+	free(mbox);
+}
+
 static int
 do_release(int argc, char **argv)
 {
 	rel_ctx r = { NULL, NULL, 0, 0, NULL, NULL };
 	rt_quar_list l;
 	sqlite3 *db;
-	char err[512], say[256], cf[16];
+	char err[512], say[256], cf[16], *mbox = NULL;
 	size_t i;
 	int k;
 
+	rep = opt.mbox && rt_output_fd(opt.mbox) == 1 ? stderr : stdout;
 	if (!opt.history) {
 		if (argc == 0)
 			rt_usage_die("release: name the IDs to release, or give --history DB");
+		if (opt.mbox)
+			mbox_repo();
 		r.ids = argv;
 		r.n = (size_t)argc;
 		r.by_name = 1;
@@ -566,16 +683,28 @@ do_release(int argc, char **argv)
 		for (i = 0; i < r.n; i++)
 			r.why[i] = rt_xstrdup("released by name (`rt-quarantine release ID`), "
 			    "without a measured proof.");
+		if (opt.mbox) {
+			rt_quar_load(opt.file, 1, &l);
+			for (k = 0; k < argc; k++)
+				if (!rt_quar_find(&l, argv[k]))
+					rt_die("release: %s: not on %s", argv[k], opt.file);
+			mbox = mbox_build(&r, &l);
+			rt_quar_free(&l);
+		}
 		if (rt_quar_edit(opt.file, NULL, rel_edit, &r) < 0)
 			rt_die("%s; %s is unchanged", r.err, opt.file);
 		rt_free_vec(r.why);
 		if (r.missing)
 			rt_die("release: %s: not on %s", r.missing, opt.file);
 		for (k = 0; k < argc; k++)
-			printf("released: %s\n", argv[k]);
+			fprintf(rep, "released: %s\n", argv[k]);
+		if (mbox)
+			mbox_write(mbox);
 		rt_fshut(stdout, "stdout");
 		return 0;
 	}
+	if (opt.mbox)
+		mbox_repo();
 	rt_quar_load(opt.file, 1, &l);
 	for (k = 0; k < argc; k++)
 		if (!rt_quar_find(&l, argv[k]))
@@ -601,14 +730,14 @@ do_release(int argc, char **argv)
 		if (!named)
 			continue;
 		if (!e->rate || rt_quar_rate(e->rate, &kf, &n) < 0) {
-			printf("kept: %s: no rate= recorded, so no proof can be planned; release it "
+			fprintf(rep, "kept: %s: no rate= recorded, so no proof can be planned; release it "
 			    "by name once fixed\n", e->id);
 			continue;
 		}
 		/* the proof rt-plan plans, on its default basis (split) */
 		rc = rt_plan_split(kf, n, opt.conf, &step, &lo, &hi, &need);
 		if (rc == RT_STATS_ENOFAIL) {
-			printf("kept: %s: rate %s shows no failure to disprove; release it by "
+			fprintf(rep, "kept: %s: rate %s shows no failure to disprove; release it by "
 			    "name\n", e->id, e->rate);
 			continue;
 		}
@@ -623,15 +752,21 @@ do_release(int argc, char **argv)
 			    clean == 1 ? "" : "s", e->since ? e->since : "it was listed", need, cf, say);
 			r.ids[r.n++] = e->id;
 		} else {
-			printf("kept: %s: %ld of %ld clean runs since %s (%ld to go; %ld runs "
+			fprintf(rep, "kept: %s: %ld of %ld clean runs since %s (%ld to go; %ld runs "
 			    "seen); rt-plan asks %ld at %s confidence for %s\n", e->id, clean, need,
 			    e->since ? e->since : "it was listed", need - clean, runs, need, cf, say);
 		}
 	}
+	if (r.n && opt.mbox)
+		mbox = mbox_build(&r, &l);
+	else if (opt.mbox)
+		fprintf(rep, "no mbox written: nothing released\n");
 	if (r.n && rt_quar_edit(opt.file, NULL, rel_edit, &r) < 0)
 		rt_die("%s; %s is unchanged", r.err, opt.file);
 	for (i = 0; i < r.n; i++)
-		printf("released: %s\n", r.why[i]);
+		fprintf(rep, "released: %s\n", r.why[i]);
+	if (mbox)
+		mbox_write(mbox);
 	sqlite3_close(db);
 	rt_free_vec(r.why);
 	free(r.ids);
@@ -821,6 +956,8 @@ main(int argc, char *argv[])
 		case OPT_GITHUB: opt.github = optarg; break;
 		case OPT_TOKEN_FILE: opt.token_file = optarg; break;
 		case OPT_NO_GITHUB: opt.no_github = 1; break;
+		case OPT_MBOX: opt.mbox = optarg; break;
+		case OPT_AUTHOR: opt.author = optarg; break;
 		case OPT_CONF:
 			opt.conf = rt_num_confidence("--confidence", optarg);
 			opt.have_conf = 1;
@@ -863,11 +1000,15 @@ main(int argc, char *argv[])
 	ONLY(v != 4 && opt.records, "--records", "gate");
 	ONLY(v != 0 && v != 3 && opt.github, "--github", "add and release");
 	ONLY(v != 0 && v != 3 && opt.no_github, "--no-github", "add and release");
+	ONLY(v != 3 && opt.mbox, "--mbox", "release");
+	ONLY(v != 3 && opt.author, "--author", "release");
 #undef ONLY
 	if (opt.github && opt.no_github)
 		rt_usage_die("--github and --no-github are exclusive");
 	if (opt.token_file && !opt.github)
 		rt_usage_die("--token-file needs --github");
+	if (opt.author && !opt.mbox)
+		rt_usage_die("--author needs --mbox");
 	if (v == 0 || v == 3)
 		github_open();
 	if (!opt.file)

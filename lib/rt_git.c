@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt_git.h"
@@ -407,4 +408,39 @@ rt_git_format_patch(rt_repo *r, const char *commit)
 	free(range);
 	rt_buf_free(&p.err);
 	return p.out.data;
+}
+
+void
+rt_git_author(const char *a, const char *dir, char **name, char **email)
+{
+	char *cfg = a ? NULL : rt_git_config(dir, "retrial.author");
+	const char *s = a ? a : cfg ? cfg : RT_GIT_DEFAULT_AUTHOR, *lt, *gt, *c;
+	size_t nl;
+
+	for (c = s; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			rt_usage_die("--author: control characters are not allowed");
+	lt = strchr(s, '<');
+	gt = strrchr(s, '>');
+	if (!lt || !gt || gt < lt || gt[1] != '\0' || lt == s)
+		rt_usage_die("--author %s: must be 'NAME <EMAIL>'", s);
+	nl = (size_t)(lt - s);
+	while (nl > 0 && s[nl - 1] == ' ')
+		nl--;
+	if (nl == 0 || gt == lt + 1)
+		rt_usage_die("--author %s: must be 'NAME <EMAIL>'", s);
+	*name = rt_xasprintf("%.*s", (int)nl, s);
+	*email = rt_xasprintf("%.*s", (int)(gt - lt - 1), lt + 1);
+	free(cfg);
+}
+
+long long
+rt_git_epoch(void)
+{
+	const char *e = getenv("SOURCE_DATE_EPOCH");
+	long n;
+
+	if (e && rt_parse_long(e, 0, LONG_MAX, &n) == 0)
+		return n;
+	return (long long)time(NULL);
 }

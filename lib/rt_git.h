@@ -81,6 +81,19 @@ char *rt_git_commit(rt_repo *r, const char *diff, const rt_git_file *files, size
  * (prefixes, signature, recipients, numbering) are overridden. */
 char *rt_git_format_patch(rt_repo *r, const char *commit);
 
+/* The author a tool's commit carries when none is given. */
+#define RT_GIT_DEFAULT_AUTHOR "retrial <retrial@localhost>"
+
+/* The author of a commit a tool ships: a ('NAME <EMAIL>', from --author),
+ * else git config retrial.author asked in dir, else RT_GIT_DEFAULT_AUTHOR,
+ * split into *name and *email (malloc'd). A malformed one, or one with a
+ * control character, is a usage error naming --author (exit 2). */
+void rt_git_author(const char *a, const char *dir, char **name, char **email);
+
+/* The date a tool's commit carries: SOURCE_DATE_EPOCH when it is a
+ * number, else now. */
+long long rt_git_epoch(void);
+
 /* Remove the temporary index; safe in a signal handler and at exit. */
 void rt_git_cleanup(void);
 

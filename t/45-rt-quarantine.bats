@@ -572,3 +572,125 @@ EOF
 	has "nothing to add"
 	[ "$(grep -vc '^#' q)" -eq 2 ]
 }
+
+# a git identity of the test's own, and a repository r with the list
+# committed (a::t proven by N clean runs in $T/db once night is called)
+git_repo() {
+	export HOME="$T/home" GIT_CONFIG_NOSYSTEM=1
+	mkdir -p "$HOME"
+	git config --global user.name "Test User"
+	git config --global user.email test@example.invalid
+	git config --global init.defaultBranch main
+	mkdir -p "$T/r/.retrial" && cd "$T/r" && git init -q
+	today=$(date -u +%F)
+	printf 'a::t\towner=@a\tsince=%s\texpires=2099-01-01\tissue=https://github.com/acme/cache/issues/7\trate=9/10\nb::t\towner=@b\tsince=%s\n' \
+	    "$today" "$today" >.retrial/quarantine
+	git add . && git commit -qm list
+}
+night() { # night N OUTCOME
+	printf '{"type":"trial","case":"a::t","outcome":"%s","run":"night-%s","timestamp":"%sT01:00:00"}\n' \
+	    "$2" "$1" "$today" | rt-audit -H "$T/db" --json /dev/null >/dev/null
+}
+
+@test "release --history --mbox: one commit on HEAD with the evidence, git am applies it in a clone, the user's repo untouched" {
+	git_repo
+	head=$(git rev-parse HEAD) refs=$(git for-each-ref)
+	need=$(echo '{"type":"measure","trials":10,"failures":9}' | rt-plan | jq .runs)
+	night 0 fail
+	for i in $(seq 1 "$need"); do night "$i" pass; done
+	SOURCE_DATE_EPOCH=1700000000 run rt-quarantine release --history "$T/db" --mbox "$T/m.mbox" \
+	    --author 'Rel Ease <rel@example.invalid>'
+	status_is 0
+	has "released: a::t: $need clean runs since $today, and rt-plan asks $need to show at 95% confidence"
+	has "kept: b::t: no rate= recorded"
+	has "mbox: $T/m.mbox"
+	line=$(printf '%s\n' "$output" | sed -n 's/^released: //p')
+	! grep -q '^a::t' .retrial/quarantine
+	grep -q '^b::t' .retrial/quarantine
+	# the user's HEAD, refs and index are as they were; the list is the one change
+	[ "$(git rev-parse HEAD)" = "$head" ]
+	[ "$(git for-each-ref)" = "$refs" ]
+	git diff --cached --quiet
+	[ "$(git status --porcelain)" = " M .retrial/quarantine" ]
+	git clone -q "$T/r" "$T/c"
+	cd "$T/c"
+	git am -q "$T/m.mbox"
+	cmp .retrial/quarantine "$T/r/.retrial/quarantine"
+	[ "$(git log -1 --format=%s)" = "quarantine: release a::t" ]
+	git log -1 --format=%B | grep -qxF "$line"
+	git log -1 --format=%B | grep -qxF "Issue: https://github.com/acme/cache/issues/7"
+	[ "$(git log -1 --format='%an <%ae> %at')" = "Rel Ease <rel@example.invalid> 1700000000" ]
+	[ "$(git show --format= --name-only HEAD)" = ".retrial/quarantine" ]
+	[ "$(git rev-parse HEAD~1)" = "$head" ]
+}
+
+@test "release ID... --mbox -: the mbox on stdout, the report on stderr; HEAD's list is edited, an uncommitted line stays out" {
+	git_repo
+	printf 'c::t\towner=@c\n' >>.retrial/quarantine
+	rt-quarantine release --mbox - a::t b::t >"$T/m.mbox" 2>"$T/err"
+	grep -qx "released: a::t" "$T/err"
+	grep -qx "released: b::t" "$T/err"
+	head -1 "$T/m.mbox" | grep -q '^From [0-9a-f]\{40\} '
+	[ "$(grep -v '^#' .retrial/quarantine)" = "$(printf 'c::t\towner=@c')" ]
+	git clone -q "$T/r" "$T/c"
+	cd "$T/c"
+	git am -q "$T/m.mbox"
+	[ "$(git log -1 --format=%s)" = "quarantine: release 2 tests" ]
+	git log -1 --format=%B | grep -qF 'a::t: released by name (`rt-quarantine release ID`), without a measured proof.'
+	git log -1 --format=%B | grep -qF 'b::t: released by name'
+	[ "$(git log -1 --format='%an <%ae>')" = "retrial <retrial@localhost>" ]
+	[ -z "$(grep -v '^#' .retrial/quarantine)" ]
+}
+
+@test "release --mbox: outside a git work tree exit 2 and the list unchanged; nothing released, no mbox; options of other verbs" {
+	export GIT_CEILING_DIRECTORIES="$T"
+	mkdir "$T/plain" && cd "$T/plain"
+	printf 'a::t\towner=@a\n' >q
+	cp q q.before
+	run rt-quarantine -f q release --mbox m.mbox a::t
+	status_is 2
+	has "not in a git work tree: --mbox ships a commit"
+	has "q is unchanged"
+	cmp q q.before
+	[ ! -e m.mbox ]
+	git_repo
+	night 0 fail
+	run rt-quarantine release --history "$T/db" --mbox "$T/none.mbox"
+	status_is 0
+	has "kept: a::t: 0 of"
+	has "no mbox written: nothing released"
+	[ ! -e "$T/none.mbox" ]
+	run rt-quarantine list --mbox m.mbox
+	status_is 2
+	has "--mbox is for release, not list"
+	run rt-quarantine release --author 'A <a@b>' a::t
+	status_is 2
+	has "--author needs --mbox"
+	run rt-quarantine release --mbox m.mbox --author 'nobody' a::t
+	status_is 2
+	has "--author nobody: must be 'NAME <EMAIL>'"
+	grep -q '^a::t' .retrial/quarantine
+}
+
+@test "release --github --mbox: GitHub first, then the list, then the mbox; a GitHub error writes neither" {
+	git_repo
+	start_gh 422 7
+	run env GITHUB_TOKEN="$TOKEN" rt-quarantine release --github acme/cache --mbox "$T/m.mbox" a::t
+	status_is 2
+	has "GitHub: POST /repos/acme/cache/issues/7/comments: HTTP 422: Validation Failed; .retrial/quarantine is unchanged"
+	hasnt "$TOKEN"
+	[ ! -e "$T/m.mbox" ]
+	[ -z "$(git status --porcelain)" ]
+	stop_gh
+	start_gh ok 7
+	run env GITHUB_TOKEN="$TOKEN" rt-quarantine release --github acme/cache --mbox "$T/m.mbox" a::t
+	status_is 0
+	has "released: a::t"
+	[ "$(gh_count '.method == "PATCH" and .path == "/repos/acme/cache/issues/7"')" -eq 1 ]
+	! grep -q '^a::t' .retrial/quarantine
+	git clone -q "$T/r" "$T/c"
+	cd "$T/c"
+	git am -q "$T/m.mbox"
+	git log -1 --format=%B | grep -qxF "Issue: https://github.com/acme/cache/issues/7"
+	cmp .retrial/quarantine "$T/r/.retrial/quarantine"
+}
