@@ -632,7 +632,7 @@ static const char *const known_names[] = {
 
 typedef struct {
 	const char *name;        /* the test's name (plain) */
-	char *slug, *branch;
+	char *slug, *evslug, *branch;
 	char *title;             /* the subject: at most 72 columns */
 	char *headline;          /* the whole sentence: dossier heading, message body */
 	char *qfile, *dossier_path, *entry;   /* QUARANTINE, relative to DIR */
@@ -1899,6 +1899,15 @@ plan(verdict_t *v, ship_t *S)
 	if (!S->name || !*S->name)
 		rt_die_at(&v->where, "the record names no test (\"test\" missing); use --test NAME");
 	S->slug = slugify(S->name);
+	/* the evidence's directory: the slug, and when the slug lost part of
+	 * the name (cut at 48, case, punctuation), the name's hash, so two
+	 * tests or commands never share one */
+	if (strcmp(S->slug, S->name) == 0) {
+		S->evslug = rt_xstrdup(S->slug);
+	} else {
+		rt_sha256_hex(S->name, strlen(S->name), hex);
+		S->evslug = rt_xasprintf("%s-%.8s", S->slug, hex);
+	}
 	S->prefix = "";
 	if (S->fixed || S->improved) {
 		char err[256];
@@ -1936,7 +1945,7 @@ plan(verdict_t *v, ship_t *S)
 		if (*S->name == '#')
 			rt_die("a test name starting with '#' cannot go on a quarantine list");
 		S->qfile = rt_xstrdup(opt_qfile);
-		S->dossier_path = rt_xasprintf(DOSSIER_DIR "/%s.md", S->slug);
+		S->dossier_path = rt_xasprintf(DOSSIER_DIR "/%s.md", S->evslug);
 		{
 			char *rec = json_dumps(v->rec, JSON_COMPACT | JSON_SORT_KEYS);
 			rt_sha256_hex(rec, strlen(rec), hex);
@@ -1960,7 +1969,7 @@ plan_evidence(const verdict_t *v, ship_t *S)
 	json_t *lanes = json_object_get(v->rec, "lanes");
 	size_t n = json_array_size(lanes);
 
-	S->evdir = rt_xasprintf("%s" EVIDENCE_DIR "/%s", S->prefix, S->slug);
+	S->evdir = rt_xasprintf("%s" EVIDENCE_DIR "/%s", S->prefix, S->evslug);
 	S->unpatched = n - (v->has_winner && find_lane(v, v->w_id) ? 1 : 0);
 	plan_reproduce(v, S, n > 0);
 }
@@ -2043,6 +2052,7 @@ ship_free(ship_t *S)
 		free(S->repro[i]);
 	free(S->repro);
 	free(S->slug);
+	free(S->evslug);
 	free(S->title);
 	free(S->headline);
 	free(S->branch);

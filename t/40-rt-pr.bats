@@ -495,7 +495,23 @@ EOF
 	git clone -q "$T/repo" "$T/clone"
 	git -C "$T/clone" am -q "$T/q.mbox"
 	[ "$(grep -v '^#' "$T/clone/ci/flaky.txt" | cut -f1)" = "tests/test_cache.py::test_cache_is_fresh" ]
-	[ -f "$T/clone/.retrial/dossiers/tests-test_cache-py-test_cache_is_fresh.md" ]
+	# the slug lost the name's punctuation: the name's hash keeps it apart
+	h=$(printf '%s' "tests/test_cache.py::test_cache_is_fresh" | sha256sum | cut -c1-8)
+	[ -f "$T/clone/.retrial/dossiers/tests-test_cache-py-test_cache_is_fresh-$h.md" ]
+	[ -d "$T/clone/.retrial/evidence/tests-test_cache-py-test_cache_is_fresh-$h" ]
+}
+
+@test "two tests whose names share a slug (cut at 48 characters) get evidence directories of their own" {
+	mkrepo "$T/repo"
+	a="tests/test_cache.py::TestTheVeryLongCacheClassName::test_fresh_a"
+	b="tests/test_cache.py::TestTheVeryLongCacheClassName::test_fresh_b"
+	rt-pr -C "$T/repo" --test "$a" --mbox "$T/a.mbox" "$FX/quarantine.jsonl"
+	rt-pr -C "$T/repo" --test "$b" --mbox "$T/b.mbox" "$FX/quarantine.jsonl"
+	da=$(grep -o '^+++ b/.retrial/evidence/[^/]*' "$T/a.mbox" | sort -u)
+	db=$(grep -o '^+++ b/.retrial/evidence/[^/]*' "$T/b.mbox" | sort -u)
+	[ -n "$da" ] && [ -n "$db" ] && [ "$da" != "$db" ]
+	# the second's evidence files are all new: nothing of the first's is rewritten
+	! grep -A1 '^--- a/.retrial/evidence/' "$T/b.mbox" | grep -q '^--- a/'
 }
 
 @test "without git, --mbox is refused by name (it is git format-patch of a commit); --body works" {
