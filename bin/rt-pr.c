@@ -34,7 +34,7 @@
 #define DEFAULT_QFILE  ".retrial/quarantine"
 #define DOSSIER_DIR    ".retrial/dossiers"
 #define EVIDENCE_DIR   ".retrial/evidence"
-#define DEFAULT_AUTHOR "retrial <retrial@localhost>"
+#define DEFAULT_AUTHOR RT_GIT_DEFAULT_AUTHOR
 #define TOKEN_ENV      "RETRIAL_GITHUB_TOKEN"
 
 static const char *opt_dir = ".", *opt_mbox, *opt_body, *opt_github;
@@ -1608,39 +1608,7 @@ add_evidence(rt_repo *r, const verdict_t *v, const ship_t *S, const char *dossie
 static long long
 change_epoch(const verdict_t *v)
 {
-	const char *e = getenv("SOURCE_DATE_EPOCH");
-	long n;
-
-	if (v->has_epoch)
-		return v->epoch;
-	if (e && rt_parse_long(e, 0, LONG_MAX, &n) == 0)
-		return n;
-	return (long long)time(NULL);
-}
-
-static void
-parse_author(const char *a, char **name, char **email)
-{
-	const char *lt = strchr(a, '<'), *gt = strrchr(a, '>');
-	const char *c;
-	size_t nl;
-
-	for (c = a; *c; c++)
-		if (is_blank_or_ctl((unsigned char)*c))
-			rt_usage_die("--author: control characters are not allowed");
-	if (!lt || !gt || gt < lt || gt[1] != '\0' || lt == a)
-		rt_usage_die("--author %s: must be 'NAME <EMAIL>'", a);
-	nl = (size_t)(lt - a);
-	while (nl > 0 && a[nl - 1] == ' ')
-		nl--;
-	if (nl == 0 || gt == lt + 1)
-		rt_usage_die("--author %s: must be 'NAME <EMAIL>'", a);
-	*name = rt_xmalloc(nl + 1);
-	memcpy(*name, a, nl);
-	(*name)[nl] = '\0';
-	*email = rt_xmalloc((size_t)(gt - lt));
-	memcpy(*email, lt + 1, (size_t)(gt - lt - 1));
-	(*email)[gt - lt - 1] = '\0';
+	return v->has_epoch ? v->epoch : rt_git_epoch();
 }
 
 static void
@@ -2129,7 +2097,7 @@ main(int argc, char *argv[])
 	verdict_t v;
 	ship_t S;
 	rt_repo R;
-	char *dossier, *msg, *commit = NULL, *aname, *aemail, *author;
+	char *dossier, *msg, *commit = NULL, *aname, *aemail;
 	change_t C = {0};
 	struct sigaction sa;
 	int c;
@@ -2181,8 +2149,7 @@ main(int argc, char *argv[])
 	if (opt_github)
 		gh_api();
 	rt_run_verbose = opt_verbose;
-	author = opt_author ? rt_xstrdup(opt_author) : rt_git_config(opt_dir, "retrial.author");
-	parse_author(author ? author : DEFAULT_AUTHOR, &aname, &aemail);
+	rt_git_author(opt_author, opt_dir, &aname, &aemail);
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -2239,7 +2206,6 @@ main(int argc, char *argv[])
 	ship_free(&S);
 	change_free(&C);
 	free(commit);
-	free(author);
 	free(aname);
 	free(aemail);
 	rt_gh_close(&G);
