@@ -550,14 +550,11 @@ rt_fix_check(const char *root, const char *command, json_t *req, const rt_fix_pr
 	} else if (m.passes < m.ran) {
 		char n[64];
 		snprintf(n, sizeof n, "%ld/%ld", m.ran - m.passes, m.ran);
-		res = no_patch("the reset of %s did not make %s", what, "");
-		{
-			char *e = rt_xasprintf("the reset of %s did not make %s pass after "
-			    "%s: %s failed (%s)", what, p->victim, polluter ? polluter :
-			    "its polluter", n, m.reason);
-			json_object_set_new(res, "reason", json_string(e));
-			free(e);
-		}
+		char *e = rt_xasprintf("the reset of %s did not make %s pass after "
+		    "%s: %s failed (%s)", what, p->victim, polluter ? polluter :
+		    "its polluter", n, m.reason);
+		res = json_pack("{s:s, s:s}", "status", "no_patch", "reason", e);
+		free(e);
 	} else {
 		char *e = rt_xasprintf("Checked: with the patch, %s passed after %s in "
 		    "%ld of %ld trials.", p->victim, polluter ? polluter : "its polluter",
