@@ -2945,7 +2945,26 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 			    "a setter's or cleaner's statements are not copied");
 		json_decref(g);
 	} else if (!strcmp(role, "polluter")) {
-		plan = rt_fix_plan(root, ev_command(ev), req);
+		/* the reset is checked: the polluter, then the victim, with it */
+		json_t *order = json_pack("[s, s]", helper, victim), *v;
+		rt_fix_probe pr = { jstr(ev->order, "command"), order, victim,
+		    opt.max_probes, 0, &got_sig };
+		char *what = NULL, *w;
+		size_t i;
+		json_array_foreach(set, i, v) {
+			if (!json_is_string(v))
+				continue;
+			w = what ? rt_xasprintf("%s, %s", what, json_string_value(v)) :
+			    rt_xstrdup(json_string_value(v));
+			free(what);
+			what = w;
+		}
+		plan = rt_fix_check(root, ev_command(ev), req, &pr,
+		    what ? what : "the polluted state");
+		free(what);
+		json_decref(order);
+		if (json_object_get(plan, "checked"))
+			json_object_set(h, "checked", json_object_get(plan, "checked"));
 	} else {
 		/* the setter's statements make the victim pass alone; the
 		 * cleaner's make it pass after its polluter */

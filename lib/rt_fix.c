@@ -201,6 +201,7 @@ typedef struct {
 	json_t *req;
 	const rt_fix_probe *p;
 	char *scratch, *copy, *name;     /* scratch/copy/<name>: the project's copy */
+	char *outer;                     /* scratch/copy */
 	dev_t dev;
 	ino_t ino;
 	rt_sandbox sb;
@@ -211,6 +212,7 @@ typedef struct {
 	char reason[400];                /* the last probe's failure, in words */
 	/* one probe */
 	long passes, ran;
+	int all;                         /* a check: run every trial */
 	rt_cases_dir jd;
 } mini;
 
@@ -255,19 +257,20 @@ mini_trial(const rt_trial_result *res, void *ctx)
 	    m->p->victim, oc == RT_FAIL ? "failed" : oc == RT_TIMEOUT ? "timed out" :
 	    "did not run", res->trial, why[0] && oc != RT_FAIL ? ": " : "",
 	    oc != RT_FAIL ? why : "");
-	return RT_STOP;
+	return m->all ? RT_GO_ON : RT_STOP;
 }
 
 /* The planner's patch for the statements idx[0..n), in a fresh copy,
  * the probe's tests run: 1 the victim passed every trial, 0 not, -1 stop. */
+static int mini_run(mini *m, const char *patch);
+
 static int
 mini_probe(const size_t *idx, size_t n, void *ctx)
 {
 	mini *m = ctx;
 	json_t *req = json_deep_copy(m->req), *keep = json_array(), *plan;
-	char err[512], *jdir = NULL;
 	size_t i;
-	int sig, r = 0;
+	int r;
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(keep, json_integer((json_int_t)idx[i]));
@@ -280,21 +283,30 @@ mini_probe(const size_t *idx, size_t n, void *ctx)
 		json_decref(plan);
 		return 0;
 	}
+	r = mini_run(m, json_string_value(json_object_get(plan, "patch")));
+	json_decref(plan);
+	return r;
+}
+
+/* patch applied in a fresh copy, the probe's tests run: 1 the victim
+ * passed every trial, 0 not, -1 stop. */
+static int
+mini_run(mini *m, const char *patch)
+{
+	char err[512], *jdir = NULL;
+	int sig, r = 0;
+
 	rt_remove_tree(m->copy);
 	if (rt_copy_tree(m->root, m->copy, mini_skip, m, err, sizeof err) < 0) {
-		json_decref(plan);
 		if (m->p->stop && *m->p->stop)
 			return -1;
 		snprintf(m->reason, sizeof m->reason, "cannot copy the project: %.300s", err);
 		return -1;
 	}
-	if (rt_patch_apply(m->copy, json_string_value(json_object_get(plan, "patch")),
-	    err, sizeof err) < 0) {
+	if (rt_patch_apply(m->copy, patch, err, sizeof err) < 0) {
 		snprintf(m->reason, sizeof m->reason, "the patch does not apply: %.300s", err);
-		json_decref(plan);
 		return 0;
 	}
-	json_decref(plan);
 	if (rt_sandbox_own(&m->sb, m->copy) < 0) {
 		snprintf(m->reason, sizeof m->reason, "cannot hand the copy to the "
 		    "sandbox's uid: %s", strerror(errno));
@@ -356,16 +368,81 @@ mini_record(const mini *m, size_t k, size_t of, const rt_ddmin_opts *d, long pro
 	    m->by_case ? "case" : "exit");
 }
 
+/* The scratch copy's place, the sandbox and the command the probes share;
+ * NULL, else a no_patch with the reason (mini_close it either way). */
+static json_t *
+mini_open(mini *m, const char *root, const char *command, json_t *req,
+    const rt_fix_probe *p)
+{
+	const char *tmp = getenv("TMPDIR"), *slash;
+	json_t *res, *t;
+	char why[400];
+	struct stat st;
+	size_t i;
+
+	memset(m, 0, sizeof *m);
+	m->root = root;
+	m->command = command;
+	m->req = req;
+	m->p = p;
+	m->scratch = rt_xasprintf("%s/rt-diagnose-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(m->scratch)) {
+		res = no_patch("a scratch directory: %s%s", strerror(errno), NULL);
+		return res;
+	}
+	if (stat(m->scratch, &st) == 0) {
+		m->dev = st.st_dev;
+		m->ino = st.st_ino;
+	}
+	slash = strrchr(root, '/');
+	m->name = rt_xstrdup(slash && slash[1] ? slash + 1 : "project");
+	m->outer = rt_xasprintf("%s/copy", m->scratch);
+	m->copy = rt_xasprintf("%s/%s", m->outer, m->name);
+	/* every probe confined to its copy, as the tournament's trials are */
+	if (rt_sandbox_init(&m->sb, RT_SANDBOX_WANT_AUTO, 0, m->scratch) < 0 ||
+	    (m->sb.kind == RT_SANDBOX_UID && chmod(m->scratch, 0711) < 0) ||
+	    mkdir(m->outer, m->sb.kind == RT_SANDBOX_UID ? 0711 : 0700) < 0) {
+		res = no_patch("the probes' sandbox: %s%s", m->sb.why[0] ? m->sb.why :
+		    strerror(errno), NULL);
+		return res;
+	}
+	if (m->sb.kind == RT_SANDBOX_NONE)
+		rt_warn("warning: delta debugging's probes run unconfined (%s)", m->sb.why);
+	rt_trial_opts_init(&m->o);
+	m->o.shell_cmd = probe_command(p->command);
+	m->tests = rt_xcalloc(json_array_size(p->order) + 1, sizeof *m->tests);
+	json_array_foreach(p->order, i, t)
+		m->tests[i] = (char *)json_string_value(t);
+	m->o.shell_args = m->tests;
+	m->o.runner = rt_runner_detect(m->o.shell_cmd, NULL);
+	m->o.timeout_s = 600;
+	m->o.jobs = 1;
+	m->o.sandbox = &m->sb;
+	m->by_case = rt_cases_auto(&m->o, why, sizeof why) == 0;
+
+	return NULL;
+}
+
+static void
+mini_close(mini *m)
+{
+	if (m->scratch)
+		rt_remove_tree(m->scratch);
+	free(m->outer);
+	free(m->copy);
+	free(m->name);
+	free(m->scratch);
+	free(m->tests);
+	free((char *)m->o.shell_cmd);
+}
+
 json_t *
 rt_fix_minimise(const char *root, const char *command, json_t *req, const rt_fix_probe *p)
 {
-	const char *tmp = getenv("TMPDIR"), *slash;
-	json_t *all, *res = NULL, *t, *keep;
+	json_t *all, *res = NULL, *keep;
 	rt_ddmin_opts d = { 0 };
 	size_t of, k, i, *idx = NULL;
-	char why[400], *outer;
 	const char *role = json_string_value(json_object_get(req, "role"));
-	struct stat st;
 	mini m;
 	int r;
 
@@ -386,48 +463,8 @@ rt_fix_minimise(const char *root, const char *command, json_t *req, const rt_fix
 		    "a subset of the statements was seen to make the victim pass%s", "0", NULL);
 		return res;
 	}
-	memset(&m, 0, sizeof m);
-	m.root = root;
-	m.command = command;
-	m.req = req;
-	m.p = p;
-	m.scratch = rt_xasprintf("%s/rt-diagnose-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(m.scratch)) {
-		res = no_patch("a scratch directory: %s%s", strerror(errno), NULL);
-		free(m.scratch);
-		json_decref(all);
-		return res;
-	}
-	if (stat(m.scratch, &st) == 0) {
-		m.dev = st.st_dev;
-		m.ino = st.st_ino;
-	}
-	slash = strrchr(root, '/');
-	m.name = rt_xstrdup(slash && slash[1] ? slash + 1 : "project");
-	outer = rt_xasprintf("%s/copy", m.scratch);
-	m.copy = rt_xasprintf("%s/%s", outer, m.name);
-	/* every probe confined to its copy, as the tournament's trials are */
-	if (rt_sandbox_init(&m.sb, RT_SANDBOX_WANT_AUTO, 0, m.scratch) < 0 ||
-	    (m.sb.kind == RT_SANDBOX_UID && chmod(m.scratch, 0711) < 0) ||
-	    mkdir(outer, m.sb.kind == RT_SANDBOX_UID ? 0711 : 0700) < 0) {
-		res = no_patch("the probes' sandbox: %s%s", m.sb.why[0] ? m.sb.why :
-		    strerror(errno), NULL);
+	if ((res = mini_open(&m, root, command, req, p)) != NULL)
 		goto done;
-	}
-	if (m.sb.kind == RT_SANDBOX_NONE)
-		rt_warn("warning: delta debugging's probes run unconfined (%s)", m.sb.why);
-	rt_trial_opts_init(&m.o);
-	m.o.shell_cmd = probe_command(p->command);
-	m.tests = rt_xcalloc(json_array_size(p->order) + 1, sizeof *m.tests);
-	json_array_foreach(p->order, i, t)
-		m.tests[i] = (char *)json_string_value(t);
-	m.o.shell_args = m.tests;
-	m.o.runner = rt_runner_detect(m.o.shell_cmd, NULL);
-	m.o.timeout_s = 600;
-	m.o.jobs = 1;
-	m.o.sandbox = &m.sb;
-	m.by_case = rt_cases_auto(&m.o, why, sizeof why) == 0;
-
 	/* all the statements first: ddmin starts from a passing set */
 	idx = rt_xcalloc(of, sizeof *idx);
 	for (i = 0; i < of; i++)
@@ -470,13 +507,68 @@ rt_fix_minimise(const char *root, const char *command, json_t *req, const rt_fix
 	}
 done:
 	json_decref(all);
-	rt_remove_tree(m.scratch);
-	free(outer);
-	free(m.copy);
-	free(m.name);
-	free(m.scratch);
-	free(m.tests);
-	free((char *)m.o.shell_cmd);
+	mini_close(&m);
 	free(idx);
+	return res;
+}
+
+json_t *
+rt_fix_check(const char *root, const char *command, json_t *req, const rt_fix_probe *p,
+    const char *what)
+{
+	json_t *plan, *res;
+	const char *polluter = json_string_value(json_object_get(req, "helper"));
+	mini m;
+	int r;
+
+	plan = rt_fix_plan(root, command, req);
+	if (strcmp(json_string_value(json_object_get(plan, "status")), "ok") != 0)
+		return plan;
+	if (p->max_probes < 1) {
+		json_object_set_new(plan, "checked", json_pack("{s:i, s:i}", "trials", 0,
+		    "failures", 0));
+		json_object_set_new(plan, "note", json_string("Not checked: --max-probes 0 "
+		    "allows no probe, so the patch was not run."));
+		return plan;
+	}
+	if (!p->command || !json_array_size(p->order)) {
+		json_decref(plan);
+		return no_patch("the order record names no command to run the victim "
+		    "with, so the reset of %s cannot be checked%s", what, NULL);
+	}
+	if ((res = mini_open(&m, root, command, req, p)) != NULL) {
+		json_decref(plan);
+		mini_close(&m);
+		return res;
+	}
+	m.all = 1;
+	r = mini_run(&m, json_string_value(json_object_get(plan, "patch")));
+	if (r < 0 || m.ran == 0) {
+		res = m.reason[0] && (!p->stop || !*p->stop) ?
+		    no_patch("the check could not run: %s%s", m.reason, NULL) :
+		    no_patch("interrupted%s%s", "", NULL);
+	} else if (m.passes < m.ran) {
+		char n[64];
+		snprintf(n, sizeof n, "%ld/%ld", m.ran - m.passes, m.ran);
+		char *e = rt_xasprintf("the reset of %s did not make %s pass after "
+		    "%s: %s failed (%s)", what, p->victim, polluter ? polluter :
+		    "its polluter", n, m.reason);
+		res = json_pack("{s:s, s:s}", "status", "no_patch", "reason", e);
+		free(e);
+	} else {
+		char *e = rt_xasprintf("Checked: with the patch, %s passed after %s in "
+		    "%ld of %ld trials.", p->victim, polluter ? polluter : "its polluter",
+		    m.passes, m.ran);
+		res = plan;
+		plan = NULL;
+		json_object_set_new(res, "note", json_string(e));
+		free(e);
+	}
+	if (res)
+		json_object_set_new(res, "checked", json_pack("{s:I, s:I, s:s}", "trials",
+		    (json_int_t)m.ran, "failures", (json_int_t)(m.ran - m.passes),
+		    "judged_by", m.by_case ? "case" : "exit"));
+	json_decref(plan);
+	mini_close(&m);
 	return res;
 }

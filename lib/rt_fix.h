@@ -48,4 +48,15 @@ typedef struct {
 json_t *rt_fix_minimise(const char *root, const char *command, json_t *req,
     const rt_fix_probe *p);
 
+/* rt_fix_plan of a polluter's order request (its state reset in the
+ * victim), the patch then checked by one probe: p's order (the polluter,
+ * then the victim) run in p->trials trials (0: 3) of every one; "ok" with
+ * "checked": {"trials": T, "failures": 0, "judged_by": "case"|"exit"} and
+ * a "note" when the victim passed in each, else no_patch saying how many
+ * failed (what names the state reset). --max-probes 0 (p->max_probes < 1):
+ * "ok" unchecked, "checked" {"trials": 0, "failures": 0}, and the note
+ * says so. */
+json_t *rt_fix_check(const char *root, const char *command, json_t *req,
+    const rt_fix_probe *p, const char *what);
+
 #endif

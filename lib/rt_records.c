@@ -200,6 +200,16 @@ static const rt_field minimise_f[] = {
 };
 static const rt_schema minimise_s = { "minimise", minimise_f };
 
+/* a polluter's reset, run once after the polluter: the trials and how
+ * many the victim failed (rt-diagnose(1), RULE PATCHES) */
+static const rt_field checked_f[] = {
+	{ "trials", I, REQ | CNT, NULL, NULL },
+	{ "failures", I, REQ | CNT, NULL, NULL },
+	{ "judged_by", S, 0, judged_by_values, NULL },
+	END
+};
+static const rt_schema checked_s = { "checked", checked_f };
+
 static const rt_field hypothesis_f[] = {
 	{ "id", S, REQ, NULL, NULL },
 	{ "source", S, 0, NULL, NULL },
@@ -213,6 +223,7 @@ static const rt_field hypothesis_f[] = {
 	{ "error", S, 0, NULL, NULL },
 	{ "evidence_digest", S, 0, NULL, NULL },
 	{ "minimise", O, 0, NULL, &minimise_s },
+	{ "checked", O, 0, NULL, &checked_s },
 	END
 };
 

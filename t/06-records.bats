@@ -128,6 +128,17 @@ same_verdict_message() {
 	[ "$(msg)" = "$T/bad.jsonl:1: hypothesis record: field \"minimise.judged_by\" must be one of case, exit, not guess" ]
 }
 
+@test "records: a hypothesis's checked (a polluter's reset, run once) is checked by the schema" {
+	printf '{"type":"hypothesis","id":"h1","checked":{"trials":3}}\n' >"$T/bad.jsonl"
+	run rt-verify -C "$VFX/pool" --no-genome --cmd true "$T/bad.jsonl"
+	status_is 2
+	[ "$(msg)" = "$T/bad.jsonl:1: hypothesis record: field \"checked.failures\" is missing" ]
+	printf '{"type":"hypothesis","id":"h1","checked":{"trials":3,"failures":1,"judged_by":"guess"}}\n' >"$T/bad.jsonl"
+	run rt-verify -C "$VFX/pool" --no-genome --cmd true "$T/bad.jsonl"
+	status_is 2
+	[ "$(msg)" = "$T/bad.jsonl:1: hypothesis record: field \"checked.judged_by\" must be one of case, exit, not guess" ]
+}
+
 @test "records: RETRIAL_CHECK_RECORDS makes writing a bad record a bug, not output" {
 	bad_verdict '.lanes = 3'
 	run "$RT" write "$T/bad.jsonl"

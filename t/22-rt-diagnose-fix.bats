@@ -346,6 +346,26 @@ rules() {
 	tail -n 1 <<<"$output" | jqe '.verdict == "FIXED" and .baseline.failures > 0 and .winner.source == "rules"'
 }
 
+@test "order rule: a reset that leaves the victim failing after its polluter (a class attribute the re-created object shares) is no_patch, with the check's trials" {
+	# t/fixtures/order/cart.jsonl is rt-bisect's record of t/fixtures/fix/cart:
+	# Cart.items is a class attribute, so a fresh Cart() shares it
+	run rt-diagnose --rules --offline --no-cache -C "$X/cart" "$O/cart.jsonl"
+	status_is 0
+	jqe '.status == "no_patch" and .patch == null
+	    and .order.polluters == ["tests/test_cart.py::TestCart::test_add_item"]
+	    and .checked == {"trials": 3, "failures": 3, "judged_by": "case"}' <<<"$output"
+	jqe '.reason | startswith("the reset of TestCart.cart did not make tests/test_cart.py::TestCart::test_starts_empty pass after tests/test_cart.py::TestCart::test_add_item: 3/3 failed")' <<<"$output"
+	# --max-probes 0: the patch as planned, and the record says it was not run
+	run rt-diagnose --rules --offline --no-cache --max-probes 0 -C "$X/cart" "$O/cart.jsonl"
+	status_is 0
+	jqe '.status == "ok" and .checked == {"trials": 0, "failures": 0}' <<<"$output"
+	has "Not checked: --max-probes 0"
+	# a reset that works keeps its patch, the check's trials recorded
+	run rt-diagnose --rules --offline --no-cache -C "$X/chdir" "$O/chdir.jsonl"
+	status_is 0
+	jqe '.status == "ok" and .checked == {"trials": 3, "failures": 0, "judged_by": "case"}' <<<"$output"
+}
+
 @test "order rule (go test): a polluter's package-level var is put back by a t.Cleanup; FIXED on real go test, and the mbox applies" {
 	# t/fixtures/order/govar.jsonl is rt-bisect's record of t/fixtures/fix/govar
 	project "$X" govar
