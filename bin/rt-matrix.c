@@ -366,17 +366,17 @@ slot_free(slot *s)
 static int
 probe_run(const rt_trial_opts *o, rt_trial_result *res)
 {
-	rt_runner *r = rt_runner_new();
+	rt_pool *r = rt_pool_new();
 	void *tag;
 	int rc;
 
-	rt_runner_start(r, o, 1, NULL);
-	while ((rc = rt_runner_wait(r, 1000, res, &tag)) == 0)
-		if (!rt_runner_running(r))
+	rt_pool_start(r, o, 1, NULL);
+	while ((rc = rt_pool_wait(r, 1000, res, &tag)) == 0)
+		if (!rt_pool_running(r))
 			break;
 	if (rc < 0)
-		rt_runner_kill_all(r);
-	rt_runner_free(r);
+		rt_pool_kill_all(r);
+	rt_pool_free(r);
 	if (rc == 0) {
 		memset(res, 0, sizeof *res);
 		res->outcome = RT_ERROR;
@@ -803,7 +803,7 @@ measure(cell *c)
 {
 	measurement *m = &c->m;
 	slot *sl = rt_xcalloc(c->jobs, sizeof *sl);
-	rt_runner *r = rt_runner_new();
+	rt_pool *r = rt_pool_new();
 	double t0 = rt_now_ms(), now, wait_ms;
 	long next = 1, outstanding = 0;
 	rt_trial_result res;
@@ -827,7 +827,7 @@ measure(cell *c)
 				if (next == 1)
 					m->command = command_text(&sl[i].o);
 				sl[i].busy = 1;
-				rt_runner_start(r, &sl[i].o, next, &sl[i]);
+				rt_pool_start(r, &sl[i].o, next, &sl[i]);
 				next++;
 				outstanding++;
 			} else if (wait_ms < 0 || sl[i].ready_at - now < wait_ms)
@@ -838,11 +838,11 @@ measure(cell *c)
 			rt_sleep_ms(wait_ms > 100 ? 100 : wait_ms);
 			continue;
 		}
-		rc = rt_runner_wait(r, wait_ms, &res, &tag);
+		rc = rt_pool_wait(r, wait_ms, &res, &tag);
 		if (rc < 0)
 			break;
 		if (rc == 0) {
-			if (wait_ms < 0 && !rt_runner_running(r))
+			if (wait_ms < 0 && !rt_pool_running(r))
 				rt_die("the trial engine lost %ld running trials",
 				    outstanding);
 			continue;
@@ -856,8 +856,8 @@ measure(cell *c)
 		    M.conf, c->id);
 	}
 	if ((m->sig = rt_trial_interrupted()) != 0)
-		rt_runner_kill_all(r);
-	rt_runner_free(r);
+		rt_pool_kill_all(r);
+	rt_pool_free(r);
 	for (i = 0; i < c->jobs; i++)
 		slot_free(&sl[i]);
 	free(sl);

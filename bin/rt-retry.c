@@ -59,7 +59,7 @@ static struct {
 	double maxfail_share;        /* -1: none */
 	const char *maxfail_text;
 	const char *suite;
-	rt_runner *runner;
+	rt_pool *runner;
 	rt_progress prog;            /* on a terminal: attempts run so far */
 	long done, attempts, failed;
 } G;
@@ -497,10 +497,10 @@ run_case(tcase *c, long round)
 	}
 	rt_utc_rfc3339(started, sizeof started);
 	t0 = rt_now_ms();
-	rt_runner_start(G.runner, &o, ++G.serial, c);
-	rc = rt_runner_wait(G.runner, -1, &res, NULL);
+	rt_pool_start(G.runner, &o, ++G.serial, c);
+	rc = rt_pool_wait(G.runner, -1, &res, NULL);
 	if (rc < 0) {
-		rt_runner_kill_all(G.runner);
+		rt_pool_kill_all(G.runner);
 		cancel(c, round, USER_STOP, rt_now_ms() - t0, started);
 		rt_free_vec(env);
 		rt_free_vec(argv);
@@ -1129,7 +1129,7 @@ main(int argc, char *argv[])
 		ceiling = rt_num_long("RETRIAL_RETRY_CEILING", env, 0, ceiling);
 
 	rt_trial_signals_install();
-	G.runner = rt_runner_new();
+	G.runner = rt_pool_new();
 	t0 = rt_now_ms();
 	rt_progress_init(&G.prog, G.n);
 
@@ -1183,7 +1183,7 @@ main(int argc, char *argv[])
 	}
 settle:
 	rt_progress_clear(&G.prog);
-	rt_runner_free(G.runner);
+	rt_pool_free(G.runner);
 	sig = rt_trial_interrupted();
 	if (sig)
 		stopped = "user-stop";

@@ -76,7 +76,7 @@ static struct {
 	char *tmp;                   /* our temp root */
 	dev_t tmp_dev;
 	ino_t tmp_ino;
-	rt_runner *runner;
+	rt_pool *runner;
 	ttag *inflight;
 	rt_trial_result res;         /* the last trial's result, until the next wait */
 	int have_res;
@@ -375,8 +375,8 @@ cleanup(void)
 	ttag *t;
 
 	if (V.runner) {
-		rt_runner_kill_all(V.runner);
-		rt_runner_free(V.runner);
+		rt_pool_kill_all(V.runner);
+		rt_pool_free(V.runner);
 		V.runner = NULL;
 	}
 	for (t = V.inflight; t; t = t->next)
@@ -436,7 +436,7 @@ start_trial(void *ctx, lane *l, long trial)
 	if (V.inflight)
 		V.inflight->prev = t;
 	V.inflight = t;
-	rt_runner_start(V.runner, &t->o, trial, t);
+	rt_pool_start(V.runner, &t->o, trial, t);
 	(void)ctx;
 	return 0;
 }
@@ -496,7 +496,7 @@ wait_trial(void *ctx, int ms, rt_tour_result *r)
 	if (V.have_res)
 		rt_trial_result_free(&V.res);
 	V.have_res = 0;
-	rc = rt_runner_wait(V.runner, ms, &V.res, &tagp);
+	rc = rt_pool_wait(V.runner, ms, &V.res, &tagp);
 	if (rc <= 0)
 		return rc;
 	V.have_res = 1;
@@ -528,7 +528,7 @@ static int
 running(void *ctx)
 {
 	(void)ctx;
-	return rt_runner_running(V.runner);
+	return rt_pool_running(V.runner);
 }
 
 /* The baseline's copy (made once), or a confirmation's, with the patch. */
@@ -1086,7 +1086,7 @@ set_up(void)
 			rt_die("chmod %s:", V.tmp);
 	}
 	V.cli.o.sandbox = &V.sb;
-	V.runner = rt_runner_new();
+	V.runner = rt_pool_new();
 	V.board_live = rt_isatty(2) && !isatty(1);
 	V.board_end = V.board_forced || (rt_isatty(2) && isatty(1));
 	event("start", json_pack("{s:s,s:s,s:I,s:s,s:f,s:f,s:s,s:b}", "command", V.cli.command,

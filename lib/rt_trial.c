@@ -261,7 +261,7 @@ typedef struct job {
 	rt_trial_result res;
 } job;
 
-struct rt_runner {
+struct rt_pool {
 	job **run;                   /* running (or draining) */
 	int nrun, caprun;
 	job **done;                  /* finished, not yet returned */
@@ -271,10 +271,10 @@ struct rt_runner {
 
 static unsigned long serial;     /* numbers every trial of this process */
 
-rt_runner *
-rt_runner_new(void)
+rt_pool *
+rt_pool_new(void)
 {
-	rt_runner *r = rt_xcalloc(1, sizeof *r);
+	rt_pool *r = rt_xcalloc(1, sizeof *r);
 	wake_init();
 	(void)rt_subreaper();
 	r->t0 = rt_now_ms();
@@ -282,7 +282,7 @@ rt_runner_new(void)
 }
 
 int
-rt_runner_running(const rt_runner *r)
+rt_pool_running(const rt_pool *r)
 {
 	return r->nrun;
 }
@@ -641,7 +641,7 @@ syserr:
 }
 
 int
-rt_runner_start(rt_runner *r, const rt_trial_opts *o, long trial, void *tag)
+rt_pool_start(rt_pool *r, const rt_trial_opts *o, long trial, void *tag)
 {
 	job *j = rt_xcalloc(1, sizeof *j);
 	size_t max = o->max_output ? o->max_output : 64 * 1024;
@@ -736,7 +736,7 @@ classify(job *j)
 }
 
 static void
-finish(rt_runner *r, int idx)
+finish(rt_pool *r, int idx)
 {
 	job *j = r->run[idx];
 	int k;
@@ -784,7 +784,7 @@ drain_fd(job *j, int k)
  * none we know and no other trial is running to claim it. A zombie or a
  * dying process is judged the same way: its children are j's too. */
 static int
-owns(const rt_runner *r, const job *j, const rt_procinfo *p, pid_t me)
+owns(const rt_pool *r, const job *j, const rt_procinfo *p, pid_t me)
 {
 	char *id;
 	int i, mine = 0, other = 0;
@@ -854,7 +854,7 @@ find_pid(const rt_procinfo *v, size_t n, pid_t pid)
  * the trial's too). Count the live ones and send them sig unless sig is
  * 0; SIGKILL goes to the whole cgroup at once as well. */
 static int
-sweep(rt_runner *r, job *j, int sig)
+sweep(rt_pool *r, job *j, int sig)
 {
 	rt_procinfo *v;
 	size_t n, i, ncg = 0;
@@ -915,7 +915,7 @@ sweep(rt_runner *r, job *j, int sig)
  * alive: a process forking while it is killed leaves children the last
  * sweep did not see. Bounded, for what cannot be killed (another uid). */
 static void
-sweep_kill(rt_runner *r, job *j)
+sweep_kill(rt_pool *r, job *j)
 {
 	int round;
 
@@ -929,7 +929,7 @@ sweep_kill(rt_runner *r, job *j)
 /* The main process exited: find its leftovers and, unless they are to be
  * kept, send them SIGTERM now and SIGKILL after the grace period. */
 static void
-exited(rt_runner *r, job *j, int st, double now)
+exited(rt_pool *r, job *j, int st, double now)
 {
 	j->exited = 1;
 	j->status = st;
@@ -948,7 +948,7 @@ exited(rt_runner *r, job *j, int st, double now)
  * us (the subreaper) that ended. Nothing else of ours is a child while
  * trials run. */
 static void
-reap(rt_runner *r, double now)
+reap(rt_pool *r, double now)
 {
 	int i, st;
 	pid_t p;
@@ -963,7 +963,7 @@ reap(rt_runner *r, double now)
 
 /* Leftovers being killed: done when none is left, SIGKILL after grace. */
 static void
-enforce_leftovers(rt_runner *r, double now)
+enforce_leftovers(rt_pool *r, double now)
 {
 	int i;
 	job *j;
@@ -986,7 +986,7 @@ enforce_leftovers(rt_runner *r, double now)
 }
 
 static void
-enforce_timeouts(rt_runner *r, double now)
+enforce_timeouts(rt_pool *r, double now)
 {
 	int i;
 	job *j;
@@ -1007,7 +1007,7 @@ enforce_timeouts(rt_runner *r, double now)
 }
 
 static job *
-pop_done(rt_runner *r)
+pop_done(rt_pool *r)
 {
 	job *j;
 	if (r->ndone == 0)
@@ -1029,7 +1029,7 @@ give(job *j, rt_trial_result *res, void **tag)
 }
 
 int
-rt_runner_wait(rt_runner *r, double timeout_ms, rt_trial_result *res, void **tag)
+rt_pool_wait(rt_pool *r, double timeout_ms, rt_trial_result *res, void **tag)
 {
 	double now = rt_now_ms(), until = timeout_ms < 0 ? INFINITY : now + timeout_ms;
 	double next;
@@ -1116,7 +1116,7 @@ rt_runner_wait(rt_runner *r, double timeout_ms, rt_trial_result *res, void **tag
 }
 
 void
-rt_runner_kill_all(rt_runner *r)
+rt_pool_kill_all(rt_pool *r)
 {
 	int i, st;
 	double until;
@@ -1180,11 +1180,11 @@ rt_trial_result_free(rt_trial_result *res)
 }
 
 void
-rt_runner_free(rt_runner *r)
+rt_pool_free(rt_pool *r)
 {
 	job *j;
 
-	rt_runner_kill_all(r);
+	rt_pool_kill_all(r);
 	while ((j = pop_done(r))) {
 		rt_trial_result_free(&j->res);
 		free(j);
@@ -1211,7 +1211,7 @@ int
 rt_run_trials_except(const rt_trial_opts *o, long first, long count, long stride,
     const unsigned char *have, rt_trial_done_fn fn, void *ctx)
 {
-	rt_runner *r = rt_runner_new();
+	rt_pool *r = rt_pool_new();
 	int jobs = o->jobs > 0 ? o->jobs : rt_ncpu();
 	double *free_at = rt_xcalloc((size_t)jobs, sizeof *free_at);
 	char *busy = rt_xcalloc((size_t)jobs, 1);
@@ -1242,18 +1242,18 @@ rt_run_trials_except(const rt_trial_opts *o, long first, long count, long stride
 				continue;
 			}
 			busy[s] = 1;
-			rt_runner_start(r, o, first + next * stride, (void *)(intptr_t)s);
+			rt_pool_start(r, o, first + next * stride, (void *)(intptr_t)s);
 			next++;
 			while (next < count && have_trial(have, first + next * stride))
 				next++;
 		}
-		if (rt_runner_running(r) == 0 && (next >= count || stopping)) {
+		if (rt_pool_running(r) == 0 && (next >= count || stopping)) {
 			/* spawn errors land in the done queue */
-			w = rt_runner_wait(r, 0, &res, &tag);
+			w = rt_pool_wait(r, 0, &res, &tag);
 			if (w != 1)
 				break;
 		} else {
-			w = rt_runner_wait(r, isinf(soon) ? -1 : fmax(0, soon - now), &res, &tag);
+			w = rt_pool_wait(r, isinf(soon) ? -1 : fmax(0, soon - now), &res, &tag);
 		}
 		if (w < 0) {
 			rc = caught_sig;
@@ -1271,7 +1271,7 @@ rt_run_trials_except(const rt_trial_opts *o, long first, long count, long stride
 		else if (act == RT_STOP_KILL)
 			break;
 	}
-	rt_runner_free(r);
+	rt_pool_free(r);
 	free(free_at);
 	free(busy);
 	return rc;

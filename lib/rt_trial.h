@@ -123,24 +123,24 @@ uint64_t rt_trial_seed(uint64_t seed, long trial);
 void rt_trial_signals_install(void);
 int rt_trial_interrupted(void);   /* the signal caught, or 0 */
 
-/* The low-level runner: start trials with any options, wait for them. */
-typedef struct rt_runner rt_runner;
-rt_runner *rt_runner_new(void);
+/* The process pool: start trials with any options, wait for them. */
+typedef struct rt_pool rt_pool;
+rt_pool *rt_pool_new(void);
 /* Start one trial now (no gap applied). tag comes back from wait. Returns
  * 0, or -1 if it could not even be attempted (then res is an RT_ERROR and
  * is returned by the next wait like any other). */
-int rt_runner_start(rt_runner *r, const rt_trial_opts *o, long trial, void *tag);
-int rt_runner_running(const rt_runner *r);
+int rt_pool_start(rt_pool *r, const rt_trial_opts *o, long trial, void *tag);
+int rt_pool_running(const rt_pool *r);
 /* Wait for a trial to end, at most timeout_ms (< 0: no limit). Returns 1
  * with *res filled (free with rt_trial_result_free), 0 on timeout or when
  * nothing runs, -1 when interrupted by SIGINT/SIGTERM/SIGHUP. */
-int rt_runner_wait(rt_runner *r, double timeout_ms, rt_trial_result *res, void **tag);
+int rt_pool_wait(rt_pool *r, double timeout_ms, rt_trial_result *res, void **tag);
 /* Kill every running trial's group (SIGTERM, then SIGKILL after grace)
  * and the orphans they left (unless keep_background), reap them, and drop
  * their results. While trials run, the runner reaps every child of the
  * process (waitpid(-1)): start no child of your own to wait for later. */
-void rt_runner_kill_all(rt_runner *r);
-void rt_runner_free(rt_runner *r);
+void rt_pool_kill_all(rt_pool *r);
+void rt_pool_free(rt_pool *r);
 void rt_trial_result_free(rt_trial_result *res);
 
 /* Return values of an rt_trial_done_fn. */
