@@ -35,20 +35,23 @@ COMPLETIONS = $(TOOLS:%=share/bash-completion/completions/%)
 
 STATS_OBJ = lib/rt_stats.o
 LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt_cli.o lib/rt_fs.o \
-	lib/rt_runner.o lib/rt_gotest.o lib/rt_cases.o lib/rt_jest.o \
+	lib/rt_runner.o lib/rt_cases.o \
 	lib/rt_text.o lib/rt_http.o lib/rt_hash.o lib/rt_patch.o lib/rt_store.o lib/rt_guard.o lib/rt_canary.o lib/rt_srctext.o lib/rt_race.o \
 	lib/rt_audit_store.o lib/rt_out.o lib/rt_tmpl.o lib/rt_git.o lib/rt_junit.o lib/rt_sqlite.o lib/rt_md.o \
 	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o lib/rt_plan.o lib/rt_hyp.o lib/rt_tournament.o \
 	lib/rt_quarantine.o lib/rt_codeowners.o lib/rt_records.o $(STATS_OBJ)
 LIB_OBJ  += lib/rt_fix.o lib/rt_github.o lib/rt_quar_issue.o
 LIB_OBJ  += lib/rt_notify.o lib/rt_ddmin.o
-LIB_HDR   = $(LIB_OBJ:.o=.h)
+LIB_HDR   = $(LIB_OBJ:.o=.h) lib/runner/runner.h
+# the runners, one file each (lib/rt_runner.h, retrial(7) RUNNERS)
+RUNNER_OBJ = lib/runner/generic.o lib/runner/pytest.o lib/runner/unittest.o \
+	lib/runner/python.o lib/runner/go.o lib/runner/jest.o
 STATS_SO_VER = 0
 
 all: $(BINS) $(COMPLETIONS) lib/libretrial-stats.a lib/libretrial-stats.so lib/retrial-stats.pc
 
-lib/libretrial.a: $(LIB_OBJ)
-	rm -f $@ && ar rcs $@ $(LIB_OBJ)
+lib/libretrial.a: $(LIB_OBJ) $(RUNNER_OBJ)
+	rm -f $@ && ar rcs $@ $(LIB_OBJ) $(RUNNER_OBJ)
 
 lib/libretrial-stats.a: $(STATS_OBJ)
 	rm -f $@ && ar rcs $@ $(STATS_OBJ)
@@ -61,6 +64,9 @@ lib/retrial-stats.pc: lib/retrial-stats.pc.in Makefile
 	    -e 's|@INCDIR@|$(INCDIR)|' -e 's|@VERSION@|$(VERSION)|' lib/retrial-stats.pc.in > $@
 
 lib/%.o: lib/%.c $(LIB_HDR)
+	$(CC) $(RT_CFLAGS) -c -o $@ $<
+
+lib/runner/%.o: lib/runner/%.c $(LIB_HDR)
 	$(CC) $(RT_CFLAGS) -c -o $@ $<
 
 bin/%.o: bin/%.c $(LIB_HDR)
@@ -199,10 +205,10 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean: fuzz-clean
-	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test t/ddmin_test bench/stopping-rules
+	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/runner/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test t/ddmin_test bench/stopping-rules
 
 .PHONY: all check lint deps jest-deps demo bench install uninstall clean
-.SECONDARY: $(LIB_OBJ) $(TOOLS:%=bin/%.o)
+.SECONDARY: $(LIB_OBJ) $(RUNNER_OBJ) $(TOOLS:%=bin/%.o)
 
 # make fuzz: libFuzzer targets (clang, ASan+UBSan) for every record reader,
 # each run FUZZ_SECONDS on a corpus seeded from t/fixtures; crashes are
@@ -228,10 +234,10 @@ FUZZ_NAMES   = $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t)))) hypothes
 FUZZ_RUN     = RT_FUZZ_TMP=fuzz/tmp TMPDIR=fuzz/tmp ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 fuzz/obj/lib/%.o: lib/%.c $(LIB_HDR)
-	@mkdir -p fuzz/obj/lib
+	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-FUZZ_LIB = $(LIB_OBJ:lib/%=fuzz/obj/lib/%)
+FUZZ_LIB = $(LIB_OBJ:lib/%=fuzz/obj/lib/%) $(RUNNER_OBJ:lib/%=fuzz/obj/lib/%)
 
 fuzz/hypothesis: fuzz/fuzz_hypothesis.c fuzz/fuzz_common.h $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ fuzz/fuzz_hypothesis.c $(FUZZ_LIB) $(PKG_LIBS) -lm

@@ -8,7 +8,7 @@
 
 #include "rt_cli.h"
 #include "rt_jsonl.h"
-#include "rt_gotest.h"
+#include "rt_cases.h"
 #include "rt_junit.h"
 #include "rt_trial.h"
 #include "rt_util.h"

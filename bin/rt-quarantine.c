@@ -23,7 +23,7 @@
 #include "rt_codeowners.h"
 #include "rt_git.h"
 #include "rt_github.h"
-#include "rt_gotest.h"
+#include "rt_cases.h"
 #include "rt_http.h"
 #include "rt_jsonl.h"
 #include "rt_junit.h"

@@ -1,6 +1,7 @@
 /* rt_cases: per-case outcomes of a trial from the runner's own report. */
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -10,63 +11,56 @@
 #include <unistd.h>
 
 #include "rt_cases.h"
-#include "rt_gotest.h"
 #include "rt_runner.h"
 #include "rt_util.h"
 
-/* Does the command name a report option of its own? */
+/* Does the command name a report option of its own: one of its runner's
+ * (the generic runner: any runner's)? */
 static int
 own_report(const rt_trial_opts *o)
 {
-	static const char *const opts[] = {
-		"--junitxml", "--junit-xml", "-json", "--json", "--reporters", NULL
-	};
+	const rt_runner *r = rt_runner_of(o->runner);
 	char *w[512];
 	size_t n = 0, i, j, k;
-	int hit = 0;
+	int hit = 0, q;
 
 	if (o->shell_cmd)
 		n = rt_cmd_split(o->shell_cmd, w, sizeof w / sizeof *w);
 	else
 		for (; o->argv && o->argv[n] && n < sizeof w / sizeof *w; n++)
 			w[n] = rt_xstrdup(o->argv[n]);
-	for (i = 0; i < n; i++) {
-		for (j = 0; opts[j] && !hit; j++) {
-			/* jest's reporters: a jest-junit among them writes where
-			 * JEST_JUNIT_OUTPUT_FILE says */
-			if (o->runner == RT_RUNNER_JEST && !strcmp(opts[j], "--reporters"))
-				continue;
-			k = strlen(opts[j]);
-			hit = !strncmp(w[i], opts[j], k) && (!w[i][k] || w[i][k] == '=');
-		}
-		free(w[i]);
+	for (q = 0; q < RT_RUNNER_NKINDS && !hit; q++) {
+		const rt_runner *x = rt_runner_of((rt_runner_kind)q);
+		if (r->kind != RT_RUNNER_GENERIC && x != r)
+			continue;
+		for (i = 0; i < n && !hit; i++)
+			for (j = 0; x->own_report && x->own_report[j] && !hit; j++) {
+				k = strlen(x->own_report[j]);
+				hit = !strncmp(w[i], x->own_report[j], k) && (!w[i][k] || w[i][k] == '=');
+			}
 	}
+	for (i = 0; i < n; i++)
+		free(w[i]);
 	return hit;
 }
 
 int
 rt_cases_auto(rt_trial_opts *o, char *why, size_t size)
 {
+	const rt_runner *r = rt_runner_of(o->runner);
+
 	if (own_report(o)) {
 		snprintf(why, size, "the command names its own report option: it must "
 		    "write the report to $RETRIAL_JUNIT");
 		return -1;
 	}
-	switch (o->runner) {
-	case RT_RUNNER_PYTEST:
-		break;
-	case RT_RUNNER_GO:
-		if (o->max_output < 16u << 20)
-			o->max_output = 16u << 20;
-		break;
-	case RT_RUNNER_JEST:
-		/* JEST_JUNIT_OUTPUT_FILE for a configured jest-junit reporter */
-		break;
-	default:
+	if (!r->report_var && !r->report_env) {
 		snprintf(why, size, "%s has no report option retrial can add: the command "
-		    "must write a JUnit report to $RETRIAL_JUNIT", rt_runner_kind_name(o->runner));
+		    "must write a JUnit report to $RETRIAL_JUNIT", r->name);
 		return -1;
 	}
+	if (o->max_output < r->report_output)
+		o->max_output = r->report_output;
 	o->cases_auto = 1;
 	return 0;
 }
@@ -208,7 +202,7 @@ rt_cases_trial(rt_cases_dir *d, const rt_trial_opts *o, const rt_trial_result *r
 			return -1;
 		}
 		/* go test -json writes to stdout */
-		if (o->runner == RT_RUNNER_GO && res->out.data && res->out.len &&
+		if (rt_runner_of(o->runner)->report_stdout && res->out.data && res->out.len &&
 		    (f = fmemopen(res->out.data, res->out.len, "r"))) {
 			jo.report = "<stdout>";
 			r = rt_cases_read(f, &jo, on_rec, &t, err, sizeof err);
@@ -220,14 +214,9 @@ rt_cases_trial(rt_cases_dir *d, const rt_trial_opts *o, const rt_trial_result *r
 				rt_case_set_free(&scratch);
 			return r;
 		}
-		snprintf(set->error, sizeof set->error, "no JUnit report at $RETRIAL_JUNIT (%s)%s",
-		    strerror(e), o->runner == RT_RUNNER_JEST ? ": jest wrote none; configure "
-		    "the jest-junit reporter (--reporters=default --reporters=jest-junit: "
-		    "retrial sets JEST_JUNIT_OUTPUT_FILE) or pass --json "
-		    "--outputFile=\"$RETRIAL_JUNIT\"" : o->runner == RT_RUNNER_UNITTEST ||
-		    o->runner == RT_RUNNER_PYTHON ? ": unittest writes no per-case report; run "
-		    "the tests through pytest, which runs unittest tests too (python3 -m pytest "
-		    "FILE::Class::test), or write one to $RETRIAL_JUNIT" : "");
+		snprintf(set->error, sizeof set->error, "no JUnit report at $RETRIAL_JUNIT (%s)%s%s",
+		    strerror(e), rt_runner_of(o->runner)->no_report ? ": " : "",
+		    rt_runner_of(o->runner)->no_report ? rt_runner_of(o->runner)->no_report : "");
 		free(path);
 		return -1;
 	}
@@ -333,4 +322,157 @@ rt_case_set_free(rt_case_set *set)
 	free(set->v);
 	set->v = NULL;
 	set->n = set->cap = 0;
+}
+
+/* ---- reports of any kind ---- */
+
+/* Append f's bytes to b up to the end of a line (stop_at_nl) or of f;
+ * -1 when b would pass RT_REPORT_MAX. */
+static int
+read_into(FILE *f, rt_buf *b, int stop_at_nl)
+{
+	char chunk[65536];
+	size_t n;
+	int c;
+
+	if (stop_at_nl) {
+		while ((c = getc(f)) != EOF) {
+			if (b->len >= RT_REPORT_MAX)
+				return -1;
+			rt_buf_addc(b, (char)c);
+			if (c == '\n')
+				break;
+		}
+		return 0;
+	}
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (b->len + n > RT_REPORT_MAX)
+			return -1;
+		rt_buf_add(b, chunk, n);
+	}
+	return 0;
+}
+
+/* The runner whose report doc is, or NULL. */
+static const rt_runner *
+doc_runner(const json_t *doc)
+{
+	const rt_runner *r;
+	int k;
+
+	for (k = 0; k < RT_RUNNER_NKINDS; k++)
+		if ((r = rt_runner_of((rt_runner_kind)k))->doc_is_report && r->doc_is_report(doc))
+			return r;
+	return NULL;
+}
+
+/* The runner whose event stream starts with the object first, or NULL. */
+static const rt_runner *
+stream_runner(const json_t *first)
+{
+	const rt_runner *r;
+	int k;
+
+	for (k = 0; k < RT_RUNNER_NKINDS; k++)
+		if ((r = rt_runner_of((rt_runner_kind)k))->stream_claims && r->stream_claims(first))
+			return r;
+	return NULL;
+}
+
+/* The runners' names and what their reports start with, for the message
+ * of a report no runner reads. */
+static const char *
+report_kinds(void)
+{
+	return "neither JUnit XML (no \"<\"), jest --json (no \"testResults\") nor go "
+	    "test -json (no {\"Action\":...} line)";
+}
+
+/* A report that starts with "{": an event stream is one event a line, a
+ * document (jest --json) one JSON value (one line as jest writes it). A
+ * whole first line tells them apart; else the document is read whole, at
+ * most RT_REPORT_MAX. */
+static long
+brace_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
+    char *err, size_t errsize)
+{
+	rt_buf b = { 0 };
+	const rt_runner *r, *go = NULL;
+	json_t *doc;
+	json_error_t je;
+	FILE *m;
+	long n;
+	int k;
+
+	if (read_into(f, &b, 1) < 0)
+		goto big;
+	doc = json_loadb(b.data, b.len, 0, &je);
+	if (!doc_runner(doc) && (r = stream_runner(doc))) {
+		json_decref(doc);
+		/* the first event: the stream reader owns the line from here */
+		return r->stream_read(f, b.data, b.cap, (ssize_t)b.len, o, fn, ctx, err, errsize);
+	}
+	if (!doc_runner(doc)) {
+		json_decref(doc);
+		if (read_into(f, &b, 0) < 0)
+			goto big;
+		doc = json_loadb(b.data, b.len, 0, &je);
+	}
+	if ((r = doc_runner(doc))) {
+		n = r->doc_read(doc, o, fn, ctx, err, errsize);
+		json_decref(doc);
+		rt_buf_free(&b);
+		return n;
+	}
+	json_decref(doc);
+	if (!doc && b.len >= 14 && strstr(rt_buf_str(&b), "\"testResults\"")) {
+		/* a jest report cut short (the runner was killed) or damaged */
+		snprintf(err, errsize, "%d:%d: jest --json report: %s", je.line, je.column, je.text);
+		rt_buf_free(&b);
+		return -1;
+	}
+	/* lines that are not events (a build error on the same stream) before
+	 * the first event: the stream reader passes over them */
+	for (k = 0; k < RT_RUNNER_NKINDS && !go; k++)
+		if (rt_runner_of((rt_runner_kind)k)->stream_read)
+			go = rt_runner_of((rt_runner_kind)k);
+	if (!(m = fmemopen(b.data, b.len, "r")))
+		rt_die("fmemopen:");
+	n = go->stream_read(m, NULL, 0, -1, o, fn, ctx, err, errsize);
+	fclose(m);
+	rt_buf_free(&b);
+	return n;
+big:
+	rt_buf_free(&b);
+	snprintf(err, errsize, "1: larger than %zu MiB, the most retrial reads of one "
+	    "JSON report document", RT_REPORT_MAX >> 20);
+	return -1;
+}
+
+long
+rt_cases_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
+    char *err, size_t errsize)
+{
+	const rt_runner *r;
+	int c, k;
+
+	while ((c = getc(f)) != EOF && isspace(c))
+		;
+	if (c == EOF && ferror(f)) {   /* a stop signal ended the read */
+		snprintf(err, errsize, "1:1: %s", strerror(errno));
+		return -1;
+	}
+	if (c == EOF || c == '<') {
+		if (c != EOF)
+			ungetc(c, f);
+		return rt_junit_read(f, o, fn, ctx, err, errsize);
+	}
+	ungetc(c, f);
+	if (c == '{')
+		return brace_read(f, o, fn, ctx, err, errsize);
+	for (k = 0; k < RT_RUNNER_NKINDS; k++)
+		if ((r = rt_runner_of((rt_runner_kind)k))->stream_read)
+			return r->stream_read(f, NULL, 0, -1, o, fn, ctx, err, errsize);
+	snprintf(err, errsize, "1: %s", report_kinds());
+	return -1;
 }

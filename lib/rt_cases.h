@@ -19,6 +19,18 @@
  * command must write $RETRIAL_JUNIT itself). */
 int rt_cases_auto(rt_trial_opts *o, char *why, size_t size);
 
+/* The most of one JSON report document retrial reads (256 MiB). */
+#define RT_REPORT_MAX ((size_t)256 << 20)
+
+/* A test report of any kind: JUnit XML (rt_junit_read) when its first
+ * non-blank character is "<"; else JSON, offered to each runner of the
+ * table: a stream of one event a line whose first line a runner claims
+ * (go test -json), or one document a runner reads (jest --json), read
+ * whole up to RT_REPORT_MAX bytes (past that an error). Returns the
+ * number of records, or -1 with "LINE: reason" in err. */
+long rt_cases_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
+    char *err, size_t errsize);
+
 /* The private report directory, held open so a trial cannot swap it. */
 typedef struct {
 	int fd;

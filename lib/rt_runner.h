@@ -1,11 +1,19 @@
-/* rt_runner: what retrial knows of each test runner — where it stands in
- * a command, and which of its exits mean "the test did not run" — one
- * adapter per runner (pytest, unittest, python, go, jest, vitest) and a
- * generic fallback that knows only the exit status. */
+/* rt_runner: what retrial knows of each test runner, one file a runner
+ * under lib/runner/ (pytest, unittest, python, go, jest, vitest, generic)
+ * behind one struct and one table: how a command names it, which of its
+ * exits mean "the test did not run", what a command selects, its test IDs,
+ * its per-case report, its retries and its seed. Tools ask the table (or
+ * the functions below, which do); none names a runner. */
 #ifndef RT_RUNNER_H
 #define RT_RUNNER_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "rt_junit.h"
 
 typedef enum {
 	RT_RUNNER_GENERIC,           /* exit status only */
@@ -14,8 +22,11 @@ typedef enum {
 	RT_RUNNER_PYTHON,            /* python FILE.py, python -m MODULE, ./FILE.py */
 	RT_RUNNER_GO,                /* go test */
 	RT_RUNNER_JEST,              /* jest, npx jest, yarn jest */
-	RT_RUNNER_VITEST             /* vitest, npx vitest */
+	RT_RUNNER_VITEST,            /* vitest, npx vitest */
+	RT_RUNNER_NKINDS
 } rt_runner_kind;
+
+typedef struct rt_runner rt_runner;
 
 /* The adapter's name ("pytest", "generic"...). */
 const char *rt_runner_kind_name(rt_runner_kind k);
@@ -139,5 +150,68 @@ size_t rt_runner_selections(char **w, size_t n, rt_runner_sel *out, size_t max);
  * (tests.test_gone.TestG::test_x reads as tests/test_gone.py::TestG::test_x)"). */
 char *rt_runner_record_id(rt_runner_kind k, const char *name, const char *classname,
     const char *jname, const char *suite, const char *dir, char *why, size_t size);
+
+
+/* ---- the runner: every duty it has, one struct a runner ---- */
+
+struct rt_runner {
+	rt_runner_kind kind;
+	const char *name;               /* "pytest": --runner NAME, records */
+	/* How a command names it: one of words as the command's base name
+	 * (then subcommand, if set, as the next word: "go test"), or one of
+	 * modules after "python -m". locate, when set, replaces both. */
+	const char *const *words;
+	const char *subcommand;
+	const char *const *modules;
+	int (*locate)(char **w, size_t i, size_t to, rt_cmd_loc *loc);
+	/* Did the test not run: 1 with the runner's own message in why. */
+	int (*not_run)(int code, const char *out, const char *err, char *why, size_t size);
+	/* What a command's own words w[0..n) (after the runner) select. */
+	void (*selections)(char **w, size_t n, rt_runner_sel *out, size_t *k, size_t max,
+	    size_t seg);
+	/* Is a JUnit testcase this runner's (suite name, its file)? Then
+	 * junit_id makes the canonical ID from its classname, name and file. */
+	int (*junit_claims)(const char *suite, const char *cls, const char *file);
+	char *(*junit_id)(const char *cls, const char *name, const char *file, const char *dir);
+	/* The ID a record's names give, when the tree under dir lets this
+	 * runner select it (NULL with why); NULL hook: the name as it is. */
+	char *(*record_id)(const char *name, const char *classname, const char *jname,
+	    const char *dir, char *why, size_t size);
+	/* Its per-case report, asked for by retrial: report_var is the
+	 * variable the runner reads options from (PYTEST_ADDOPTS, GOFLAGS)
+	 * and report_add the option ("--junitxml=%s": %s the report's path);
+	 * report_env the variables a configured reporter reads
+	 * ("JEST_JUNIT_OUTPUT_FILE=%s"). own_report: options by which a
+	 * command names its own report. report_output: the least output kept
+	 * of a trial whose report is on stdout. */
+	const char *report_var, *report_add;
+	const char *const *report_env;
+	const char *const *own_report;
+	size_t report_output;
+	int report_stdout;              /* the report is the trial's stdout */
+	const char *no_report;          /* what to do when it wrote none */
+	/* A report of its own in JSON: one document (is doc one, and its
+	 * records), or a stream of one event a line (is the first line's
+	 * object one; then read f on from that line, held in line[0..len),
+	 * a malloc'd buffer of cap bytes the reader takes). */
+	int (*doc_is_report)(const json_t *doc);
+	long (*doc_read)(const json_t *doc, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
+	    char *err, size_t errsize);
+	int (*stream_claims)(const json_t *first);
+	long (*stream_read)(FILE *f, char *line, size_t cap, ssize_t len, const rt_junit_opts *o,
+	    rt_junit_fn fn, void *ctx, char *err, size_t errsize);
+	/* Its options that rerun a failed test in the same run (a rerun that
+	 * passes hides a failure), also inside retry_var; retry_msg what to say. */
+	const char *const *retry_opts;
+	const char *retry_var;
+	const char *retry_msg;
+};
+
+/* The runner of kind k (the generic one for an unknown k). */
+const rt_runner *rt_runner_of(rt_runner_kind k);
+/* The runner of a --runner NAME, or NULL. */
+const rt_runner *rt_runner_named(const char *name);
+/* The runner python -m MODULE runs, or NULL. */
+const rt_runner *rt_runner_of_module(const char *module);
 
 #endif

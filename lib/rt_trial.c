@@ -445,6 +445,48 @@ scrubbed(const rt_trial_opts *o, const char *entry, size_t len)
 	    name_in(entry, len, o->env_unset)) && !name_in(entry, len, o->env_keep);
 }
 
+/* The runner's own per-case report, asked for in env[0..k): the variables
+ * its configured reporter reads (jest-junit's), each unless already set,
+ * else its report option added to the variable it reads options from
+ * (after anything --env or a --pin-seed cell put there). The new k. */
+static size_t
+report_env(const rt_trial_opts *o, char **env, size_t k, long trial)
+{
+	const rt_runner *r = rt_runner_of(o->runner);
+	char *path = rt_xasprintf("%s/trial-%ld.xml", o->junit_dir, trial), *add;
+	const char *const *x;
+	size_t i, vl;
+
+	for (x = r->report_env; x && *x; x++) {
+		vl = strcspn(*x, "=");
+		for (i = 0; i < k; i++)
+			if (!strncmp(env[i], *x, vl) && env[i][vl] == '=')
+				break;
+		if (i == k)
+			env[k++] = strstr(*x, "%s") ? rt_xasprintf("%.*s%s", (int)(strstr(*x, "%s") - *x),
+			    *x, path) : rt_xstrdup(*x);
+	}
+	if (!r->report_env && r->report_var && r->report_add) {
+		add = strstr(r->report_add, "%s") ? rt_xasprintf("%.*s%s%s",
+		    (int)(strstr(r->report_add, "%s") - r->report_add), r->report_add, path,
+		    strstr(r->report_add, "%s") + 2) : rt_xstrdup(r->report_add);
+		vl = strlen(r->report_var);
+		for (i = 0; i < k; i++)
+			if (!strncmp(env[i], r->report_var, vl) && env[i][vl] == '=')
+				break;
+		if (i < k) {
+			char *old = env[i];
+			env[i] = rt_xasprintf("%s%s%s", old, old[vl + 1] ? " " : "", add);
+			free(old);
+		} else {
+			env[k++] = rt_xasprintf("%s=%s", r->report_var, add);
+		}
+		free(add);
+	}
+	free(path);
+	return k;
+}
+
 /* The environment of one trial: ours without the scrubbed variables, with
  * the credentials we took but it keeps by name, and RETRIAL_TRIAL,
  * RETRIAL_SEED, RETRIAL_TRIAL_ID and the extra variables replacing any of
@@ -463,7 +505,7 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 		m++;
 	for (x = o->env_keep; x && *x; x++)
 		m++;
-	env = rt_xcalloc(n + m + 9, sizeof *env);
+	env = rt_xcalloc(n + m + 17, sizeof *env);   /* 8 for the report's own */
 	k = 0;
 	for (i = 0; i < n; i++) {
 		const char *eq = strchr(environ[i], '=');
@@ -494,44 +536,8 @@ trial_env(const rt_trial_opts *o, long trial, uint64_t seed, const char *id)
 	env[k++] = rt_xasprintf(ID_VAR "=%s", id);
 	if (o->junit_dir)
 		env[k++] = rt_xasprintf("RETRIAL_JUNIT=%s/trial-%ld.xml", o->junit_dir, trial);
-	if (o->junit_dir && o->cases_auto && o->runner == RT_RUNNER_JEST) {
-		/* jest has no report option in the environment, but a configured
-		 * jest-junit reporter writes where these say (with the test file,
-		 * so the IDs are FILE::full name) */
-		static const char *const jj[] = { "JEST_JUNIT_OUTPUT_FILE",
-			"JEST_JUNIT_ADD_FILE_ATTRIBUTE", NULL };
-		for (x = (char *const *)jj; *x; x++) {
-			for (i = 0; i < k; i++)
-				if (!strncmp(env[i], *x, strlen(*x)) && env[i][strlen(*x)] == '=')
-					break;
-			if (i == k)
-				env[k++] = x == (char *const *)jj ? rt_xasprintf("%s=%s/trial-%ld.xml",
-				    *x, o->junit_dir, trial) : rt_xasprintf("%s=true", *x);
-		}
-	} else if (o->junit_dir && o->cases_auto) {
-		/* the runner's own report option, through the variable it reads
-		 * (after anything --env or a --pin-seed cell put there) */
-		const char *var = o->runner == RT_RUNNER_PYTEST ? "PYTEST_ADDOPTS" :
-		    o->runner == RT_RUNNER_GO ? "GOFLAGS" : NULL;
-		char *add = o->runner == RT_RUNNER_PYTEST ?
-		    rt_xasprintf("--junitxml=%s/trial-%ld.xml", o->junit_dir, trial) :
-		    rt_xstrdup("-json");
-		size_t vl = var ? strlen(var) : 0;
-		for (i = 0; var && i < k; i++)
-			if (!strncmp(env[i], var, vl) && env[i][vl] == '=')
-				break;
-		if (!var) {
-			free(add);
-		} else if (i < k) {
-			char *old = env[i];
-			env[i] = rt_xasprintf("%s%s%s", old, old[vl + 1] ? " " : "", add);
-			free(old);
-			free(add);
-		} else {
-			env[k++] = rt_xasprintf("%s=%s", var, add);
-			free(add);
-		}
-	}
+	if (o->junit_dir && o->cases_auto)
+		k = report_env(o, env, k, trial);
 	env[k] = NULL;
 	return env;
 }

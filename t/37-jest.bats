@@ -180,7 +180,7 @@ expected_fails() {
 	run rt-junit "$T/big.json"
 	wait || true
 	status_is 2
-	has "rt-junit: $T/big.json:1: larger than 256 MiB, the most retrial reads of one jest --json document"
+	has "rt-junit: $T/big.json:1: larger than 256 MiB, the most retrial reads of one JSON report document"
 }
 
 @test "jest-junit's real shapes: the canonical ID is FILE::full name, never with the leading space" {

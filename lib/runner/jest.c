@@ -1,5 +1,6 @@
-/* rt_jest: the jest --json reader — each test's invocations and retry
- * reasons into per-attempt trial records shaped like rt_junit's. */
+/* lib/runner/jest.c: jest and vitest — their commands, exits, JUnit IDs
+ * (jest-junit) and per-case report: jest --json, each test's invocations
+ * and retry reasons into per-attempt trial records shaped like rt_junit's. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +10,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#include "rt_jest.h"
+#include "runner/runner.h"
 #include "rt_jsonl.h"
 #include "rt_util.h"
 
@@ -27,8 +28,8 @@ typedef struct {
 	int stopped;
 } reader;
 
-int
-rt_jest_is_report(const json_t *doc)
+static int
+doc_is_report(const json_t *doc)
 {
 	return json_is_object(doc) && json_is_array(json_object_get(doc, "testResults"));
 }
@@ -338,8 +339,8 @@ one_test(reader *r, const char *file, const json_t *a, const char *file_ts,
 	return 0;
 }
 
-long
-rt_jest_read_doc(const json_t *doc, const rt_junit_opts *o, rt_junit_fn fn,
+static long
+doc_read(const json_t *doc, const rt_junit_opts *o, rt_junit_fn fn,
     void *ctx, char *err, size_t errsize)
 {
 	reader r;
@@ -348,7 +349,7 @@ rt_jest_read_doc(const json_t *doc, const rt_junit_opts *o, rt_junit_fn fn,
 	long ret = 0;
 	char where[80], *ts;
 
-	if (!rt_jest_is_report(doc)) {
+	if (!doc_is_report(doc)) {
 		snprintf(err, errsize, "1: not a jest --json report (no \"testResults\" array)");
 		return -1;
 	}
@@ -416,3 +417,219 @@ rt_jest_read_doc(const json_t *doc, const rt_junit_opts *o, rt_junit_fn fn,
 	free(r.run);
 	return ret < 0 ? -1 : r.records;
 }
+
+/* ---- the command ---- */
+
+/* jest's summary line "Tests:       1 failed, 6 passed, 7 total": did a
+ * test fail, and did any pass or fail at all? */
+static void
+jest_summary(const char *out, const char *err, int *failed, int *ran)
+{
+	static const char *const tests[] = { "Tests:", NULL };
+	char line[200];
+
+	*failed = *ran = 0;
+	if (!rt_rn_find_line(out, err, tests, line, sizeof line))
+		return;
+	*failed = strstr(line, " failed") != NULL;
+	*ran = *failed || strstr(line, " passed") != NULL;
+}
+
+/* "FAIL __tests__/x.test.js: Jest encountered an unexpected token": the
+ * file and the line after "Test suite failed to run". */
+static const char *
+suite_failure(const char *out, const char *err, char *buf, size_t size)
+{
+	const char *text = err && strstr(err, "Test suite failed to run") ? err : out;
+	const char *p = strstr(text, "Test suite failed to run"), *s, *e;
+	char file[160];
+
+	file[0] = '\0';
+	if (rt_rn_line_with(text, "FAIL ", file, sizeof file) && strncmp(file, "FAIL ", 5))
+		file[0] = '\0';
+	for (s = p; *s && *s != '\n'; s++)
+		;
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	for (e = s; *e && *e != '\n'; e++)
+		;
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	snprintf(buf, size, "%s%s%.*s", file, *file && e > s ? ": " : "", (int)(e - s), s);
+	return buf;
+}
+
+static int
+not_run_as(const char *name, int code, const char *out, const char *err,
+    char *why, size_t size)
+{
+	/* jest: "No tests found, exiting with code 1" (also with code 0 under
+	 * --passWithNoTests); vitest: "No test files found, exiting with code 1" */
+	static const char *const none[] = {
+		"No tests found", "No test files found", "No test suite found", NULL
+	};
+	static const char *const failed[] = { "Test suite failed to run", NULL };
+	/* sh: "sh: 1: jest: not found" (dash), "jest: command not found" (bash),
+	 * exit 127; npx --no-install: "npx canceled due to missing packages" */
+	static const char *const missing[] = {
+		"not found", "No such file or directory", "Permission denied", NULL
+	};
+	static const char *const npx[] = {
+		"npx canceled due to missing packages", "could not determine executable",
+		"Cannot find module", NULL
+	};
+	char line[200];
+	char what[64];
+	int tfailed, tran;
+
+	if (rt_rn_find_line(out, err, none, line, sizeof line)) {
+		snprintf(what, sizeof what, "%s found no tests", name);
+		return rt_rn_say(why, size, what, line);
+	}
+	jest_summary(out, err, &tfailed, &tran);
+	/* -t matching nothing: exit 0, "Tests: 7 skipped, 7 total" */
+	if (code == 0) {
+		if (rt_rn_line_with(err, "Tests:", line, sizeof line) && !tran) {
+			snprintf(what, sizeof what, "%s ran no tests (every one skipped)", name);
+			return rt_rn_say(why, size, what, line);
+		}
+		return 0;
+	}
+	if ((code == 126 || code == 127) &&
+	    rt_rn_find_line(NULL, err, missing, line, sizeof line)) {
+		snprintf(what, sizeof what, "%s could not start", name);
+		return rt_rn_say(why, size, what, line);
+	}
+	/* a file that failed to run, with no test failing elsewhere (the
+	 * summary says so; the "✕" marks are printed only for one file) */
+	if (rt_rn_find_line(out, err, failed, line, sizeof line) && !tfailed &&
+	    !(err && strstr(err, "\xe2\x9c\x95")) && !(out && strstr(out, "\xe2\x9c\x95"))) {
+		snprintf(what, sizeof what, "%s: a test suite failed to run", name);
+		return rt_rn_say(why, size, what, suite_failure(out, err, line, sizeof line));
+	}
+	if (rt_rn_find_line(out, err, npx, line, sizeof line) && !tran) {
+		snprintf(what, sizeof what, "%s could not start", name);
+		return rt_rn_say(why, size, what, line);
+	}
+	return 0;
+}
+
+static int
+jest_not_run(int code, const char *out, const char *err, char *why, size_t size)
+{
+	return not_run_as("jest", code, out, err, why, size);
+}
+
+static int
+vitest_not_run(int code, const char *out, const char *err, char *why, size_t size)
+{
+	return not_run_as("vitest", code, out, err, why, size);
+}
+
+/* A jest-junit testcase: one with a JavaScript or TypeScript file. */
+static int
+junit_claims(const char *suite, const char *cls, const char *file)
+{
+	static const char *const ext[] = { ".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs", NULL };
+	size_t i;
+
+	(void)suite;
+	(void)cls;
+	for (i = 0; file && *file && ext[i]; i++)
+		if (rt_rn_ends_with(file, ext[i]))
+			return 1;
+	return 0;
+}
+
+/* jest-junit: "FILE::full name". Its default templates put the full name
+ * in both classname and name ("cart adds up", with a leading space for a
+ * test outside any describe); classNameTemplate "{classname}" and
+ * titleTemplate "{title}" split it ("cart" + "adds up"), and a
+ * classname with a "/" is the file. */
+static char *
+junit_id(const char *cls, const char *nm, const char *file, const char *dir)
+{
+	size_t c = strlen(cls), n = strlen(nm);
+
+	(void)dir;
+	if (!c || strchr(cls, '/') || !strcmp(cls, nm) || (n > c && !strncmp(nm, cls, c) &&
+	    nm[c] == ' '))
+		return rt_xasprintf("%s::%s", file, nm);
+	if (c > n && !strcmp(cls + c - n, nm) && cls[c - n - 1] == ' ')
+		return rt_xasprintf("%s::%s", file, cls);
+	return rt_xasprintf("%s::%s %s", file, cls, nm);
+}
+
+/* jest and vitest select "FILE::name" when the file is in the tree. */
+static int
+selectable(const char *id, const char *dir, char **missing)
+{
+	char *f = rt_rn_id_file(id);
+	int ok = rt_rn_is_file(dir, f);
+
+	*missing = ok ? NULL : f;
+	if (ok)
+		free(f);
+	return ok;
+}
+
+static char *
+jest_record_id(const char *name, const char *classname, const char *jname, const char *dir,
+    char *why, size_t size)
+{
+	char *try[1] = { (char *)name };
+
+	(void)classname;
+	(void)jname;
+	return rt_rn_pick_id(&rt_runner_jest, try, 1, name, selectable, "", dir, why, size);
+}
+
+static char *
+vitest_record_id(const char *name, const char *classname, const char *jname,
+    const char *dir, char *why, size_t size)
+{
+	char *try[1] = { (char *)name };
+
+	(void)classname;
+	(void)jname;
+	return rt_rn_pick_id(&rt_runner_vitest, try, 1, name, selectable, "", dir, why, size);
+}
+
+static const char *const jest_words[] = { "jest", NULL };
+static const char *const vitest_words[] = { "vitest", NULL };
+/* a configured jest-junit reporter writes where these say (with the test
+ * file, so the IDs are FILE::full name) */
+static const char *const jest_env[] = {
+	"JEST_JUNIT_OUTPUT_FILE=%s", "JEST_JUNIT_ADD_FILE_ATTRIBUTE=true", NULL
+};
+static const char *const jest_own[] = { "--json", NULL };
+static const char *const vitest_own[] = { "--reporters", "--reporter", "--json", NULL };
+static const char *const vitest_retry[] = { "--retry", NULL };
+
+const rt_runner rt_runner_jest = {
+	.kind = RT_RUNNER_JEST,
+	.name = "jest",
+	.words = jest_words,
+	.not_run = jest_not_run,
+	.junit_claims = junit_claims,
+	.junit_id = junit_id,
+	.record_id = jest_record_id,
+	.report_env = jest_env,
+	.own_report = jest_own,
+	.no_report = "jest wrote none; configure the jest-junit reporter "
+	    "(--reporters=default --reporters=jest-junit: retrial sets "
+	    "JEST_JUNIT_OUTPUT_FILE) or pass --json --outputFile=\"$RETRIAL_JUNIT\"",
+	.doc_is_report = doc_is_report,
+	.doc_read = doc_read,
+};
+
+const rt_runner rt_runner_vitest = {
+	.kind = RT_RUNNER_VITEST,
+	.name = "vitest",
+	.words = vitest_words,
+	.not_run = vitest_not_run,
+	.record_id = vitest_record_id,
+	.own_report = vitest_own,
+	.retry_opts = vitest_retry,
+	.retry_msg = "vitest retries failed tests (%s): a retry",
+};

@@ -1,5 +1,6 @@
-/* rt_gotest: the `go test -json` reader — test2json events into per-test
- * trial records shaped like rt_junit's. */
+/* lib/runner/go.c: go test — its commands, exits and selections, and its
+ * per-case report: `go test -json` (test2json events, asked for through
+ * GOFLAGS) read into per-test trial records shaped like rt_junit's. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -10,8 +11,7 @@
 #include <sys/types.h>
 #include <jansson.h>
 
-#include "rt_gotest.h"
-#include "rt_jest.h"
+#include "runner/runner.h"
 #include "rt_jsonl.h"
 #include "rt_util.h"
 
@@ -281,7 +281,7 @@ event(reader *r, json_t *ev)
 /* The events of f, after line[0..len) when len >= 0 (a first line read
  * already; line and cap are getline's, freed here). */
 static long
-gotest_lines(FILE *f, char *line, size_t cap, ssize_t len, const rt_junit_opts *o,
+stream_read(FILE *f, char *line, size_t cap, ssize_t len, const rt_junit_opts *o,
     rt_junit_fn fn, void *ctx, char *err, size_t errsize)
 {
 	reader r = { 0 };
@@ -345,112 +345,102 @@ gotest_lines(FILE *f, char *line, size_t cap, ssize_t len, const rt_junit_opts *
 	return r.records;
 }
 
-long
-rt_gotest_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
-    char *err, size_t errsize)
-{
-	return gotest_lines(f, NULL, 0, -1, o, fn, ctx, err, errsize);
-}
 
-/* Append f's bytes to b up to the end of a line (stop_at_nl) or of f;
- * -1 when b would pass RT_JEST_MAX. */
+
+/* ---- the command ---- */
+
+/* Did any test run: a "--- PASS/FAIL/SKIP" or "=== RUN" line, a -json
+ * "run" event, or an "ok" package line that does not say it ran none. */
 static int
-read_into(FILE *f, rt_buf *b, int stop_at_nl)
+go_ran_tests(const char *out)
 {
-	char chunk[65536];
-	size_t n;
-	int c;
+	const char *p;
 
-	if (stop_at_nl) {
-		while ((c = getc(f)) != EOF) {
-			if (b->len >= RT_JEST_MAX)
-				return -1;
-			rt_buf_addc(b, (char)c);
-			if (c == '\n')
-				break;
-		}
+	if (!out)
 		return 0;
-	}
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		if (b->len + n > RT_JEST_MAX)
-			return -1;
-		rt_buf_add(b, chunk, n);
+	if (strstr(out, "--- ") || strstr(out, "=== RUN") || strstr(out, "\"Action\":\"run\""))
+		return 1;
+	for (p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len > 3 && !strncmp(p, "ok ", 3) &&
+		    !rt_rn_memmem_line(p, len, "[no test"))
+			return 1;
 	}
 	return 0;
 }
 
-/* A report that starts with "{": go test -json is one event a line, jest
- * --json one document (one line as jest writes it). A whole first line
- * tells them apart; else the document is read whole, at most RT_JEST_MAX. */
-static long
-brace_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
-    char *err, size_t errsize)
+static int
+not_run(int code, const char *out, const char *err, char *why, size_t size)
 {
-	rt_buf b = { 0 };
-	json_t *doc;
-	json_error_t je;
-	FILE *m;
-	long r;
+	static const char *const build[] = {
+		"[build failed]", "[setup failed]", "build failed", "setup failed", NULL
+	};
+	static const char *const none[] = {
+		"no test files", "no tests to run", "matched no packages", NULL
+	};
+	static const char *const setup[] = {
+		"cannot find main module", "go.mod file not found", "no required module",
+		"cannot find package", "is not in std", "directory not found", "no Go files",
+		"flag provided but not defined", "failed to initialize build cache",
+		"build cache is required", NULL
+	};
+	char line[200];
 
-	if (read_into(f, &b, 1) < 0)
-		goto big;
-	doc = json_loadb(b.data, b.len, 0, &je);
-	if (json_is_object(doc) && json_object_get(doc, "Action") && !rt_jest_is_report(doc)) {
-		json_decref(doc);
-		/* the first event: gotest_lines owns the line from here */
-		return gotest_lines(f, b.data, b.cap, (ssize_t)b.len, o, fn, ctx, err, errsize);
-	}
-	if (!rt_jest_is_report(doc)) {
-		json_decref(doc);
-		if (read_into(f, &b, 0) < 0)
-			goto big;
-		doc = json_loadb(b.data, b.len, 0, &je);
-	}
-	if (rt_jest_is_report(doc)) {
-		r = rt_jest_read_doc(doc, o, fn, ctx, err, errsize);
-		json_decref(doc);
-		rt_buf_free(&b);
-		return r;
-	}
-	json_decref(doc);
-	if (!doc && b.len >= 14 && strstr(rt_buf_str(&b), "\"testResults\"")) {
-		/* a jest report cut short (the runner was killed) or damaged */
-		snprintf(err, errsize, "%d:%d: jest --json report: %s", je.line, je.column, je.text);
-		rt_buf_free(&b);
-		return -1;
-	}
-	if (!(m = fmemopen(b.data, b.len, "r")))
-		rt_die("fmemopen:");
-	r = gotest_lines(m, NULL, 0, -1, o, fn, ctx, err, errsize);
-	fclose(m);
-	rt_buf_free(&b);
-	return r;
-big:
-	rt_buf_free(&b);
-	snprintf(err, errsize, "1: larger than %zu MiB, the most retrial reads of one "
-	    "jest --json document", RT_JEST_MAX >> 20);
-	return -1;
+	if (rt_rn_find_line(out, err, build, line, sizeof line))
+		return rt_rn_say(why, size, "go test: the package did not build", line);
+	if (code != 0 && rt_rn_find_line(out, err, setup, line, sizeof line))
+		return rt_rn_say(why, size, "go test did not run the tests", line);
+	/* "testing: warning: no tests to run" is an exit 0 */
+	if (rt_rn_find_line(out, err, none, line, sizeof line) && !go_ran_tests(out))
+		return rt_rn_say(why, size, "go test ran no tests", line);
+	return 0;
 }
 
-long
-rt_cases_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
-    char *err, size_t errsize)
+static void
+selections(char **w, size_t n, rt_runner_sel *out, size_t *k, size_t max, size_t seg)
 {
-	int c;
+	static const char *const val[] = {
+		"-count", "-timeout", "-tags", "-p", "-parallel", "-cpu", "-bench",
+		"-coverprofile", "-o", "-exec", "-skip", "-shuffle", NULL
+	};
+	size_t i;
 
-	while ((c = getc(f)) != EOF && isspace(c))
-		;
-	if (c == EOF && ferror(f)) {   /* a stop signal ended the read */
-		snprintf(err, errsize, "1:1: %s", strerror(errno));
-		return -1;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(w[i], "-run") && i + 1 < n)
+			rt_rn_sel_add(out, k, max, RT_RUNNER_GO, RT_SEL_GORUN, w[++i], seg);
+		else if (!strncmp(w[i], "-run=", 5))
+			rt_rn_sel_add(out, k, max, RT_RUNNER_GO, RT_SEL_GORUN, w[i] + 5, seg);
+		else if (w[i][0] == '-') {
+			if (rt_rn_opt_takes_value(w[i], val))
+				i++;
+		} else
+			rt_rn_sel_add(out, k, max, RT_RUNNER_GO, RT_SEL_GOPKG, w[i], seg);
 	}
-	if (c == EOF || c == '<') {
-		if (c != EOF)
-			ungetc(c, f);
-		return rt_junit_read(f, o, fn, ctx, err, errsize);
-	}
-	ungetc(c, f);
-	if (c == '{')
-		return brace_read(f, o, fn, ctx, err, errsize);
-	return rt_gotest_read(f, o, fn, ctx, err, errsize);
 }
+
+/* A test2json event: an object with "Action". */
+static int
+stream_claims(const json_t *first)
+{
+	return json_is_object(first) && json_object_get(first, "Action") != NULL;
+}
+
+static const char *const words[] = { "go", NULL };
+static const char *const own[] = { "-json", "--json", NULL };
+
+const rt_runner rt_runner_go = {
+	.kind = RT_RUNNER_GO,
+	.name = "go",
+	.words = words,
+	.subcommand = "test",
+	.not_run = not_run,
+	.selections = selections,
+	.report_var = "GOFLAGS",
+	.report_add = "-json",
+	.own_report = own,
+	.report_output = (size_t)16 << 20,
+	.stream_claims = stream_claims,
+	.stream_read = stream_read,
+	.report_stdout = 1,
+};
