@@ -81,7 +81,7 @@ typedef struct {
 /* A seed a runner printed in one trial record (rt_seed_next). */
 #define SEED_LIST_MAX 50   /* seed values listed per side */
 typedef struct {
-	int runner;              /* index in rt_seed_runners */
+	int runner;              /* index in rt_seed_names() */
 	int stream;              /* -1: the environment */
 	int fail;
 	char *value;
@@ -643,8 +643,8 @@ runner_index(const char *name)
 {
 	int i;
 
-	for (i = 0; rt_seed_runners[i]; i++)
-		if (strcmp(rt_seed_runners[i], name) == 0)
+	for (i = 0; rt_seed_names()[i]; i++)
+		if (strcmp(rt_seed_names()[i], name) == 0)
 			return i;
 	return -1;
 }
@@ -1646,8 +1646,8 @@ seed_facts(ctx *c, json_t *facts, int typed)
 	char *val;
 	rt_buf b = {0};
 
-	for (r = 0; rt_seed_runners[r]; r++) {
-		runner = rt_seed_runners[r];
+	for (r = 0; rt_seed_names()[r]; r++) {
+		runner = rt_seed_names()[r];
 		side[0] = json_array(), side[1] = json_array(), both = json_array();
 		cnt[0] = r < RUNNERS_MAX ? c->seeds.cnt[r][0] : 0;
 		cnt[1] = r < RUNNERS_MAX ? c->seeds.cnt[r][1] : 0;

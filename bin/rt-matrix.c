@@ -1249,7 +1249,7 @@ perturbation(int opt, const char *arg)
 		if (!(eq = strchr(arg, '=')))
 			rt_usage_die("--pin-seed %s: must be RUNNER=N", arg);
 		runner = rt_xasprintf("%.*s", (int)(eq - arg), arg);
-		for (r = rt_seed_runners; *r && strcmp(*r, runner) != 0; r++)
+		for (r = rt_seed_names(); *r && strcmp(*r, runner) != 0; r++)
 			;
 		if (!*r)
 			rt_usage_die("--pin-seed %s: unknown runner %s (pytest-random-order, "

@@ -462,39 +462,77 @@ rt_runner_hidden_retries(rt_runner_kind k, const char *shell_cmd, char *const *a
 	return 1;
 }
 
+const rt_seed_opt *
+rt_seed_opt_at(size_t i)
+{
+	const rt_seed_opt *o;
+	size_t k;
+
+	for (k = 0; k < RT_RUNNER_NKINDS; k++)
+		for (o = table[k] ? table[k]->seeds : NULL; o && o->name; o++)
+			if (i-- == 0)
+				return o;
+	return NULL;
+}
+
+const rt_seed_opt *
+rt_seed_opt_named(const char *name)
+{
+	const rt_seed_opt *o;
+	size_t i;
+
+	for (i = 0; (o = rt_seed_opt_at(i)); i++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+const char *const *
+rt_seed_names(void)
+{
+	static const char *names[64];
+	const rt_seed_opt *o;
+	size_t i, j, n = 0;
+
+	if (names[0])
+		return names;
+	for (i = 0; (o = rt_seed_opt_at(i)) && n + 1 < sizeof names / sizeof *names; i++) {
+		for (j = 0; j < n && strcmp(names[j], o->name); j++)
+			;
+		if (j == n)
+			names[n++] = o->name;
+	}
+	return names;
+}
+
 char *
 rt_seed_conflict(const char *runner, const char *shell_cmd, char *const *argv)
 {
-	static const struct {
-		const char *runner, *opt, *var, *plugin;
-	} pins[] = {
-		{ "pytest-random-order", "--random-order-seed", "PYTEST_ADDOPTS", "random_order" },
-		{ "pytest-randomly", "--randomly-seed", "PYTEST_ADDOPTS", "randomly" },
-		{ "hypothesis", "--hypothesis-seed", "PYTEST_ADDOPTS", NULL },
-		{ "go-shuffle", "-shuffle", "GOFLAGS", NULL },
-		{ "go-shuffle", "--shuffle", "GOFLAGS", NULL },
-		{ "go-shuffle", "-test.shuffle", "GOFLAGS", NULL },
-		{ "PYTHONHASHSEED", NULL, "PYTHONHASHSEED", NULL },
-	};
+	const rt_seed_opt *pin = rt_seed_opt_named(runner);
 	char *w[512], *hit = NULL;
-	size_t n = cmd_words(shell_cmd, argv, w, sizeof w / sizeof *w), i, j, k;
+	size_t n, i, j, k, vl;
 
-	for (i = 0; i < n && !hit; i++)
-		for (j = 0; j < sizeof pins / sizeof *pins && !hit; j++) {
-			if (strcmp(pins[j].runner, runner))
-				continue;
-			k = pins[j].opt ? strlen(pins[j].opt) : 0;
-			if ((k && !strncmp(w[i], pins[j].opt, k) && (!w[i][k] || w[i][k] == '=')) ||
-			    (!strncmp(w[i], pins[j].var, strlen(pins[j].var)) &&
-			    w[i][strlen(pins[j].var)] == '=' && rt_rn_is_assignment(w[i])))
-				hit = rt_xstrdup(w[i]);
-			else if (pins[j].plugin && i + 1 < n && !strcmp(w[i], "-p") &&
-			    !strncmp(w[i + 1], "no:", 3) && !strcmp(w[i + 1] + 3, pins[j].plugin))
-				hit = rt_xasprintf("-p %s", w[i + 1]);
-			else if (pins[j].plugin && !strncmp(w[i], "-pno:", 5) &&
-			    !strcmp(w[i] + 5, pins[j].plugin))
+	if (!pin)
+		return NULL;
+	n = cmd_words(shell_cmd, argv, w, sizeof w / sizeof *w);
+	vl = pin->var ? strlen(pin->var) : 0;
+	for (i = 0; i < n && !hit; i++) {
+		for (j = 0; pin->conflicts && pin->conflicts[j] && !hit; j++) {
+			k = strlen(pin->conflicts[j]);
+			if (!strncmp(w[i], pin->conflicts[j], k) && (!w[i][k] || w[i][k] == '='))
 				hit = rt_xstrdup(w[i]);
 		}
+		if (hit)
+			break;
+		if (vl && !strncmp(w[i], pin->var, vl) && w[i][vl] == '=' &&
+		    rt_rn_is_assignment(w[i]))
+			hit = rt_xstrdup(w[i]);
+		else if (pin->plugin && i + 1 < n && !strcmp(w[i], "-p") &&
+		    !strncmp(w[i + 1], "no:", 3) && !strcmp(w[i + 1] + 3, pin->plugin))
+			hit = rt_xasprintf("-p %s", w[i + 1]);
+		else if (pin->plugin && !strncmp(w[i], "-pno:", 5) && !strcmp(w[i] + 5, pin->plugin))
+			hit = rt_xstrdup(w[i]);
+	}
 	for (i = 0; i < n; i++)
 		free(w[i]);
 	return hit;

@@ -154,6 +154,18 @@ char *rt_runner_record_id(rt_runner_kind k, const char *name, const char *classn
 
 /* ---- the runner: every duty it has, one struct a runner ---- */
 
+/* A seed a runner (or its plugin) orders or draws tests by, printed so a
+ * run can be repeated, and pinned by retrial to repeat it. */
+typedef struct {
+	const char *name;               /* the seed fact's runner: "pytest-random-order" */
+	const char *const *printed;     /* what precedes the digits in the output */
+	const char *var, *opt;          /* a pin: var gets opt and the seed (opt ""
+	                                 * : the seed is the value); var NULL: none */
+	const char *const *conflicts;   /* the command's own options that set it */
+	const char *plugin;             /* "-p no:PLUGIN" turns it off */
+	int negative;                   /* a seed may be negative (go -shuffle) */
+} rt_seed_opt;
+
 struct rt_runner {
 	rt_runner_kind kind;
 	const char *name;               /* "pytest": --runner NAME, records */
@@ -205,6 +217,9 @@ struct rt_runner {
 	const char *const *retry_opts;
 	const char *retry_var;
 	const char *retry_msg;
+	/* Its seeds (NULL-named end), in the order their printed forms are
+	 * looked for. */
+	const rt_seed_opt *seeds;
 };
 
 /* The runner of kind k (the generic one for an unknown k). */
@@ -213,5 +228,11 @@ const rt_runner *rt_runner_of(rt_runner_kind k);
 const rt_runner *rt_runner_named(const char *name);
 /* The runner python -m MODULE runs, or NULL. */
 const rt_runner *rt_runner_of_module(const char *module);
+/* Every runner's seeds, in table order: the i-th, or NULL past the end. */
+const rt_seed_opt *rt_seed_opt_at(size_t i);
+/* The seed of a seed fact's runner name ("go-shuffle"), or NULL. */
+const rt_seed_opt *rt_seed_opt_named(const char *name);
+/* The seeds' names, NULL-terminated, in rt_seed_opt_at's order, each once. */
+const char *const *rt_seed_names(void);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_runner.h"
 #include "rt_text.h"
 #include "rt_util.h"
 
@@ -796,50 +797,33 @@ rt_stream_name(int stream)
 	return stream == RT_STDOUT ? "stdout" : "stderr";
 }
 
-static const struct {
-	const char *runner, *pre, *var, *opt;
-} seeds[] = {
-	{ "pytest-random-order", "--random-order-seed=", "PYTEST_ADDOPTS", "--random-order-seed=" },
-	{ "pytest-randomly", "Using --randomly-seed=", "PYTEST_ADDOPTS", "-p randomly --randomly-seed=" },
-	{ "hypothesis", "@seed(", "PYTEST_ADDOPTS", "--hypothesis-seed=" },
-	{ "hypothesis", "--hypothesis-seed=", NULL, NULL },
-	{ "go-shuffle", "-test.shuffle ", "GOFLAGS", "-shuffle=" },
-	{ "PYTHONHASHSEED", NULL, "PYTHONHASHSEED", "" },
-};
-#define NSEEDS (sizeof seeds / sizeof seeds[0])
-
-const char *const rt_seed_runners[] = { "pytest-random-order", "pytest-randomly",
-	"hypothesis", "go-shuffle", "PYTHONHASHSEED", NULL };
-
 int
 rt_seed_next(const char *s, size_t n, size_t *pos, rt_seed *sd)
 {
-	size_t i, j, d, k;
+	const rt_seed_opt *o;
+	size_t i, j, d, k, q;
 	const char *p;
 
 	cls_init();
 	for (i = *pos; i < n; i++) {
-		if (s[i] != '-' && s[i] != '@' && s[i] != 'U')
-			continue;
-		for (j = 0; j < NSEEDS; j++) {
-			p = seeds[j].pre;
-			if (!p || !starts(s + i, n - i, p))
-				continue;
-			/* "--hypothesis-seed=" inside "Using --random-order-seed=" etc. */
-			if (i > 0 && IS(s[i - 1], C_WORD))
-				continue;
-			k = i + strlen(p);
-			d = k < n && s[k] == '-' && seeds[j].pre[0] == '-' &&
-			    seeds[j].runner[0] == 'g' ? 1 : 0;
-			d += run(s, n, k + d, C_DIGIT, 100);
-			if (d == 0 || (d == 1 && s[k] == '-') || !boundary(s, n, k + d))
-				continue;
-			sd->runner = seeds[j].runner;
-			sd->off = k;
-			sd->len = d;
-			*pos = k + d;
-			return 1;
-		}
+		for (j = 0; (o = rt_seed_opt_at(j)); j++)
+			for (q = 0; o->printed && (p = o->printed[q]); q++) {
+				if (s[i] != p[0] || !starts(s + i, n - i, p))
+					continue;
+				/* "--hypothesis-seed=" inside "Using --random-order-seed=" etc. */
+				if (i > 0 && IS(s[i - 1], C_WORD))
+					continue;
+				k = i + strlen(p);
+				d = k < n && s[k] == '-' && o->negative ? 1 : 0;
+				d += run(s, n, k + d, C_DIGIT, 100);
+				if (d == 0 || (d == 1 && s[k] == '-') || !boundary(s, n, k + d))
+					continue;
+				sd->runner = o->name;
+				sd->off = k;
+				sd->len = d;
+				*pos = k + d;
+				return 1;
+			}
 	}
 	*pos = n;
 	return 0;
@@ -849,24 +833,20 @@ int
 rt_seed_pin(const char *runner, const char *seed, const char *prev,
     const char **var, char **val)
 {
-	size_t j, i;
+	const rt_seed_opt *o = rt_seed_opt_named(runner);
+	size_t i;
 
 	for (i = seed[0] == '-' ? 1 : 0; seed[i]; i++)
 		if (seed[i] < '0' || seed[i] > '9')
 			return -1;
 	if (i == 0 || (i == 1 && seed[0] == '-') || i > 100)
 		return -1;
-	for (j = 0; j < NSEEDS; j++) {
-		if (strcmp(seeds[j].runner, runner) != 0 || !seeds[j].var)
-			continue;
-		*var = seeds[j].var;
-		if (seed[0] == '-' && strcmp(runner, "go-shuffle") != 0)
-			return -1;
-		*val = rt_xasprintf("%s%s%s%s", prev && *prev && *seeds[j].opt ? prev : "",
-		    prev && *prev && *seeds[j].opt ? " " : "", seeds[j].opt, seed);
-		return 0;
-	}
-	return -1;
+	if (!o || !o->var || (seed[0] == '-' && !o->negative))
+		return -1;
+	*var = o->var;
+	*val = rt_xasprintf("%s%s%s%s", prev && *prev && *o->opt ? prev : "",
+	    prev && *prev && *o->opt ? " " : "", o->opt, seed);
+	return 0;
 }
 
 /* ---- the table ---- */

@@ -99,7 +99,8 @@ int rt_failure_stream(const char *out, size_t nout, const char *err, size_t nerr
     size_t max, size_t *off, size_t *len);
 const char *rt_stream_name(int stream);
 
-/* Seeds that test runners print so that a run can be repeated:
+/* Seeds that test runners print so that a run can be repeated, as each
+ * runner's file in lib/runner/ lists them (rt_seed_opt):
  *   pytest-random-order  "Using --random-order-seed=N"
  *   pytest-randomly      "Using --randomly-seed=N"
  *   hypothesis           "@seed(N)", "--hypothesis-seed=N"
@@ -120,8 +121,7 @@ int rt_seed_next(const char *s, size_t n, size_t *pos, rt_seed *sd);
  * runner is unknown or the seed is not digits. *val is allocated. */
 int rt_seed_pin(const char *runner, const char *seed, const char *prev,
     const char **var, char **val);
-/* The runner names rt_seed_pin knows, NULL-terminated. */
-extern const char *const rt_seed_runners[];
+/* The runner names rt_seed_pin knows: rt_seed_names() (rt_runner.h). */
 
 /* A hash table from byte strings (any bytes, any length) to fixed-size
  * values, zeroed when created. Entries get dense ids 0, 1, 2, ... in

@@ -429,6 +429,14 @@ stream_claims(const json_t *first)
 static const char *const words[] = { "go", NULL };
 static const char *const own[] = { "-json", "--json", NULL };
 
+/* go test -shuffle prints "-test.shuffle N" and takes -shuffle=N in GOFLAGS */
+static const char *const sh_printed[] = { "-test.shuffle ", NULL };
+static const char *const sh_opts[] = { "-shuffle", "--shuffle", "-test.shuffle", NULL };
+static const rt_seed_opt seeds[] = {
+	{ "go-shuffle", sh_printed, "GOFLAGS", "-shuffle=", sh_opts, NULL, 1 },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+};
+
 const rt_runner rt_runner_go = {
 	.kind = RT_RUNNER_GO,
 	.name = "go",
@@ -443,4 +451,5 @@ const rt_runner rt_runner_go = {
 	.stream_claims = stream_claims,
 	.stream_read = stream_read,
 	.report_stdout = 1,
+	.seeds = seeds,
 };

@@ -198,6 +198,22 @@ static const char *const words[] = { "pytest", "py.test", NULL };
 static const char *const own[] = { "--junitxml", "--junit-xml", NULL };
 static const char *const reruns[] = { "--reruns", NULL };
 
+/* pytest's plugins print their seeds and take them in PYTEST_ADDOPTS */
+static const char *const ro_printed[] = { "--random-order-seed=", NULL };
+static const char *const ro_opts[] = { "--random-order-seed", NULL };
+static const char *const rl_printed[] = { "Using --randomly-seed=", NULL };
+static const char *const rl_opts[] = { "--randomly-seed", NULL };
+static const char *const hy_printed[] = { "@seed(", "--hypothesis-seed=", NULL };
+static const char *const hy_opts[] = { "--hypothesis-seed", NULL };
+static const rt_seed_opt seeds[] = {
+	{ "pytest-random-order", ro_printed, "PYTEST_ADDOPTS", "--random-order-seed=", ro_opts,
+	  "random_order", 0 },
+	{ "pytest-randomly", rl_printed, "PYTEST_ADDOPTS", "-p randomly --randomly-seed=",
+	  rl_opts, "randomly", 0 },
+	{ "hypothesis", hy_printed, "PYTEST_ADDOPTS", "--hypothesis-seed=", hy_opts, NULL, 0 },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+};
+
 const rt_runner rt_runner_pytest = {
 	.kind = RT_RUNNER_PYTEST,
 	.name = "pytest",
@@ -214,4 +230,5 @@ const rt_runner rt_runner_pytest = {
 	.retry_opts = reruns,
 	.retry_var = "PYTEST_ADDOPTS",
 	.retry_msg = "pytest-rerunfailures reruns failed tests (%s): a rerun",
+	.seeds = seeds,
 };

@@ -62,6 +62,12 @@ rt_rn_python_not_run(int code, const char *out, const char *err, char *why, size
 	return 0;
 }
 
+/* Python's hash seed: the trial's environment carries it */
+static const rt_seed_opt seeds[] = {
+	{ "PYTHONHASHSEED", NULL, "PYTHONHASHSEED", "", NULL, NULL, 0 },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+};
+
 const rt_runner rt_runner_python = {
 	.kind = RT_RUNNER_PYTHON,
 	.name = "python",
@@ -70,4 +76,5 @@ const rt_runner rt_runner_python = {
 	.no_report = "unittest writes no per-case report; run the tests through pytest, "
 	    "which runs unittest tests too (python3 -m pytest FILE::Class::test), or write "
 	    "one to $RETRIAL_JUNIT",
+	.seeds = seeds,
 };
