@@ -139,6 +139,9 @@ expiry(char out[11])
 		rt_usage_die("--expires %s: must be Nd (days) or YYYY-MM-DD", s);
 	rt_quar_free(&l);
 	free(line);
+	/* an entry that has expired already would fail the next check */
+	if (rt_quar_days(s) < rt_quar_days(opt.today))
+		rt_usage_die("--expires %s: is before today (%s)", s, opt.today);
 	snprintf(out, 11, "%s", s);
 }
 
@@ -417,6 +420,11 @@ do_list(int argc, char **argv)
 	if (argc)
 		rt_usage_die("list: no operands");
 	rt_quar_load(opt.file, 1, &l);
+	for (i = 0; i < l.n && l.e[i].id == NULL; i++)
+		;
+	/* say so on a terminal's stderr, so a script reading stdout gets nothing */
+	if (i == l.n && !opt.json)
+		rt_warn("%s: no test is quarantined", opt.file);
 	for (i = 0; i < l.n; i++) {
 		const rt_quar_entry *e = &l.e[i];
 		if (!e->id)

@@ -89,6 +89,19 @@ pytest_run() {
 	[ "$(grep -c test_flaky .retrial/quarantine)" -eq 1 ]
 }
 
+@test "add --expires before today: exit 2 naming the date, the list untouched; list with no list: one line on stderr, nothing on stdout" {
+	cd "$T"
+	run rt-quarantine -f q add a.py::t --expires 2020-01-31
+	status_is 2
+	has "rt-quarantine: --expires 2020-01-31: is before today ($(date -u +%F))"
+	[ ! -e q ]
+	rt-quarantine -f q list >out 2>err
+	[ ! -s out ]
+	[ "$(cat err)" = "rt-quarantine: q: no test is quarantined" ]
+	rt-quarantine -f q list --json >out 2>err
+	[ ! -s out ] && [ ! -s err ]
+}
+
 @test "CODEOWNERS: gitignore globs, directories, docs/* one level, the last rule wins; a syntax error names its line" {
 	cd "$T"
 	printf '*.py @py\n/src/ @src\nsrc/**/deep/ @deep\ndocs/* @docs\nsrc/a?.py @q\n' >CO
