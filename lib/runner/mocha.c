@@ -333,9 +333,8 @@ not_run(int code, const char *out, const char *err, char *why, size_t size)
 	 * 'Warning: Cannot find any files matching pattern "test/x.js"', which
 	 * it also prints when other files did run: the command names a file
 	 * that is not there, as pytest's usage error does */
-	static const char *const none[] = {
-		"No test files found", "Cannot find any files matching pattern", NULL
-	};
+	static const char *const none[] = { "No test files found", NULL };
+	static const char *const gone[] = { "Cannot find any files matching pattern", NULL };
 	/* a file that does not load (a syntax error, a require that fails)
 	 * stops mocha before any test: " Exception during run: ..." */
 	static const char *const load[] = { "Exception during run:", NULL };
@@ -353,6 +352,8 @@ not_run(int code, const char *out, const char *err, char *why, size_t size)
 
 	if (rt_rn_find_line(out, err, none, line, sizeof line))
 		return rt_rn_say(why, size, "mocha found no test files", line);
+	if (rt_rn_find_line(out, err, gone, line, sizeof line))
+		return rt_rn_say(why, size, "mocha: a file the command names is not there", line);
 	if (rt_rn_find_line(out, err, load, line, sizeof line)) {
 		/* the error's own line when the first names only the place */
 		if (!strstr(line, "Error") && rt_rn_find_line(NULL, err, cause, why2, sizeof why2))
