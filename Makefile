@@ -267,7 +267,8 @@ fuzz-corpus: all
 	  mkdir -p fuzz/corpus/$$n t/fuzz/$$n; \
 	  if [ $$n = junit ]; then \
 	    find t/fixtures -name node_modules -prune -o -name '*.xml' -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
-	    cp t/fixtures/runners/go-test.json t/fixtures/runners/jest.json fuzz/corpus/$$n/; \
+	    cp t/fixtures/runners/go-test.json t/fixtures/runners/jest.json \
+	      t/fixtures/runners/mocha.json fuzz/corpus/$$n/; \
 	    for fam in xunit1 xunit2; do \
 	      (cd t/fixtures/junit/suite && PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider \
 	        -p no:randomly -p no:random_order -o junit_family=$$fam \

@@ -167,3 +167,13 @@ collect1() {
 0 mocha path test/b.spec.js
 0 mocha path test/c.spec.js" ]
 }
+
+@test "rt-junit reads a captured mocha report (no mocha needed): absolute files outside the current directory stay absolute" {
+	cd "$T"
+	run rt-junit "$R/mocha.json"
+	status_is 0
+	echo "$output" | jqe -s 'length == 11 and
+	    (map(select(.outcome == "fail")) | map(.case) | unique) == ["/tmp/mj/test/a.spec.js::suite always broken",
+	      "/tmp/mj/test/a.spec.js::suite flaky thing", "/tmp/mj/test/b.spec.js::payment refund reaches the bank"] and
+	    all(.timestamp == "2026-12-05T11:56:42.061Z" and (.run | endswith("mocha.json@2026-12-05T11:56:42.061Z")))'
+}

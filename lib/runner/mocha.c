@@ -60,8 +60,8 @@ static char *
 message_of(const char *name, const char *msg)
 {
 	size_t n = msg ? strcspn(msg, "\r\n") : 0;
-	char *s = name && *name ? rt_xasprintf("%s: %.*s", name, (int)n, msg ? msg : "") :
-	    rt_xasprintf("%.*s", (int)n, msg ? msg : "");
+	char *s = name && *name && n ? rt_xasprintf("%s: %.*s", name, (int)n, msg) :
+	    name && *name ? rt_xstrdup(name) : rt_xasprintf("%.*s", (int)n, msg ? msg : "");
 
 	if (strlen(s) > MAX_MESSAGE) {
 		n = MAX_MESSAGE;
@@ -107,7 +107,8 @@ static void
 emit(reader *r, const rec *c)
 {
 	json_t *j = json_object();
-	char *id = rt_xasprintf("%s::%s", c->file, c->title), *msg = NULL;
+	char *id = *c->file ? rt_xasprintf("%s::%s", c->file, c->title) : rt_xstrdup(c->title);
+	char *msg = NULL;
 	const char *ename = json_string_value(json_object_get(c->err, "name"));
 	const char *emsg = json_string_value(json_object_get(c->err, "message"));
 	const char *stack = json_string_value(json_object_get(c->err, "stack"));
