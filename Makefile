@@ -45,7 +45,7 @@ LIB_OBJ  += lib/rt_notify.o lib/rt_ddmin.o
 LIB_HDR   = $(LIB_OBJ:.o=.h) lib/runner/runner.h
 # the runners, one file each (lib/rt_runner.h, retrial(7) RUNNERS)
 RUNNER_OBJ = lib/runner/generic.o lib/runner/pytest.o lib/runner/unittest.o \
-	lib/runner/python.o lib/runner/go.o lib/runner/jest.o
+	lib/runner/python.o lib/runner/go.o lib/runner/jest.o lib/runner/mocha.o
 STATS_SO_VER = 0
 
 all: $(BINS) $(COMPLETIONS) lib/libretrial-stats.a lib/libretrial-stats.so lib/retrial-stats.pc
@@ -154,11 +154,14 @@ deps:
 	  echo "  sudo apt-get install -y$$missing" >&2; exit 2; \
 	fi
 
-# make jest-deps: jest and jest-junit for t/37-jest.bats, as the fixture's
-# package-lock.json pins them (the npm registry; without them t/37 skips).
+# make jest-deps: the npm fixtures' runners, as each package-lock.json pins
+# them: jest and jest-junit for t/37-jest.bats, mocha for t/34-mocha.bats
+# (the npm registry; without them those tests skip).
 JEST_DIR = t/fixtures/runners/jestproj
+MOCHA_DIR = t/fixtures/runners/mochaproj
 jest-deps:
 	cd $(JEST_DIR) && npm ci --no-audit --no-fund
+	cd $(MOCHA_DIR) && npm ci --no-audit --no-fund
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -264,7 +267,8 @@ fuzz-corpus: all
 	  mkdir -p fuzz/corpus/$$n t/fuzz/$$n; \
 	  if [ $$n = junit ]; then \
 	    find t/fixtures -name node_modules -prune -o -name '*.xml' -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
-	    cp t/fixtures/runners/go-test.json t/fixtures/runners/jest.json fuzz/corpus/$$n/; \
+	    cp t/fixtures/runners/go-test.json t/fixtures/runners/jest.json \
+	      t/fixtures/runners/mocha.json fuzz/corpus/$$n/; \
 	    for fam in xunit1 xunit2; do \
 	      (cd t/fixtures/junit/suite && PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider \
 	        -p no:randomly -p no:random_order -o junit_family=$$fam \

@@ -207,6 +207,30 @@ rt_trial_cli_free(rt_trial_cli *c)
 	free(c->command);
 }
 
+/* list's words after the text before, wrapped at width with indent
+ * blanks: the runners' names from their table. */
+static void
+usage_list(FILE *f, const char *list, int indent, int width)
+{
+	int col = width, n;
+
+	while (*list) {
+		n = (int)strcspn(list, " ");
+		if (col + 1 + n > width) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", n, list);
+		col += n;
+		list += n;
+		list += strspn(list, " ");
+	}
+	fputc('\n', f);
+}
+
 void
 rt_trial_cli_usage(FILE *f)
 {
@@ -228,9 +252,9 @@ rt_trial_cli_usage(FILE *f)
 "                         the names in $RETRIAL_SCRUB always are)\n"
 "      --keep-env NAME    pass a variable removed by default (repeatable)\n"
 "      --keep-background  leave running what a trial left running\n"
-"      --runner NAME      whose \"the test did not run\" exits are errors: pytest,\n"
-"                         unittest, python, go, jest, vitest, generic (default:\n"
-"                         the runner the command names)\n", f);
+"      --runner NAME      whose \"the test did not run\" exits are errors (default:\n"
+"                         the runner the command names):", f);
+	usage_list(f, rt_runner_kind_list(), 25, 80);
 }
 
 void
