@@ -23,6 +23,7 @@ typedef enum {
 	RT_RUNNER_GO,                /* go test */
 	RT_RUNNER_JEST,              /* jest, npx jest, yarn jest */
 	RT_RUNNER_VITEST,            /* vitest, npx vitest */
+	RT_RUNNER_RSPEC,             /* rspec, bundle exec rspec, ruby -S rspec */
 	RT_RUNNER_NKINDS
 } rt_runner_kind;
 
