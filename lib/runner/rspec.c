@@ -475,9 +475,9 @@ const rt_runner rt_runner_rspec = {
 	.report_var = "SPEC_OPTS",
 	.report_add = "--format progress --format json --out '%s'",
 	.own_report = rspec_own,
-	.no_report = "rspec wrote none; retrial asks for it in SPEC_OPTS "
-	    "(--format json --out): a .rspec-local or command that ignores SPEC_OPTS "
-	    "must pass --format json --out \"$RETRIAL_JUNIT\" itself",
+	.no_report = "rspec wrote none; retrial adds --format json --out to SPEC_OPTS "
+	    "unless the command names an --out of its own: a command that does, or sets "
+	    "SPEC_OPTS itself, must pass --format json --out \"$RETRIAL_JUNIT\"",
 	.doc_is_report = doc_is_report,
 	.doc_read = doc_read,
 };
