@@ -207,6 +207,25 @@ rt_trial_cli_free(rt_trial_cli *c)
 	free(c->command);
 }
 
+/* The runners' names (the table's) from column col on, wrapped at width
+ * with indent columns before each line. */
+static void
+runner_names(FILE *f, int col, int indent, int width)
+{
+	const char *s = rt_runner_kind_list(), *e;
+
+	for (; *s; s = *e ? e + 2 : e) {
+		e = s + strcspn(s, ",");
+		if (col + 1 + (e - s) + 1 > width)
+			col = fprintf(f, "\n%*s%.*s", indent, "", (int)(e - s), s) - 1;
+		else
+			col += fprintf(f, " %.*s", (int)(e - s), s);
+		if (*e)
+			col += fprintf(f, ",");
+	}
+	fputc('\n', f);
+}
+
 void
 rt_trial_cli_usage(FILE *f)
 {
@@ -228,9 +247,9 @@ rt_trial_cli_usage(FILE *f)
 "                         the names in $RETRIAL_SCRUB always are)\n"
 "      --keep-env NAME    pass a variable removed by default (repeatable)\n"
 "      --keep-background  leave running what a trial left running\n"
-"      --runner NAME      whose \"the test did not run\" exits are errors: pytest,\n"
-"                         unittest, python, go, jest, vitest, generic (default:\n"
-"                         the runner the command names)\n", f);
+"      --runner NAME      whose \"the test did not run\" exits are errors (default:\n"
+"                         the runner the command names):", f);
+	runner_names(f, 55, 25, 80);
 }
 
 void
