@@ -45,7 +45,8 @@ LIB_OBJ  += lib/rt_notify.o lib/rt_ddmin.o
 LIB_HDR   = $(LIB_OBJ:.o=.h) lib/runner/runner.h
 # the runners, one file each (lib/rt_runner.h, retrial(7) RUNNERS)
 RUNNER_OBJ = lib/runner/generic.o lib/runner/pytest.o lib/runner/unittest.o \
-	lib/runner/python.o lib/runner/go.o lib/runner/jest.o lib/runner/mocha.o
+	lib/runner/python.o lib/runner/go.o lib/runner/jest.o lib/runner/mocha.o \
+	lib/runner/rspec.o
 STATS_SO_VER = 0
 
 all: $(BINS) $(COMPLETIONS) lib/libretrial-stats.a lib/libretrial-stats.so lib/retrial-stats.pc
@@ -136,7 +137,8 @@ lint:
 # make deps: install the Debian packages retrial needs (as root), or say how.
 DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
 	libsqlite3-dev libssl-dev jq sqlite3 bats git python3 parallel mandoc \
-	python3-pytest python3-pytest-random-order python3-pytest-rerunfailures python3-yaml libexpat1-dev golang-go bubblewrap
+	python3-pytest python3-pytest-random-order python3-pytest-rerunfailures python3-yaml libexpat1-dev golang-go bubblewrap \
+	ruby-rspec
 BENCH_PKGS = hyperfine time
 FUZZ_PKGS  = clang valgrind
 deps:

@@ -17,8 +17,8 @@ static const rt_runner *const table[RT_RUNNER_NKINDS] = {
 	[RT_RUNNER_GENERIC] = &rt_runner_generic, [RT_RUNNER_PYTEST] = &rt_runner_pytest,
 	[RT_RUNNER_UNITTEST] = &rt_runner_unittest, [RT_RUNNER_PYTHON] = &rt_runner_python,
 	[RT_RUNNER_GO] = &rt_runner_go, [RT_RUNNER_JEST] = &rt_runner_jest,
-	[RT_RUNNER_VITEST] = &rt_runner_vitest,
-	[RT_RUNNER_MOCHA] = &rt_runner_mocha,
+	[RT_RUNNER_VITEST] = &rt_runner_vitest, [RT_RUNNER_MOCHA] = &rt_runner_mocha,
+	[RT_RUNNER_RSPEC] = &rt_runner_rspec,
 };
 
 const rt_runner *
