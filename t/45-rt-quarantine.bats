@@ -56,6 +56,12 @@ gh_count() {
 	jq -s "[.[] | select($1)] | length" "$T/gh.log"
 }
 
+# the marker an entry's issue (KIND quarantine) or release comment carries:
+# mark KIND ID [ID as written, "-->" as "--&gt;"]
+mark() {
+	printf '<!-- retrial-%s: sha256:%s %s -->' "$1" "$(printf %s "$2" | sha256sum | cut -c1-64)" "${3:-$2}"
+}
+
 pytest_run() {
 	(cd "$1" && "$PY" -m pytest -q -p retrial_quarantine \
 	    --junitxml="$2" tests)
@@ -323,9 +329,9 @@ EOF
 	grep -q "^$id	owner=@cache-team	.*	issue=https://github.example/acme/cache/issues/121	reason=18/20 failed (90.0%, 95% Wilson CI 69.8%–97.3%)	rate=18/20$" .retrial/quarantine
 	[ "$(gh_count '.method == "POST" and .path == "/repos/acme/cache/issues"')" -eq 1 ]
 	[ "$(gh_count '.method == "GET" and .path == "/repos/acme/cache/issues" and .query.state == "open" and .query.per_page == "100"')" -eq 2 ]
-	jq -s -e --arg id "$id" '[.[] | select(.method == "POST")][0] | .auth == "ok" and .status == 201
+	jq -s -e --arg id "$id" --arg mk "$(mark quarantine "$id")" '[.[] | select(.method == "POST")][0] | .auth == "ok" and .status == 201
 	    and .body.title == "Quarantined flaky test: \($id)"
-	    and (.body.body | contains("<!-- retrial-quarantine: \($id) -->")
+	    and (.body.body | contains("\n\($mk)\n")
 	        and contains("18/20 failed (90.0%, 95% Wilson CI 69.8%–97.3%)")
 	        and contains("@cache-team") and contains("rt-measure -n 20 -- python3 -m pytest -q")
 	        and contains("**expires:** 20"))' "$T/gh.log"
@@ -375,9 +381,9 @@ EOF
 	[ "$(sqlite3 "$T/audit.db" "SELECT sum(failed), count(failed) FROM results WHERE case_id = '$id'")" = "2|5" ]
 	! grep -q "^$id" .retrial/quarantine
 	# the issue: the release's evidence commented, then closed
-	jq -s -e --arg id "$id" '[.[] | select(.method != "GET")] | .[-2:] as [$c, $p]
+	jq -s -e --arg mk "$(mark release "$id")" '[.[] | select(.method != "GET")] | .[-2:] as [$c, $p]
 	    | $c.path == "/repos/acme/cache/issues/121/comments" and $c.status == 201
-	    and ($c.body.body | contains("3 clean runs since") and contains("<!-- retrial-release: \($id) -->"))
+	    and ($c.body.body | contains("3 clean runs since") and contains("\n\($mk)\n"))
 	    and $p.method == "PATCH" and $p.path == "/repos/acme/cache/issues/121"
 	    and $p.body.state == "closed" and $p.status == 200' "$T/gh.log"
 	curl -sf -H "Authorization: Bearer $TOKEN" "$GITHUB_API_URL/repos/acme/cache/issues/121" |
@@ -485,13 +491,13 @@ EOF
 	run rt-quarantine -f q add --owner @cache --github acme/cache --from "$RT_TOP/t/fixtures/pr/quarantine.jsonl"
 	status_is 0
 	has "issue: #1 https://github.example/acme/cache/issues/1 (opened)"
-	jq -s -e '.[-1].body.body | contains("**Reproduce:** `rt-measure -n 40 --cmd '"'"'python3 test_cache.py'"'"' > baseline.jsonl`")
+	jq -s -e --arg mk "$(mark quarantine test_cache)" '.[-1].body.body | contains("**Reproduce:** `rt-measure -n 40 --cmd '"'"'python3 test_cache.py'"'"' > baseline.jsonl`")
 	    and contains("rt-verify: 12/40 failed (30.0%, 95% Wilson CI 18.0%–45.5%), no fix survived")
-	    and contains("<!-- retrial-quarantine: test_cache -->")' "$T/gh.log"
+	    and contains($mk)' "$T/gh.log"
 	run rt-quarantine -f q add --owner @web --github acme/cache 'web/cart.test.js::cart --> adds up'
 	status_is 0
-	jq -s -e '.[-1].body | .title == "Quarantined flaky test: web/cart.test.js::cart --> adds up"
-	    and (.body | contains("<!-- retrial-quarantine: web/cart.test.js::cart --&gt; adds up -->"))' "$T/gh.log"
+	jq -s -e --arg mk "$(mark quarantine 'web/cart.test.js::cart --> adds up' 'web/cart.test.js::cart --&gt; adds up')" '.[-1].body | .title == "Quarantined flaky test: web/cart.test.js::cart --> adds up"
+	    and (.body | contains($mk))' "$T/gh.log"
 	# found again by that marker
 	sed -i 's|	issue=[^	]*||' q
 	run rt-quarantine -f q add --owner @web --github acme/cache 'web/cart.test.js::cart --> adds up'
