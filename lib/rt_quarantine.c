@@ -1,5 +1,6 @@
 /* rt_quarantine: the quarantine list — one test a line, its canonical ID,
  * then TAB-separated NAME=VALUE fields (rt-quarantine(1), THE LIST). */
+#define _XOPEN_SOURCE 700  /* realpath(3): POSIX.1-2008, but glibc hides it */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -387,8 +388,13 @@ rt_quar_format(const rt_quar_list *l)
 }
 
 int
-rt_quar_edit(const char *path, const char *header, rt_quar_edit_fn fn, void *ctx)
+rt_quar_edit(const char *lpath, const char *header, rt_quar_edit_fn fn, void *ctx)
 {
+	/* a list that is a symbolic link (or under one) is edited where it
+	 * lives: renaming the new text over the link would put a copy of
+	 * its target into the project and cut the link */
+	char *real = realpath(lpath, NULL);
+	const char *path = real ? real : lpath;
 	char *text, *out, err[512];
 	struct flock lk;
 	struct stat fst, pst;
@@ -456,5 +462,6 @@ rt_quar_edit(const char *path, const char *header, rt_quar_edit_fn fn, void *ctx
 	free(text);
 	rt_quar_free(&l);
 	close(fd);
+	free(real);
 	return rc;
 }
