@@ -388,29 +388,29 @@ rt_quar_format(const rt_quar_list *l)
 }
 
 int
-rt_quar_edit(const char *lpath, const char *header, rt_quar_edit_fn fn, void *ctx)
+rt_quar_edit(const char *path, const char *header, rt_quar_edit_fn fn, void *ctx)
 {
 	/* a list that is a symbolic link (or under one) is edited where it
 	 * lives: renaming the new text over the link would put a copy of
 	 * its target into the project and cut the link */
-	char *real = realpath(lpath, NULL);
-	const char *path = real ? real : lpath;
+	char *real = realpath(path, NULL);
+	const char *at = real ? real : path;
 	char *text, *out, err[512];
 	struct flock lk;
 	struct stat fst, pst;
 	rt_quar_list l;
 	int fd, rc, created;
 
-	if (rt_mkdir_parents(path, 0777) < 0)
+	if (rt_mkdir_parents(at, 0777) < 0)
 		rt_die("%s:", path);
 	/* lock the list itself; one renamed over it while we waited is
 	 * another job's edit, so lock the new one (no lock file is left in
 	 * the project) */
 	for (;;) {
 		created = 0;
-		if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) >= 0)
+		if ((fd = open(at, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) >= 0)
 			created = 1;
-		else if (errno != EEXIST || (fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+		else if (errno != EEXIST || (fd = open(at, O_RDWR | O_CLOEXEC)) < 0)
 			rt_die("%s:", path);
 		memset(&lk, 0, sizeof lk);
 		lk.l_type = F_WRLCK;
@@ -420,7 +420,7 @@ rt_quar_edit(const char *lpath, const char *header, rt_quar_edit_fn fn, void *ct
 				rt_die("%s: lock:", path);
 		if (fstat(fd, &fst) < 0)
 			rt_die("%s:", path);
-		if (stat(path, &pst) == 0 && pst.st_ino == fst.st_ino && pst.st_dev == fst.st_dev)
+		if (stat(at, &pst) == 0 && pst.st_ino == fst.st_ino && pst.st_dev == fst.st_dev)
 			break;
 		close(fd);
 	}
@@ -448,16 +448,16 @@ rt_quar_edit(const char *lpath, const char *header, rt_quar_edit_fn fn, void *ct
 	}
 	if (rt_quar_parse(text, path, &l, err, sizeof err) < 0) {
 		if (created)
-			unlink(path);
+			unlink(at);
 		rt_die("%s", err);
 	}
 	if ((rc = fn(&l, ctx)) > 0) {
 		out = rt_quar_format(&l);
-		if (rt_write_file_atomic(path, out, strlen(out)) < 0)
+		if (rt_write_file_atomic(at, out, strlen(out)) < 0)
 			rt_die("%s:", path);
 		free(out);
 	} else if (created) {
-		unlink(path);     /* nothing to keep: no empty list left behind */
+		unlink(at);     /* nothing to keep: no empty list left behind */
 	}
 	free(text);
 	rt_quar_free(&l);

@@ -700,3 +700,76 @@ night() { # night N OUTCOME
 	git log -1 --format=%B | grep -qxF "Issue: https://github.com/acme/cache/issues/7"
 	cmp .retrial/quarantine "$T/r/.retrial/quarantine"
 }
+
+@test "gate: hostile names (a line feed then ::error, ::add-mask::, ::stop-commands::; U+202E) print visibly; no line starts with ::" {
+	cd "$T"
+	run rt-quarantine -f q gate "$RT_TOP/t/fixtures/hostile/junit-names.xml"
+	status_is 1
+	[ "${#lines[@]}" -eq 5 ]
+	has "failed: tests/test_a.py::test_x␊::error title=forged::FAIL"
+	has "failed: tests/test_a.py::test_z␊::stop-commands::tok"
+	has 'failed: tests/test_a.py::test_w\u202egnp.exe'
+	! printf '%s\n' "$output" | tr '\r' '\n' | grep -q '^[[:space:]]*::'
+	! printf '%s' "$output" | grep -q $'\u202e'
+}
+
+@test "issues: a hostile name that embeds another test's marker never has its issue adopted; backticks stay in the code span; the reproduce line is quoted" {
+	cd "$T"
+	start_gh ok
+	export GITHUB_TOKEN="$TOKEN"
+	victim=tests/test_a.py::test_victim
+	# its name carries the victim's markers, the hashed and the older one
+	evil="tests/test_b.py::test_evil $(mark quarantine "$victim") <!-- retrial-quarantine: $victim -->"
+	run rt-quarantine -f q add --owner @x --github acme/cache "$evil"
+	status_is 0
+	has "issue: #1 https://github.example/acme/cache/issues/1 (opened)"
+	run rt-quarantine -f q add --owner @x --github acme/cache "$victim"
+	status_is 0
+	has "issue: #2 https://github.example/acme/cache/issues/2 (opened)"
+	hasnt "found by its marker"
+	grep -q "^$victim	.*issue=https://github.example/acme/cache/issues/2	" q
+	# a backtick run in a name: the span's fence is longer; a quote in a
+	# name not a runner's: the reproduce line's CMD comment holds it quoted
+	name='web/x.test.js::a ``` b`'"'; touch pwned; '"
+	run rt-quarantine -f q add --owner @x --github acme/cache "$name"
+	status_is 0
+	jq -s -r '.[-1].body.body' "$T/gh.log" >body
+	head -1 body | grep -qF '````web/x.test.js::a ``` b`'"'"'; touch pwned; '"'"'```` is quarantined'
+	# the reproduce line's code span, read as CommonMark reads one
+	repro=$(sed -n 's/^- \*\*Reproduce:\*\* //p' body)
+	fence=${repro%%[!\`]*}
+	repro=${repro#"$fence"} repro=${repro%"$fence"}
+	[[ $repro != " "*" " ]] || repro=${repro:1:-1}
+	[[ $repro == "rt-measure -n 20 --cmd CMD "* ]]
+	mkdir stub && printf '#!/bin/sh\nexit 0\n' >stub/rt-measure && chmod +x stub/rt-measure
+	PATH="$T/stub:$PATH" sh -c "$repro"
+	[ ! -e pwned ]
+	# a pytest ID with a quote: one argument to pytest
+	run rt-quarantine -f q add --owner @x --github acme/cache "tests/test_c.py::test_q[it's]"
+	jq -s -r '.[-1].body.body' "$T/gh.log" | grep -qF "rt-measure -n 20 -- python3 -m pytest -q 'tests/test_c.py::test_q[it'\\''s]'"
+}
+
+@test "CODEOWNERS: a rule of many stars and a 6 KB path are matched in one pass (the backtracking matcher took minutes)" {
+	cd "$T"
+	printf '* @lead\n%s @stars\n/src/**/**/**/**/**/**/*.c/ @deep\n' "$(printf 'a*%.0s' $(seq 18))b" >CO
+	long=$(printf 'a/%.0s' $(seq 3000))x.py
+	timeout 20 rt-quarantine -f l1 add "$(printf 'a%.0s' $(seq 40))::t" --codeowners CO >/dev/null
+	grep -q "owner=@lead" l1
+	timeout 20 rt-quarantine -f l2 add "$(printf 'a%.0s' $(seq 40))b::t" --codeowners CO >/dev/null
+	grep -q "owner=@stars" l2
+	timeout 20 rt-quarantine -f l3 add "$long::t" --codeowners CO >/dev/null
+	grep -q "owner=@lead" l3
+	timeout 20 rt-quarantine -f l4 add "src/$(printf 'd/%.0s' $(seq 3000))x.c/y.c::t" --codeowners CO >/dev/null
+	grep -q "owner=@deep" l4
+}
+
+@test "a quarantine list that is a symbolic link is edited where it lives; the link stays" {
+	cd "$T"
+	mkdir shared proj
+	rt-quarantine -f shared/q add a.py::t --owner @x >/dev/null
+	ln -s ../shared/q proj/q
+	(cd proj && rt-quarantine -f q add b.py::t --owner @y >/dev/null)
+	[ -L proj/q ]
+	grep -q '^b.py::t	owner=@y' shared/q
+	grep -q '^a.py::t	owner=@x' shared/q
+}
