@@ -1676,6 +1676,7 @@ headline(json_t *a)
 {
 	rt_buf b = { 0 };
 	json_t *o;
+	char *v;
 	size_t i, nf = json_array_size(json_object_get(a, "new_flaky"));
 	size_t nc = json_array_size(json_object_get(a, "rate_changes"));
 
@@ -1683,9 +1684,12 @@ headline(json_t *a)
 	    "%zu rate change%s.", (long long)json_integer_value(json_object_get(a, "audit")),
 	    jstr(a, "at"), nf, json_array_size(json_object_get(a, "no_longer_flaky")), nc,
 	    nc == 1 ? "" : "s");
-	json_array_foreach(json_object_get(a, "new_flaky"), i, o)
-		rt_buf_printf(&b, "\nNewly flaky: %s: %s%s", jstr(o, "case"), rsum(o, "on_revision"),
+	json_array_foreach(json_object_get(a, "new_flaky"), i, o) {
+		v = rt_visible(jstr(o, "case"));
+		rt_buf_printf(&b, "\nNewly flaky: %s: %s%s", v, rsum(o, "on_revision"),
 		    json_is_true(json_object_get(o, "quarantined")) ? " (quarantined, not gating)" : "");
+		free(v);
+	}
 	rt_buf_str(&b);
 	return b.data;
 }

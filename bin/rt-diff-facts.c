@@ -1605,20 +1605,6 @@ fact_json(const fact *f, const ctx *c, int typed)
 	return j;
 }
 
-/* s in single quotes for sh(1). */
-static void
-shell_quote(rt_buf *b, const char *s)
-{
-	rt_buf_addc(b, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			rt_buf_adds(b, "'\\''");
-		else
-			rt_buf_addc(b, *s);
-	}
-	rt_buf_addc(b, '\'');
-}
-
 static int
 listed(json_t *a, const char *v)
 {
@@ -1697,7 +1683,7 @@ seed_facts(ctx *c, json_t *facts, int typed)
 		val = NULL;
 		if (first && c->smp.cmd && rt_seed_pin(runner, first, NULL, &var, &val) == 0) {
 			rt_buf_printf(&b, "rt-matrix -n 20 --pin-seed %s=%s --cmd ", runner, first);
-			shell_quote(&b, c->smp.cmd);
+			rt_buf_sh(&b, c->smp.cmd);
 			json_object_set_new(j, "reproduce", json_string(rt_buf_str(&b)));
 			b.len = 0;
 			rt_buf_printf(&b, "%s printed a seed in %ld/%ld failing and %ld/%ld "

@@ -1285,30 +1285,6 @@ add_quarantine(rt_repo *r, const verdict_t *v, const ship_t *S, const char *doss
 
 /* ---- the evidence: what a reviewer reruns from a clean clone ---- */
 
-/* s as one shell word: bare when plainly safe, else in single quotes. */
-static char *
-sh_quote(const char *s)
-{
-	rt_buf b = {0};
-	const char *p;
-	int bare = *s != '\0';
-
-	for (p = s; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("_./=:,+-@%", *p))
-			bare = 0;
-	if (bare)
-		return rt_xstrdup(s);
-	rt_buf_addc(&b, '\'');
-	for (p = s; *p; p++) {
-		if (*p == '\'')
-			rt_buf_adds(&b, "'\\''");
-		else
-			rt_buf_addc(&b, *p);
-	}
-	rt_buf_addc(&b, '\'');
-	return b.data;
-}
-
 /* The next word of *sp as sh reads it (quotes, backslashes), NULL at the
  * end; an unquoted <, >, |, ; or & is returned as "" with *op set. */
 static char *
@@ -1388,7 +1364,7 @@ verify_options(const verdict_t *v, int *argv_form)
 		} else if (!tail && (strncmp(w, "-C", 2) == 0 || strncmp(w, "--directory=", 12) == 0)) {
 			;
 		} else {
-			q = sh_quote(w);
+			q = rt_sh_quote(w);
 			rt_buf_printf(&b, " %s", q);
 			free(q);
 			if (tail)
@@ -1398,7 +1374,7 @@ verify_options(const verdict_t *v, int *argv_form)
 			else if (strncmp(w, "--cmd=", 6) == 0)
 				stop = 1;
 			else if (strcmp(w, "--cmd") == 0 && (free(w), w = sh_word(&p, &op)) && !op) {
-				q = sh_quote(w);
+				q = rt_sh_quote(w);
 				rt_buf_printf(&b, " %s", q);
 				free(q);
 				stop = 1;
@@ -1422,20 +1398,20 @@ verify_options_from_fields(const verdict_t *v)
 	if (!v->command)
 		return NULL;
 	if (json_is_string(seed))
-		rt_buf_printf(&b, " --seed %s", (q = sh_quote(json_string_value(seed))));
+		rt_buf_printf(&b, " --seed %s", (q = rt_sh_quote(json_string_value(seed))));
 	else if (json_is_integer(seed))
 		rt_buf_printf(&b, " --seed %s", (q = rt_xasprintf("%lld", (long long)json_integer_value(seed))));
 	else
 		q = NULL;
 	free(q);
 	if (v->test) {
-		rt_buf_printf(&b, " --test %s", (q = sh_quote(v->test)));
+		rt_buf_printf(&b, " --test %s", (q = rt_sh_quote(v->test)));
 		free(q);
 	}
 	rt_buf_printf(&b, " --confidence %g", v->conf);
 	if (v->has_target)
 		rt_buf_printf(&b, " --target %g", v->target);
-	rt_buf_printf(&b, " --cmd %s", (q = sh_quote(v->command)));
+	rt_buf_printf(&b, " --cmd %s", (q = rt_sh_quote(v->command)));
 	free(q);
 	return b.data;
 }
@@ -1459,7 +1435,7 @@ plan_command(const char *line)
 			rt_buf_free(&b);
 			return NULL;
 		}
-		q = sh_quote(w);
+		q = rt_sh_quote(w);
 		rt_buf_printf(&b, "%s%s", b.len ? " " : "", q);
 		free(q);
 		free(w);
@@ -1488,7 +1464,7 @@ plan_reproduce(const verdict_t *v, ship_t *S, int have_hyps)
 	if (!opts && !(opts = verify_options_from_fields(v)))
 		return;
 	for (i = 0; i < S->nfiles; i++) {
-		char *f = rt_xasprintf("%s%s", S->prefix, S->files[i]), *q = sh_quote(f);
+		char *f = rt_xasprintf("%s%s", S->prefix, S->files[i]), *q = rt_sh_quote(f);
 		rt_buf_printf(&fb, " %s", q);
 		free(q);
 		free(f);
@@ -1497,12 +1473,12 @@ plan_reproduce(const verdict_t *v, ship_t *S, int have_hyps)
 	if (*S->prefix) {
 		char *d = rt_xstrdup(S->prefix);
 		d[strlen(d) - 1] = '\0';
-		dir = sh_quote(d);
+		dir = rt_sh_quote(d);
 		free(d);
 	} else {
 		dir = rt_xstrdup(".");
 	}
-	ev = sh_quote(S->evdir);
+	ev = rt_sh_quote(S->evdir);
 	m = rt_xasprintf("%s/measure.json", ev);
 	h = have_hyps ? rt_xasprintf(" %s/hypotheses.jsonl", ev) : rt_xstrdup("");
 	if (files)

@@ -28,6 +28,7 @@
 #include "rt_jsonl.h"
 #include "rt_junit.h"
 #include "rt_out.h"
+#include "rt_text.h"
 #include "rt_quar_issue.h"
 #include "rt_quarantine.h"
 #include "rt_say.h"
@@ -889,13 +890,18 @@ do_gate(int argc, char **argv)
 		seen *s = g.order[i];
 		/* failed: failed and never passed (a pass on a retry is a flake) */
 		int failed = s->fail && !s->pass;
+		/* a name is shown, never acted on: its line feeds and controls
+		 * made visible (rt_visible), so no line of the job log that
+		 * comes from a name starts a workflow command ("::error") */
+		char *v = rt_visible(s->id);
 		if (s->quarantined && (s->fail || s->pass)) {
-			printf("quarantined, %s: %s\n", s->fail ? "failed" : "passed", s->id);
+			printf("quarantined, %s: %s\n", s->fail ? "failed" : "passed", v);
 			s->fail ? qf++ : qp++;
 		} else if (!s->quarantined && failed) {
-			printf("failed: %s\n", s->id);
+			printf("failed: %s\n", v);
 			bad++;
 		}
+		free(v);
 	}
 	printf("gate: %s: %ld failed outside the quarantine; %ld quarantined failed, "
 	    "%ld passed\n", bad ? "FAIL" : "pass", bad, qf, qp);

@@ -776,26 +776,6 @@ static const rt_tour_ops ops = {
 	.finished = lane_finished, .event = tour_event, .draw = draw,
 };
 
-static char *
-shell_quote(const char *s)
-{
-	rt_buf b = { 0 };
-
-	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_-./=:,+@%") == strlen(s))
-		return rt_xstrdup(s);
-	rt_buf_addc(&b, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			rt_buf_adds(&b, "'\\''");
-		else
-			rt_buf_addc(&b, *s);
-	}
-	rt_buf_addc(&b, '\'');
-	rt_buf_str(&b);
-	return b.data;
-}
-
 static json_t *
 reproduce(double pref, double cm)
 {
@@ -804,7 +784,7 @@ reproduce(double pref, double cm)
 	char *q;
 	int i;
 
-	q = shell_quote(V.project);
+	q = rt_sh_quote(V.project);
 	rt_buf_printf(&b, "rt-verify -C %s --seed %llu -n %ld -N %ld --confidence %g "
 	    "--target %g --confirmations %ld%s", q, (unsigned long long)V.cli.o.seed,
 	    V.T.n0, V.T.nmax, V.T.conf, V.T.target, V.T.confirms, V.copy_each ? " --isolate copy" : "");
@@ -814,11 +794,11 @@ reproduce(double pref, double cm)
 	if (V.network)
 		rt_buf_adds(&b, " --network");
 	if (V.cli.cmd) {
-		q = shell_quote(V.cli.cmd);
+		q = rt_sh_quote(V.cli.cmd);
 		rt_buf_printf(&b, " --cmd %s", q);
 		free(q);
 		for (i = 0; i < V.ninfiles; i++) {
-			q = shell_quote(V.infiles[i]);
+			q = rt_sh_quote(V.infiles[i]);
 			rt_buf_printf(&b, " %s", q);
 			free(q);
 		}
@@ -827,7 +807,7 @@ reproduce(double pref, double cm)
 	} else {
 		rt_buf_adds(&b, " --");
 		for (i = 0; V.cli.argv[i]; i++) {
-			q = shell_quote(V.cli.argv[i]);
+			q = rt_sh_quote(V.cli.argv[i]);
 			rt_buf_printf(&b, " %s", q);
 			free(q);
 		}

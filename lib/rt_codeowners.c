@@ -112,63 +112,94 @@ rt_codeowners_free(rt_codeowners *c)
 	memset(c, 0, sizeof *c);
 }
 
-/* gitignore globs: '*' and '?' stop at '/', "**" crosses it, '\' escapes. */
-static int
-glob(const char *p, const char *s)
+/* gitignore globs: '*' and '?' stop at '/', "**" crosses it, "**" "/" is
+ * zero or more directories, '\\' escapes. A pattern is compiled to a list
+ * of steps and run as a set of states (a Thompson NFA), so matching a
+ * path costs the path's length times the pattern's, whatever the stars:
+ * a backtracking matcher took exponential time on "a*a*a*...b". */
+/* "**" "/" is two steps: G_DIRS, no directory (on to the step after the
+ * next) or some (into G_IN, which ends only with a '/'). */
+enum { G_LIT, G_ANY, G_STAR, G_DSTAR, G_DIRS, G_IN };
+
+typedef struct {
+	unsigned char *op, *ch;
+	size_t n;
+	unsigned char *cur, *nxt;  /* state sets: n + 1 flags */
+} glob_prog;
+
+static void
+glob_compile(const char *p, glob_prog *g)
 {
-	for (; *p; p++, s++) {
-		if (p[0] == '*' && p[1] == '*') {
+	size_t m = strlen(p) + 1;
+
+	g->op = rt_xmalloc(m + 1);
+	g->ch = rt_xmalloc(m + 1);
+	g->cur = rt_xmalloc(m + 1);
+	g->nxt = rt_xmalloc(m + 1);
+	g->n = 0;
+	while (*p) {
+		g->ch[g->n] = 0;
+		if (p[0] == '*' && p[1] == '*' && p[2] == '/') {
+			g->op[g->n++] = G_DIRS;
+			g->ch[g->n] = 0;
+			g->op[g->n] = G_IN;
+			p += 3;
+		} else if (p[0] == '*' && p[1] == '*') {
+			g->op[g->n] = G_DSTAR;
 			p += 2;
-			if (*p == '/') {         /* "**" "/": zero or more directories */
+		} else if (*p == '*' || *p == '?') {
+			g->op[g->n] = *p++ == '*' ? G_STAR : G_ANY;
+		} else {
+			if (*p == '\\' && p[1])
 				p++;
-				for (;; s++) {
-					if (glob(p, s))
-						return 1;
-					s = strchr(s, '/');
-					if (!s)
-						return 0;
-				}
-			}
-			for (;; s++) {
-				if (glob(p, s))
-					return 1;
-				if (!*s)
-					return 0;
-			}
+			g->op[g->n] = G_LIT;
+			g->ch[g->n] = (unsigned char)*p++;
 		}
-		if (*p == '*') {
-			for (;; s++) {
-				if (glob(p + 1, s))
-					return 1;
-				if (!*s || *s == '/')
-					return 0;
-			}
-		}
-		if (!*s)
-			return 0;
-		if (*p == '?') {
-			if (*s == '/')
-				return 0;
-			continue;
-		}
-		if (*p == '\\' && p[1])
-			p++;
-		if (*p != *s)
-			return 0;
+		g->n++;
 	}
-	return *s == '\0';
+}
+
+static void
+glob_free(glob_prog *g)
+{
+	free(g->op);
+	free(g->ch);
+	free(g->cur);
+	free(g->nxt);
+}
+
+/* Add state i to set, with the states an empty match reaches. */
+static void
+glob_add(const glob_prog *g, unsigned char *set, size_t i)
+{
+	while (!set[i]) {
+		set[i] = 1;
+		if (i == g->n || g->op[i] == G_LIT || g->op[i] == G_ANY || g->op[i] == G_IN)
+			break;
+		if (g->op[i] == G_DIRS) {
+			set[i + 1] = 1;
+			i += 2;
+		} else {
+			i++;
+		}
+	}
 }
 
 /* Does pat match path or one of its directories? A pattern with a '/'
  * before its end is anchored at the top; one without matches at any
- * depth; one ending in '/' matches directories only. */
+ * depth; one ending in '/' matches directories only. Every start (the
+ * top, or after each '/' when not anchored) and every end (each '/' and
+ * the end) is tried in one pass: a start adds the first state, an end
+ * accepts when the last state is live. */
 static int
 matches(const char *pat, const char *path)
 {
-	char *p = rt_xstrdup(pat[0] == '/' ? pat + 1 : pat), *q;
-	size_t n = strlen(p);
-	int dir_only = n > 0 && p[n - 1] == '/', anchored, hit = 0, files_only;
-	const char *s, *end;
+	char *p = rt_xstrdup(pat[0] == '/' ? pat + 1 : pat);
+	size_t n = strlen(p), i;
+	int dir_only = n > 0 && p[n - 1] == '/', anchored, hit = 0, files_only, live;
+	const char *s;
+	unsigned char c, *t;
+	glob_prog g;
 
 	if (dir_only)
 		p[--n] = '\0';
@@ -179,21 +210,54 @@ matches(const char *pat, const char *path)
 		free(p);
 		return 1;
 	}
-	for (s = path; s && !hit; s = anchored ? NULL : (s = strchr(s, '/')) ? s + 1 : NULL) {
-		/* s and each of its directory prefixes */
-		for (end = s; !hit; end++) {
-			if (*end == '/' || *end == '\0') {
-				if (*end ? !files_only : !dir_only) {
-					q = rt_xasprintf("%.*s", (int)(end - s), s);
-					hit = glob(p, q);
-					free(q);
-				}
-				if (!*end)
-					break;
+	glob_compile(p, &g);
+	free(p);
+	memset(g.cur, 0, g.n + 1);
+	for (s = path; !hit; s++) {
+		if (s == path || (!anchored && s[-1] == '/'))
+			glob_add(&g, g.cur, 0);
+		if ((*s == '/' || *s == '\0') && g.cur[g.n] && (*s ? !files_only : !dir_only))
+			hit = 1;
+		if (!*s || hit)
+			break;
+		c = (unsigned char)*s;
+		memset(g.nxt, 0, g.n + 1);
+		live = 0;
+		for (i = 0; i < g.n; i++) {
+			if (!g.cur[i])
+				continue;
+			live = 1;
+			switch (g.op[i]) {
+			case G_LIT:
+				if (c == g.ch[i])
+					glob_add(&g, g.nxt, i + 1);
+				break;
+			case G_ANY:
+				if (c != '/')
+					glob_add(&g, g.nxt, i + 1);
+				break;
+			case G_STAR:
+				if (c != '/')
+					glob_add(&g, g.nxt, i);
+				break;
+			case G_DSTAR:
+				glob_add(&g, g.nxt, i);
+				break;
+			case G_IN:
+				g.nxt[i] = 1;
+				if (c == '/')
+					glob_add(&g, g.nxt, i + 1);
+				break;
 			}
 		}
+		t = g.cur;
+		g.cur = g.nxt;
+		g.nxt = t;
+		/* nothing live and no start to come: no match */
+		if (!live && anchored && s > path)
+			break;
 	}
-	free(p);
+	glob_free(&g);
 	return hit;
 }
 

@@ -221,13 +221,36 @@ rt_gh_failed(const char *method, const char *path, long status, const char *msg)
 	return rt_xasprintf("GitHub: %s %.*s: %s", method, n, path, msg);
 }
 
+/* Does marker fill a whole line of body (a CR before the LF allowed)? */
+static int
+has_line(const char *body, const char *marker)
+{
+	size_t n = strlen(marker);
+	const char *p;
+
+	for (p = body; (p = strstr(p, marker)); p++)
+		if ((p == body || p[-1] == '\n') && (!p[n] || p[n] == '\n' ||
+		    (p[n] == '\r' && (!p[n + 1] || p[n + 1] == '\n'))))
+			return 1;
+	return 0;
+}
+
 int
 rt_gh_find_marker(rt_gh *g, const char *path, const char *marker, json_t **found,
     char **err)
 {
+	const char *m[2] = { marker, NULL };
+
+	return rt_gh_find_markers(g, path, m, found, err);
+}
+
+int
+rt_gh_find_markers(rt_gh *g, const char *path, const char *const *markers, json_t **found,
+    char **err)
+{
 	const char *sep = strchr(path, '?') ? "&" : "?";
 	long page, st;
-	size_t i, n;
+	size_t i, k, n;
 	json_t *j, *o, *b;
 	char *p, *msg;
 
@@ -252,10 +275,12 @@ rt_gh_find_marker(rt_gh *g, const char *path, const char *marker, json_t **found
 		for (i = 0; i < n; i++) {
 			o = json_array_get(j, i);
 			b = json_object_get(o, "body");
-			if (json_is_string(b) && strstr(json_string_value(b), marker)) {
-				*found = json_incref(o);
-				json_decref(j);
-				return 1;
+			for (k = 0; json_is_string(b) && markers[k]; k++) {
+				if (has_line(json_string_value(b), markers[k])) {
+					*found = json_incref(o);
+					json_decref(j);
+					return 1;
+				}
 			}
 		}
 		json_decref(j);

@@ -53,10 +53,15 @@ char *rt_gh_failed(const char *method, const char *path, long status, const char
 
 /* The first object of the list at path (a GET answering a JSON array;
  * "?per_page=100&page=N" is added, pages read until a short one) whose
- * "body" holds marker. 1 with it in *found (json_decref it), 0 when none
- * has it, -1 with rt_gh_failed's line in *err (malloc'd). */
+ * "body" holds marker as a whole line (a marker with text around it on
+ * its line, as a name quoted in a body has, is not one). 1 with it in
+ * *found (json_decref it), 0 when none has it, -1 with rt_gh_failed's
+ * line in *err (malloc'd). */
 int rt_gh_find_marker(rt_gh *g, const char *path, const char *marker, json_t **found,
     char **err);
+/* The same for any of markers (NULL-terminated), in one pass. */
+int rt_gh_find_markers(rt_gh *g, const char *path, const char *const *markers,
+    json_t **found, char **err);
 /* The comment on issue or pull request number of repo (OWNER/REPO) that
  * holds marker gets body (PATCH), else a new one is posted (POST); body
  * must hold marker. 1 updated, 0 created, both with the comment in *out

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rt_http.h"
+#include "rt_jsonl.h"
 #include "rt_notify.h"
 #include "rt_util.h"
 
@@ -46,6 +47,22 @@ rt_gh_command(rt_buf *b, const char *cmd, const char *const *props, const char *
 	rt_buf_addc(b, '\n');
 }
 
+void
+rt_slack_esc(rt_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '&')
+			rt_buf_adds(b, "&amp;");
+		else if (*s == '<')
+			rt_buf_adds(b, "&lt;");
+		else if (*s == '>')
+			rt_buf_adds(b, "&gt;");
+		else
+			rt_buf_addc(b, *s);
+	}
+	rt_buf_str(b);
+}
+
 int
 rt_webhook_check(const char *url, char **shown, char *err, size_t errsize)
 {
@@ -76,12 +93,15 @@ rt_webhook_post(const char *url, const char *text, char *err, size_t errsize)
 {
 	static const char *const hdr[] = { "Content-Type: application/json", NULL };
 	json_t *j = json_object();
+	rt_buf t = { 0 };
 	rt_http_req req = { 0 };
 	rt_http_resp resp;
 	char *body;
 	int rc = 0;
 
-	json_object_set_new(j, "text", json_string(text));
+	rt_slack_esc(&t, text);
+	json_object_set_new(j, "text", rt_json_bytes(t.data, t.len));
+	rt_buf_free(&t);
 	body = json_dumps(j, JSON_COMPACT);
 	json_decref(j);
 	req.method = "POST";

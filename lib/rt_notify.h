@@ -20,8 +20,14 @@ void rt_gh_command(rt_buf *b, const char *cmd, const char *const *props,
  * it: "SCHEME://HOST[:PORT]/...". 0, or -1 with the reason in err. */
 int rt_webhook_check(const char *url, char **shown, char *err, size_t errsize);
 
-/* POST {"text": text} to url through rt_http. 0 on a 2xx answer, else -1
- * with "HTTP 500" or "no response (...)" in err (never the URL). */
+/* Plain text as Slack mrkdwn reads it: & < > as &amp; &lt; &gt;, so a
+ * "<!channel>" or "<https://x|text>" in a test name is shown, never acted
+ * on (Slack's "Escaping text": only these three). Appends. */
+void rt_slack_esc(rt_buf *b, const char *s);
+
+/* POST {"text": text} to url through rt_http, text plain (rt_slack_esc
+ * is applied here). 0 on a 2xx answer, else -1 with "HTTP 500" or "no
+ * response (...)" in err (never the URL). */
 int rt_webhook_post(const char *url, const char *text, char *err, size_t errsize);
 
 #endif

@@ -6,20 +6,32 @@
 #include <jansson.h>
 
 #include "rt_github.h"
+#include "rt_hash.h"
 #include "rt_jsonl.h"
+#include "rt_md.h"
 #include "rt_quar_issue.h"
 #include "rt_quarantine.h"
 #include "rt_util.h"
 
-/* The marker an entry's issue carries in its body; "-->" in an ID would
- * end the HTML comment, so it is written "--&gt;". */
+/* The marker an entry's issue (kind "quarantine") or release comment
+ * carries on a line of its own: "<!-- retrial-KIND: sha256:HEX ID -->",
+ * HEX the SHA-256 of the ID's bytes. "-->" in an ID would end the HTML
+ * comment, so it is written "--&gt;"; the hash keeps "a-->" and
+ * "a--&gt;" apart. rt_gh_find_marker matches a whole line only, and an ID
+ * has no line feed, so a name that embeds another test's marker (in the
+ * title, or in the body's code span) never matches it. */
 static char *
-marker(const char *kind, const char *id)
+marker(const char *kind, const char *id, int legacy)
 {
 	rt_buf b = {0};
 	const char *p;
+	char hex[65];
 
 	rt_buf_printf(&b, "<!-- retrial-%s: ", kind);
+	if (!legacy) {
+		rt_sha256_hex(id, strlen(id), hex);
+		rt_buf_printf(&b, "sha256:%s ", hex);
+	}
 	for (p = id; *p; p++) {
 		if (strncmp(p, "-->", 3) == 0) {
 			rt_buf_adds(&b, "--&gt;");
@@ -32,19 +44,12 @@ marker(const char *kind, const char *id)
 	return b.data;
 }
 
-static char *
-sh_quote(const char *s)
+/* Markers before the hash ("<!-- retrial-KIND: ID -->") are still found,
+ * but only for an ID the old form wrote unambiguously. */
+static int
+legacy_ok(const char *id)
 {
-	rt_buf b = {0};
-
-	rt_buf_addc(&b, '\'');
-	for (; *s; s++)
-		if (*s == '\'')
-			rt_buf_adds(&b, "'\\''");
-		else
-			rt_buf_addc(&b, *s);
-	rt_buf_addc(&b, '\'');
-	return b.data;
+	return !strstr(id, "-->") && !strstr(id, "--&gt;");
 }
 
 /* How to measure the test again: the verdict's own line, else rt-measure
@@ -61,20 +66,20 @@ reproduce(const char *id, const char *given, const char *rate)
 		return rt_xstrdup(given);
 	if (!rate || rt_quar_rate(rate, &k, &n) < 0 || n < 20)
 		n = 20;
-	q = sh_quote(id);
+	q = rt_sh_quote(id);
 	if (sep && sep - id > 3 && strncmp(sep - 3, ".py", 3) == 0) {
 		r = rt_xasprintf("rt-measure -n %ld -- python3 -m pytest -q %s", n, q);
 	} else if (sep && strncmp(sep + 2, "Test", 4) == 0 && !strchr(sep + 2, ' ')) {
-		char *run = rt_xasprintf("^%s$", sep + 2), *rq = sh_quote(run);
+		char *run = rt_xasprintf("^%s$", sep + 2), *rq = rt_sh_quote(run);
 		file = rt_xasprintf("%.*s", (int)(sep - id), id);
 		free(q);
-		q = sh_quote(file);
+		q = rt_sh_quote(file);
 		r = rt_xasprintf("rt-measure -n %ld -- go test -count=1 -run %s %s", n, rq, q);
 		free(file);
 		free(run);
 		free(rq);
 	} else {
-		r = rt_xasprintf("rt-measure -n %ld --cmd 'the test command that selects %s'", n, id);
+		r = rt_xasprintf("rt-measure -n %ld --cmd CMD  # CMD: the command that runs %s", n, q);
 	}
 	free(q);
 	return r;
@@ -84,14 +89,18 @@ char *
 rt_quar_issue_open(rt_gh *G, const char *gh_repo, const rt_quar_entry *e,
     const char *repro_given, char **err)
 {
-	char *mk = marker("quarantine", e->id), *path, *msg, *body, *title, *repro, *url = NULL;
+	char *mk = marker("quarantine", e->id, 0), *path, *msg, *body, *title, *repro, *url = NULL;
+	char *old = legacy_ok(e->id) ? marker("quarantine", e->id, 1) : NULL;
+	const char *mks[3] = { mk, old, NULL };
 	json_t *found, *j, *req, *u, *num;
+	rt_buf bb = {0};
 	long st;
 	int rc;
 
 	path = rt_xasprintf("/repos/%s/issues?state=open", gh_repo);
-	rc = rt_gh_find_marker(G, path, mk, &found, err);
+	rc = rt_gh_find_markers(G, path, mks, &found, err);
 	free(path);
+	free(old);
 	if (rc < 0) {
 		free(mk);
 		return NULL;
@@ -120,17 +129,21 @@ rt_quar_issue_open(rt_gh *G, const char *gh_repo, const rt_quar_entry *e,
 		title = rt_xrealloc(title, cut + 4);
 		memcpy(title + cut, "\xe2\x80\xa6", 4);
 	}
-	body = rt_xasprintf("`%s` is quarantined: it keeps running in a lane that does not gate, "
-	    "and its failure rate keeps being measured.\n\n"
-	    "- **Evidence:** %s\n"
-	    "- **Owner:** %s\n"
-	    "- **Since:** %s; **expires:** %s\n"
-	    "- **Reproduce:** `%s`\n\n"
-	    "`rt-quarantine release --history DB` releases it once its clean runs since it was "
-	    "listed reach the number rt-plan plans from its rate, and closes this issue.\n\n%s\n",
-	    e->id, e->reason ? e->reason : "not recorded",
+	/* the ID and the reproduce line as code spans fenced by their content
+	 * (rt_md_code), so a backtick in a name cannot end them */
+	rt_md_code(&bb, e->id);
+	rt_buf_adds(&bb, " is quarantined: it keeps running in a lane that does not gate, "
+	    "and its failure rate keeps being measured.\n\n- **Evidence:** ");
+	rt_buf_adds(&bb, e->reason ? e->reason : "not recorded");
+	rt_buf_printf(&bb, "\n- **Owner:** %s\n- **Since:** %s; **expires:** %s\n"
+	    "- **Reproduce:** ",
 	    e->owner ? e->owner : "none (give --owner, or a CODEOWNERS rule for its file)",
-	    e->since ? e->since : "unknown", e->expires ? e->expires : "never", repro, mk);
+	    e->since ? e->since : "unknown", e->expires ? e->expires : "never");
+	rt_md_code(&bb, repro);
+	rt_buf_printf(&bb, "\n\n`rt-quarantine release --history DB` releases it once its clean "
+	    "runs since it was listed reach the number rt-plan plans from its rate, and closes "
+	    "this issue.\n\n%s\n", mk);
+	body = bb.data;
 	/* an ID is any bytes but TAB and newline: repaired as JSON wants them */
 	req = json_object();
 	json_object_set_new(req, "title", rt_json_bytes(title, strlen(title)));
@@ -170,7 +183,7 @@ rt_quar_issue_close(rt_gh *G, const char *gh_repo, const rt_quar_entry *e, const
 		    gh_repo);
 		return 0;
 	}
-	mk = marker("release", e->id);
+	mk = marker("release", e->id, 0);
 	body = rt_xasprintf("Released from quarantine: %s\n\n%s\n", why, mk);
 	if (rt_gh_upsert_comment(G, gh_repo, num, mk, body, NULL, err) < 0) {
 		rc = -1;

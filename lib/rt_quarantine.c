@@ -1,5 +1,6 @@
 /* rt_quarantine: the quarantine list — one test a line, its canonical ID,
  * then TAB-separated NAME=VALUE fields (rt-quarantine(1), THE LIST). */
+#define _XOPEN_SOURCE 700  /* realpath(3): POSIX.1-2008, but glibc hides it */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -389,22 +390,27 @@ rt_quar_format(const rt_quar_list *l)
 int
 rt_quar_edit(const char *path, const char *header, rt_quar_edit_fn fn, void *ctx)
 {
+	/* a list that is a symbolic link (or under one) is edited where it
+	 * lives: renaming the new text over the link would put a copy of
+	 * its target into the project and cut the link */
+	char *real = realpath(path, NULL);
+	const char *at = real ? real : path;
 	char *text, *out, err[512];
 	struct flock lk;
 	struct stat fst, pst;
 	rt_quar_list l;
 	int fd, rc, created;
 
-	if (rt_mkdir_parents(path, 0777) < 0)
+	if (rt_mkdir_parents(at, 0777) < 0)
 		rt_die("%s:", path);
 	/* lock the list itself; one renamed over it while we waited is
 	 * another job's edit, so lock the new one (no lock file is left in
 	 * the project) */
 	for (;;) {
 		created = 0;
-		if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) >= 0)
+		if ((fd = open(at, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) >= 0)
 			created = 1;
-		else if (errno != EEXIST || (fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+		else if (errno != EEXIST || (fd = open(at, O_RDWR | O_CLOEXEC)) < 0)
 			rt_die("%s:", path);
 		memset(&lk, 0, sizeof lk);
 		lk.l_type = F_WRLCK;
@@ -414,7 +420,7 @@ rt_quar_edit(const char *path, const char *header, rt_quar_edit_fn fn, void *ctx
 				rt_die("%s: lock:", path);
 		if (fstat(fd, &fst) < 0)
 			rt_die("%s:", path);
-		if (stat(path, &pst) == 0 && pst.st_ino == fst.st_ino && pst.st_dev == fst.st_dev)
+		if (stat(at, &pst) == 0 && pst.st_ino == fst.st_ino && pst.st_dev == fst.st_dev)
 			break;
 		close(fd);
 	}
@@ -442,19 +448,20 @@ rt_quar_edit(const char *path, const char *header, rt_quar_edit_fn fn, void *ctx
 	}
 	if (rt_quar_parse(text, path, &l, err, sizeof err) < 0) {
 		if (created)
-			unlink(path);
+			unlink(at);
 		rt_die("%s", err);
 	}
 	if ((rc = fn(&l, ctx)) > 0) {
 		out = rt_quar_format(&l);
-		if (rt_write_file_atomic(path, out, strlen(out)) < 0)
+		if (rt_write_file_atomic(at, out, strlen(out)) < 0)
 			rt_die("%s:", path);
 		free(out);
 	} else if (created) {
-		unlink(path);     /* nothing to keep: no empty list left behind */
+		unlink(at);     /* nothing to keep: no empty list left behind */
 	}
 	free(text);
 	rt_quar_free(&l);
 	close(fd);
+	free(real);
 	return rc;
 }

@@ -8,9 +8,29 @@
 #include "rt_text.h"
 #include "rt_util.h"
 
+/* The bidi formatting characters (Unicode's Bidi_Control: U+061C, U+200E,
+ * U+200F, U+202A-U+202E, U+2066-U+2069) that start u: their code point,
+ * else 0. Shown raw they reorder what a person reads ("Trojan Source"). */
+static unsigned
+bidi(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (n >= 2 && u[0] == 0xd8 && u[1] == 0x9c)
+		return 0x061c;
+	if (n < 3 || u[0] != 0xe2)
+		return 0;
+	if (u[1] == 0x80 && (u[2] == 0x8e || u[2] == 0x8f || (u[2] >= 0xaa && u[2] <= 0xae)))
+		return 0x2000 + (u[2] & 0x3f);
+	if (u[1] == 0x81 && u[2] >= 0xa6 && u[2] <= 0xa9)
+		return 0x2040 + (u[2] & 0x3f);
+	return 0;
+}
+
 void
 rt_text_visible(rt_buf *b, const char *s, size_t n, int flags)
 {
+	unsigned cp;
 	size_t len, i;
 	char *u = rt_utf8_repair(s, n, &len, NULL);
 	unsigned char c;
@@ -26,8 +46,12 @@ rt_text_visible(rt_buf *b, const char *s, size_t n, int flags)
 		else if (c == 0xc2 && i + 1 < len && (unsigned char)u[i + 1] >= 0x80 &&
 		    (unsigned char)u[i + 1] <= 0x9f)
 			rt_buf_printf(b, "\\u%04x", (unsigned char)u[++i]);
-		else
+		else if ((cp = bidi(u + i, len - i))) {
+			rt_buf_printf(b, "\\u%04x", cp);
+			i += cp < 0x800 ? 1 : 2;
+		} else {
 			rt_buf_addc(b, (char)c);
+		}
 	}
 	free(u);
 }

@@ -397,6 +397,34 @@ rt_buf_free(rt_buf *b)
 	b->len = b->cap = 0;
 }
 
+void
+rt_buf_sh(rt_buf *b, const char *s)
+{
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_./=:,+@%-") == strlen(s)) {
+		rt_buf_adds(b, s);
+		return;
+	}
+	rt_buf_addc(b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			rt_buf_adds(b, "'\\''");
+		else
+			rt_buf_addc(b, *s);
+	}
+	rt_buf_addc(b, '\'');
+}
+
+char *
+rt_sh_quote(const char *s)
+{
+	rt_buf b = { 0 };
+
+	rt_buf_sh(&b, s);
+	rt_buf_str(&b);
+	return b.data;
+}
+
 /* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, no
  * surrogates, nothing above U+10FFFF), or 0 when it is invalid. */
 static size_t

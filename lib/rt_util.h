@@ -103,6 +103,13 @@ void rt_buf_printf(rt_buf *b, const char *fmt, ...);
 const char *rt_buf_str(rt_buf *b); /* NUL-terminated view */
 void rt_buf_free(rt_buf *b);
 
+/* s as one sh(1) word, for a command line a person may paste: bare when
+ * every byte is in [A-Za-z0-9_./=:,+@%-] (and s is not empty), else in
+ * single quotes with each ' written '\''. rt_buf_sh appends it;
+ * rt_sh_quote returns it malloc'd. Every reproduce line goes through it. */
+void rt_buf_sh(rt_buf *b, const char *s);
+char *rt_sh_quote(const char *s);
+
 /* Copy n bytes into a valid UTF-8 string: each byte of an invalid sequence
  * becomes U+FFFD; NUL bytes are kept (JSON writes them as \u0000). Returns
  * a malloc'd buffer, its length in *outlen, the number of replaced bytes in

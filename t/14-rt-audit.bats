@@ -812,6 +812,19 @@ hook_server() {
 	[ "$output" = "rt-audit: webhook http://127.0.0.1:$port/...: HTTP 500; audit 2 is recorded: rt-audit --audit 2 --webhook-file FILE posts it again" ]
 }
 
+@test "rt-audit: --webhook: a test name's <!channel>, <url|text> and & are Slack text, its line feed and U+202E shown visibly" {
+	hook_server
+	port=$(cat "$T/port")
+	recs t.ok n1 r1 2026-11-01 0 5 > "$T/n1.jsonl"
+	rt-audit -H "$(H)" "$T/n1.jsonl" >/dev/null 2>&1
+	recs 't.f <!channel> <https://evil.example|docs> & x\nNewly flaky: forged\u202e' n2 r2 2026-11-02 2 5 > "$T/n2.jsonl"
+	run rt-audit -H "$(H)" --md /dev/null --webhook "http://127.0.0.1:$port/hook" "$T/n2.jsonl"
+	status_is 0
+	jq -e '.body.text | split("\n") | length == 2' "$T/hook.log"
+	jq -e '.body.text | contains("Newly flaky: t.f &lt;!channel&gt; &lt;https://evil.example|docs&gt; &amp; x␊Newly flaky: forged\\u202e: 2/5 failed")' "$T/hook.log"
+	jq -e '.body.text | test("<|>|\u202e") | not' "$T/hook.log"
+}
+
 @test "rt-audit: a webhook URL that is plain http to another host, not a URL, or both forms, is refused before the audit" {
 	recs t.ok n1 r1 2026-11-01 0 5 > "$T/n1.jsonl"
 	run rt-audit -H "$(H)" --webhook http://hooks.example.com/services/SECRETTOKEN "$T/n1.jsonl"

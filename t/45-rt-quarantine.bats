@@ -56,6 +56,12 @@ gh_count() {
 	jq -s "[.[] | select($1)] | length" "$T/gh.log"
 }
 
+# the marker an entry's issue (KIND quarantine) or release comment carries:
+# mark KIND ID [ID as written, "-->" as "--&gt;"]
+mark() {
+	printf '<!-- retrial-%s: sha256:%s %s -->' "$1" "$(printf %s "$2" | sha256sum | cut -c1-64)" "${3:-$2}"
+}
+
 pytest_run() {
 	(cd "$1" && "$PY" -m pytest -q -p retrial_quarantine \
 	    --junitxml="$2" tests)
@@ -336,9 +342,9 @@ EOF
 	grep -q "^$id	owner=@cache-team	.*	issue=https://github.example/acme/cache/issues/121	reason=18/20 failed (90.0%, 95% Wilson CI 69.8%–97.3%)	rate=18/20$" .retrial/quarantine
 	[ "$(gh_count '.method == "POST" and .path == "/repos/acme/cache/issues"')" -eq 1 ]
 	[ "$(gh_count '.method == "GET" and .path == "/repos/acme/cache/issues" and .query.state == "open" and .query.per_page == "100"')" -eq 2 ]
-	jq -s -e --arg id "$id" '[.[] | select(.method == "POST")][0] | .auth == "ok" and .status == 201
+	jq -s -e --arg id "$id" --arg mk "$(mark quarantine "$id")" '[.[] | select(.method == "POST")][0] | .auth == "ok" and .status == 201
 	    and .body.title == "Quarantined flaky test: \($id)"
-	    and (.body.body | contains("<!-- retrial-quarantine: \($id) -->")
+	    and (.body.body | contains("\n\($mk)\n")
 	        and contains("18/20 failed (90.0%, 95% Wilson CI 69.8%–97.3%)")
 	        and contains("@cache-team") and contains("rt-measure -n 20 -- python3 -m pytest -q")
 	        and contains("**expires:** 20"))' "$T/gh.log"
@@ -388,9 +394,9 @@ EOF
 	[ "$(sqlite3 "$T/audit.db" "SELECT sum(failed), count(failed) FROM results WHERE case_id = '$id'")" = "2|5" ]
 	! grep -q "^$id" .retrial/quarantine
 	# the issue: the release's evidence commented, then closed
-	jq -s -e --arg id "$id" '[.[] | select(.method != "GET")] | .[-2:] as [$c, $p]
+	jq -s -e --arg mk "$(mark release "$id")" '[.[] | select(.method != "GET")] | .[-2:] as [$c, $p]
 	    | $c.path == "/repos/acme/cache/issues/121/comments" and $c.status == 201
-	    and ($c.body.body | contains("3 clean runs since") and contains("<!-- retrial-release: \($id) -->"))
+	    and ($c.body.body | contains("3 clean runs since") and contains("\n\($mk)\n"))
 	    and $p.method == "PATCH" and $p.path == "/repos/acme/cache/issues/121"
 	    and $p.body.state == "closed" and $p.status == 200' "$T/gh.log"
 	curl -sf -H "Authorization: Bearer $TOKEN" "$GITHUB_API_URL/repos/acme/cache/issues/121" |
@@ -498,13 +504,13 @@ EOF
 	run rt-quarantine -f q add --owner @cache --github acme/cache --from "$RT_TOP/t/fixtures/pr/quarantine.jsonl"
 	status_is 0
 	has "issue: #1 https://github.example/acme/cache/issues/1 (opened)"
-	jq -s -e '.[-1].body.body | contains("**Reproduce:** `rt-measure -n 40 --cmd '"'"'python3 test_cache.py'"'"' > baseline.jsonl`")
+	jq -s -e --arg mk "$(mark quarantine test_cache)" '.[-1].body.body | contains("**Reproduce:** `rt-measure -n 40 --cmd '"'"'python3 test_cache.py'"'"' > baseline.jsonl`")
 	    and contains("rt-verify: 12/40 failed (30.0%, 95% Wilson CI 18.0%–45.5%), no fix survived")
-	    and contains("<!-- retrial-quarantine: test_cache -->")' "$T/gh.log"
+	    and contains($mk)' "$T/gh.log"
 	run rt-quarantine -f q add --owner @web --github acme/cache 'web/cart.test.js::cart --> adds up'
 	status_is 0
-	jq -s -e '.[-1].body | .title == "Quarantined flaky test: web/cart.test.js::cart --> adds up"
-	    and (.body | contains("<!-- retrial-quarantine: web/cart.test.js::cart --&gt; adds up -->"))' "$T/gh.log"
+	jq -s -e --arg mk "$(mark quarantine 'web/cart.test.js::cart --> adds up' 'web/cart.test.js::cart --&gt; adds up')" '.[-1].body | .title == "Quarantined flaky test: web/cart.test.js::cart --> adds up"
+	    and (.body | contains($mk))' "$T/gh.log"
 	# found again by that marker
 	sed -i 's|	issue=[^	]*||' q
 	run rt-quarantine -f q add --owner @web --github acme/cache 'web/cart.test.js::cart --> adds up'
@@ -706,4 +712,77 @@ night() { # night N OUTCOME
 	git am -q "$T/m.mbox"
 	git log -1 --format=%B | grep -qxF "Issue: https://github.com/acme/cache/issues/7"
 	cmp .retrial/quarantine "$T/r/.retrial/quarantine"
+}
+
+@test "gate: hostile names (a line feed then ::error, ::add-mask::, ::stop-commands::; U+202E) print visibly; no line starts with ::" {
+	cd "$T"
+	run rt-quarantine -f q gate "$RT_TOP/t/fixtures/hostile/junit-names.xml"
+	status_is 1
+	[ "${#lines[@]}" -eq 5 ]
+	has "failed: tests/test_a.py::test_x␊::error title=forged::FAIL"
+	has "failed: tests/test_a.py::test_z␊::stop-commands::tok"
+	has 'failed: tests/test_a.py::test_w\u202egnp.exe'
+	! printf '%s\n' "$output" | tr '\r' '\n' | grep -q '^[[:space:]]*::'
+	! printf '%s' "$output" | grep -q $'\u202e'
+}
+
+@test "issues: a hostile name that embeds another test's marker never has its issue adopted; backticks stay in the code span; the reproduce line is quoted" {
+	cd "$T"
+	start_gh ok
+	export GITHUB_TOKEN="$TOKEN"
+	victim=tests/test_a.py::test_victim
+	# its name carries the victim's markers, the hashed and the older one
+	evil="tests/test_b.py::test_evil $(mark quarantine "$victim") <!-- retrial-quarantine: $victim -->"
+	run rt-quarantine -f q add --owner @x --github acme/cache "$evil"
+	status_is 0
+	has "issue: #1 https://github.example/acme/cache/issues/1 (opened)"
+	run rt-quarantine -f q add --owner @x --github acme/cache "$victim"
+	status_is 0
+	has "issue: #2 https://github.example/acme/cache/issues/2 (opened)"
+	hasnt "found by its marker"
+	grep -q "^$victim	.*issue=https://github.example/acme/cache/issues/2	" q
+	# a backtick run in a name: the span's fence is longer; a quote in a
+	# name not a runner's: the reproduce line's CMD comment holds it quoted
+	name='web/x.test.js::a ``` b`'"'; touch pwned; '"
+	run rt-quarantine -f q add --owner @x --github acme/cache "$name"
+	status_is 0
+	jq -s -r '.[-1].body.body' "$T/gh.log" >body
+	head -1 body | grep -qF '````web/x.test.js::a ``` b`'"'"'; touch pwned; '"'"'```` is quarantined'
+	# the reproduce line's code span, read as CommonMark reads one
+	repro=$(sed -n 's/^- \*\*Reproduce:\*\* //p' body)
+	fence=${repro%%[!\`]*}
+	repro=${repro#"$fence"} repro=${repro%"$fence"}
+	[[ $repro != " "*" " ]] || repro=${repro:1:-1}
+	[[ $repro == "rt-measure -n 20 --cmd CMD "* ]]
+	mkdir stub && printf '#!/bin/sh\nexit 0\n' >stub/rt-measure && chmod +x stub/rt-measure
+	PATH="$T/stub:$PATH" sh -c "$repro"
+	[ ! -e pwned ]
+	# a pytest ID with a quote: one argument to pytest
+	run rt-quarantine -f q add --owner @x --github acme/cache "tests/test_c.py::test_q[it's]"
+	jq -s -r '.[-1].body.body' "$T/gh.log" | grep -qF "rt-measure -n 20 -- python3 -m pytest -q 'tests/test_c.py::test_q[it'\\''s]'"
+}
+
+@test "CODEOWNERS: a rule of many stars and a 6 KB path are matched in one pass (the backtracking matcher took minutes)" {
+	cd "$T"
+	printf '* @lead\n%s @stars\n/src/**/**/**/**/**/**/*.c/ @deep\n' "$(printf 'a*%.0s' $(seq 18))b" >CO
+	long=$(printf 'a/%.0s' $(seq 3000))x.py
+	timeout 20 rt-quarantine -f l1 add "$(printf 'a%.0s' $(seq 40))::t" --codeowners CO >/dev/null
+	grep -q "owner=@lead" l1
+	timeout 20 rt-quarantine -f l2 add "$(printf 'a%.0s' $(seq 40))b::t" --codeowners CO >/dev/null
+	grep -q "owner=@stars" l2
+	timeout 20 rt-quarantine -f l3 add "$long::t" --codeowners CO >/dev/null
+	grep -q "owner=@lead" l3
+	timeout 20 rt-quarantine -f l4 add "src/$(printf 'd/%.0s' $(seq 3000))x.c/y.c::t" --codeowners CO >/dev/null
+	grep -q "owner=@deep" l4
+}
+
+@test "a quarantine list that is a symbolic link is edited where it lives; the link stays" {
+	cd "$T"
+	mkdir shared proj
+	rt-quarantine -f shared/q add a.py::t --owner @x >/dev/null
+	ln -s ../shared/q proj/q
+	(cd proj && rt-quarantine -f q add b.py::t --owner @y >/dev/null)
+	[ -L proj/q ]
+	grep -q '^b.py::t	owner=@y' shared/q
+	grep -q '^a.py::t	owner=@x' shared/q
 }

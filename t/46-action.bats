@@ -225,3 +225,44 @@ teardown() {
 	RT_ANNOTATIONS=false job 310
 	hasnt "::warning"
 }
+
+# What GitHub's runner acts on in a job log: each line (LF, CR or CRLF
+# ends one) that starts, after blanks, with "::"; "::stop-commands::T"
+# stops that until a line "::T::".
+acted() {
+	printf '%s\n' "$1" | tr '\r' '\n' | awk '{ l = $0; sub(/^[ \t]+/, "", l) }
+	stop != "" { if (l == "::" stop "::") stop = ""; next }
+	l ~ /^::stop-commands::/ { stop = substr(l, 18); next }
+	l ~ /^::/ { print l }'
+}
+
+@test "action script: hostile test names (a line feed then ::error, ::add-mask::, ::stop-commands::; U+202E) never make a workflow command" {
+	mkdir -p "$T/p/reports"
+	cp "$RT_TOP/t/fixtures/hostile/junit-names.xml" "$T/p/reports/junit-hostile.xml"
+	cp "$RT_TOP/t/fixtures/hostile/junit-names-retry.xml" "$T/p/reports/junit-hostile-retry.xml"
+	job 400
+	status_is 1
+	# the names shown, visibly, each on the line that names it
+	has "failed: tests/test_a.py::test_y␍␊  ::add-mask::FAIL"
+	has 'failed: tests/test_a.py::test_w\u202egnp.exe'
+	! printf '%s' "$output" | grep -q $'\u202e'
+	# the one command acted on: the annotation of the newly flaky test_x,
+	# its name escaped into the message
+	run acted "$output"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "::warning title=flaky test::tests/test_a.py::test_x%0A::error title=forged::FAIL: 1/2 failed"* ]]
+	# the summary's block of the gate's lines: nothing in it ends the fence
+	[ "$(grep -c '^```' "$GITHUB_STEP_SUMMARY")" -eq 2 ]
+}
+
+@test "action script: the first run, with no quarantine list, gates; a report named -junit.xml is a report, not an option" {
+	rm "$T/p/.retrial/quarantine"
+	(cd "$T/p" && "$PY" -m pytest -q --junitxml=-junit.xml tests >/dev/null 2>&1) || true
+	run env -C "$T/p" GITHUB_RUN_ID=500 RT_JUNIT='-*.xml' "$ACT"
+	status_is 1
+	has "failed: tests/test_flaky.py::test_flaky"
+	has "gate: FAIL: 1 failed outside the quarantine"
+	grep -qx "gate=fail" "$GITHUB_OUTPUT"
+	[ ! -e "$T/p/.retrial/quarantine" ]
+	[ "$(sqlite3 "$T/p/.retrial/audit.db" "SELECT count(DISTINCT case_id) FROM results")" -eq 3 ]
+}

@@ -33,26 +33,49 @@ history=${RT_HISTORY:-.retrial/audit.db}
 qlist=${RT_QUARANTINE:-.retrial/quarantine}
 export RETRIAL_QUARANTINE=$qlist
 
-# the reports: each glob expanded in the workspace, in order, once each
+# the reports: each glob expanded in the workspace, in order, once each;
+# a path that starts with '-' gets "./" (and "--" ends the options), so
+# no report is read as an option or as stdin
 reports=()
 declare -A seen=()
 read -r -d '' -a pats <<<"${RT_JUNIT:-**/junit*.xml}" || true
 for p in "${pats[@]}"; do
 	for f in $p; do
+		case $f in -*) f=./$f ;; esac
 		[ -f "$f" ] && [ -z "${seen[$f]:-}" ] && { seen[$f]=1; reports+=("$f"); }
 	done
 done
 [ "${#reports[@]}" -gt 0 ] || die "no report matches ${RT_JUNIT:-**/junit*.xml}"
 
+# Workflow commands come from this script only. Test names are data: the
+# tools show them visibly (no line feed in a name starts a line), and all
+# that the tools print is shown with commands stopped (GitHub's
+# "::stop-commands::TOKEN", the token unguessable); commands resume
+# ("::TOKEN::") only to print the annotations rt-audit escaped and this
+# script's own warning. One stream, so the two never reorder.
+exec 2>&1
+stop=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+[ "${#stop}" -eq 32 ] || die "cannot read /dev/urandom for the stop-commands token"
+echo "::stop-commands::$stop"
+commands() { if [ "$1" = on ]; then echo "::$stop::"; else echo "::stop-commands::$stop"; fi; }
+# a workflow command's message, escaped as GitHub reads it
+gh_data() { printf '%s' "$1" | sed 's/%/%25/g; s/\r/%0D/g' | sed ':a;N;$!ba;s/\n/%0A/g'; }
+
 tmp=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/retrial-action.XXXXXX") || die "cannot make a temporary directory"
-trap 'rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"; commands on' EXIT
 mkdir -p "$(dirname "$history")" || die "$history: cannot make its directory"
+# the first run, before any test was quarantined: an empty list
+if [ ! -e "$qlist" ]; then
+	qlist=$tmp/quarantine.empty
+	: >"$qlist" || die "$qlist: cannot write"
+	export RETRIAL_QUARANTINE=$qlist
+fi
 
 # one run per job attempt, the same in every record of it
 run="github:${GITHUB_REPOSITORY:-local}:${GITHUB_RUN_ID:-0}.${GITHUB_RUN_ATTEMPT:-1}:${GITHUB_JOB:-job}"
 
 # the gate: quarantined tests run and never gate; their outcomes are kept
-rt-quarantine gate --records "$tmp/q.jsonl" "${reports[@]}" >"$tmp/gate.txt"
+rt-quarantine gate --records "$tmp/q.jsonl" -- "${reports[@]}" >"$tmp/gate.txt"
 gate=$?
 cat "$tmp/gate.txt"
 case $gate in
@@ -62,7 +85,7 @@ case $gate in
 esac
 
 # every case's records, and the quarantine lane's, as one run
-{ rt-junit "${reports[@]}" || echo "rt-junit failed" >"$tmp/junit.err"; cat "$tmp/q.jsonl"; } |
+{ rt-junit -- "${reports[@]}" || echo "rt-junit failed" >"$tmp/junit.err"; cat "$tmp/q.jsonl"; } |
     jq -c --arg run "$run" '.run = $run' >"$tmp/trials.jsonl" || die "the reports' records could not be read"
 [ ! -e "$tmp/junit.err" ] || die "rt-junit could not read the reports"
 
@@ -88,13 +111,23 @@ if [ -n "$pr" ]; then
 		comment=$pr
 	fi
 fi
-rt-audit "${aopts[@]}" "$tmp/trials.jsonl" || die "rt-audit exited $? (the history is unchanged)"
+rt-audit "${aopts[@]}" -- "$tmp/trials.jsonl" >"$tmp/audit.out" || die "rt-audit exited $? (the history is unchanged)"
+# its annotations (rt_gh_command lines, escaped) with commands on, the
+# rest of what it said without
+grep -v '^::warning ' "$tmp/audit.out"
+if grep -q '^::warning ' "$tmp/audit.out"; then
+	commands on
+	grep '^::warning ' "$tmp/audit.out"
+	commands off
+fi
 # the PR comment, from the audit just recorded: a token that may not
 # comment (a pull request from a fork) warns and never fails the job
 if [ -n "${comment:-}" ]; then
 	audit=$(jq -r '.audit' "$tmp/digest.json")
 	if ! rt-audit -H "$history" --audit "$audit" --pr-comment "$comment" --md /dev/null 2>"$tmp/comment.err"; then
-		echo "::warning title=retrial::the PR comment was not written: $(head -n 1 "$tmp/comment.err")"
+		commands on
+		echo "::warning title=retrial::the PR comment was not written: $(gh_data "$(head -n 1 "$tmp/comment.err")")"
+		commands off
 	fi
 fi
 
