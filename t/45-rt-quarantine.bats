@@ -311,6 +311,10 @@ EOF
 	run rt-measure --text trials.jsonl
 	status_is 0
 	[ "$output" = "FLAKY: 10/30 failed (33.3%, 95% Wilson CI 19.2%–51.3%)" ]
+	run rt-measure -n 9 --text --case "$id" \
+	    --cmd "$PY -m pytest -q -p retrial_quarantine tests"
+	status_is 0
+	has "FLAKY: 3/9 failed"
 	# the report of a failing trial: xfail for pytest, a failure for retrial
 	RETRIAL_TRIAL=3 run "$PY" -m pytest -q -p retrial_quarantine --junitxml=r3.xml tests
 	status_is 1

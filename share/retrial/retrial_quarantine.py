@@ -135,13 +135,12 @@ def pytest_collection_modifyitems(config, items):
             item.stash[_QUARANTINED] = ident
 
 
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """The real outcome of a quarantined test, before xfail hides it: a
-    failure in any phase is "failed", a clean call "passed". JUnit writes
-    the properties with the teardown's report, which copies them from the
-    item."""
+    failure in its setup or call is "failed", a clean call "passed". JUnit
+    writes the properties of the teardown's report, made from the item's
+    (so a failure in teardown itself is not recorded)."""
     yield
     ident = item.stash.get(_QUARANTINED, None)
     if ident is None:
