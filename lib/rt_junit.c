@@ -59,6 +59,10 @@ typedef struct {
 	attempt tries[MAX_ATTEMPTS];
 	int ntries;
 	long lost_tries;
+	/* retrial's pytest plugin: the quarantined test's real outcome and
+	 * its ID on the list (testcase properties) */
+	int quar_failed;
+	char *quar_id;
 	int in_result, result_depth; /* inside a result/attempt element */
 	attempt *cur;                /* where that element's text and output go */
 	rt_buf *cap;                 /* where character data goes, or NULL */
@@ -137,7 +141,9 @@ case_clear(parser *q)
 	free(q->classname);
 	free(q->name);
 	free(q->file);
-	q->classname = q->name = q->file = NULL;
+	free(q->quar_id);
+	q->classname = q->name = q->file = q->quar_id = NULL;
+	q->quar_failed = 0;
 	attempt_clear(&q->fin);
 	for (i = 0; i < q->ntries; i++)
 		attempt_clear(&q->tries[i]);
@@ -233,17 +239,24 @@ emit(parser *q, attempt *a, int num, const char *id)
 {
 	json_t *j = json_object();
 	const char *suite = suite_at(q->sname, q->nsuite);
+	int res = a->result, xfail = 0;
 
+	/* a quarantined test the plugin ran as xfail is measured by the
+	 * failure the xfail hides (rt-quarantine(1), The pytest plugin) */
+	if (a == &q->fin && q->quar_failed && res == R_SKIPPED) {
+		res = R_FAILURE;
+		xfail = 1;
+	}
 	json_object_set_new(j, "type", json_string("trial"));
 	json_object_set_new(j, "trial", json_integer(q->o->trial > 0 ? q->o->trial : q->ncase));
 	json_object_set_new(j, "case", rt_json_bytes(id, strlen(id)));
-	json_object_set_new(j, "outcome", json_string(a->result == R_SUCCESS ? "pass" :
-	    a->result == R_SKIPPED ? "skip" : "fail"));
-	json_object_set_new(j, "result", json_string(result_names[a->result]));
+	json_object_set_new(j, "outcome", json_string(res == R_SUCCESS ? "pass" :
+	    res == R_SKIPPED ? "skip" : "fail"));
+	json_object_set_new(j, "result", json_string(xfail ? "xfail" : result_names[res]));
 	json_object_set_new(j, "attempt", json_integer(num));
 	json_object_set_new(j, "time_ms", isnan(a->time) ? json_null() :
 	    rt_json_real6(a->time * 1000));
-	json_object_set_new(j, "message", a->result == R_SUCCESS ? json_null() : message(a));
+	json_object_set_new(j, "message", res == R_SUCCESS ? json_null() : message(a));
 	json_object_set_new(j, "failure_type", str_or_null(a->ftype));
 	json_object_set_new(j, "stdout", output(&a->out, a->out_lost));
 	json_object_set_new(j, "stderr", output(&a->err, a->err_lost));
@@ -256,6 +269,9 @@ emit(parser *q, attempt *a, int num, const char *id)
 	json_object_set_new(j, "source", json_string("junit"));
 	json_object_set_new(j, "junit_classname", str_or_null(q->classname));
 	json_object_set_new(j, "junit_name", str_or_null(q->name));
+	if (q->quar_id)
+		json_object_set_new(j, "quarantined", rt_json_bytes(q->quar_id,
+		    strlen(q->quar_id)));
 	if (!q->stopped && q->fn(j, q->ctx) != 0) {
 		q->stopped = 1;
 		XML_StopParser(q->p, XML_FALSE);
@@ -346,6 +362,14 @@ on_start(void *ud, const char *el, const char **a)
 			capture(q, &t->out, &t->out_lost, q->max_output);
 		else if (!strcmp(n, "system-err"))
 			capture(q, &t->err, &t->err_lost, q->max_output);
+		return;
+	}
+	if (!strcmp(n, "property") && (v = attr(a, "name"))) {
+		if (!strcmp(v, "retrial_quarantined"))
+			q->quar_failed = (v = attr(a, "value")) && !strcmp(v, "failed");
+		else if (!strcmp(v, "retrial_quarantine_id") && (v = attr(a, "value")) &&
+		    *v && !q->quar_id)
+			q->quar_id = dup_capped(v);
 		return;
 	}
 	if (q->depth != q->case_depth + 1)

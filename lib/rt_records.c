@@ -113,6 +113,7 @@ static const rt_field case_trial_f[] = {
 	{ "source", S, 0, NULL, NULL },
 	{ "junit_classname", S, 0, NULL, NULL },
 	{ "junit_name", S, 0, NULL, NULL },
+	{ "quarantined", S, 0, NULL, NULL },
 	END
 };
 

@@ -270,7 +270,8 @@ EOF
 	echo fixed >seed
 	run pytest_run . r2.xml
 	status_is 0
-	grep -q 'name="test_flaky" time="[0-9.]*" */>' r2.xml
+	# a pass is a pass, with the real outcome beside it
+	grep -q 'name="test_flaky" time="[0-9.]*"><properties><property name="retrial_quarantine_id" value="tests/test_flaky.py::test_flaky" */><property name="retrial_quarantined" value="passed" */></properties></testcase>' r2.xml
 	# the list named by RETRIAL_QUARANTINE; a malformed one stops the session
 	printf 'tests/test_other.py::test_other\towner\n' >../other
 	touch break
@@ -280,6 +281,127 @@ EOF
 	printf 'tests/test_other.py::test_other\towner=@x\n' >../other
 	RETRIAL_QUARANTINE=../other run pytest_run . r3.xml
 	status_is 0
+}
+
+# a real pytest project in a package: tests/shop/test_cart.py's
+# test_cache_race fails on every third trial (RETRIAL_TRIAL), so its counts
+# are exact; test_reorder_level in the next module fails on its own
+shop() {
+	mkdir -p "$1/tests/shop"
+	: >"$1/tests/__init__.py"
+	: >"$1/tests/shop/__init__.py"
+	cat >"$1/tests/shop/test_cart.py" <<'EOF'
+import os
+
+
+def trial():
+    return int(os.environ.get("RETRIAL_TRIAL", "1"))
+
+
+def test_total():
+    assert 2 + 2 == 4
+
+
+def test_cache_race():
+    assert trial() % 3 != 0, "the cache raced"
+
+
+def test_discount():
+    assert round(10 * 0.9, 2) == 9.0
+EOF
+	cat >"$1/tests/shop/test_stock.py" <<'EOF'
+def test_stock_count():
+    assert len([1, 2, 3]) == 3
+
+
+def test_reorder_level():
+    assert 5 < 3, "reorder level wrong"
+EOF
+}
+
+@test "the plugin and --case agree: a quarantined flake is measured by the failures its xfail hides; the gate still passes it" {
+	shop "$T/s"
+	cd "$T/s"
+	id=tests/shop/test_cart.py::test_cache_race
+	rt-quarantine add "$id" --owner @cache --reason "10/30 failed"
+	run rt-collect -n 30 -o trials.jsonl --case "$id" \
+	    --cmd "$PY -m pytest -q -p retrial_quarantine tests"
+	status_is 0
+	run rt-measure --text trials.jsonl
+	status_is 0
+	[ "$output" = "FLAKY: 10/30 failed (33.3%, 95% Wilson CI 19.2%–51.3%)" ]
+	run rt-measure -n 9 --text --case "$id" \
+	    --cmd "$PY -m pytest -q -p retrial_quarantine tests"
+	status_is 0
+	has "FLAKY: 3/9 failed"
+	# the report of a failing trial: xfail for pytest, a failure for retrial
+	RETRIAL_TRIAL=3 run "$PY" -m pytest -q -p retrial_quarantine --junitxml=r3.xml tests
+	status_is 1
+	has "1 failed, 3 passed, 1 xfailed"
+	rt-junit r3.xml >r3.jsonl
+	jqe -s --arg id "$id" '[.[] | select(.case == $id)] | length == 1 and .[0].outcome == "fail"
+	    and .[0].result == "xfail" and .[0].quarantined == $id' r3.jsonl
+	jqe -s '[.[] | select(.outcome == "fail")] | map(.case) | sort ==
+	    ["tests/shop/test_cart.py::test_cache_race", "tests/shop/test_stock.py::test_reorder_level"]' r3.jsonl
+	# the gate: the quarantined failure never fails the job, the other does
+	run rt-quarantine gate --records q3.jsonl r3.xml
+	status_is 1
+	has "quarantined, failed: $id"
+	has "failed: tests/shop/test_stock.py::test_reorder_level"
+	has "gate: FAIL: 1 failed outside the quarantine; 1 quarantined failed, 0 passed"
+	jqe -s --arg id "$id" 'length == 1 and .[0].case == $id and .[0].outcome == "fail"' q3.jsonl
+	RETRIAL_TRIAL=4 "$PY" -m pytest -q -p retrial_quarantine --junitxml=r4.xml tests || true
+	run rt-quarantine gate r4.xml
+	status_is 1
+	has "quarantined, passed: $id"
+}
+
+@test "the plugin under a subdirectory's rootdir: the list at the repository's top, the IDs from there; the gate from the top agrees" {
+	mkdir -p "$T/mono/svc"
+	cd "$T/mono"
+	git init -q .
+	shop svc
+	printf '[pytest]\ntestpaths = tests\n' >svc/pytest.ini
+	rt-quarantine add svc/tests/shop/test_cart.py::test_cache_race --owner @cache
+	rt-quarantine add svc/tests/shop/test_stock.py::test_reorder_level --owner @stock
+	cd svc
+	RETRIAL_TRIAL=3 run "$PY" -m pytest -p retrial_quarantine --junitxml=../r.xml
+	status_is 0
+	has "rootdir: $T/mono/svc"
+	has "retrial quarantine: 2 tests listed"
+	has "3 passed, 2 xfailed"
+	hasnt "warning"
+	cd ..
+	grep -q '<property name="retrial_quarantine_id" value="svc/tests/shop/test_cart.py::test_cache_race" */><property name="retrial_quarantined" value="failed" */>' r.xml
+	run rt-quarantine gate r.xml
+	status_is 0
+	has "quarantined, failed: svc/tests/shop/test_cart.py::test_cache_race"
+	has "quarantined, failed: svc/tests/shop/test_stock.py::test_reorder_level"
+	has "gate: pass: 0 failed outside the quarantine; 2 quarantined failed, 0 passed"
+	# an ID from the rootdir is not the repository's: nothing is quarantined
+	printf 'tests/shop/test_stock.py::test_reorder_level\towner=@stock\n' >.retrial/quarantine
+	cd svc
+	run "$PY" -m pytest -q -p retrial_quarantine
+	status_is 1
+	has "1 failed, 4 passed"
+}
+
+@test "the plugin with no list: one warning line, and the session runs as without it" {
+	shop "$T/w"
+	cd "$T/w"
+	git init -q .
+	run "$PY" -m pytest -q -p retrial_quarantine tests
+	status_is 1
+	has "1 failed, 4 passed"
+	[ "$(printf '%s\n' "$output" | grep -c 'warning')" -eq 1 ]
+	printf '%s\n' "$output" | grep -qxF "retrial quarantine: warning: no quarantine list (.retrial/quarantine in $T/w, or \$RETRIAL_QUARANTINE): nothing is quarantined"
+	# under a subdirectory's rootdir it says where it looked
+	mkdir sub && mv tests sub/ && printf '[pytest]\n' >sub/pytest.ini
+	cd sub
+	run "$PY" -m pytest -q -p retrial_quarantine tests
+	status_is 1
+	[ "$(printf '%s\n' "$output" | grep -c 'retrial quarantine: warning: ')" -eq 1 ]
+	has ".retrial/quarantine in $T/w/sub or a directory above it up to $T/w, or"
 }
 
 @test "release --history: the clean runs rt-plan asks for, counted after the latest failure" {
