@@ -379,15 +379,6 @@ stream_runner(const json_t *first)
 	return NULL;
 }
 
-/* The runners' names and what their reports start with, for the message
- * of a report no runner reads. */
-static const char *
-report_kinds(void)
-{
-	return "neither JUnit XML (no \"<\"), jest --json (no \"testResults\") nor go "
-	    "test -json (no {\"Action\":...} line)";
-}
-
 /* A report that starts with "{": an event stream is one event a line, a
  * document (jest --json) one JSON value (one line as jest writes it). A
  * whole first line tells them apart; else the document is read whole, at
@@ -473,6 +464,6 @@ rt_cases_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
 	for (k = 0; k < RT_RUNNER_NKINDS; k++)
 		if ((r = rt_runner_of((rt_runner_kind)k))->stream_read)
 			return r->stream_read(f, NULL, 0, -1, o, fn, ctx, err, errsize);
-	snprintf(err, errsize, "1: %s", report_kinds());
+	snprintf(err, errsize, "1: %s", rt_runner_report_kinds());
 	return -1;
 }

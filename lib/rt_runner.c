@@ -463,6 +463,25 @@ rt_runner_hidden_retries(rt_runner_kind k, const char *shell_cmd, char *const *a
 	return 1;
 }
 
+const char *
+rt_runner_report_kinds(void)
+{
+	static char text[512];
+	const char *what[RT_RUNNER_NKINDS];
+	size_t k, n = 0, len;
+
+	if (*text)
+		return text;
+	for (k = 0; k < RT_RUNNER_NKINDS; k++)
+		if (table[k] && table[k]->report_what)
+			what[n++] = table[k]->report_what;
+	len = (size_t)snprintf(text, sizeof text, "neither JUnit XML (no \"<\")");
+	for (k = 0; k < n && len < sizeof text; k++)
+		len += (size_t)snprintf(text + len, sizeof text - len, "%s%s",
+		    k + 1 == n ? " nor " : ", ", what[k]);
+	return text;
+}
+
 const rt_seed_opt *
 rt_seed_opt_at(size_t i)
 {

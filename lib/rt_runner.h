@@ -212,6 +212,7 @@ struct rt_runner {
 	long (*doc_read)(const json_t *doc, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
 	    char *err, size_t errsize);
 	int (*stream_claims)(const json_t *first);
+	const char *report_what;        /* "jest --json (no \"testResults\")" */
 	long (*stream_read)(FILE *f, char *line, size_t cap, ssize_t len, const rt_junit_opts *o,
 	    rt_junit_fn fn, void *ctx, char *err, size_t errsize);
 	/* Its options that rerun a failed test in the same run (a rerun that
@@ -230,6 +231,9 @@ const rt_runner *rt_runner_of(rt_runner_kind k);
 const rt_runner *rt_runner_named(const char *name);
 /* The runner python -m MODULE runs, or NULL. */
 const rt_runner *rt_runner_of_module(const char *module);
+/* "neither JUnit XML (no "<"), jest --json (no "testResults") nor ...":
+ * what a report no reader takes is not, every runner's report_what. */
+const char *rt_runner_report_kinds(void);
 /* Every runner's seeds, in table order: the i-th, or NULL past the end. */
 const rt_seed_opt *rt_seed_opt_at(size_t i);
 /* The seed of a seed fact's runner name ("go-shuffle"), or NULL. */

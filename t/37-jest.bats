@@ -161,7 +161,7 @@ expected_fails() {
 	printf '{"testResults":{}}\n' >"$T/odd.json"
 	run rt-junit "$T/odd.json"
 	status_is 2
-	has "rt-junit: $T/odd.json:1: neither JUnit XML (no \"<\"), jest --json (no \"testResults\") nor go test -json"
+	has "rt-junit: $T/odd.json:1: neither JUnit XML (no \"<\"), go test -json (no {\"Action\":...} line), jest --json (no \"testResults\"), mocha --reporter json (no \"stats\") nor rspec --format json (no \"examples\")"
 	# go test -json is still go test -json
 	run rt-junit "$R/go-test.json"
 	status_is 0

@@ -338,8 +338,7 @@ stream_read(FILE *f, char *line, size_t cap, ssize_t len, const rt_junit_opts *o
 	free(r.v);
 	free(r.slot);
 	if (!events) {
-		snprintf(err, errsize, "%ld: neither JUnit XML (no \"<\"), jest --json (no "
-		    "\"testResults\") nor go test -json (no {\"Action\":...} line)", lineno);
+		snprintf(err, errsize, "%ld: %s", lineno, rt_runner_report_kinds());
 		return -1;
 	}
 	return r.records;
@@ -449,6 +448,7 @@ const rt_runner rt_runner_go = {
 	.own_report = own,
 	.report_output = (size_t)16 << 20,
 	.stream_claims = stream_claims,
+	.report_what = "go test -json (no {\"Action\":...} line)",
 	.stream_read = stream_read,
 	.report_stdout = 1,
 	.seeds = seeds,

@@ -620,6 +620,7 @@ const rt_runner rt_runner_jest = {
 	    "(--reporters=default --reporters=jest-junit: retrial sets "
 	    "JEST_JUNIT_OUTPUT_FILE) or pass --json --outputFile=\"$RETRIAL_JUNIT\"",
 	.doc_is_report = doc_is_report,
+	.report_what = "jest --json (no \"testResults\")",
 	.doc_read = doc_read,
 };
 

@@ -442,6 +442,7 @@ const rt_runner rt_runner_mocha = {
 	.no_report = "mocha wrote none; mocha before 10.5 does not read MOCHA_OPTIONS: "
 	    "pass --reporter json --reporter-option output=\"$RETRIAL_JUNIT\"",
 	.doc_is_report = doc_is_report,
+	.report_what = "mocha --reporter json (no \"stats\")",
 	.doc_read = doc_read,
 	.retry_opts = retries,
 	.retry_msg = "mocha retries failed tests (%s): a retry",

@@ -479,5 +479,6 @@ const rt_runner rt_runner_rspec = {
 	    "unless the command names an --out of its own: a command that does, or sets "
 	    "SPEC_OPTS itself, must pass --format json --out \"$RETRIAL_JUNIT\"",
 	.doc_is_report = doc_is_report,
+	.report_what = "rspec --format json (no \"examples\")",
 	.doc_read = doc_read,
 };
