@@ -18,6 +18,7 @@ static const rt_runner *const table[RT_RUNNER_NKINDS] = {
 	[RT_RUNNER_UNITTEST] = &rt_runner_unittest, [RT_RUNNER_PYTHON] = &rt_runner_python,
 	[RT_RUNNER_GO] = &rt_runner_go, [RT_RUNNER_JEST] = &rt_runner_jest,
 	[RT_RUNNER_VITEST] = &rt_runner_vitest,
+	[RT_RUNNER_SCRIPT] = &rt_runner_script,
 };
 
 const rt_runner *
@@ -366,18 +367,22 @@ rt_runner_detect(const char *shell_cmd, char *const *argv)
 	char *w[256];
 	size_t n = cmd_words(shell_cmd, argv, w, sizeof w / sizeof *w), i = 0, seg;
 	rt_cmd_loc loc = { RT_RUNNER_GENERIC, 0, 0, 0 };
+	rt_runner_kind k = RT_RUNNER_GENERIC;
 
 	while (i < n) {
 		for (seg = i; seg < n && strcmp(w[seg], ";"); seg++)
 			;
 		rt_cmd_locate(w, i, seg, &loc);
-		if (loc.kind != RT_RUNNER_GENERIC)
+		if (loc.kind != RT_RUNNER_GENERIC && (k == RT_RUNNER_GENERIC ||
+		    !rt_runner_of(loc.kind)->fallback))
+			k = loc.kind;
+		if (k != RT_RUNNER_GENERIC && !rt_runner_of(k)->fallback)
 			break;
 		i = seg + 1;
 	}
 	for (i = 0; i < n; i++)
 		free(w[i]);
-	return loc.kind;
+	return k;
 }
 
 int

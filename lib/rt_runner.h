@@ -23,6 +23,7 @@ typedef enum {
 	RT_RUNNER_GO,                /* go test */
 	RT_RUNNER_JEST,              /* jest, npx jest, yarn jest */
 	RT_RUNNER_VITEST,            /* vitest, npx vitest */
+	RT_RUNNER_SCRIPT,            /* sh FILE, bash FILE, node FILE... */
 	RT_RUNNER_NKINDS
 } rt_runner_kind;
 
@@ -164,6 +165,9 @@ struct rt_runner {
 	const char *subcommand;
 	const char *const *modules;
 	int (*locate)(char **w, size_t i, size_t to, rt_cmd_loc *loc);
+	/* Named only when no other segment of the command names a runner
+	 * ("sh setup.sh; pytest" is pytest's). */
+	int fallback;
 	/* Did the test not run: 1 with the runner's own message in why. */
 	int (*not_run)(int code, const char *out, const char *err, char *why, size_t size);
 	/* What a command's own words w[0..n) (after the runner) select. */

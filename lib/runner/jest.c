@@ -459,6 +459,44 @@ suite_failure(const char *out, const char *err, char *buf, size_t size)
 	return buf;
 }
 
+/* jest's message when it refuses its configuration: "● Validation
+ * Error:" and the line that says what, or an "Error: ..." line at the
+ * start of a line and the indented one after it ("Error: Could not
+ * resolve a module for a custom reporter. Module name: x.test.ts"). */
+static const char *
+config_error(const char *err, char *buf, size_t size)
+{
+	const char *p = NULL, *s, *e;
+	rt_buf b = { 0 };
+	int lines;
+
+	if (!err)
+		return NULL;
+	if ((s = strstr(err, "Validation Error:")))
+		p = s;
+	for (s = err; !p && s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL)
+		if (!strncmp(s, "Error: ", 7) || !strncmp(s, "TypeError: ", 11) ||
+		    !strncmp(s, "SyntaxError: ", 13))
+			p = s;
+	if (!p)
+		return NULL;
+	for (lines = 0; lines < 2 && *p; lines++) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		for (e = p; *e && *e != '\n'; e++)
+			;
+		if (lines && !strncmp(p, "at ", 3))
+			break;
+		if (lines)
+			rt_buf_addc(&b, ' ');
+		rt_buf_add(&b, p, (size_t)(e - p));
+		p = e;
+	}
+	snprintf(buf, size, "%s", rt_buf_str(&b));
+	rt_buf_free(&b);
+	return buf;
+}
+
 static int
 not_run_as(const char *name, int code, const char *out, const char *err,
     char *why, size_t size)
@@ -509,6 +547,15 @@ not_run_as(const char *name, int code, const char *out, const char *err,
 	}
 	if (rt_rn_find_line(out, err, npx, line, sizeof line) && !tran) {
 		snprintf(what, sizeof what, "%s could not start", name);
+		return rt_rn_say(why, size, what, line);
+	}
+	/* no test summary and jest's own error: its configuration or its
+	 * command line was refused before any test ran ("--reporters=x
+	 * FILE" takes FILE as a reporter) */
+	if (!rt_rn_line_with(err, "Tests:", line, sizeof line) &&
+	    !rt_rn_line_with(out, "Tests:", line, sizeof line) && config_error(err, line,
+	    sizeof line)) {
+		snprintf(what, sizeof what, "%s ran no test", name);
 		return rt_rn_say(why, size, what, line);
 	}
 	return 0;
