@@ -413,6 +413,29 @@ rt_runner_junit_id(const char *suite, const char *classname, const char *name,
 	return id;
 }
 
+rt_runner_kind
+rt_runner_junit_fileless(const char *root, const char *suite, const char *classname,
+    const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < RT_RUNNER_NKINDS; k++)
+		if (table[k] && table[k]->junit_fileless && table[k]->junit_suite_file &&
+		    table[k]->junit_fileless(root, suite, classname, name))
+			return (rt_runner_kind)k;
+	return RT_RUNNER_GENERIC;
+}
+
+char *
+rt_runner_junit_suite_file(rt_runner_kind k, char *const *names, size_t n, const char *dir,
+    void **state, char *why, size_t size)
+{
+	const rt_runner *r = rt_runner_of(k);
+
+	*why = '\0';
+	return r->junit_suite_file ? r->junit_suite_file(names, n, dir, state, why, size) : NULL;
+}
+
 int
 rt_runner_hidden_retries(rt_runner_kind k, const char *shell_cmd, char *const *argv,
     char *msg, size_t size)

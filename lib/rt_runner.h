@@ -111,6 +111,14 @@ int rt_runner_hidden_retries(rt_runner_kind k, const char *shell_cmd, char *cons
 char *rt_runner_junit_id(const char *suite, const char *classname,
     const char *name, const char *file, const char *dir);
 
+/* The runner that claims a testcase with no file in its report (the
+ * junit_fileless hook), RT_RUNNER_GENERIC when none; and that runner's
+ * file for a whole suite of such testcases (junit_suite_file). */
+rt_runner_kind rt_runner_junit_fileless(const char *root, const char *suite,
+    const char *classname, const char *name);
+char *rt_runner_junit_suite_file(rt_runner_kind k, char *const *names, size_t n,
+    const char *dir, void **state, char *why, size_t size);
+
 /* What a command selects, in each runner's own terms, read from its words
  * (rt_cmd_split's; nothing is run and no tree is looked at). One entry per
  * selection, in order; segment is the index of the ";"-separated segment
@@ -177,6 +185,17 @@ struct rt_runner {
 	 * junit_id makes the canonical ID from its classname, name and file. */
 	int (*junit_claims)(const char *suite, const char *cls, const char *file);
 	char *(*junit_id)(const char *cls, const char *name, const char *file, const char *dir);
+	/* A testcase whose report names no file (root: the <testsuites>
+	 * name, suite: its <testsuite> name): is it this runner's all the
+	 * same (jest-junit's default configuration)? Then its ID waits for
+	 * junit_suite_file, which names the file of one whole <testsuite>
+	 * from the full names of its testcases (trimmed), or NULL with why
+	 * (what to configure). state is the runner's over one report; a call
+	 * with names NULL frees it. */
+	int (*junit_fileless)(const char *root, const char *suite, const char *cls,
+	    const char *name);
+	char *(*junit_suite_file)(char *const *names, size_t n, const char *dir, void **state,
+	    char *why, size_t size);
 	/* The ID a record's names give, when the tree under dir lets this
 	 * runner select it (NULL with why); NULL hook: the name as it is. */
 	char *(*record_id)(const char *name, const char *classname, const char *jname,
