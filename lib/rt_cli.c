@@ -229,7 +229,8 @@ rt_trial_cli_usage(FILE *f)
 "      --keep-env NAME    pass a variable removed by default (repeatable)\n"
 "      --keep-background  leave running what a trial left running\n"
 "      --runner NAME      whose \"the test did not run\" exits are errors: pytest,\n"
-"                         unittest, python, go, jest, vitest, generic (default:\n"
+"                         unittest, python, go, jest, vitest, script,\n"
+"                         generic (default:\n"
 "                         the runner the command names)\n", f);
 }
 

@@ -1,5 +1,5 @@
 /* rt_runner: what retrial knows of each test runner, one file a runner
- * under lib/runner/ (pytest, unittest, python, go, jest, vitest, generic)
+ * under lib/runner/ (pytest, unittest, python, go, jest, vitest, script, generic)
  * behind one struct and one table: how a command names it, which of its
  * exits mean "the test did not run", what a command selects, its test IDs,
  * its per-case report, its retries and its seed. Tools ask the table (or
@@ -34,7 +34,7 @@ const char *rt_runner_kind_name(rt_runner_kind k);
 /* The adapter of a --runner NAME: 0, or -1 when unknown. */
 int rt_runner_kind_parse(const char *name, rt_runner_kind *k);
 /* Every adapter's name, for the message of an unknown one:
- * "pytest, unittest, python, go, jest, vitest, generic". */
+ * "pytest, unittest, python, go, jest, vitest, script, generic". */
 const char *rt_runner_kind_list(void);
 
 /* Split a command into words as sh(1) would, without running it: quotes
