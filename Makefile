@@ -46,7 +46,7 @@ LIB_HDR   = $(LIB_OBJ:.o=.h) lib/runner/runner.h
 # the runners, one file each (lib/rt_runner.h, retrial(7) RUNNERS)
 RUNNER_OBJ = lib/runner/generic.o lib/runner/pytest.o lib/runner/unittest.o \
 	lib/runner/python.o lib/runner/go.o lib/runner/jest.o lib/runner/mocha.o \
-	lib/runner/rspec.o
+	lib/runner/rspec.o lib/runner/script.o
 STATS_SO_VER = 0
 
 all: $(BINS) $(COMPLETIONS) lib/libretrial-stats.a lib/libretrial-stats.so lib/retrial-stats.pc

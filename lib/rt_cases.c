@@ -31,7 +31,7 @@ own_report(const rt_trial_opts *o)
 			w[n] = rt_xstrdup(o->argv[n]);
 	for (q = 0; q < RT_RUNNER_NKINDS && !hit; q++) {
 		const rt_runner *x = rt_runner_of((rt_runner_kind)q);
-		if (r->kind != RT_RUNNER_GENERIC && x != r)
+		if (r->own_report && x != r)
 			continue;
 		for (i = 0; i < n && !hit; i++)
 			for (j = 0; x->own_report && x->own_report[j] && !hit; j++) {

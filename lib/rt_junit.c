@@ -68,6 +68,18 @@ typedef struct {
 	rt_buf *cap;                 /* where character data goes, or NULL */
 	size_t *cap_lost, cap_limit;
 	int cap_depth;
+	/* testcases whose report names no file, held until their suite ends
+	 * (rt_runner_junit_fileless): their records, each one's classname and
+	 * name, and the suite's full names */
+	char *root_name;
+	rt_runner_kind fl_kind;
+	int holding, fl_level;
+	unsigned long fl_line;
+	json_t **held;
+	char **held_cls, **held_name, **fl_names;
+	size_t nheld, capheld, nnames, capnames;
+	void *fl_state;
+	int fl_warned;
 } parser;
 
 static const char *
@@ -272,6 +284,18 @@ emit(parser *q, attempt *a, int num, const char *id)
 	if (q->quar_id)
 		json_object_set_new(j, "quarantined", rt_json_bytes(q->quar_id,
 		    strlen(q->quar_id)));
+	if (q->holding) {
+		if (q->nheld == q->capheld) {
+			q->capheld = q->capheld ? 2 * q->capheld : 16;
+			q->held = rt_xrealloc(q->held, q->capheld * sizeof *q->held);
+			q->held_cls = rt_xrealloc(q->held_cls, q->capheld * sizeof *q->held_cls);
+			q->held_name = rt_xrealloc(q->held_name, q->capheld * sizeof *q->held_name);
+		}
+		q->held[q->nheld] = j;
+		q->held_cls[q->nheld] = rt_xstrdup(q->classname ? q->classname : "");
+		q->held_name[q->nheld++] = rt_xstrdup(q->name ? q->name : "");
+		return;
+	}
 	if (!q->stopped && q->fn(j, q->ctx) != 0) {
 		q->stopped = 1;
 		XML_StopParser(q->p, XML_FALSE);
@@ -329,6 +353,8 @@ on_start(void *ud, const char *el, const char **a)
 	if (!strcmp(n, "testsuite") || !strcmp(n, "testsuites")) {
 		if ((v = attr(a, "timestamp")) && !q->first_ts)
 			q->first_ts = rt_xstrdup(v);
+		if (q->depth == 1 && !strcmp(n, "testsuites"))
+			q->root_name = dup_or_null(attr(a, "name"));
 		if (!strcmp(n, "testsuite") && !q->in_case) {
 			if (q->nsuite < MAX_SUITES) {
 				q->sname[q->nsuite] = dup_or_null(attr(a, "name"));
@@ -422,6 +448,43 @@ on_start(void *ud, const char *el, const char **a)
 	capture(q, &t->text, NULL, MAX_MESSAGE);
 }
 
+/* The held testcases of a suite, their IDs made with the file the runner
+ * finds for the suite; without one, their full names and a warning that
+ * says what the report lacks. */
+static void
+flush_held(parser *q)
+{
+	const char *suite = suite_at(q->sname, q->nsuite + 1);
+	char why[512], *file, *id;
+	size_t i;
+
+	if (!q->holding)
+		return;
+	q->holding = 0;
+	file = rt_runner_junit_suite_file(q->fl_kind, q->fl_names, q->nnames, q->o->root,
+	    &q->fl_state, why, sizeof why);
+	if (!file && !q->fl_warned) {
+		rt_warn("%s:%lu: %s", q->o->report ? q->o->report : "<report>", q->fl_line, why);
+		q->fl_warned = 1;
+	}
+	for (i = 0; i < q->nheld; i++) {
+		id = rt_runner_junit_id(suite, q->held_cls[i], q->held_name[i], file, q->o->root);
+		json_object_set_new(q->held[i], "case", rt_json_bytes(id, strlen(id)));
+		free(id);
+		if (!q->stopped && q->fn(q->held[i], q->ctx) != 0) {
+			q->stopped = 1;
+			XML_StopParser(q->p, XML_FALSE);
+		}
+		json_decref(q->held[i]);
+		free(q->held_cls[i]);
+		free(q->held_name[i]);
+	}
+	for (i = 0; i < q->nnames; i++)
+		free(q->fl_names[i]);
+	q->nheld = q->nnames = 0;
+	free(file);
+}
+
 static void XMLCALL
 on_end(void *ud, const char *el)
 {
@@ -444,7 +507,21 @@ on_end(void *ud, const char *el)
 			q->run = q->o->run ? rt_xstrdup(q->o->run) : q->first_ts ?
 			    rt_xasprintf("%s@%s", q->o->report, q->first_ts) :
 			    rt_xstrdup(q->o->report);
+		if (!q->holding && !(q->file && *q->file) && !suite_at(q->sfile, q->nsuite) &&
+		    (q->fl_kind = rt_runner_junit_fileless(q->root_name, suite_at(q->sname,
+		    q->nsuite), q->classname, q->name)) != RT_RUNNER_GENERIC) {
+			q->holding = 1;
+			q->fl_level = q->nsuite;
+			q->fl_line = q->case_line;
+		}
 		id = case_id(q);
+		if (q->holding) {
+			if (q->nnames == q->capnames) {
+				q->capnames = q->capnames ? 2 * q->capnames : 16;
+				q->fl_names = rt_xrealloc(q->fl_names, q->capnames * sizeof *q->fl_names);
+			}
+			q->fl_names[q->nnames++] = rt_xstrdup(id);
+		}
 		for (i = 0; i < q->ntries; i++)
 			emit(q, &q->tries[i], i + 1, id);
 		emit(q, &q->fin, q->ntries + 1, id);
@@ -452,6 +529,8 @@ on_end(void *ud, const char *el)
 		case_clear(q);
 	} else if (!q->in_case && !strcmp(n, "testsuite")) {
 		q->nsuite--;
+		if (q->holding && q->nsuite < q->fl_level)
+			flush_held(q);
 		if (q->nsuite < MAX_SUITES) {
 			free(q->sname[q->nsuite]);
 			free(q->sts[q->nsuite]);
@@ -684,6 +763,8 @@ rt_junit_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
 	if (ps.cuts)
 		rt_warn("%s:%lu: an attribute value longer than %d bytes; cut there%s",
 		    report, ps.cut_line, MAX_ATTR, ps.cuts > 1 ? " (and more)" : "");
+	if (q.stopped != 2)
+		flush_held(&q);
 	ret = q.ncase;
 	if (q.stopped == 2) {
 		snprintf(err, errsize, "%s", q.err);
@@ -695,6 +776,19 @@ rt_junit_read(FILE *f, const rt_junit_opts *o, rt_junit_fn fn, void *ctx,
 		free(q.sts[i]);
 		free(q.sfile[i]);
 	}
+	for (n = 0; n < q.nheld; n++) {
+		json_decref(q.held[n]);
+		free(q.held_cls[n]);
+		free(q.held_name[n]);
+	}
+	for (n = 0; n < q.nnames; n++)
+		free(q.fl_names[n]);
+	free(q.held);
+	free(q.held_cls);
+	free(q.held_name);
+	free(q.fl_names);
+	rt_runner_junit_suite_file(q.fl_kind, NULL, 0, NULL, &q.fl_state, q.err, sizeof q.err);
+	free(q.root_name);
 	free(q.first_ts);
 	free(q.run);
 	XML_ParserFree(q.p);

@@ -19,6 +19,7 @@ static const rt_runner *const table[RT_RUNNER_NKINDS] = {
 	[RT_RUNNER_GO] = &rt_runner_go, [RT_RUNNER_JEST] = &rt_runner_jest,
 	[RT_RUNNER_VITEST] = &rt_runner_vitest, [RT_RUNNER_MOCHA] = &rt_runner_mocha,
 	[RT_RUNNER_RSPEC] = &rt_runner_rspec,
+	[RT_RUNNER_SCRIPT] = &rt_runner_script,
 };
 
 const rt_runner *
@@ -367,18 +368,22 @@ rt_runner_detect(const char *shell_cmd, char *const *argv)
 	char *w[256];
 	size_t n = cmd_words(shell_cmd, argv, w, sizeof w / sizeof *w), i = 0, seg;
 	rt_cmd_loc loc = { RT_RUNNER_GENERIC, 0, 0, 0 };
+	rt_runner_kind k = RT_RUNNER_GENERIC;
 
 	while (i < n) {
 		for (seg = i; seg < n && strcmp(w[seg], ";"); seg++)
 			;
 		rt_cmd_locate(w, i, seg, &loc);
-		if (loc.kind != RT_RUNNER_GENERIC)
+		if (loc.kind != RT_RUNNER_GENERIC && (k == RT_RUNNER_GENERIC ||
+		    !rt_runner_of(loc.kind)->fallback))
+			k = loc.kind;
+		if (k != RT_RUNNER_GENERIC && !rt_runner_of(k)->fallback)
 			break;
 		i = seg + 1;
 	}
 	for (i = 0; i < n; i++)
 		free(w[i]);
-	return loc.kind;
+	return k;
 }
 
 int
@@ -407,6 +412,29 @@ rt_runner_junit_id(const char *suite, const char *classname, const char *name,
 	free(cls);
 	free(nm);
 	return id;
+}
+
+rt_runner_kind
+rt_runner_junit_fileless(const char *root, const char *suite, const char *classname,
+    const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < RT_RUNNER_NKINDS; k++)
+		if (table[k] && table[k]->junit_fileless && table[k]->junit_suite_file &&
+		    table[k]->junit_fileless(root, suite, classname, name))
+			return (rt_runner_kind)k;
+	return RT_RUNNER_GENERIC;
+}
+
+char *
+rt_runner_junit_suite_file(rt_runner_kind k, char *const *names, size_t n, const char *dir,
+    void **state, char *why, size_t size)
+{
+	const rt_runner *r = rt_runner_of(k);
+
+	*why = '\0';
+	return r->junit_suite_file ? r->junit_suite_file(names, n, dir, state, why, size) : NULL;
 }
 
 int

@@ -1,6 +1,6 @@
 /* rt_runner: what retrial knows of each test runner, one file a runner
  * under lib/runner/ (pytest, unittest, python, go, jest, vitest, mocha, rspec,
- * generic) behind one struct and one table: how a command names it, which of its
+ * script, generic) behind one struct and one table: how a command names it, which of its
  * exits mean "the test did not run", what a command selects, its test IDs,
  * its per-case report, its retries and its seed. Tools ask the table (or
  * the functions below, which do); none names a runner. */
@@ -25,6 +25,7 @@ typedef enum {
 	RT_RUNNER_VITEST,            /* vitest, npx vitest */
 	RT_RUNNER_MOCHA,             /* mocha, _mocha, npx mocha */
 	RT_RUNNER_RSPEC,             /* rspec, bundle exec rspec, ruby -S rspec */
+	RT_RUNNER_SCRIPT,            /* sh FILE, bash FILE, node FILE... */
 	RT_RUNNER_NKINDS
 } rt_runner_kind;
 
@@ -35,7 +36,7 @@ const char *rt_runner_kind_name(rt_runner_kind k);
 /* The adapter of a --runner NAME: 0, or -1 when unknown. */
 int rt_runner_kind_parse(const char *name, rt_runner_kind *k);
 /* Every adapter's name, for the message of an unknown one:
- * "pytest, unittest, python, go, jest, vitest, mocha, rspec, generic". */
+ * "pytest, unittest, python, go, jest, vitest, mocha, rspec, script, generic". */
 const char *rt_runner_kind_list(void);
 
 /* Split a command into words as sh(1) would, without running it: quotes
@@ -112,6 +113,14 @@ int rt_runner_hidden_retries(rt_runner_kind k, const char *shell_cmd, char *cons
 char *rt_runner_junit_id(const char *suite, const char *classname,
     const char *name, const char *file, const char *dir);
 
+/* The runner that claims a testcase with no file in its report (the
+ * junit_fileless hook), RT_RUNNER_GENERIC when none; and that runner's
+ * file for a whole suite of such testcases (junit_suite_file). */
+rt_runner_kind rt_runner_junit_fileless(const char *root, const char *suite,
+    const char *classname, const char *name);
+char *rt_runner_junit_suite_file(rt_runner_kind k, char *const *names, size_t n,
+    const char *dir, void **state, char *why, size_t size);
+
 /* What a command selects, in each runner's own terms, read from its words
  * (rt_cmd_split's; nothing is run and no tree is looked at). One entry per
  * selection, in order; segment is the index of the ";"-separated segment
@@ -178,6 +187,9 @@ struct rt_runner {
 	const char *subcommand;
 	const char *const *modules;
 	int (*locate)(char **w, size_t i, size_t to, rt_cmd_loc *loc);
+	/* Named only when no other segment of the command names a runner
+	 * ("sh setup.sh; pytest" is pytest's). */
+	int fallback;
 	/* Did the test not run: 1 with the runner's own message in why. */
 	int (*not_run)(int code, const char *out, const char *err, char *why, size_t size);
 	/* What a command's own words w[0..n) (after the runner) select. */
@@ -187,6 +199,17 @@ struct rt_runner {
 	 * junit_id makes the canonical ID from its classname, name and file. */
 	int (*junit_claims)(const char *suite, const char *cls, const char *file);
 	char *(*junit_id)(const char *cls, const char *name, const char *file, const char *dir);
+	/* A testcase whose report names no file (root: the <testsuites>
+	 * name, suite: its <testsuite> name): is it this runner's all the
+	 * same (jest-junit's default configuration)? Then its ID waits for
+	 * junit_suite_file, which names the file of one whole <testsuite>
+	 * from the full names of its testcases (trimmed), or NULL with why
+	 * (what to configure). state is the runner's over one report; a call
+	 * with names NULL frees it. */
+	int (*junit_fileless)(const char *root, const char *suite, const char *cls,
+	    const char *name);
+	char *(*junit_suite_file)(char *const *names, size_t n, const char *dir, void **state,
+	    char *why, size_t size);
 	/* The ID a record's names give, when the tree under dir lets this
 	 * runner select it (NULL with why); NULL hook: the name as it is. */
 	char *(*record_id)(const char *name, const char *classname, const char *jname,

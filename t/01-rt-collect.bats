@@ -372,3 +372,33 @@ whole_units() {
 	jqe -s 'map(select(.case == null) | .trial) | sort == [1,2,3,4]' "$T/old"
 	jqe -s 'map(select(.case)) | length == 8' "$T/old"
 }
+
+@test "a script that is not there did not run, in its interpreter's words; a command missing inside a script is a failure" {
+	cd "$T"
+	c1() { rt-collect -n 1 "$@" 2>/dev/null; }
+	run c1 --cmd "sh missing.sh"
+	status_is 0
+	echo "$output" | jqe '.outcome == "error" and .runner == "script" and
+	    .error == "the script did not run: sh: 0: cannot open missing.sh: No such file"'
+	run c1 --cmd "bash missing.sh"
+	echo "$output" | jqe '.outcome == "error" and .error == "the script did not run: bash: missing.sh: No such file or directory"'
+	if command -v node >/dev/null 2>&1; then
+		run c1 --cmd "node missing.js"
+		echo "$output" | jqe --arg m "the script did not run: Error: Cannot find module '$T/missing.js'" '.outcome == "error" and .error == $m'
+		# a require that fails inside a script that ran is the script's failure
+		printf "require('./nothere');\n" >req.js
+		run c1 --cmd "node req.js"
+		echo "$output" | jqe '.outcome == "fail" and .error == null'
+	fi
+	rt-measure -n 3 --cmd "sh missing.sh" 2>/dev/null | jqe '.verdict == "ERROR" and .failures == 0'
+	# the script ran, and a command in it was not there: its own failure
+	printf 'if ! tool_not_installed --check; then echo "check failed"; exit 1; fi\n' >check.sh
+	run c1 --cmd "sh check.sh"
+	echo "$output" | jqe '.outcome == "fail" and .exit_code == 1 and .error == null and
+	    (.stderr | contains("check.sh: 1: tool_not_installed: not found"))'
+	# sh -c runs text, not a script; a later segment's runner wins
+	run c1 --cmd "sh -c 'exit 1'"
+	echo "$output" | jqe '.outcome == "fail" and .runner == "generic"'
+	run c1 --cmd "sh check.sh; python3 -m pytest --version"
+	echo "$output" | jqe '.runner == "pytest"'
+}

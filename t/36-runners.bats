@@ -34,7 +34,7 @@ go_env() {
 	for tool in rt-measure rt-collect rt-retry rt-matrix rt-verify; do
 		run "$tool" --runner nose --cmd true
 		status_is 2
-		has "$tool: --runner nose: unknown runner (want one of: pytest, unittest, python, go, jest, vitest, mocha, rspec, generic)"
+		has "$tool: --runner nose: unknown runner (want one of: pytest, unittest, python, go, jest, vitest, mocha, rspec, script, generic)"
 	done
 }
 

@@ -72,6 +72,8 @@ expected_fails() {
 	      "__tests__/cart.test.js::cart discount two codes do not add up",
 	      "__tests__/checkout.test.js::checkout charges the card",
 	      "__tests__/checkout.test.js::checkout prints a receipt",
+	      "__tests__/orders.test.js::cart adds prices times quantities",
+	      "__tests__/orders.test.js::cart keeps an order of one item",
 	      "__tests__/payment.test.js::a refund reaches the bank"] and
 	    all(has("trial", "case", "outcome", "result", "attempt", "time_ms", "message", "failure_type",
 	      "stdout", "stderr", "report", "run", "revision", "timestamp", "position", "suite")) and
@@ -207,6 +209,54 @@ expected_fails() {
 		rt-junit "$T/j.json" | jqe -s 'map(.case) | index("__tests__/cart.test.js::an empty cart costs nothing") != null and
 		    index("__tests__/cart.test.js::cart discount HALF halves the sum") != null'
 	fi
+}
+
+@test "jest-junit in its default configuration: the IDs of jest --json, two files with one title stay two, a quarantine from one gates the other" {
+	jest_proj
+	# jest-junit as configured by nothing but --reporters: no file anywhere
+	RETRIAL_SEED=2 JEST_JUNIT_OUTPUT_FILE="$T/d.xml" $J --reporters=default --reporters=jest-junit >/dev/null 2>&1 || true
+	grep -q '<testsuites name="jest tests"' "$T/d.xml"
+	! grep -q 'file=' "$T/d.xml"
+	[ "$(grep -c 'name="cart adds prices times quantities"' "$T/d.xml")" = 2 ]
+	RETRIAL_SEED=2 $J --json --outputFile="$T/j.json" >/dev/null 2>&1 || true
+	rt-junit "$T/d.xml" 2>"$T/err" | jq -r .case | sort -u >"$T/ids.xml"
+	[ ! -s "$T/err" ]
+	rt-junit "$T/j.json" | jq -r .case | sort -u >"$T/ids.json"
+	diff "$T/ids.json" "$T/ids.xml"
+	grep -qx "__tests__/cart.test.js::cart adds prices times quantities" "$T/ids.xml"
+	grep -qx "__tests__/orders.test.js::cart adds prices times quantities" "$T/ids.xml"
+	grep -qx "__tests__/cart.test.js::an empty cart costs nothing" "$T/ids.xml"
+	# rt-collect --case writes the file attribute itself: the same ID again
+	id="__tests__/orders.test.js::cart adds prices times quantities"
+	rt-collect -n 1 --case "$id" --cmd "$J --reporters=default --reporters=jest-junit" >"$T/c" 2>/dev/null
+	jqe -s --arg id "$id" 'map(select(.case_judged == $id)) | length == 1 and .[0].outcome == "pass"' "$T/c"
+	# the list written from jest --json's ID gates the default report
+	rt-quarantine -f "$T/q" add "__tests__/payment.test.js::a refund reaches the bank" --owner @pay
+	run rt-quarantine -f "$T/q" gate "$T/d.xml"
+	status_is 0
+	has "quarantined, failed: __tests__/payment.test.js::a refund reaches the bank"
+	# a test file the tree does not hold: one warning naming the option
+	sed 's/keeps an order of one item/was renamed/' "$T/d.xml" >"$T/gone.xml"
+	run rt-junit "$T/gone.xml"
+	status_is 0
+	has "no test file under . holds the tests of this suite (\"cart adds prices times quantities\"...): set JEST_JUNIT_ADD_FILE_ATTRIBUTE=true (addFileAttribute in jest-junit's config)"
+}
+
+@test "jest --reporters that swallows the test path runs no test: did not run with jest's message, never ALWAYS_FAILING" {
+	jest_proj
+	c="$J --ci --reporters=default --reporters=jest-junit __tests__/cart.test.js"
+	run collect1 --cmd "$c"
+	status_is 0
+	echo "$output" | jqe '.outcome == "error" and .runner == "jest" and .exit_code == 1 and
+	    .error == "jest ran no test: Error: Could not resolve a module for a custom reporter. Module name: __tests__/cart.test.js"'
+	rt-measure -n 3 --cmd "$c" 2>/dev/null | jqe '.verdict == "ERROR" and .failures == 0 and .errors == 3'
+	# a configuration jest refuses
+	printf 'module.exports = { testEnvironment: "node", transform: 5 };\n' >bad.config.js
+	run collect1 --cmd "$J --config bad.config.js"
+	echo "$output" | jqe '.outcome == "error" and (.error | startswith("jest ran no test: Validation Error: Option \"transform\" must be of type:"))'
+	# a real failure under jest-junit alone (no summary printed) is still a failure
+	run collect1 --cmd "RETRIAL_SEED=2 $J --reporters=jest-junit"
+	echo "$output" | jqe '.outcome == "fail" and .error == null'
 }
 
 @test "pytest-rerunfailures: its reruns are not in pytest's JUnit XML, so every trial tool warns" {

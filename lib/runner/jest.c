@@ -2,6 +2,7 @@
  * (jest-junit) and per-case report: jest --json, each test's invocations
  * and retry reasons into per-attempt trial records shaped like rt_junit's. */
 #include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "runner/runner.h"
 #include "rt_jsonl.h"
+#include "rt_src.h"
 #include "rt_util.h"
 
 #define MAX_ATTEMPTS 100         /* failed attempts kept per test, as rt_junit */
@@ -459,6 +461,44 @@ suite_failure(const char *out, const char *err, char *buf, size_t size)
 	return buf;
 }
 
+/* jest's message when it refuses its configuration: "● Validation
+ * Error:" and the line that says what, or an "Error: ..." line at the
+ * start of a line and the indented one after it ("Error: Could not
+ * resolve a module for a custom reporter. Module name: x.test.ts"). */
+static const char *
+config_error(const char *err, char *buf, size_t size)
+{
+	const char *p = NULL, *s, *e;
+	rt_buf b = { 0 };
+	int lines;
+
+	if (!err)
+		return NULL;
+	if ((s = strstr(err, "Validation Error:")))
+		p = s;
+	for (s = err; !p && s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL)
+		if (!strncmp(s, "Error: ", 7) || !strncmp(s, "TypeError: ", 11) ||
+		    !strncmp(s, "SyntaxError: ", 13))
+			p = s;
+	if (!p)
+		return NULL;
+	for (lines = 0; lines < 2 && *p; lines++) {
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+			p++;
+		for (e = p; *e && *e != '\n'; e++)
+			;
+		if (lines && !strncmp(p, "at ", 3))
+			break;
+		if (lines)
+			rt_buf_addc(&b, ' ');
+		rt_buf_add(&b, p, (size_t)(e - p));
+		p = e;
+	}
+	snprintf(buf, size, "%s", rt_buf_str(&b));
+	rt_buf_free(&b);
+	return buf;
+}
+
 static int
 not_run_as(const char *name, int code, const char *out, const char *err,
     char *why, size_t size)
@@ -511,6 +551,15 @@ not_run_as(const char *name, int code, const char *out, const char *err,
 		snprintf(what, sizeof what, "%s could not start", name);
 		return rt_rn_say(why, size, what, line);
 	}
+	/* no test summary and jest's own error: its configuration or its
+	 * command line was refused before any test ran ("--reporters=x
+	 * FILE" takes FILE as a reporter) */
+	if (!rt_rn_line_with(err, "Tests:", line, sizeof line) &&
+	    !rt_rn_line_with(out, "Tests:", line, sizeof line) && config_error(err, line,
+	    sizeof line)) {
+		snprintf(what, sizeof what, "%s ran no test", name);
+		return rt_rn_say(why, size, what, line);
+	}
 	return 0;
 }
 
@@ -558,6 +607,163 @@ junit_id(const char *cls, const char *nm, const char *file, const char *dir)
 	if (c > n && !strcmp(cls + c - n, nm) && cls[c - n - 1] == ' ')
 		return rt_xasprintf("%s::%s", file, cls);
 	return rt_xasprintf("%s::%s %s", file, cls, nm);
+}
+
+/* jest-junit's default configuration names no test file: its
+ * <testsuites> is "jest tests" (its suiteName), each <testsuite> one test
+ * file named after its first test's outermost describe ("{title}"), and
+ * classname and name the full name. */
+static int
+junit_fileless(const char *root, const char *suite, const char *cls, const char *name)
+{
+	(void)suite;
+	(void)cls;
+	(void)name;
+	return root && !strcmp(root, "jest tests");
+}
+
+#define MAX_TEST_FILES 4096
+
+typedef struct {
+	char **files;            /* jest's test files under dir */
+	size_t nfiles;
+	rt_src_inv inv;          /* their tests, read by the parser */
+	int ok;
+	char why[400];
+} tree;
+
+static int
+is_js(const char *f)
+{
+	static const char *const ext[] = { ".js", ".ts", ".jsx", ".tsx", ".mjs", ".cjs", NULL };
+	size_t i;
+
+	for (i = 0; ext[i]; i++)
+		if (rt_rn_ends_with(f, ext[i]))
+			return 1;
+	return 0;
+}
+
+/* jest's default testMatch: a script under __tests__, or FILE.test.js
+ * and FILE.spec.js; node_modules and dot directories are not searched. */
+static void
+find_tests(tree *t, const char *dir, const char *rel, int in_tests, int depth)
+{
+	DIR *d;
+	struct dirent *e;
+	char *path = rel ? rt_xasprintf("%s/%s", dir, rel) : rt_xstrdup(dir);
+	char *sub;
+
+	if (depth > 32 || !(d = opendir(path))) {
+		free(path);
+		return;
+	}
+	while ((e = readdir(d)) && t->nfiles < MAX_TEST_FILES) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "node_modules"))
+			continue;
+		sub = rel ? rt_xasprintf("%s/%s", rel, e->d_name) : rt_xstrdup(e->d_name);
+		if (is_js(e->d_name) && (in_tests || strstr(e->d_name, ".test.") ||
+		    strstr(e->d_name, ".spec.")) && rt_rn_is_file(dir, sub)) {
+			t->files = rt_xrealloc(t->files, (t->nfiles + 1) * sizeof *t->files);
+			t->files[t->nfiles++] = sub;
+			continue;
+		}
+		if (!is_js(e->d_name))
+			find_tests(t, dir, sub, in_tests || !strcmp(e->d_name, "__tests__"), depth + 1);
+		free(sub);
+	}
+	closedir(d);
+	free(path);
+}
+
+/* Does the parsed file hold a test whose full name is name? The parser
+ * names it "describe > test"; jest joins them with " ". */
+static int
+file_has(const rt_src_file *f, const char *name)
+{
+	rt_buf b = { 0 };
+	const char *s;
+	size_t i;
+	int hit = 0;
+
+	for (i = 0; i < f->nfns && !hit; i++) {
+		if (!f->fns[i].test)
+			continue;
+		b.len = 0;
+		for (s = f->fns[i].name; *s; s++)
+			if (!strncmp(s, " > ", 3)) {
+				rt_buf_addc(&b, ' ');
+				s += 2;
+			} else
+				rt_buf_addc(&b, *s);
+		hit = !strcmp(rt_buf_str(&b), name);
+	}
+	rt_buf_free(&b);
+	return hit;
+}
+
+static const char fileless_fix[] = "set JEST_JUNIT_ADD_FILE_ATTRIBUTE=true (addFileAttribute "
+    "in jest-junit's config) so each testcase names its file";
+
+/* The one test file under dir whose tests hold all of names: jest-junit
+ * writes one <testsuite> a file, every test of it (todo and skipped too). */
+static char *
+junit_suite_file(char *const *names, size_t n, const char *dir, void **state, char *why,
+    size_t size)
+{
+	tree *t = *state;
+	const char *root = dir && *dir ? dir : ".";
+	const rt_src_file *f, *hit = NULL;
+	size_t i, k, m, hm = 0, nhit = 0;
+
+	if (!names) {
+		if (t) {
+			for (i = 0; i < t->nfiles; i++)
+				free(t->files[i]);
+			free(t->files);
+			if (t->ok)
+				rt_src_inv_free(&t->inv);
+			free(t);
+		}
+		*state = NULL;
+		return NULL;
+	}
+	if (!t) {
+		t = *state = rt_xcalloc(1, sizeof *t);
+		find_tests(t, root, NULL, 0, 0);
+		if (!t->nfiles)
+			snprintf(t->why, sizeof t->why, "no jest test file under %s", root);
+		else
+			t->ok = rt_src_inventory("javascript", root, NULL, t->files, t->nfiles,
+			    NULL, NULL, &t->inv, t->why, sizeof t->why) == RT_SRC_OK;
+	}
+	if (!t->ok) {
+		snprintf(why, size, "jest-junit wrote no test file (its default configuration), "
+		    "and retrial cannot read the tests in the tree (%s): %s", t->why, fileless_fix);
+		return NULL;
+	}
+	for (k = 0; k < t->inv.nfiles; k++) {
+		f = &t->inv.files[k];
+		for (i = 0; i < n && file_has(f, names[i]); i++)
+			;
+		if (i == n && n) {
+			/* the file with these tests and no other first */
+			for (i = 0, m = 0; i < f->nfns; i++)
+				m += f->fns[i].test != 0;
+			if (!hit || (m == n && hm != n)) {
+				hit = f;
+				hm = m;
+				nhit = 1;
+			} else if ((m == n) == (hm == n))
+				nhit++;
+		}
+	}
+	if (nhit == 1)
+		return rt_xstrdup(hit->path);
+	snprintf(why, size, "jest-junit wrote no test file (its default configuration), and "
+	    "%s test file under %s holds the tests of this suite (\"%s\"...): %s",
+	    nhit ? "more than one" : "no", root, n ? names[0] : "", fileless_fix);
+	return NULL;
 }
 
 /* jest and vitest select "FILE::name" when the file is in the tree. */
@@ -613,6 +819,8 @@ const rt_runner rt_runner_jest = {
 	.not_run = jest_not_run,
 	.junit_claims = junit_claims,
 	.junit_id = junit_id,
+	.junit_fileless = junit_fileless,
+	.junit_suite_file = junit_suite_file,
 	.record_id = jest_record_id,
 	.report_env = jest_env,
 	.own_report = jest_own,

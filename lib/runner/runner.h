@@ -10,7 +10,7 @@
 /* The runners, one file each under lib/runner/ (the table in rt_runner.c). */
 extern const rt_runner rt_runner_generic, rt_runner_pytest, rt_runner_unittest,
     rt_runner_python, rt_runner_go, rt_runner_jest, rt_runner_vitest, rt_runner_mocha,
-    rt_runner_rspec;
+    rt_runner_rspec, rt_runner_script;
 
 const char *rt_rn_base(const char *path);                  /* after the last '/' */
 int rt_rn_ends_with(const char *s, const char *suf);
