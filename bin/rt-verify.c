@@ -341,7 +341,7 @@ copy_named(const char *src, const char *what, long n, char *err, size_t errsize)
 	    rt_xasprintf("%s/%s.%d", V.tmp, what, V.ncopies++);
 	char *dir;
 
-	if (mkdir(outer, V.sb.kind == RT_SANDBOX_UID ? 0711 : 0700) < 0) {
+	if (mkdir(outer, rt_sandbox_drops(&V.sb) ? 0711 : 0700) < 0) {
 		snprintf(err, errsize, "mkdir %s: %s", outer, strerror(errno));
 		free(outer);
 		return NULL;
@@ -1082,9 +1082,10 @@ set_up(void)
 	else if (V.sb.kind == RT_SANDBOX_UID) {
 		rt_warn("warning: no bwrap (%s): trials run as uid %ld, with the network "
 		    "and each other's copies in reach", V.sb.why, (long)V.sb.uid);
-		if (chmod(V.tmp, 0711) < 0)
-			rt_die("chmod %s:", V.tmp);
 	}
+	/* the copies below are the dropped uid's: it must reach them */
+	if (rt_sandbox_drops(&V.sb) && chmod(V.tmp, 0711) < 0)
+		rt_die("chmod %s:", V.tmp);
 	V.cli.o.sandbox = &V.sb;
 	V.runner = rt_runner_new();
 	V.board_live = rt_isatty(2) && !isatty(1);
