@@ -642,9 +642,9 @@ place_canary(const char *cdir, const lane *l, char *what, size_t size)
 {
 	(void)l;
 	if (V.judge)
-		return rt_canary_place_case(cdir, V.judge,
+		return rt_canary_place_case(cdir, V.project, V.judge,
 		    V.evidence.len ? rt_buf_str(&V.evidence) : NULL, what, size);
-	return rt_canary_place(cdir, V.cli.cmd, V.cli.cmd ? NULL : V.cli.argv,
+	return rt_canary_place(cdir, V.project, V.cli.cmd, V.cli.cmd ? NULL : V.cli.argv,
 	    V.evidence.len ? rt_buf_str(&V.evidence) : NULL, what, size);
 }
 
