@@ -219,6 +219,29 @@ add_common(const rt_sandbox *sb, vec *a, int network)
 	}
 }
 
+/* For a dropped uid: every directory above path searchable in the
+ * sandbox. Those under its fresh /tmp are made by bwrap with the modes of
+ * the real ones (mkdtemp's 0700), which would lock nobody out of its own
+ * copy; one that exists already is left as it is. */
+static void
+add_reach(const rt_sandbox *sb, vec *a, const char *path)
+{
+	char *p, *s;
+
+	if (!sb->drop || path[0] != '/')
+		return;
+	p = rt_xstrdup(path);
+	for (s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		add(a, "--perms");
+		add(a, "0711");
+		add(a, "--dir");
+		add(a, p);
+		*s = '/';
+	}
+	free(p);
+}
+
 char **
 rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
     const char *path, char *const *argv)
@@ -245,10 +268,12 @@ rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
 	if (!realpath(dir ? dir : ".", d))
 		snprintf(d, sizeof d, "%s", dir ? dir : ".");
 	add_common(sb, &a, sb->network);
+	add_reach(sb, &a, d);
 	add(&a, "--bind");
 	add(&a, d);
 	add(&a, d);
 	if (extra && realpath(extra, x) && strcmp(x, d) != 0) {
+		add_reach(sb, &a, x);
 		add(&a, "--bind");
 		add(&a, x);
 		add(&a, x);
