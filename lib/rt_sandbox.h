@@ -47,7 +47,8 @@ const char *rt_sandbox_name(const rt_sandbox *sb);
  * and extra (NULL or an existing directory) writable, and a private /tmp
  * ($TMPDIR=/tmp) with bwrap, and with sb->caches a cache of the copy's own
  * beside it (DIR/../.retrial-cache: $XDG_CACHE_HOME and $GOCACHE, since
- * $HOME is read-only). With path, exec path (argv[0] is replaced);
+ * $HOME is read-only; with sb->drop $HOME too, handed to sb->uid). With
+ * sb->drop the trial leaves uid 0 inside bwrap through setpriv. With path, exec path (argv[0] is replaced);
  * without, search $PATH, exit 127 or 126 when the program cannot run, as
  * the shell does. malloc'd, every string too (rt_free_vec). NULL when
  * sb->kind is RT_SANDBOX_NONE. */
