@@ -341,7 +341,7 @@ copy_named(const char *src, const char *what, long n, char *err, size_t errsize)
 	    rt_xasprintf("%s/%s.%d", V.tmp, what, V.ncopies++);
 	char *dir;
 
-	if (mkdir(outer, rt_sandbox_drops(&V.sb) ? 0711 : 0700) < 0) {
+	if (mkdir(outer, rt_sandbox_dir_mode(&V.sb, V.tmp)) < 0) {
 		snprintf(err, errsize, "mkdir %s: %s", outer, strerror(errno));
 		free(outer);
 		return NULL;
@@ -1084,7 +1084,7 @@ set_up(void)
 		    "and each other's copies in reach", V.sb.why, (long)V.sb.uid);
 	}
 	/* the copies below are the dropped uid's: it must reach them */
-	if (rt_sandbox_drops(&V.sb) && chmod(V.tmp, 0711) < 0)
+	if (chmod(V.tmp, rt_sandbox_dir_mode(&V.sb, V.tmp)) < 0)
 		rt_die("chmod %s:", V.tmp);
 	V.cli.o.sandbox = &V.sb;
 	V.runner = rt_runner_new();

@@ -461,6 +461,22 @@ rt_sandbox_drops(const rt_sandbox *sb)
 	return sb->kind == RT_SANDBOX_UID || (sb->kind == RT_SANDBOX_BWRAP && sb->drop);
 }
 
+mode_t
+rt_sandbox_dir_mode(const rt_sandbox *sb, const char *dir)
+{
+	char r[PATH_MAX];
+
+	if (sb->kind == RT_SANDBOX_UID)
+		return 0711;
+	if (!rt_sandbox_drops(sb))
+		return 0700;
+	if (!realpath(dir, r))
+		snprintf(r, sizeof r, "%s", dir);
+	if (!strncmp(r, "/tmp/", 5) || (sb->var_tmp && !strncmp(r, "/var/tmp/", 9)))
+		return 0700;
+	return 0711;
+}
+
 int
 rt_sandbox_own(const rt_sandbox *sb, const char *dir)
 {

@@ -58,6 +58,10 @@ char **rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
  * started by root): their copies must be handed to that uid and the
  * directories above them searchable (0711). */
 int rt_sandbox_drops(const rt_sandbox *sb);
+/* The mode for a directory above the copies, in dir: 0711 when the
+ * dropped uid must search the real one (RT_SANDBOX_UID, or bwrap with dir
+ * outside /tmp and /var/tmp, which bwrap rebuilds searchable), else 0700. */
+mode_t rt_sandbox_dir_mode(const rt_sandbox *sb, const char *dir);
 /* The sandbox for a parser helper (rt_src): bwrap with everything
  * read-only, no network, a private /tmp (its only scratch, $TMPDIR and
  * $HOME), /run and /var/tmp, no capabilities; NONE when bwrap cannot run
