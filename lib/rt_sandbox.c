@@ -203,9 +203,14 @@ add_common(const rt_sandbox *sb, vec *a, int network)
 	add(a, "/dev");
 	add(a, "--proc");
 	add(a, "/proc");
+	/* sticky and everyone's, as the real ones: a dropped uid writes them */
+	add(a, "--perms");
+	add(a, "1777");
 	add(a, "--tmpfs");
 	add(a, "/tmp");
 	if (sb->var_tmp) {
+		add(a, "--perms");
+		add(a, "1777");
 		add(a, "--tmpfs");
 		add(a, "/var/tmp");
 	}

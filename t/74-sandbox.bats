@@ -362,6 +362,7 @@ except OSError:
     out.append("refused")
 out.append("run: %s" % sorted(os.listdir("/run")))
 out.append("home %s" % os.access(os.environ["HOME"], os.W_OK))
+out.append("tmp %s" % os.access("/tmp", os.W_OK))
 open("seen", "w").write("\n".join(out) + "\n")
 raise SystemExit(1)  # failing: the baseline stops at -n
 EOF
@@ -377,5 +378,6 @@ EOF
 	[[ $seen == *refused* ]]
 	[[ $seen == *"run: []"* ]]
 	[[ $seen == *"home True"* ]]
+	[[ $seen == *"tmp True"* ]]
 	[ ! -s "$T/uconns" ]
 }
