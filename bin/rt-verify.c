@@ -341,7 +341,7 @@ copy_named(const char *src, const char *what, long n, char *err, size_t errsize)
 	    rt_xasprintf("%s/%s.%d", V.tmp, what, V.ncopies++);
 	char *dir;
 
-	if (mkdir(outer, V.sb.kind == RT_SANDBOX_UID ? 0711 : 0700) < 0) {
+	if (mkdir(outer, rt_sandbox_dir_mode(&V.sb, V.tmp)) < 0) {
 		snprintf(err, errsize, "mkdir %s: %s", outer, strerror(errno));
 		free(outer);
 		return NULL;
@@ -642,9 +642,9 @@ place_canary(const char *cdir, const lane *l, char *what, size_t size)
 {
 	(void)l;
 	if (V.judge)
-		return rt_canary_place_case(cdir, V.judge,
+		return rt_canary_place_case(cdir, V.project, V.judge,
 		    V.evidence.len ? rt_buf_str(&V.evidence) : NULL, what, size);
-	return rt_canary_place(cdir, V.cli.cmd, V.cli.cmd ? NULL : V.cli.argv,
+	return rt_canary_place(cdir, V.project, V.cli.cmd, V.cli.cmd ? NULL : V.cli.argv,
 	    V.evidence.len ? rt_buf_str(&V.evidence) : NULL, what, size);
 }
 
@@ -1062,9 +1062,10 @@ set_up(void)
 	else if (V.sb.kind == RT_SANDBOX_UID) {
 		rt_warn("warning: no bwrap (%s): trials run as uid %ld, with the network "
 		    "and each other's copies in reach", V.sb.why, (long)V.sb.uid);
-		if (chmod(V.tmp, 0711) < 0)
-			rt_die("chmod %s:", V.tmp);
 	}
+	/* the copies below are the dropped uid's: it must reach them */
+	if (chmod(V.tmp, rt_sandbox_dir_mode(&V.sb, V.tmp)) < 0)
+		rt_die("chmod %s:", V.tmp);
 	V.cli.o.sandbox = &V.sb;
 	V.runner = rt_pool_new();
 	V.board_live = rt_isatty(2) && !isatty(1);

@@ -241,6 +241,7 @@ struct src {
  * statement inverted last extends: invert_line's multi-line assert
  * replaces its first line and blanks the rest (line numbers kept). */
 static const char *canary_dir;
+static const char *canary_trusted;  /* the original project: the parsers' */
 static long span_end;
 
 struct tree {
@@ -728,7 +729,7 @@ src_inventory(struct src *s)
 	if (s->inv_state == 0) {
 		files[0] = s->rel;
 		s->inv_state = lang && canary_dir && rt_src_inventory(lang, canary_dir,
-		    canary_dir, files, 1, NULL, NULL, &s->inv, why, sizeof why) ==
+		    canary_trusted, files, 1, NULL, NULL, &s->inv, why, sizeof why) ==
 		    RT_SRC_OK ? 1 : -1;
 	}
 	return s->inv_state > 0 ? &s->inv : NULL;
@@ -1191,8 +1192,8 @@ done:
  * check at the failing line the evidence names, else its last expect,
  * inverted; read with the project's own JavaScript parser (rt_src). */
 static int
-jest_canary(const char *dir, const char *case_id, const char *evidence, char *what,
-    size_t whatsize)
+jest_canary(const char *dir, const char *trusted, const char *case_id,
+    const char *evidence, char *what, size_t whatsize)
 {
 	const char *sep = strstr(case_id, "::");
 	char *rel = rt_xasprintf("%.*s", (int)(sep - case_id), case_id), *files[1];
@@ -1205,8 +1206,9 @@ jest_canary(const char *dir, const char *case_id, const char *evidence, char *wh
 	int r;
 
 	files[0] = rel;
-	r = rt_src_inventory("javascript", dir, dir, files, 1, NULL, NULL, &inv, why,
-	    sizeof why);
+	/* the parser from the original project, never the patched copy's */
+	r = rt_src_inventory("javascript", dir, trusted, files, 1, NULL, NULL, &inv,
+	    why, sizeof why);
 	if (r != RT_SRC_OK) {
 		snprintf(what, whatsize, "case %s: %s", case_id, why);
 		free(rel);
@@ -1249,26 +1251,30 @@ done:
 	return r;
 }
 
-static int canary_place(const char *dir, const char *command, char *const *argv,
-    const char *case_id, const char *evidence, char *what, size_t whatsize);
+static int canary_place(const char *dir, const char *trusted,
+    const char *command, char *const *argv, const char *case_id,
+    const char *evidence, char *what, size_t whatsize);
 
 int
-rt_canary_place(const char *dir, const char *command, char *const *argv,
-    const char *evidence, char *what, size_t whatsize)
+rt_canary_place(const char *dir, const char *trusted, const char *command,
+    char *const *argv, const char *evidence, char *what, size_t whatsize)
 {
-	return canary_place(dir, command, argv, NULL, evidence, what, whatsize);
+	return canary_place(dir, trusted, command, argv, NULL, evidence, what,
+	    whatsize);
 }
 
 int
-rt_canary_place_case(const char *dir, const char *case_id,
+rt_canary_place_case(const char *dir, const char *trusted, const char *case_id,
     const char *evidence, char *what, size_t whatsize)
 {
-	return canary_place(dir, NULL, NULL, case_id, evidence, what, whatsize);
+	return canary_place(dir, trusted, NULL, NULL, case_id, evidence, what,
+	    whatsize);
 }
 
 static int
-canary_place(const char *dir, const char *command, char *const *argv,
-    const char *case_id, const char *evidence, char *what, size_t whatsize)
+canary_place(const char *dir, const char *trusted, const char *command,
+    char *const *argv, const char *case_id, const char *evidence, char *what,
+    size_t whatsize)
 {
 	struct tree tr = { dir, NULL, 0, 0 };
 	struct picks fromcmd = { 0 }, fromev = { 0 }, both = { 0 }, *use;
@@ -1283,6 +1289,7 @@ canary_place(const char *dir, const char *command, char *const *argv,
 
 	snprintf(what, whatsize, "no test found");
 	canary_dir = dir;
+	canary_trusted = trusted;
 	span_end = 0;
 	tree_walk(&tr, NULL, 0);
 	if (argv)
@@ -1292,7 +1299,7 @@ canary_place(const char *dir, const char *command, char *const *argv,
 		nw = rt_cmd_split(command, w, 256);
 	if (case_id && strstr(case_id, "::") &&
 	    is_js_file(case_id, (size_t)(strstr(case_id, "::") - case_id))) {
-		rc = jest_canary(dir, case_id, evidence, what, whatsize);
+		rc = jest_canary(dir, trusted, case_id, evidence, what, whatsize);
 		goto done;
 	}
 	if (case_id) {

@@ -25,7 +25,8 @@ size_t rt_failing_locations(const char *output, rt_failing_loc *locs,
     size_t max);
 
 /* The dynamic canary: in dir (a scratch copy with the patch applied, the
- * command's cwd), find the test(s) the command runs — from command (shell
+ * command's cwd; trusted is the original project, whose parsers read it:
+ * never the patched copy's, which a patch could bring), find the test(s) the command runs — from command (shell
  * text, never run) or argv (NULL-terminated), preferring the tests seen
  * failing in evidence (may be NULL) — and invert one assertion in that
  * test's body, or in a helper it calls (one level): the one at the
@@ -35,14 +36,14 @@ size_t rt_failing_locations(const char *output, rt_failing_loc *locs,
  * t.Error/Fatal/Fail becomes "if !(COND) {", testify assert/require.X its
  * inverse. Returns 1 with "file:line: <original line>" in what; 0 with
  * the reason it was not placed in what; -1 on an I/O error (errno set). */
-int rt_canary_place(const char *dir, const char *command,
+int rt_canary_place(const char *dir, const char *trusted, const char *command,
     char *const *argv, const char *evidence, char *what, size_t whatsize);
 
 /* rt_canary_place in exactly the test case_id names (the runner's
  * ID: a pytest node ID "f.py::Class::test", a Go "pkg::TestX/sub"), not
  * in whichever test the command runs; 0 with "case X: no such test in
  * this tree" when the tree has no such test. */
-int rt_canary_place_case(const char *dir, const char *case_id,
-    const char *evidence, char *what, size_t whatsize);
+int rt_canary_place_case(const char *dir, const char *trusted,
+    const char *case_id, const char *evidence, char *what, size_t whatsize);
 
 #endif

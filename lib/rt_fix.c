@@ -400,8 +400,8 @@ mini_open(mini *m, const char *root, const char *command, json_t *req,
 	m->copy = rt_xasprintf("%s/%s", m->outer, m->name);
 	/* every probe confined to its copy, as the tournament's trials are */
 	if (rt_sandbox_init(&m->sb, RT_SANDBOX_WANT_AUTO, 0, m->scratch) < 0 ||
-	    (m->sb.kind == RT_SANDBOX_UID && chmod(m->scratch, 0711) < 0) ||
-	    mkdir(m->outer, m->sb.kind == RT_SANDBOX_UID ? 0711 : 0700) < 0) {
+	    chmod(m->scratch, rt_sandbox_dir_mode(&m->sb, m->scratch)) < 0 ||
+	    mkdir(m->outer, rt_sandbox_dir_mode(&m->sb, m->scratch)) < 0) {
 		res = no_patch("the probes' sandbox: %s%s", m->sb.why[0] ? m->sb.why :
 		    strerror(errno), NULL);
 		return res;

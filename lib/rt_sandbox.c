@@ -1,6 +1,7 @@
 /* rt_sandbox: bubblewrap (user, mount, pid, network, IPC and UTS
- * namespaces, a read-only root, no capabilities), else setpriv to nobody
- * when run as root, else none; one probe at start decides. */
+ * namespaces, a read-only root, no capabilities; as root, setpriv to nobody
+ * inside), else setpriv to nobody when run as root, else none; one probe at
+ * start decides. */
 #define _XOPEN_SOURCE 700  /* realpath(3): POSIX.1-2008, but glibc hides it */
 #include <dirent.h>
 #include <errno.h>
@@ -111,7 +112,7 @@ add_cmd(vec *a, const char *path, char *const *argv)
  * of its own: written by that lane's trials only, kept across them, never
  * inside the project. */
 static void
-cache_dir(vec *a, const char *d)
+cache_dir(const rt_sandbox *sb, vec *a, const char *d)
 {
 	char *slash = strrchr(d, '/'), *c, *g;
 
@@ -122,7 +123,17 @@ cache_dir(vec *a, const char *d)
 		free(c);
 		return;
 	}
+	/* the dropped uid's $HOME too: root's is not its to read */
+	if (sb->drop && (chown(c, sb->uid, sb->gid) < 0 || chmod(c, 0700) < 0)) {
+		free(c);
+		return;
+	}
 	g = rt_xasprintf("%s/go-build", c);
+	if (sb->drop) {
+		add(a, "--setenv");
+		add(a, "HOME");
+		add(a, c);
+	}
 	add(a, "--bind");
 	add(a, c);
 	add(a, c);
@@ -134,6 +145,106 @@ cache_dir(vec *a, const char *d)
 	add(a, g);
 	free(g);
 	free(c);
+}
+
+/* setpriv to sb's uid and gid, no groups, nothing regained by exec: root
+ * in a user namespace is still uid 0 to every file and socket outside, so
+ * root's trials are nobody's */
+static void
+add_drop(const rt_sandbox *sb, vec *a)
+{
+	char *u;
+
+	add(a, sb->setpriv);
+	u = rt_xasprintf("--reuid=%ld", (long)sb->uid);
+	add(a, u);
+	free(u);
+	u = rt_xasprintf("--regid=%ld", (long)sb->gid);
+	add(a, u);
+	free(u);
+	add(a, "--clear-groups");
+	add(a, "--inh-caps=-all");
+	add(a, "--no-new-privs");
+	add(a, "--");
+}
+
+/* What every bwrap sandbox has: its own pid, IPC, UTS (and without the
+ * network, network: abstract sockets too) namespaces, no capabilities, /
+ * read-only, private /dev, /proc, /tmp, /var/tmp and /run (no socket
+ * there from outside). */
+static void
+add_common(const rt_sandbox *sb, vec *a, int network)
+{
+	char r[PATH_MAX];
+
+	add(a, sb->prog);
+	if (!sb->drop)
+		add(a, "--unshare-user-try");
+	add(a, "--unshare-pid");      /* no ancestor's /proc/PID to read */
+	add(a, "--unshare-ipc");
+	add(a, "--unshare-uts");
+	if (!network)
+		add(a, "--unshare-net");
+	add(a, "--cap-drop");         /* bwrap run by root keeps them otherwise */
+	add(a, "ALL");
+	if (sb->drop) {
+		/* setpriv's, to drop them all with root */
+		add(a, "--cap-add");
+		add(a, "CAP_SETUID");
+		add(a, "--cap-add");
+		add(a, "CAP_SETGID");
+	}
+	add(a, "--die-with-parent");  /* a timeout's signal ends all of it */
+	add(a, "--new-session");      /* no TIOCSTI into our terminal */
+	add(a, "--ro-bind");
+	add(a, "/");
+	add(a, "/");
+	add(a, "--dev");
+	add(a, "/dev");
+	add(a, "--proc");
+	add(a, "/proc");
+	/* sticky and everyone's, as the real ones: a dropped uid writes them */
+	add(a, "--perms");
+	add(a, "1777");
+	add(a, "--tmpfs");
+	add(a, "/tmp");
+	if (sb->var_tmp) {
+		add(a, "--perms");
+		add(a, "1777");
+		add(a, "--tmpfs");
+		add(a, "/var/tmp");
+	}
+	add(a, "--tmpfs");
+	add(a, "/run");
+	/* a resolver's configuration that lives in /run (systemd-resolved) */
+	if (network && realpath("/etc/resolv.conf", r) && !strncmp(r, "/run/", 5)) {
+		add(a, "--ro-bind");
+		add(a, r);
+		add(a, r);
+	}
+}
+
+/* For a dropped uid: every directory above path searchable in the
+ * sandbox. Those under its fresh /tmp are made by bwrap with the modes of
+ * the real ones (mkdtemp's 0700), which would lock nobody out of its own
+ * copy; one that exists already is left as it is. */
+static void
+add_reach(const rt_sandbox *sb, vec *a, const char *path)
+{
+	char *p, *s;
+
+	if (!sb->drop || path[0] != '/')
+		return;
+	p = rt_xstrdup(path);
+	for (s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		add(a, "--perms");
+		add(a, "0711");
+		add(a, "--dir");
+		add(a, p);
+		*s = '/';
+	}
+	free(p);
 }
 
 char **
@@ -161,34 +272,13 @@ rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
 	/* the real names: a bind follows no link we did not mean */
 	if (!realpath(dir ? dir : ".", d))
 		snprintf(d, sizeof d, "%s", dir ? dir : ".");
-	add(&a, sb->prog);
-	add(&a, "--unshare-user-try");
-	add(&a, "--unshare-pid");      /* no ancestor's /proc/PID to read */
-	add(&a, "--unshare-ipc");
-	add(&a, "--unshare-uts");
-	if (!sb->network)
-		add(&a, "--unshare-net");
-	add(&a, "--cap-drop");         /* bwrap run by root keeps them otherwise */
-	add(&a, "ALL");
-	add(&a, "--die-with-parent");  /* a timeout's signal ends all of it */
-	add(&a, "--new-session");      /* no TIOCSTI into our terminal */
-	add(&a, "--ro-bind");
-	add(&a, "/");
-	add(&a, "/");
-	add(&a, "--dev");
-	add(&a, "/dev");
-	add(&a, "--proc");
-	add(&a, "/proc");
-	add(&a, "--tmpfs");
-	add(&a, "/tmp");
-	if (sb->var_tmp) {
-		add(&a, "--tmpfs");
-		add(&a, "/var/tmp");
-	}
+	add_common(sb, &a, sb->network);
+	add_reach(sb, &a, d);
 	add(&a, "--bind");
 	add(&a, d);
 	add(&a, d);
 	if (extra && realpath(extra, x) && strcmp(x, d) != 0) {
+		add_reach(sb, &a, x);
 		add(&a, "--bind");
 		add(&a, x);
 		add(&a, x);
@@ -199,19 +289,30 @@ rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
 	add(&a, "TMPDIR");
 	add(&a, "/tmp");
 	if (sb->caches)
-		cache_dir(&a, d);
+		cache_dir(sb, &a, d);
 	add(&a, "--");
+	if (sb->drop)
+		add_drop(sb, &a);
 	add_cmd(&a, path, argv);
 	return a.v;
 }
 
 /* Run the sandbox's probe (sh -c :) in dir: 0 when it exits 0, else -1
  * with the first line it wrote, or how it ended, in why. */
+static int run_probe(rt_sandbox *sb, char **argv);
+
 static int
 probe(rt_sandbox *sb, const char *dir)
 {
 	static char *const colon[] = { "sh", "-c", ":", NULL };
-	char **argv = rt_sandbox_argv(sb, dir, NULL, "/bin/sh", colon);
+
+	return run_probe(sb, rt_sandbox_argv(sb, dir, NULL, "/bin/sh", colon));
+}
+
+/* Run argv (a probe; freed): 0 when it exits 0, else -1 as probe says. */
+static int
+run_probe(rt_sandbox *sb, char **argv)
+{
 	posix_spawn_file_actions_t fa;
 	char buf[sizeof sb->why], *nl;
 	int pe[2], rc, st;
@@ -288,11 +389,23 @@ rt_sandbox_init(rt_sandbox *sb, rt_sandbox_want want, int network, const char *p
 		    "bubblewrap)", b);
 	} else {
 		sb->kind = RT_SANDBOX_BWRAP;
+		if (geteuid() == 0) {
+			/* root's trials are nobody's, or bwrap is not used */
+			if (find_prog("setpriv", sb->setpriv, sizeof sb->setpriv) < 0) {
+				snprintf(sb->why, sizeof sb->why, "no setpriv to leave uid 0");
+				goto nobwrap;
+			}
+			sb->drop = 1;
+			sb->uid = NOBODY;
+			sb->gid = NOBODY;
+		}
 		if (probe(sb, probe_dir) == 0) {
 			sb->caches = 1;
 			return 0;
 		}
+nobwrap:
 		sb->kind = RT_SANDBOX_NONE;
+		sb->drop = 0;
 		snprintf(why, sizeof why, "%.100s cannot run here: %.180s", sb->prog, sb->why);
 		memcpy(sb->why, why, sizeof why);
 	}
@@ -348,9 +461,86 @@ own_at(int dirfd, const char *name, uid_t uid, gid_t gid, int depth)
 }
 
 int
+rt_sandbox_drops(const rt_sandbox *sb)
+{
+	return sb->kind == RT_SANDBOX_UID || (sb->kind == RT_SANDBOX_BWRAP && sb->drop);
+}
+
+mode_t
+rt_sandbox_dir_mode(const rt_sandbox *sb, const char *dir)
+{
+	char r[PATH_MAX];
+
+	if (sb->kind == RT_SANDBOX_UID)
+		return 0711;
+	if (!rt_sandbox_drops(sb))
+		return 0700;
+	if (!realpath(dir, r))
+		snprintf(r, sizeof r, "%s", dir);
+	if (!strncmp(r, "/tmp/", 5) || (sb->var_tmp && !strncmp(r, "/var/tmp/", 9)))
+		return 0700;
+	return 0711;
+}
+
+int
 rt_sandbox_own(const rt_sandbox *sb, const char *dir)
 {
-	if (sb->kind != RT_SANDBOX_UID)
+	if (!rt_sandbox_drops(sb))
 		return 0;
 	return own_at(AT_FDCWD, dir, sb->uid, sb->gid, 0);
+}
+
+char **
+rt_sandbox_helper_argv(const rt_sandbox *sb, const char *cwd, char *const *ro,
+    const char *path, char *const *argv)
+{
+	vec a = { 0 };
+	char r[PATH_MAX];
+	struct stat st;
+
+	if (sb->kind != RT_SANDBOX_BWRAP)
+		return NULL;
+	add_common(sb, &a, 0);
+	for (; ro && *ro; ro++)
+		if ((*ro)[0] == '/' && realpath(*ro, r) && stat(r, &st) == 0 &&
+		    strcmp(r, "/") != 0) {
+			add(&a, "--ro-bind");
+			add(&a, r);
+			add(&a, r);
+		}
+	if (cwd) {
+		add(&a, "--chdir");
+		add(&a, cwd);
+	}
+	add(&a, "--setenv");
+	add(&a, "TMPDIR");
+	add(&a, "/tmp");
+	add(&a, "--setenv");
+	add(&a, "HOME");
+	add(&a, "/tmp");
+	add(&a, "--");
+	add_cmd(&a, path, argv);
+	return a.v;
+}
+
+const rt_sandbox *
+rt_sandbox_helper(void)
+{
+	static rt_sandbox sb;
+	static int done;
+	static char *const colon[] = { "sh", "-c", ":", NULL };
+	const char *b = getenv("RETRIAL_BWRAP");
+	struct stat st;
+
+	if (done)
+		return &sb;
+	done = 1;
+	memset(&sb, 0, sizeof sb);
+	sb.var_tmp = stat("/var/tmp", &st) == 0 && S_ISDIR(st.st_mode);
+	if (find_prog(b && *b ? b : "bwrap", sb.prog, sizeof sb.prog) < 0)
+		return &sb;
+	sb.kind = RT_SANDBOX_BWRAP;
+	if (run_probe(&sb, rt_sandbox_helper_argv(&sb, "/", NULL, "/bin/sh", colon)) < 0)
+		sb.kind = RT_SANDBOX_NONE;
+	return &sb;
 }

@@ -1,6 +1,7 @@
 /* rt_sandbox: confine a trial to its own directory. Detects once what the
- * system allows (bubblewrap, else a separate unprivileged uid when run as
- * root, else nothing) and builds the argv that runs a trial inside it. */
+ * system allows (bubblewrap, as root with an unprivileged uid inside it;
+ * else a separate unprivileged uid when run as root; else nothing) and
+ * builds the argv that runs a trial, or a parser helper, inside it. */
 #ifndef RT_SANDBOX_H
 #define RT_SANDBOX_H
 
@@ -26,6 +27,9 @@ typedef struct rt_sandbox {
 	char why[300];               /* why a stronger kind was not available */
 	int caches;                  /* bwrap: a writable cache beside each copy
 	                              * (set once the probe has passed) */
+	int drop;                    /* bwrap started by root: the trial drops to
+	                              * uid, gid and no groups inside (setpriv) */
+	char setpriv[4096];          /* drop: setpriv, absolute */
 } rt_sandbox;
 
 /* Parse "auto", "bwrap" or "none"; -1 if none of them. */
@@ -43,14 +47,34 @@ const char *rt_sandbox_name(const rt_sandbox *sb);
  * and extra (NULL or an existing directory) writable, and a private /tmp
  * ($TMPDIR=/tmp) with bwrap, and with sb->caches a cache of the copy's own
  * beside it (DIR/../.retrial-cache: $XDG_CACHE_HOME and $GOCACHE, since
- * $HOME is read-only). With path, exec path (argv[0] is replaced);
+ * $HOME is read-only; with sb->drop $HOME too, handed to sb->uid). With
+ * sb->drop the trial leaves uid 0 inside bwrap through setpriv. With path, exec path (argv[0] is replaced);
  * without, search $PATH, exit 127 or 126 when the program cannot run, as
  * the shell does. malloc'd, every string too (rt_free_vec). NULL when
  * sb->kind is RT_SANDBOX_NONE. */
 char **rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
     const char *path, char *const *argv);
-/* Make the tree at dir writable by the sandbox's trials: with
- * RT_SANDBOX_UID, chown every entry (links themselves) to its uid; else
+/* 1 when trials run as sb->uid, not as us (RT_SANDBOX_UID, or bwrap
+ * started by root): their copies must be handed to that uid and the
+ * directories above them searchable (0711). */
+int rt_sandbox_drops(const rt_sandbox *sb);
+/* The mode for a directory above the copies, in dir: 0711 when the
+ * dropped uid must search the real one (RT_SANDBOX_UID, or bwrap with dir
+ * outside /tmp and /var/tmp, which bwrap rebuilds searchable), else 0700. */
+mode_t rt_sandbox_dir_mode(const rt_sandbox *sb, const char *dir);
+/* The sandbox for a parser helper (rt_src): bwrap with everything
+ * read-only, no network, a private /tmp (its only scratch, $TMPDIR and
+ * $HOME), /run and /var/tmp, no capabilities; NONE when bwrap cannot run
+ * here ($RETRIAL_BWRAP as for trials). Probed once per process. */
+const rt_sandbox *rt_sandbox_helper(void);
+/* The argv running path (argv[0] replaced) in the helper sandbox in cwd,
+ * with each existing absolute path of ro (NULL-terminated) visible
+ * read-only at its own name even under /tmp. malloc'd (rt_free_vec);
+ * NULL when sb->kind is not RT_SANDBOX_BWRAP. */
+char **rt_sandbox_helper_argv(const rt_sandbox *sb, const char *cwd,
+    char *const *ro, const char *path, char *const *argv);
+/* Make the tree at dir writable by the sandbox's trials: when they drop
+ * to another uid (rt_sandbox_drops), chown every entry (links themselves) to its uid; else
  * nothing. 0, or -1 with errno. */
 int rt_sandbox_own(const rt_sandbox *sb, const char *dir);
 

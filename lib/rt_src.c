@@ -21,6 +21,7 @@
 #include "rt_hash.h"
 #include "rt_platform.h"
 #include "rt_runner.h"
+#include "rt_sandbox.h"
 #include "rt_src.h"
 #include "rt_util.h"
 
@@ -89,12 +90,26 @@ find_exe(const char *name)
 	}
 }
 
+static int run_named(const char *, const char *, char *const [], const char *,
+    char *const [], long, unsigned long long, rt_buf *, rt_buf *, int *, char *,
+    size_t);
+
 /* Run exe with argv in cwd, stdin /dev/null, for at most timeout seconds:
  * stdout into out (at most OUT_MAX), stderr into err. 0 with the exit
  * status in *status, or -1 with why (timed out, killed, output too
  * long, cannot run). */
 static int
 run_helper(const char *exe, char *const argv[], const char *cwd,
+    char *const envp[], long timeout, unsigned long long mem, rt_buf *out,
+    rt_buf *err, int *status, char *why, size_t whysize)
+{
+	return run_named(argv[0], exe, argv, cwd, envp, timeout, mem, out, err,
+	    status, why, whysize);
+}
+
+/* run_helper, its messages naming name */
+static int
+run_named(const char *name, const char *exe, char *const argv[], const char *cwd,
     char *const envp[], long timeout, unsigned long long mem, rt_buf *out,
     rt_buf *err, int *status, char *why, size_t whysize)
 {
@@ -188,19 +203,19 @@ run_helper(const char *exe, char *const argv[], const char *cwd,
 	rt_buf_str(err);
 	if (timed) {
 		snprintf(why, whysize, "%s timed out after %ld s "
-		    "(RETRIAL_GUARD_TIMEOUT)", argv[0], timeout);
+		    "(RETRIAL_GUARD_TIMEOUT)", name, timeout);
 		return -1;
 	}
 	if (over) {
-		snprintf(why, whysize, "%s printed over %lu MiB", argv[0], OUT_MAX >> 20);
+		snprintf(why, whysize, "%s printed over %lu MiB", name, OUT_MAX >> 20);
 		return -1;
 	}
 	if (rt_stop_signal) {
-		snprintf(why, whysize, "%s: interrupted", argv[0]);
+		snprintf(why, whysize, "%s: interrupted", name);
 		return -1;
 	}
 	if (WIFSIGNALED(st)) {
-		snprintf(why, whysize, "%s was killed by signal %d%s", argv[0],
+		snprintf(why, whysize, "%s was killed by signal %d%s", name,
 		    WTERMSIG(st), WTERMSIG(st) == SIGKILL || WTERMSIG(st) == SIGSEGV ?
 		    " (out of memory or a crash)" : "");
 		return -1;
@@ -219,12 +234,36 @@ static int
 run_checked(const char *exe, char *const av[], const char *aroot, rt_buf *out,
     rt_buf *err, const char *label, char *why, size_t whysize)
 {
-	int status = 0;
+	const rt_sandbox *sb = rt_sandbox_helper();
+	char **ro, **box;
+	size_t n = 0, i;
+	int status = 0, r;
 	char *c;
 
-	if (run_helper(exe, av, aroot, environ, guard_timeout(), MEM_MAX, out, err,
-	    &status, why, whysize) < 0)
+	/* confined: the files it reads, read-only; nothing else it can
+	 * write, no network; a patch's code in a parser runs there too */
+	for (i = 0; av[i]; i++)
+		;
+	ro = rt_xcalloc(i + 3, sizeof *ro);
+	ro[n++] = (char *)aroot;
+	ro[n++] = (char *)exe;
+	for (i = 0; av[i]; i++)
+		if (av[i][0] == '/')
+			ro[n++] = av[i];
+	box = rt_sandbox_helper_argv(sb, aroot, ro, exe, av);
+	free(ro);
+	r = run_named(av[0], box ? box[0] : exe, box ? box : av, aroot, environ,
+	    guard_timeout(), MEM_MAX, out, err, &status, why, whysize);
+	rt_free_vec(box);
+	if (r < 0)
 		return -1;
+	if (box && status > 128 && status < 128 + 65) {
+		/* bwrap passes on a signal's death as 128 + the signal */
+		snprintf(why, whysize, "%s was killed by signal %d%s", av[0],
+		    status - 128, status - 128 == SIGKILL || status - 128 == SIGSEGV ?
+		    " (out of memory or a crash)" : "");
+		return -1;
+	}
 	if (status != 0) {
 		c = rt_proc_complaint(rt_buf_str(err));
 		snprintf(why, whysize, "%s exited %d: %s", label, status, c);
@@ -291,15 +330,159 @@ cache_dir(void)
 	return NULL;
 }
 
+/* dir as a place only we can write: a directory (not a link), ours, not
+ * writable by group or others (made 0700 when it is ours but looser). 0,
+ * or -1 with why. */
+static int
+private_dir(const char *dir, char *why, size_t whysize)
+{
+	struct stat st;
+
+	if (rt_mkdir_p(dir, 0700) < 0 || lstat(dir, &st) < 0) {
+		snprintf(why, whysize, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+		snprintf(why, whysize, "%s: not a directory of uid %ld's own (a link, "
+		    "or another user's): the go helper is not kept there", dir,
+		    (long)geteuid());
+		return -1;
+	}
+	if ((st.st_mode & 077) && chmod(dir, 0700) < 0) {
+		snprintf(why, whysize, "chmod %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The bytes of path (no link followed) when it is a regular file of ours
+ * that group and others cannot write; NULL otherwise. */
+static char *
+read_ours(const char *path, size_t *len)
+{
+	struct stat st;
+	rt_buf b = { 0 };
+	char buf[65536];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) || st.st_size > (off_t)(256L << 20)) {
+		close(fd);
+		return NULL;
+	}
+	while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			rt_buf_add(&b, buf, (size_t)n);
+	close(fd);
+	if (n < 0) {
+		rt_buf_free(&b);
+		return NULL;
+	}
+	*len = b.len;
+	rt_buf_str(&b);
+	return b.data;
+}
+
+/* The verified helper of this process: a private copy, never the cache's
+ * file itself, which anything running as us could rewrite after the
+ * check. */
+static char *priv_dir, *priv_exe;
+
+static void
+priv_remove(void)
+{
+	if (priv_exe)
+		unlink(priv_exe);
+	if (priv_dir)
+		rmdir(priv_dir);
+}
+
+/* Write the verified bytes to this process's private copy: its path
+ * (malloc'd), or NULL with why. */
+static char *
+priv_copy(const char *bytes, size_t len, char *why, size_t whysize)
+{
+	const char *td = getenv("TMPDIR");
+	int fd;
+	ssize_t w;
+	size_t off = 0;
+
+	if (!priv_dir) {
+		char *d = rt_xasprintf("%s/rt-helper.XXXXXX", td && td[0] == '/' ? td : "/tmp");
+		if (!mkdtemp(d)) {
+			snprintf(why, whysize, "%s: %s", d, strerror(errno));
+			free(d);
+			return NULL;
+		}
+		priv_dir = d;
+		priv_exe = rt_xasprintf("%s/inventory-go", d);
+		atexit(priv_remove);
+	}
+	unlink(priv_exe);
+	if ((fd = open(priv_exe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0700)) < 0) {
+		snprintf(why, whysize, "%s: %s", priv_exe, strerror(errno));
+		return NULL;
+	}
+	while (off < len) {
+		if ((w = write(fd, bytes + off, len - off)) < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(why, whysize, "%s: %s", priv_exe, strerror(errno));
+			close(fd);
+			unlink(priv_exe);
+			return NULL;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) < 0) {
+		snprintf(why, whysize, "%s: %s", priv_exe, strerror(errno));
+		unlink(priv_exe);
+		return NULL;
+	}
+	return rt_xstrdup(priv_exe);
+}
+
+/* The cached binary exe when its SHA-256 is the one recorded in rec at
+ * build time (both files ours, not links, not writable by others): its
+ * bytes, else NULL (missing, planted or changed: rebuild). */
+static char *
+verified(const char *exe, const char *rec, size_t *len)
+{
+	char *bytes, *want, hex[65];
+	size_t wlen;
+
+	if (!(want = read_ours(rec, &wlen)))
+		return NULL;
+	if (!(bytes = read_ours(exe, len))) {
+		free(want);
+		return NULL;
+	}
+	rt_sha256_hex(bytes, *len, hex);
+	if (wlen < 64 || memcmp(want, hex, 64) != 0) {
+		free(bytes);
+		bytes = NULL;
+	}
+	free(want);
+	return bytes;
+}
+
 /* The Go helper, built from share/retrial/inventory-go with the go on
- * PATH once per source and toolchain, into the cache: its path, or NULL
- * (why says: no source or no go -> *nop = 1; a failed build -> 0). */
+ * PATH once per source and toolchain, into a cache directory only we can
+ * write, its SHA-256 recorded beside it; before each use the binary is
+ * checked against that record (rebuilt when they differ) and run from a
+ * private copy. Its path, or NULL (why says: no source or no go -> *nop =
+ * 1; a failed build -> 0). */
 static char *
 go_helper(int *nop, char *why, size_t whysize)
 {
 	const char *share = rt_sharedir();
 	char *src = rt_xasprintf("%s/inventory-go", share), *main_go, *mod;
-	char *go, *dir = NULL, *exe = NULL, *tmp = NULL, *text, hex[65];
+	char *go, *dir = NULL, *exe = NULL, *rec = NULL, *tmp = NULL, *text, hex[65];
+	char *bytes = NULL, *res = NULL;
 	char *vargv[] = { "go", "version", NULL };
 	const char *set[] = { "GOTOOLCHAIN=local", "GOPROXY=off", "GOWORK=off",
 		"GOFLAGS=-mod=mod", "CGO_ENABLED=0", NULL };
@@ -344,21 +527,16 @@ go_helper(int *nop, char *why, size_t whysize)
 		    "(neither XDG_CACHE_HOME nor HOME is set)");
 		goto done;
 	}
+	if (private_dir(dir, why, whysize) < 0)
+		goto done;
 	exe = rt_xasprintf("%s/inventory-go-%.16s", dir, hex);
-	if (access(exe, X_OK) == 0)
-		goto done;
-	if (rt_mkdir_p(dir, 0700) < 0) {
-		snprintf(why, whysize, "%s: %s", dir, strerror(errno));
-		free(exe);
-		exe = NULL;
-		goto done;
-	}
+	rec = rt_xasprintf("%s/inventory-go-%.16s.sha256", dir, hex);
+	if ((bytes = verified(exe, rec, &len)))
+		goto copy;
 	/* build into a temporary, then rename: concurrent builds are fine */
 	tmp = rt_xasprintf("%s/.inventory-go-%.16s.XXXXXX", dir, hex);
 	if ((fd = mkstemp(tmp)) < 0) {
 		snprintf(why, whysize, "%s: %s", tmp, strerror(errno));
-		free(exe);
-		exe = NULL;
 		goto done;
 	}
 	close(fd);
@@ -388,17 +566,27 @@ go_helper(int *nop, char *why, size_t whysize)
 				free(c);
 			}
 			unlink(tmp);
-			free(exe);
-			exe = NULL;
 			goto done;
 		}
 	}
-	if (chmod(tmp, 0755) < 0 || rename(tmp, exe) < 0) {
-		snprintf(why, whysize, "%s: %s", exe, strerror(errno));
+	if (chmod(tmp, 0700) < 0 || !(bytes = read_ours(tmp, &len))) {
+		snprintf(why, whysize, "%s: %s", tmp, strerror(errno));
 		unlink(tmp);
-		free(exe);
-		exe = NULL;
+		goto done;
 	}
+	/* the record first: a binary is only ever used with its hash */
+	{
+		char bh[65];
+		rt_sha256_hex(bytes, len, bh);
+		bh[64] = '\n';
+		if (rt_write_file_atomic(rec, bh, 65) < 0 || rename(tmp, exe) < 0) {
+			snprintf(why, whysize, "%s: %s", exe, strerror(errno));
+			unlink(tmp);
+			goto done;
+		}
+	}
+copy:
+	res = priv_copy(bytes, len, why, whysize);
 done:
 	rt_buf_free(&out);
 	rt_buf_free(&err);
@@ -409,7 +597,10 @@ done:
 	free(main_go);
 	free(mod);
 	free(src);
-	return exe;
+	free(exe);
+	free(rec);
+	free(bytes);
+	return res;
 }
 
 int

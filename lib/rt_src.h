@@ -67,7 +67,11 @@ enum { RT_SRC_OK = 0, RT_SRC_FAILED = -1, RT_SRC_NO_PARSER = 1 };
  * stdin /dev/null, for at most $RETRIAL_GUARD_TIMEOUT seconds (20), its
  * output capped at 16 MiB and its memory bounded. Python runs with the
  * interpreter command (shell text) or argv names, else python3; Go's
- * helper is built once with the go on PATH into $XDG_CACHE_HOME/retrial.
+ * helper is built once with the go on PATH into $XDG_CACHE_HOME/retrial
+ * (a directory only we can write), checked against the SHA-256 recorded
+ * at its build before each use and run from a private copy. Where bwrap
+ * runs, every helper runs in rt_sandbox_helper's sandbox: read-only, no
+ * network, a private /tmp its only scratch.
  * $RETRIAL_INVENTORY_PY, _GO, _JS name a helper command instead.
  * trusted (may be NULL: root) is the original project: the interpreter
  * and the JavaScript parser come from there, never from a patched copy,

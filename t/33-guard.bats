@@ -262,11 +262,15 @@ EOF2
 
 @test "inventory: the interpreter is the test command's own" {
 	mkdir -p "$T/bin"
-	printf '#!/bin/sh\necho used >"%s/used"\nexec /usr/bin/python3 "$@"\n' "$T" >"$T/bin/python3.99"
-	chmod +x "$T/bin/python3.99"
+	printf '#!/bin/sh\nexec /usr/bin/python3 "$@"\n' >"$T/bin/python3.99"
+	printf '#!/bin/sh\necho "python3.98 was asked" >&2\nexit 9\n' >"$T/bin/python3.98"
+	chmod +x "$T/bin/python3.99" "$T/bin/python3.98"
 	check shop n-len -c "$T/bin/python3.99 -m pytest -q"
 	has "rule: assertion-weakened"
-	[ -e "$T/used" ]
+	# the helper runs in the sandbox, so it says so on stderr, not in a file
+	check shop n-len -c "$T/bin/python3.98 -m pytest -q"
+	has "rule: guard-undecided"
+	has "the python parser helper exited 9: python3.98 was asked"
 }
 
 @test "inventory: a patched test that does not parse is patch-failed with the parser's file:line" {

@@ -21,6 +21,11 @@ teardown() {
 		kill "$srv" 2>/dev/null || true
 		wait "$srv" 2>/dev/null || true
 	fi
+	if [ -n "${usrv:-}" ]; then
+		kill "$usrv" 2>/dev/null || true
+		wait "$usrv" 2>/dev/null || true
+	fi
+	[ -z "${kd:-}" ] || rm -rf "$kd"
 }
 
 # serve: a loopback server that logs each connection to $T/conns; the
@@ -211,4 +216,168 @@ last() { tail -n 1 "$T/out"; }
 	[ "$(cat "$T"/tmp/rt-verify.*/baseline.*/p/seen)" = /tmp ]
 	[ ! -e "/tmp/$probe" ]
 	! pgrep -f "^sleep 317$"
+}
+
+# ---- helpers from trusted places, confined; lanes never root ----
+
+G="$RT_TOP/t/guard_test"
+GFX="$RT_TOP/t/fixtures/guard"
+
+have_bwrap() {
+	bwrap --ro-bind / / --unshare-pid --proc /proc --dev /dev -- true ||
+		skip "bwrap cannot run here"
+}
+
+@test "rt-verify --case on jest: a patch's node_modules/acorn is never the canary's parser; the original's is" {
+	jp="$RT_TOP/t/fixtures/runners/jestproj/node_modules"
+	[ -d "$jp/@babel/parser" ] && command -v node >/dev/null || skip "no jest: make jest-deps"
+	have_bwrap
+	# the judged project with its own parser (@babel/parser), no acorn
+	mkdir -p "$T/jv/node_modules/@babel" "$T/e/a" "$T/e/b/node_modules/acorn"
+	cp -R "$GFX/jestcase/__tests__" "$GFX/jestcase/src" "$GFX/jestcase/package.json" "$T/jv/"
+	cp -R "$jp/@babel/parser" "$T/jv/node_modules/@babel/"
+	# the real fix, and an "acorn" whose loading writes outside any sandbox
+	printf '{"name": "acorn", "version": "8.0.0", "main": "index.js"}\n' \
+		>"$T/e/b/node_modules/acorn/package.json"
+	printf "require('fs').appendFileSync('%s', 'acorn ran as uid ' + process.getuid());\nmodule.exports = require('@babel/parser');\n" \
+		"$T/pwned" >"$T/e/b/node_modules/acorn/index.js"
+	{ cat "$GFX/jestcase/patches/jest-realfix.patch"; (cd "$T/e" && diff -ruN a b) || true; } |
+		jq -Rsc '{type: "hypothesis", id: "acorn", source: "rules", status: "ok",
+		    cause_class: "concurrency", explanation: "x", patch: .}' >"$T/h.jsonl"
+	case="__tests__/quote.test.js::quote prices each item in order"
+	jq -nc --arg c "$case" '{type: "measure", case: $c, trials: 30, failures: 10}' |
+		cat - "$T/h.jsonl" >"$T/in.jsonl"
+	cd "$T/jv"
+	rt-verify -N 2 -j 2 --seed 42 --no-genome --confirmations 1 --case "$case" --cmd true \
+		"$T/in.jsonl" >"$T/out" 2>"$T/err" || true
+	[ ! -e "$T/pwned" ] || { cat "$T/pwned"; false; }
+	# the canary was placed, read by the original project's parser
+	last | jqe '.lanes[0].id == "acorn" and .lanes[0].canary.placed == true and
+	    (.lanes[0].canary.at | startswith("__tests__/quote.test.js:5: "))'
+}
+
+@test "guard: a parser helper runs confined: nothing written outside its scratch, no network" {
+	have_bwrap
+	make -s -C "$RT_TOP" t/guard_test >&2
+	serve
+	# an interpreter that attacks, then parses as the real one does
+	mkdir -p "$T/bin" "$T/out-of-reach"
+	cat >"$T/bin/python3.97" <<EOF
+#!/bin/sh
+echo pwned >>"$T/out-of-reach/marker"
+/usr/bin/python3 -c 'import socket; socket.create_connection(("127.0.0.1", $port), 2)' 2>/dev/null
+exec /usr/bin/python3 "\$@"
+EOF
+	chmod +x "$T/bin/python3.97"
+	rm -rf "$T/shop" && cp -R "$GFX/shop" "$T/shop"
+	patch -s -p1 -d "$T/shop" <"$GFX/patches/n-len.patch"
+	run "$G" check -c "$T/bin/python3.97 -m pytest -q" "$GFX/patches/n-len.patch" \
+		"$GFX/shop" "$T/shop"
+	status_is 1
+	has "rule: assertion-weakened"
+	[ ! -e "$T/out-of-reach/marker" ]
+	[ ! -s "$T/conns" ]
+}
+
+@test "guard: a Go helper planted in the cache is never run: checked by the hash recorded at its build, rebuilt" {
+	command -v go >/dev/null || skip "no go"
+	make -s -C "$RT_TOP" t/guard_test >&2
+	# the shared build, copied: its go-build cache keeps the rebuild short
+	mkdir -p "$RETRIAL_HELPER_CACHE"
+	cp -a "$RETRIAL_HELPER_CACHE" "$T/hc"
+	export RETRIAL_HELPER_CACHE="$T/hc"
+	go_check() {
+		rm -rf "$T/gp" && cp -R "$GFX/gopool" "$T/gp"
+		patch -s -p1 -d "$T/gp" <"$GFX/patches/go-len.patch"
+		run "$G" check "$GFX/patches/go-len.patch" "$GFX/gopool" "$T/gp"
+	}
+	go_check
+	status_is 1
+	has "rule: assertion-weakened"
+	# a test run unsandboxed (rt-collect) plants a helper by the known name
+	for f in "$T"/hc/inventory-go-*; do
+		case $f in *.sha256) continue ;; esac
+		printf '#!/bin/sh\necho planted >>"%s/planted"\necho "{\\"version\\": 1, \\"parser\\": \\"forged\\", \\"files\\": []}"\n' \
+			"$T" >"$f"
+		chmod 755 "$f"
+	done
+	go_check
+	status_is 1
+	has "rule: assertion-weakened"
+	has "guard: go/parser"
+	[ ! -e "$T/planted" ]
+	# kept where only we can write
+	[ "$(stat -c %a "$T/hc")" = 700 ]
+	# the rebuilt one is the recorded one again
+	for f in "$T"/hc/inventory-go-*.sha256; do
+		[ "$(sha256sum <"${f%.sha256}" | cut -d' ' -f1)" = "$(cat "$f")" ]
+	done
+	# a cache directory that is a link is refused, never followed
+	ln -s "$T/hc" "$T/hclink"
+	RETRIAL_HELPER_CACHE="$T/hclink" go_check
+	status_is 1
+	has "rule: guard-undecided"
+	has "not a directory of uid $(id -u)'s own"
+}
+
+@test "rt-verify as root: a lane runs as nobody in bwrap: no root-only file, no Unix socket outside, its own /run" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root"
+	have_bwrap
+	command -v setpriv >/dev/null || skip "no setpriv"
+	# outside every sandbox mount: a root-only key and a public file beside
+	# it (so the directory is reachable), and a root socket (0660)
+	kd=$(mktemp -d "$RT_TOP/t/.rt74-root.XXXXXX")
+	chmod 755 "$kd"
+	echo SECRET-KEY >"$kd/key" && chmod 600 "$kd/key"
+	echo public >"$kd/public" && chmod 644 "$kd/public"
+	: >"$T/uconns"
+	timeout 120 python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o660)
+s.listen(4)
+open(sys.argv[2], "w").write("ready")
+while True:
+    c, _ = s.accept()
+    open(sys.argv[3], "a").write("conn\n")
+    c.close()
+' "$kd/sock" "$T/uready" "$T/uconns" &
+	usrv=$!
+	while [ ! -s "$T/uready" ]; do sleep 0.05; done
+	mkdir -p "$T/p"
+	cat >"$T/p/t.py" <<EOF
+import os, socket
+out = ["uid %d gid %d groups %s" % (os.getuid(), os.getgid(), os.getgroups())]
+for f in ("/etc/shadow", "$kd/key", "$kd/public"):
+    try:
+        open(f).read()
+        out.append("read " + f)
+    except OSError:
+        out.append("denied " + f)
+try:
+    socket.socket(socket.AF_UNIX).connect("$kd/sock")
+    out.append("connected")
+except OSError:
+    out.append("refused")
+out.append("run: %s" % sorted(os.listdir("/run")))
+out.append("home %s" % os.access(os.environ["HOME"], os.W_OK))
+out.append("tmp %s" % os.access("/tmp", os.W_OK))
+open("seen", "w").write("\n".join(out) + "\n")
+raise SystemExit(1)  # failing: the baseline stops at -n
+EOF
+	rt-verify -C "$T/p" -n 2 --no-genome --keep --cmd "python3 t.py" </dev/null \
+		>"$T/out" 2>"$T/err" || true
+	last | jqe '.sandbox == "bwrap" and .baseline.failures == 2 and .baseline.errors == 0'
+	seen=$(cat "$T"/tmp/rt-verify.*/baseline.*/p/seen)
+	echo "$seen"
+	[[ $seen == *"uid 65534 gid 65534 groups []"* ]]
+	[[ $seen == *"denied /etc/shadow"* ]]
+	[[ $seen == *"denied $kd/key"* ]]
+	[[ $seen == *"read $kd/public"* ]]
+	[[ $seen == *refused* ]]
+	[[ $seen == *"run: []"* ]]
+	[[ $seen == *"home True"* ]]
+	[[ $seen == *"tmp True"* ]]
+	[ ! -s "$T/uconns" ]
 }

@@ -102,8 +102,9 @@ main(int argc, char *argv[])
 				rt_die("canary: %s: unknown argument", argv[a]);
 			}
 		}
-		r = id ? rt_canary_place_case(argv[2], id, ev, what, sizeof what) :
-		    rt_canary_place(argv[2], cmd, av, ev, what, sizeof what);
+		/* the tree is its own original: its parser is trusted here */
+		r = id ? rt_canary_place_case(argv[2], argv[2], id, ev, what, sizeof what) :
+		    rt_canary_place(argv[2], argv[2], cmd, av, ev, what, sizeof what);
 		if (r < 0)
 			rt_die("canary in %s:", argv[2]);
 		printf("%s: %s\n", r ? "placed" : "not placed", what);
