@@ -72,6 +72,7 @@ typedef struct {
 	rt_cases_dir jdir;           /* --junit: the private directory */
 	const char *judge;           /* --case ID */
 	long noreport, badreport;    /* --junit: trials without a readable report */
+	char noauto[200];            /* --junit: why retrial could not ask the runner */
 	int cut;                     /* a case record could not be written */
 	long crash_after;            /* the test hook's N, or 0 */
 } collect;
@@ -125,16 +126,20 @@ on_case(json_t *rec, void *ctx)
 static int
 junit_records(collect *c, const rt_trial_result *res, rt_case_set *set)
 {
+	/* what to do, when retrial could not ask the runner for its report */
+	const char *sep = c->noauto[0] ? " (" : "", *end = c->noauto[0] ? ")" : "";
+
 	if (rt_cases_trial(&c->jdir, &c->cli->o, res, on_case, c, set) < 0 && !c->cut) {
 		if (set->refused) {
 			c->badreport++;
 			rt_warn("trial %ld: %s", res->trial, set->error);
 		} else if (!strncmp(set->error, "no JUnit report", 15)) {
 			if (c->noreport++ == 0)
-				rt_warn("trial %ld: %s", res->trial, set->error);
+				rt_warn("trial %ld: %s%s%s%s", res->trial, set->error, sep,
+				    c->noauto, end);
 		} else {
 			c->badreport++;
-			rt_warn("trial %ld: %s", res->trial, set->error);
+			rt_warn("trial %ld: %s%s%s%s", res->trial, set->error, sep, c->noauto, end);
 		}
 	}
 	return c->cut ? -1 : 0;
@@ -354,12 +359,11 @@ main(int argc, char *argv[])
 	memset(&c, 0, sizeof c);
 	c.cli = &cli;
 	c.judge = judge;
-	if (judge) {
-		/* pytest and go test are asked for their report by retrial; any
-		 * other command writes $RETRIAL_JUNIT itself */
-		char why[200];
-		(void)rt_cases_auto(&cli.o, why, sizeof why);
-	}
+	/* --junit and --case: the runner is asked for its report (pytest's
+	 * --junitxml, go test's -json, jest-junit's file) unless the command
+	 * names its own; any other command writes $RETRIAL_JUNIT itself */
+	if (junit && rt_cases_auto(&cli.o, c.noauto, sizeof c.noauto) == 0)
+		c.noauto[0] = '\0';
 	c.conf = 0.95;
 	c.outname = out && strcmp(out, "-") != 0 ? out : "stdout";
 	count = shard_k > n ? 0 : (n - shard_k) / shard_n + 1;
