@@ -50,8 +50,12 @@ rt_cases_auto(rt_trial_opts *o, char *why, size_t size)
 	const rt_runner *r = rt_runner_of(o->runner);
 
 	if (own_report(o)) {
-		snprintf(why, size, "the command names its own report option: it must "
-		    "write the report to $RETRIAL_JUNIT");
+		if (r->report_stdout)
+			snprintf(why, size, "the command names its own report option: %s test "
+			    "must write its %s report to stdout", r->name, r->report_add);
+		else
+			snprintf(why, size, "the command names its own report option: it must "
+			    "write the report to $RETRIAL_JUNIT");
 		return -1;
 	}
 	if (!r->report_var && !r->report_env) {
