@@ -732,3 +732,32 @@ night() { # night N OUTCOME
 	has "failed: /tmp/jp/__tests__/payment.test.js::a refund reaches the bank"
 	hasnt "charges the card"
 }
+
+@test "gate: pytest-repeat's --count runs are cases of their own, each judged once, never retries" {
+	"$PY" -c 'import pytest_repeat' 2>/dev/null || skip "no pytest-repeat (Debian python3-pytest-repeat)"
+	mkdir -p "$T/pr/tests"
+	cat >"$T/pr/tests/test_seq.py" <<'PYEOF'
+import itertools
+
+_seq = itertools.count(1)
+
+def test_first_id():
+    assert next(_seq) != 2, "the second ID is reserved"
+
+def test_ok():
+    pass
+PYEOF
+	cd "$T/pr"
+	run "$PY" -m pytest -q -p no:cacheprovider -p no:randomly -p no:random_order --count 4 \
+	    --junitxml="$T/pr.xml" tests
+	status_is 1
+	rt-junit "$T/pr.xml" | jqe -s 'map(select(.case | startswith("tests/test_seq.py::test_first_id"))) |
+	    map([.case, .attempt, .outcome]) == [["tests/test_seq.py::test_first_id[1-4]", 1, "pass"],
+	      ["tests/test_seq.py::test_first_id[2-4]", 1, "fail"], ["tests/test_seq.py::test_first_id[3-4]", 1, "pass"],
+	      ["tests/test_seq.py::test_first_id[4-4]", 1, "pass"]]'
+	: >"$T/q"
+	run rt-quarantine -f "$T/q" gate "$T/pr.xml"
+	status_is 1
+	has "failed: tests/test_seq.py::test_first_id[2-4]"
+	has "gate: FAIL: 1 failed outside the quarantine"
+}
