@@ -15,6 +15,7 @@
 #include "rt_out.h"
 #include "rt_cases.h"
 #include "rt_junit.h"
+#include "rt_runner.h"
 #include "rt_platform.h"
 #include "rt_stats.h"
 #include "rt_trial.h"
@@ -48,11 +49,11 @@ usage(FILE *f)
 "  -o, --out FILE         write the records to FILE instead of stdout\n"
 "      --resume           continue the numbering of an existing --out FILE\n"
 "      --shard K/N        run only trials K, K+N, K+2N... (K from 1 to N)\n"
-"      --junit            each trial writes a JUnit report to $RETRIAL_JUNIT; one\n"
-"                         record per test case comes before the trial's record\n"
+"      --junit            one record per test case before each trial's record, from\n"
+"                         the report retrial asks the runner for (retrial(7)\n"
+"                         RUNNERS), else the one the command writes to $RETRIAL_JUNIT\n"
 "      --case ID          judge each trial by that test case's own outcome (the\n"
-"                         runner's ID); implies --junit, and asks pytest and go\n"
-"                         test for their report themselves\n");
+"                         runner's ID); implies --junit\n");
 	rt_trial_cli_usage(f);
 	fprintf(f,
 "  -h, --help             this text\n"
@@ -72,6 +73,7 @@ typedef struct {
 	rt_cases_dir jdir;           /* --junit: the private directory */
 	const char *judge;           /* --case ID */
 	long noreport, badreport;    /* --junit: trials without a readable report */
+	char noauto[200];            /* --junit: why retrial could not ask the runner */
 	int cut;                     /* a case record could not be written */
 	long crash_after;            /* the test hook's N, or 0 */
 } collect;
@@ -125,16 +127,20 @@ on_case(json_t *rec, void *ctx)
 static int
 junit_records(collect *c, const rt_trial_result *res, rt_case_set *set)
 {
+	/* what to do, when retrial could not ask the runner for its report */
+	const char *sep = c->noauto[0] ? " (" : "", *end = c->noauto[0] ? ")" : "";
+
 	if (rt_cases_trial(&c->jdir, &c->cli->o, res, on_case, c, set) < 0 && !c->cut) {
 		if (set->refused) {
 			c->badreport++;
 			rt_warn("trial %ld: %s", res->trial, set->error);
 		} else if (!strncmp(set->error, "no JUnit report", 15)) {
 			if (c->noreport++ == 0)
-				rt_warn("trial %ld: %s", res->trial, set->error);
+				rt_warn("trial %ld: %s%s%s%s", res->trial, set->error, sep,
+				    c->noauto, end);
 		} else {
 			c->badreport++;
-			rt_warn("trial %ld: %s", res->trial, set->error);
+			rt_warn("trial %ld: %s%s%s%s", res->trial, set->error, sep, c->noauto, end);
 		}
 	}
 	return c->cut ? -1 : 0;
@@ -354,12 +360,12 @@ main(int argc, char *argv[])
 	memset(&c, 0, sizeof c);
 	c.cli = &cli;
 	c.judge = judge;
-	if (judge) {
-		/* pytest and go test are asked for their report by retrial; any
-		 * other command writes $RETRIAL_JUNIT itself */
-		char why[200];
-		(void)rt_cases_auto(&cli.o, why, sizeof why);
-	}
+	/* --junit and --case: the runner is asked for its report (pytest's
+	 * --junitxml, go test's -json, jest-junit's file) unless the command
+	 * names its own; any other command writes $RETRIAL_JUNIT itself */
+	if (junit && (rt_cases_auto(&cli.o, c.noauto, sizeof c.noauto) == 0 ||
+	    rt_runner_of(cli.o.runner)->no_report))
+		c.noauto[0] = '\0';    /* asked, or the runner's no_report says it */
 	c.conf = 0.95;
 	c.outname = out && strcmp(out, "-") != 0 ? out : "stdout";
 	count = shard_k > n ? 0 : (n - shard_k) / shard_n + 1;

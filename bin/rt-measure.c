@@ -347,14 +347,15 @@ case_add(measure *m, tcase *c, const char *rev, rt_outcome o)
 		r->failures++;
 }
 
-/* A record carrying "case": drop an exact repeat (the same run, case,
- * attempt and trial, as when a shard's file is given twice), then count. */
+/* A record carrying "case": drop a duplicate (the same run, case, trial,
+ * repeat and attempt, as when a shard's file is given twice), then count.
+ * Each repeat (go test -count=N) and each attempt is one trial of the case. */
 static void
 on_case_record(measure *m, json_t *rec, const rt_where *w, const char *name,
     rt_outcome o)
 {
 	const char *run = NULL, *rev = NULL;
-	long long trial = 0, attempt = 0;
+	long long trial = 0, attempt = 0, repeat = 1;
 	int has_run, has_trial;
 	uint64_t key;
 	char num[64];
@@ -362,16 +363,17 @@ on_case_record(measure *m, json_t *rec, const rt_where *w, const char *name,
 	has_run = rt_rec_opt_str(rec, "run", w, &run);
 	has_trial = rt_rec_opt_int(rec, "trial", w, &trial);
 	rt_rec_opt_int(rec, "attempt", w, &attempt);
+	rt_rec_opt_int(rec, "repeat", w, &repeat);
 	if (has_run || has_trial) {
-		snprintf(num, sizeof num, "%lld/%lld", trial, attempt);
+		snprintf(num, sizeof num, "%lld/%lld/%lld", trial, repeat, attempt);
 		key = str_hash(num, str_hash(name, str_hash(run ? run : "",
 		    1469598103934665603ULL))) | 1;
 		if (seen_key(m, key)) {
 			if (m->duplicates++ == 0)
-				rt_warn("%s:%ld: case %s, run %s, trial %lld, attempt %lld was "
-				    "already counted: dropping repeated records (the same shard "
-				    "or file given twice?)", w->file, w->line, name,
-				    run ? run : "(none)", trial, attempt);
+				rt_warn("%s:%ld: case %s, run %s, trial %lld, repeat %lld, attempt "
+				    "%lld was already counted: dropping repeated records (the same "
+				    "shard or file given twice?)", w->file, w->line, name,
+				    run ? run : "(none)", trial, repeat, attempt);
 			return;
 		}
 	}

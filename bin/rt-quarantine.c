@@ -786,10 +786,15 @@ do_release(int argc, char **argv)
 
 /* ---- gate ---- */
 
+/* A case's runs in the reports: one a repeat (go test -count=N runs a
+ * test N times, each judged), each with its attempts (a runner's own
+ * retries: jest.retryTimes, pytest-rerunfailures, Surefire's reruns). */
 typedef struct seen {
 	struct seen *next;
 	char *id;
 	int pass, fail, quarantined;
+	unsigned char *rep;          /* repeat k: 1 a pass, 2 a failure among its attempts */
+	size_t nrep;
 } seen;
 
 typedef struct {
@@ -798,6 +803,7 @@ typedef struct {
 	seen **order;
 	size_t n;
 	FILE *records;
+	const char *report;
 } gate_ctx;
 
 static seen *
@@ -830,6 +836,9 @@ gate_rec(json_t *rec, void *vctx)
 	const char *out = json_string_value(json_object_get(rec, "outcome"));
 	const char *ft = json_string_value(json_object_get(rec, "failure_type"));
 	const char *qid = json_string_value(json_object_get(rec, "quarantined"));
+	json_t *rj = json_object_get(rec, "repeat");
+	json_int_t r = json_is_integer(rj) && json_integer_value(rj) > 0 ?
+	    json_integer_value(rj) : 1;
 	seen *s;
 
 	if (!id || !out)
@@ -840,6 +849,9 @@ gate_rec(json_t *rec, void *vctx)
 		json_object_set_new(rec, "case", json_string(qid));
 		id = json_string_value(json_object_get(rec, "case"));
 	}
+	if (r > 1000000)
+		rt_die("%s: case %s: repeat %lld: more than a million runs of one test",
+		    g->report, id, (long long)r);
 	s = lookup(g, id);
 	if (qid && *qid)
 		s->quarantined = 1;
@@ -850,11 +862,16 @@ gate_rec(json_t *rec, void *vctx)
 		json_object_set_new(rec, "outcome", json_string("fail"));
 		json_object_set_new(rec, "result", json_string("xfail"));
 	}
+	if ((size_t)r > s->nrep) {
+		s->rep = rt_xrealloc(s->rep, (size_t)r);
+		memset(s->rep + s->nrep, 0, (size_t)r - s->nrep);
+		s->nrep = (size_t)r;
+	}
 	if (strcmp(out, "pass") == 0)
-		s->pass = 1;
+		s->pass = 1, s->rep[r - 1] |= 1;
 	else if (strcmp(out, "fail") == 0 || strcmp(out, "error") == 0 ||
 	    strcmp(out, "timeout") == 0)
-		s->fail = 1;
+		s->fail = 1, s->rep[r - 1] |= 2;
 	if (s->quarantined && g->records) {
 		json_object_set_new(rec, "lane", json_string("quarantine"));
 		if (rt_emit_try(g->records, rec) < 0)
@@ -888,6 +905,7 @@ do_gate(int argc, char **argv)
 		if (!(f = strcmp(argv[k], "-") ? fopen(argv[k], "re") : stdin))
 			rt_die("%s:", argv[k]);
 		o.report = f == stdin ? "<stdin>" : argv[k];
+		g.report = o.report;
 		if (rt_cases_read(f, &o, gate_rec, &g, err, sizeof err) < 0)
 			rt_die("%s:%s", o.report, err);
 		if (f != stdin)
@@ -897,8 +915,14 @@ do_gate(int argc, char **argv)
 		rt_fshut(g.records, opt.records);
 	for (i = 0; i < g.n; i++) {
 		seen *s = g.order[i];
-		/* failed: failed and never passed (a pass on a retry is a flake) */
-		int failed = s->fail && !s->pass;
+		/* failed: one of its runs failed and never passed (a pass on a
+		 * retry is a flake; a pass in another repeat is not: each repeat
+		 * is judged) */
+		size_t j, runs = 0, failed = 0;
+		for (j = 0; j < s->nrep; j++) {
+			runs += s->rep[j] != 0;
+			failed += s->rep[j] == 2;
+		}
 		/* a name is shown, never acted on: its line feeds and controls
 		 * made visible (rt_visible), so no line of the job log that
 		 * comes from a name starts a workflow command ("::error") */
@@ -907,7 +931,10 @@ do_gate(int argc, char **argv)
 			printf("quarantined, %s: %s\n", s->fail ? "failed" : "passed", v);
 			s->fail ? qf++ : qp++;
 		} else if (!s->quarantined && failed) {
-			printf("failed: %s\n", v);
+			if (runs > 1)
+				printf("failed: %s (%zu of %zu runs)\n", v, failed, runs);
+			else
+				printf("failed: %s\n", v);
 			bad++;
 		}
 		free(v);
@@ -916,6 +943,7 @@ do_gate(int argc, char **argv)
 	    "%ld passed\n", bad ? "FAIL" : "pass", bad, qf, qp);
 	for (i = 0; i < g.n; i++) {
 		free(g.order[i]->id);
+		free(g.order[i]->rep);
 		free(g.order[i]);
 	}
 	free(g.order);

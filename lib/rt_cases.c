@@ -50,8 +50,12 @@ rt_cases_auto(rt_trial_opts *o, char *why, size_t size)
 	const rt_runner *r = rt_runner_of(o->runner);
 
 	if (own_report(o)) {
-		snprintf(why, size, "the command names its own report option: it must "
-		    "write the report to $RETRIAL_JUNIT");
+		if (r->report_stdout)
+			snprintf(why, size, "the command names its own report option: %s test "
+			    "must write its %s report to stdout", r->name, r->report_add);
+		else
+			snprintf(why, size, "the command names its own report option: it must "
+			    "write the report to $RETRIAL_JUNIT");
 		return -1;
 	}
 	if (!r->report_var && !r->report_env) {
@@ -135,7 +139,11 @@ on_rec(json_t *rec, void *ctx)
 	const char *id = json_string_value(json_object_get(rec, "case"));
 	const char *oc = json_string_value(json_object_get(rec, "outcome"));
 	const char *msg = json_string_value(json_object_get(rec, "message"));
+	json_t *rj = json_object_get(rec, "repeat");
+	long rep = json_is_integer(rj) && json_integer_value(rj) > 0 &&
+	    json_integer_value(rj) <= 1000000 ? (long)json_integer_value(rj) : 1;
 	rt_case_set *s = t->set;
+	rt_case_out *c;
 	rt_outcome o = RT_ERROR;
 	size_t i;
 
@@ -150,12 +158,22 @@ on_rec(json_t *rec, void *ctx)
 			}
 			memset(&s->v[i], 0, sizeof s->v[i]);
 			s->v[i].id = rt_xstrdup(id);
+			s->v[i].repeat = rep;
 			s->n++;
 		}
-		s->v[i].outcome = o;
-		s->v[i].attempts++;
-		free(s->v[i].message);
-		s->v[i].message = msg ? rt_xstrdup(msg) : NULL;
+		c = &s->v[i];
+		/* a new repeat: the one before ended with its last attempt */
+		if (c->attempts && rep != c->repeat &&
+		    (c->outcome == RT_FAIL || c->outcome == RT_TIMEOUT))
+			c->failed_repeats++;
+		c->repeat = rep;
+		c->outcome = o;
+		c->attempts++;
+		/* the message of a failed repeat is kept past later passes */
+		if (!c->failed_repeats || (o != RT_PASS && o != RT_SKIP)) {
+			free(c->message);
+			c->message = msg ? rt_xstrdup(msg) : NULL;
+		}
 	}
 	return t->fn ? t->fn(rec, t->ctx) : 0;
 }
@@ -273,6 +291,14 @@ case_is(const rt_case_set *set, size_t i, const char *id)
 	return hits == 1;
 }
 
+/* Its outcome in the trial: a failure when any repeat's last attempt
+ * failed (each repeat is judged), else its last attempt's. */
+static rt_outcome
+final_outcome(const rt_case_out *c)
+{
+	return c->failed_repeats && c->outcome != RT_TIMEOUT ? RT_FAIL : c->outcome;
+}
+
 rt_outcome
 rt_cases_judge(const rt_case_set *set, const char *id, long trial, char *why, size_t size)
 {
@@ -281,6 +307,8 @@ rt_cases_judge(const rt_case_set *set, const char *id, long trial, char *why, si
 	for (i = 0; i < set->n; i++) {
 		if (!case_is(set, i, id))
 			continue;
+		if (final_outcome(&set->v[i]) != set->v[i].outcome)
+			return final_outcome(&set->v[i]);
 		if (set->v[i].outcome == RT_SKIP) {
 			snprintf(why, size, "case %s was skipped in trial %ld", id, trial);
 			return RT_ERROR;
@@ -305,7 +333,7 @@ rt_cases_others_failed(const rt_case_set *set, const char *id)
 	size_t i;
 
 	for (i = 0; i < set->n; i++)
-		if (set->v[i].outcome == RT_FAIL && (!id || !case_is(set, i, id)))
+		if (final_outcome(&set->v[i]) == RT_FAIL && (!id || !case_is(set, i, id)))
 			json_array_append_new(a, json_string(set->v[i].id));
 	return a;
 }

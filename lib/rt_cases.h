@@ -46,11 +46,14 @@ char *rt_cases_dir_make(rt_cases_dir *d);
  * path. */
 void rt_cases_dir_remove(rt_cases_dir *d, char *path);
 
-/* One case's last word in a trial. */
+/* One case's last word in a trial: the last attempt of its last repeat,
+ * and how many of its earlier repeats (go test -count=N) ended failed. */
 typedef struct {
 	char *id;
 	rt_outcome outcome;          /* RT_PASS, RT_FAIL, RT_SKIP, RT_ERROR */
 	long attempts;
+	long repeat;                 /* the repeat outcome is of (1 when none) */
+	long failed_repeats;         /* earlier repeats whose last attempt failed */
 	char *message;
 } rt_case_out;
 typedef struct {
@@ -70,7 +73,8 @@ typedef struct {
 long rt_cases_trial(rt_cases_dir *d, const rt_trial_opts *o, const rt_trial_result *res,
     rt_junit_fn fn, void *ctx, rt_case_set *set);
 
-/* The judged case's outcome in set (its last attempt), or, when the
+/* The judged case's outcome in set (its last attempt; a failure when
+ * the last attempt of any of its repeats failed), or, when the
  * runner never reported it, RT_ERROR with "case X did not run in trial N
  * (the runner reported M cases)" in why; a skipped case is RT_ERROR too
  * ("case X was skipped in trial N"): it did not run. */

@@ -99,6 +99,7 @@ static const rt_field case_trial_f[] = {
 	{ "outcome", S, REQ, case_outcomes, NULL },
 	{ "result", S, 0, NULL, NULL },
 	{ "attempt", I, CNT, NULL, NULL },
+	{ "repeat", I, CNT, NULL, NULL },
 	{ "time_ms", N, 0, NULL, NULL },
 	{ "message", S, 0, NULL, NULL },
 	{ "failure_type", S, 0, NULL, NULL },

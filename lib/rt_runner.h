@@ -228,7 +228,10 @@ struct rt_runner {
 	int report_stdout;              /* the report is the trial's stdout */
 	const char *no_report;          /* what to do when it wrote none */
 	/* A report of its own in JSON: one document (is doc one, and its
-	 * records), or a stream of one event a line (is the first line's
+	 * records; "attempt" 1..k only for the runner's own retries of one
+	 * run, jest.retryTimes; "repeat" 1..N for each judged run of a test
+	 * run N times, go test -count=N, each attempt 1), or a stream of one
+	 * event a line (is the first line's
 	 * object one; then read f on from that line, held in line[0..len),
 	 * a malloc'd buffer of cap bytes the reader takes). */
 	int (*doc_is_report)(const json_t *doc);

@@ -401,4 +401,37 @@ whole_units() {
 	echo "$output" | jqe '.outcome == "fail" and .runner == "generic"'
 	run c1 --cmd "sh check.sh; python3 -m pytest --version"
 	echo "$output" | jqe '.runner == "pytest"'
+
+@test "rt-collect --junit asks go test for -json itself: per-case records from plain go test, each -count run a repeat" {
+	command -v go >/dev/null 2>&1 || skip "no go"
+	export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+	cp -R "$RT_TOP/t/fixtures/runners/gorepeat" "$T/g"
+	cd "$T/g"
+	rt-collect -n 2 --junit --cmd "go test -count=4 ./..." > "$T/c.jsonl" 2>"$T/err"
+	! grep -q "neither JUnit XML" "$T/err"
+	id=example.com/gorepeat/store::TestFirstID
+	jqe -s --arg id "$id" '[.[] | select(.case == $id)] | length == 8 and
+	    map([.trial, .repeat, .attempt, .outcome]) == [[1,1,1,"pass"],[1,2,1,"fail"],[1,3,1,"pass"],[1,4,1,"pass"],
+	      [2,1,1,"pass"],[2,2,1,"fail"],[2,3,1,"pass"],[2,4,1,"pass"]]' "$T/c.jsonl"
+	jqe -s '[.[] | select(.case == null)] | length == 2 and all(.outcome == "fail" and .exit_code == 1)' "$T/c.jsonl"
+	run sh -c 'rt-measure --by case "$1" 2>/dev/null' sh "$T/c.jsonl"
+	echo "$output" | jqe -s --arg id "$id" 'map(select(.case == $id))[0] | .failures == 2 and .trials == 8'
+}
+
+@test "rt-collect --case: a test that fails one -count run of four fails its trial, whatever its last run said" {
+	command -v go >/dev/null 2>&1 || skip "no go"
+	export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+	cp -R "$RT_TOP/t/fixtures/runners/gorepeat" "$T/g"
+	cd "$T/g"
+	rt-collect -n 1 --case TestFirstID --cmd "go test -count=4 ./..." > "$T/c.jsonl" 2>"$T/err"
+	jqe -s 'map(select(.case == null))[0] | .outcome == "fail" and .case_judged == "TestFirstID"' "$T/c.jsonl"
+	rt-collect -n 1 --case TestPutGet --cmd "go test -count=4 ./..." > "$T/p.jsonl" 2>"$T/err"
+	jqe -s 'map(select(.case == null))[0] | .outcome == "pass" and
+	    .others_failed == ["example.com/gorepeat/store::TestFirstID"]' "$T/p.jsonl"
+}
+
+@test "rt-collect --junit: a runner retrial cannot ask for a report gets one line saying what to do" {
+	cd "$T"
+	rt-collect -n 1 --junit -- true > "$T/c.jsonl" 2>"$T/err"
+	grep -q '^rt-collect: trial 1: no JUnit report at \$RETRIAL_JUNIT (No such file or directory) (generic has no report option retrial can add: the command must write a JUnit report to \$RETRIAL_JUNIT)$' "$T/err"
 }

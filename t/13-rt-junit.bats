@@ -427,3 +427,28 @@ PYEOF
 	status_is 2
 	has "n.xml:1:"
 }
+
+@test "rt-junit, rt-measure --by case: go test -count=4 is four executions (repeat 1..4, attempt 1), one failure in four trials" {
+	command -v go >/dev/null 2>&1 || skip "no go"
+	export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+	cp -R "$RT_TOP/t/fixtures/runners/gorepeat" "$T/g"
+	(cd "$T/g" && go test -count=4 -json ./... > "$T/go.json") || true
+	rt-junit "$T/go.json" > "$T/r.jsonl"
+	id=example.com/gorepeat/store::TestFirstID
+	jqe -s --arg id "$id" 'map(select(.case == $id)) | length == 4 and
+	    map(.repeat) == [1, 2, 3, 4] and all(.attempt == 1) and
+	    map(.outcome) == ["pass", "fail", "pass", "pass"] and
+	    .[1].message == "NextID() = 2, want an ID other than 2 (reserved)"' "$T/r.jsonl"
+	jqe -s 'length == 12' "$T/r.jsonl"
+	run rt-measure --by case "$T/r.jsonl"
+	status_is 0
+	echo "$output" | jqe -s --arg id "$id" 'map(select(.case == $id))[0] | .failures == 1 and .trials == 4'
+	echo "$output" | jqe -s 'map(select(.case == "example.com/gorepeat/store::TestPutGet"))[0] | .failures == 0 and .trials == 4'
+	# the same file twice: each repeat is dropped once, none taken for another
+	run sh -c 'cat "$1" "$1" | rt-measure --by case 2>"$2"' sh "$T/r.jsonl" "$T/err"
+	grep -q "repeat 1, attempt 1 was already counted" "$T/err"
+	echo "$output" | jqe -s --arg id "$id" 'map(select(.case == $id))[0] | .failures == 1 and .trials == 4'
+	# rt-audit keeps each repeat: four results of the case, one failed
+	rt-audit -H "$T/h.db" --run night1 "$T/r.jsonl" >/dev/null
+	[ "$(sqlite3 "$T/h.db" "SELECT count(*), sum(failed) FROM results WHERE case_id = '$id'")" = "4|1" ]
+}

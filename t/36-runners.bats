@@ -163,7 +163,7 @@ go_env() {
 	    (map(.case) | unique) == ["example.com/gomod/calc::TestAdd", "example.com/gomod/calc::TestAdd/negative",
 	      "example.com/gomod/calc::TestAdd/small", "example.com/gomod/calc::TestAdd/zero"] and
 	    (map(select(.case == "example.com/gomod/calc::TestAdd/zero")) | all(.outcome == "fail" and
-	      .message == "Add(0, 0) = 0, want 1" and .source == "go test -json") and (map(.attempt) == [1, 2, 3])) and
+	      .message == "Add(0, 0) = 0, want 1" and .source == "go test -json") and (map(.repeat) == [1, 2, 3]) and all(.attempt == 1)) and
 	    (map(select(.case == "example.com/gomod/calc::TestAdd/small")) | all(.outcome == "pass"))'
 	run sh -c 'rt-junit "$1" | rt-measure --by case' sh "$T/go.json"
 	echo "$output" | jqe -s 'map(select(.case == "example.com/gomod/calc::TestAdd/zero"))[0] | .failures == 3 and .trials == 3'

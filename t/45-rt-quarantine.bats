@@ -907,4 +907,70 @@ night() { # night N OUTCOME
 	[ -L proj/q ]
 	grep -q '^b.py::t	owner=@y' shared/q
 	grep -q '^a.py::t	owner=@x' shared/q
+
+@test "gate: go test -count=4 is four judged runs, not retries: one failed run fails the job; on the list it is quarantined" {
+	command -v go >/dev/null 2>&1 || skip "no go"
+	export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+	cp -R "$RT_TOP/t/fixtures/runners/gorepeat" "$T/g"
+	cd "$T/g"
+	# TestFirstID fails its second run of four, and go test exits 1
+	run sh -c 'go test -count=4 -json ./... > "$1"' sh "$T/go.json"
+	status_is 1
+	: >"$T/q"
+	run rt-quarantine -f "$T/q" gate "$T/go.json"
+	status_is 1
+	has "failed: example.com/gorepeat/store::TestFirstID (1 of 4 runs)"
+	has "gate: FAIL: 1 failed outside the quarantine; 0 quarantined failed, 0 passed"
+	hasnt "TestPutGet"
+	printf 'example.com/gorepeat/store::TestFirstID\towner=@go\n' >"$T/q"
+	run rt-quarantine -f "$T/q" gate "$T/go.json"
+	status_is 0
+	has "quarantined, failed: example.com/gorepeat/store::TestFirstID"
+	has "gate: pass: 0 failed outside the quarantine; 1 quarantined failed, 0 passed"
+}
+
+@test "gate: a runner's own retries are attempts of one run: a retry that passes is a flake, Surefire's and jest's alike" {
+	: >"$T/q"
+	# Surefire: appliesDiscount's <flakyFailure>s then a pass is one run
+	# that passed on a rerun; checksOut's <rerunFailure>s all failed
+	run rt-quarantine -f "$T/q" gate "$RT_TOP/t/fixtures/junit/surefire-rerun.xml"
+	status_is 1
+	has "failed: com.example.CartTest::checksOut"
+	hasnt "appliesDiscount"
+	hasnt "runs)"
+	# jest --json under retryTimes: "charges the card" passed its third
+	# attempt (a flake); the refund failed both of its attempts
+	run rt-quarantine -f "$T/q" gate "$RT_TOP/t/fixtures/runners/jest.json"
+	status_is 1
+	has "failed: /tmp/jp/__tests__/payment.test.js::a refund reaches the bank"
+	hasnt "charges the card"
+}
+
+@test "gate: pytest-repeat's --count runs are cases of their own, each judged once, never retries" {
+	"$PY" -c 'import pytest_repeat' 2>/dev/null || skip "no pytest-repeat (Debian python3-pytest-repeat)"
+	mkdir -p "$T/pr/tests"
+	cat >"$T/pr/tests/test_seq.py" <<'PYEOF'
+import itertools
+
+_seq = itertools.count(1)
+
+def test_first_id():
+    assert next(_seq) != 2, "the second ID is reserved"
+
+def test_ok():
+    pass
+PYEOF
+	cd "$T/pr"
+	run "$PY" -m pytest -q -p no:cacheprovider -p no:randomly -p no:random_order --count 4 \
+	    --junitxml="$T/pr.xml" tests
+	status_is 1
+	rt-junit "$T/pr.xml" | jqe -s 'map(select(.case | startswith("tests/test_seq.py::test_first_id"))) |
+	    map([.case, .attempt, .outcome]) == [["tests/test_seq.py::test_first_id[1-4]", 1, "pass"],
+	      ["tests/test_seq.py::test_first_id[2-4]", 1, "fail"], ["tests/test_seq.py::test_first_id[3-4]", 1, "pass"],
+	      ["tests/test_seq.py::test_first_id[4-4]", 1, "pass"]]'
+	: >"$T/q"
+	run rt-quarantine -f "$T/q" gate "$T/pr.xml"
+	status_is 1
+	has "failed: tests/test_seq.py::test_first_id[2-4]"
+	has "gate: FAIL: 1 failed outside the quarantine"
 }

@@ -17,7 +17,7 @@
 
 typedef struct {
 	char *pkg, *test;            /* test NULL: the package itself */
-	long attempts, position;
+	long repeats, position;      /* runs so far (-count=N), where it ran */
 	int running;                 /* started, not yet ended */
 	int failed;                  /* (a package) one of its tests failed */
 	rt_buf out;
@@ -168,14 +168,17 @@ emit(reader *r, entry *e, const char *outcome, const char *result, double elapse
 	json_t *j = json_object();
 	char *id = e->test ? rt_xasprintf("%s::%s", e->pkg, e->test) : rt_xstrdup(e->pkg);
 
-	e->attempts++;
+	/* -count=N runs each test N times, each judged: repeat 1..N of its own,
+	 * never retries (go test has none), so every one is attempt 1 */
+	e->repeats++;
 	json_object_set_new(j, "type", json_string("trial"));
 	json_object_set_new(j, "trial", json_integer(r->o->trial > 0 ? r->o->trial :
 	    r->records + 1));
 	json_object_set_new(j, "case", rt_json_bytes(id, strlen(id)));
 	json_object_set_new(j, "outcome", json_string(outcome));
 	json_object_set_new(j, "result", json_string(result));
-	json_object_set_new(j, "attempt", json_integer(e->attempts));
+	json_object_set_new(j, "attempt", json_integer(1));
+	json_object_set_new(j, "repeat", json_integer(e->repeats));
 	json_object_set_new(j, "time_ms", isnan(elapsed) ? json_null() :
 	    rt_json_real6(elapsed * 1000));
 	json_object_set_new(j, "message", !strcmp(outcome, "pass") ? json_null() :
