@@ -13,6 +13,7 @@
 
 #include "rt_cases.h"
 #include "rt_cli.h"
+#include "rt_goorder.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
 #include "rt_out.h"
@@ -124,6 +125,8 @@ static struct {
 	char *victim_own;            /* the victim's runnable ID, when mapped */
 	const char *phase;
 	char reason[400];
+	rt_goorder go;               /* go test: the ordered runs' driver */
+	int gomode;
 } B;
 
 static void
@@ -156,6 +159,8 @@ jdir_cleanup(void)
 {
 	rt_cases_dir_remove(&B.jdir, B.jdirname);
 	B.jdirname = NULL;
+	if (B.gomode)
+		rt_goorder_close(&B.go);
 }
 
 /* --- candidates --- */
@@ -436,6 +441,13 @@ by_pos(const void *a, const void *b)
 	return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
+static int
+by_name(const void *a, const void *b)
+{
+	const casrec *x = a, *y = b;
+	return strcmp(x->name, y->name);
+}
+
 /* The order of a run where the victim failed (else of the first run with
  * the victim): the cases before it, each as the ID the runner selects. A
  * name that maps to no runnable ID is named and left out: passed on, it
@@ -452,6 +464,7 @@ from_records(list *l, const char *file)
 	int failed = 0, mapped = 0, dup;
 	casrec *sel;
 	size_t nsel = 0;
+	int go = B.cli.o.runner == RT_RUNNER_GO;
 
 	files[0] = (char *)file;
 	rt_jsonl_loop(1, files, &jo, on_case, &c);
@@ -484,6 +497,27 @@ from_records(list *l, const char *file)
 		if (strcmp(c.v[i].run, run) == 0 && c.v[i].pos < vpos)
 			sel[nsel++] = c.v[i];
 	qsort(sel, nsel, sizeof *sel, by_pos);
+	if (go && failed) {
+		/* go test's probes can run any order (rt_goorder): the cases
+		 * before the victim in every run where it failed, each run's
+		 * polluter among them */
+		size_t first = nsel, k, fails = 0;
+		for (k = 0; k < c.n; k++) {
+			if (!c.v[k].failed || strcmp(c.v[k].run, run) == 0 ||
+			    !(!strcmp(c.v[k].name, B.victim) || (c.v[k].id &&
+			    !strcmp(c.v[k].id, B.victim))))
+				continue;
+			fails++;
+			for (i = 0; i < c.n; i++)
+				if (nsel < c.n && !strcmp(c.v[i].run, c.v[k].run) &&
+				    c.v[i].pos < c.v[k].pos)
+					sel[nsel++] = c.v[i];
+		}
+		qsort(sel + first, nsel - first, sizeof *sel, by_name);
+		if (fails)
+			note("%s: the cases before the victim in the %zu runs where it failed, "
+			    "that run's first", file, fails + 1);
+	}
 	for (i = 0; i < nsel; i++) {
 		/* a case recorded once per attempt runs once */
 		for (dup = 0, j = 0; j < i && !dup; j++)
@@ -614,6 +648,8 @@ typedef struct {
 	json_t *others;              /* the other tests that failed in the probe */
 	int alone;                   /* the victim alone: runs to the cap when mixed */
 	char reason[400];            /* the first error trial's reason */
+	char *const *order;          /* the order asked for */
+	json_t *ran;                 /* go test: the order the runner really used */
 } probe_ctx;
 
 /* The classify rule is rt-measure's --until verdict: both outcomes seen is
@@ -645,6 +681,8 @@ judge(const rt_tally *t, int classify)
 		return D_PASS;
 	return D_UNDECIDED;
 }
+
+static json_t *strings(char *const *v);
 
 /* The victim's own outcome in the trial: from the runner's report of
  * every case (rt_cases), never from the command's exit status, unless
@@ -681,6 +719,31 @@ victim_outcome(const rt_trial_result *res, probe_ctx *p, char *why, size_t size)
 		}
 		rt_case_set_free(&set);
 		return RT_ERROR;
+	}
+	if (B.gomode) {
+		/* the order the runner really used: another is an error, never
+		 * evidence */
+		json_t *ran = rt_goorder_ran(&B.go, res->out.data);
+		rt_goorder_map(&B.go, &set);
+		if (!rt_goorder_same(ran, p->order) && res->outcome != RT_ERROR &&
+		    res->outcome != RT_TIMEOUT) {
+			char *got = json_dumps(ran, JSON_COMPACT);
+			json_t *want = strings(p->order);
+			char *asked = json_dumps(want, JSON_COMPACT);
+			snprintf(why, size, "trial %ld: the runner ran %s, not the order asked "
+			    "for %s", res->trial, got, asked);
+			free(got);
+			free(asked);
+			json_decref(want);
+			json_decref(p->ran);
+			p->ran = ran;
+			rt_case_set_free(&set);
+			return RT_ERROR;
+		}
+		if (!p->ran)
+			p->ran = ran;
+		else
+			json_decref(ran);
 	}
 	if (res->outcome == RT_ERROR || res->outcome == RT_TIMEOUT)
 		oc = res->outcome;
@@ -772,6 +835,8 @@ probe(char *const *order, const char *role, int classify, int fresh)
 {
 	rt_trial_opts o = B.cli.o;
 	list argv = { 0 };
+	char *gorder[2] = { NULL, NULL };
+	char *const *ids = order;
 	probe_ctx p;
 	rt_interval cs;
 	json_t *rec, *iv;
@@ -790,20 +855,31 @@ probe(char *const *order, const char *role, int classify, int fresh)
 		B.budget_out = 1;
 		return D_STOPPED;
 	}
+	if (B.gomode) {
+		char why[400];
+		/* go test runs the tests in source order: the driver runs them in
+		 * this one, and the command is given the driver's ID */
+		if (rt_goorder_write(&B.go, order, why, sizeof why) < 0)
+			rt_die("the ordered run's driver: %s", why);
+		gorder[0] = B.go.driver_id;
+		o.cwd = B.go.cwd;
+	}
 	if (B.cli.cmd) {
-		o.shell_args = order;
+		o.shell_args = B.gomode ? gorder : order;
 	} else {
 		int braces = 0;
+		if (B.gomode)
+			ids = gorder;
 		for (k = 0; B.cli.argv[k]; k++)
 			if (strcmp(B.cli.argv[k], "{}") == 0) {
-				for (i = 0; order[i]; i++)
-					ladd(&argv, order[i]);
+				for (i = 0; ids[i]; i++)
+					ladd(&argv, ids[i]);
 				braces = 1;
 			} else
 				ladd(&argv, B.cli.argv[k]);
 		if (!braces)
-			for (i = 0; order[i]; i++)
-				ladd(&argv, order[i]);
+			for (i = 0; ids[i]; i++)
+				ladd(&argv, ids[i]);
 		o.argv = argv.v;
 	}
 	memset(&p, 0, sizeof p);
@@ -811,6 +887,7 @@ probe(char *const *order, const char *role, int classify, int fresh)
 	p.d = D_UNDECIDED;
 	p.others = json_array();
 	p.alone = strcmp(role, "alone") == 0;
+	p.order = order;
 	count = B.cap;
 	if (count > B.max_trials - B.used)
 		count = B.max_trials - B.used;
@@ -831,6 +908,8 @@ probe(char *const *order, const char *role, int classify, int fresh)
 	rt_cs_interval(p.t.failures, p.t.trials, B.conf, 0.5, 0.5, &cs);
 	rec = json_object();
 	json_object_set_new(rec, "order", strings(order));
+	if (p.ran)
+		json_object_set_new(rec, "ran", p.ran);
 	json_object_set_new(rec, "role", json_string(role));
 	json_object_set_new(rec, "trials", json_integer(p.t.trials));
 	json_object_set_new(rec, "failures", json_integer(p.t.failures));
@@ -1447,6 +1526,40 @@ read_candidates(const char *file, const char *collect, const char *records, int 
 		rt_die("no candidate tests besides the victim");
 }
 
+/* go test runs a package's tests in source order whatever -run says:
+ * every probe runs a driver in a scratch copy that calls the tests in the
+ * probe's order. Candidates it cannot call beside the victim are left out. */
+static void
+go_ordered(void)
+{
+	char why[600];
+	int i, k;
+
+	if (rt_goorder_open(&B.go, B.cli.o.cwd, B.victim, why, sizeof why) < 0) {
+		rt_goorder_close(&B.go);
+		rt_die("go test runs tests in source order, and the ordered runs' "
+		    "driver cannot be set up: %s", why);
+	}
+	B.gomode = 1;
+	for (i = k = 0; i < B.nids; i++) {
+		if (!rt_goorder_member(&B.go, B.ids[i], why, sizeof why)) {
+			drop("candidates", 0, B.ids[i], why, 0);
+			free(B.ids[i]);
+			continue;
+		}
+		B.ids[k++] = B.ids[i];
+	}
+	B.nids = k;
+	B.ids[k] = NULL;
+	if (B.nids == 0)
+		rt_die("no candidate tests besides the victim in its package %s",
+		    B.go.importpath);
+	note("go test runs a package's tests in source order: each probe ran %s (%s "
+	    "in a scratch copy of the package %s), whose subtests call the tests in "
+	    "the probe's order; the order go test reported is the probe's \"ran\"",
+	    B.go.driver_id, RT_GOORDER_FILE, B.go.importpath);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1556,6 +1669,8 @@ main(int argc, char *argv[])
 	t0 = rt_now_ms();
 	rt_trial_signals_install();
 	read_candidates(file, collect, records, before);
+	if (B.cli.o.runner == RT_RUNNER_GO)
+		go_ordered();
 	plan_first();
 	rt_progress_init(&B.prog, B.plan_trials);
 

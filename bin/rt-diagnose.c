@@ -1639,6 +1639,39 @@ list_rules(void)
 /* The order rule (rt-diagnose(1), RULES): an rt-bisect record whose
  * claim has its confirming probes names the culprit, the shared state
  * and, when a cleaner exists, the reset it performs. */
+/* go test: several polluters, each one alone (a set of one), are all
+ * restored by one patch, so the detail names every one and the evidence
+ * each one's confirming probe. */
+static int
+go_polluters(json_t *o, json_t *detail, rt_buf *b)
+{
+	json_t *sets = json_object_get(o, "polluter_sets"), *s, *pair, *conf;
+	size_t i;
+
+	if (json_array_size(sets) < 2 || rt_runner_detect(jstr(o, "command"), NULL) !=
+	    RT_RUNNER_GO)
+		return 0;
+	json_array_foreach(sets, i, s)
+		if (json_array_size(s) != 1)
+			return 0;
+	if (detail) {
+		json_object_set(detail, "polluters", json_object_get(o, "polluters"));
+		return 1;
+	}
+	json_array_foreach(sets, i, s) {
+		if (i == 0)
+			continue;
+		pair = json_deep_copy(s);
+		json_array_append_new(pair, json_string(jstr(o, "victim")));
+		if ((conf = probe_find(o, "confirm", pair))) {
+			probe_text(b, conf, "");
+			rt_buf_adds(b, ", ");
+		}
+		json_decref(pair);
+	}
+	return 1;
+}
+
 static void
 rules_order(json_t *rules, const evidence *ev)
 {
@@ -1668,6 +1701,8 @@ rules_order(json_t *rules, const evidence *ev)
 		}
 		probe_text(&b, conf, "");
 		rt_buf_adds(&b, ", ");
+		if (!brittle)
+			(void)go_polluters(o, NULL, &b);
 		probe_text(&b, alone, " alone");
 		rt_buf_adds(&b, ": ");
 	}
@@ -1675,6 +1710,8 @@ rules_order(json_t *rules, const evidence *ev)
 	shared = json_array();
 	detail = json_pack("{s:s, s:s, s:O, s:O, s:[]}", "victim", jstr(o, "victim"),
 	    "category", cat, brittle ? "setters" : "polluters", set, "confirm", pair, "shared");
+	if (!brittle)
+		(void)go_polluters(o, detail, NULL);
 	if (n < 2 || !ts[0].body || !ts[1].body) {
 		rt_buf_printf(&b, "%s %s after %s, but the tests' source was not found "
 		    "in the project, so the shared state is not named.",
@@ -2919,7 +2956,8 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 	} else {
 		int brittle = !strcmp(cat, "brittle");
 		set = json_object_get(detail, brittle ? "setters" : "polluters");
-		if (json_array_size(set) == 1) {
+		if (json_array_size(set) == 1 || (!brittle && json_array_size(set) > 1 &&
+		    rt_runner_detect(jstr(ev->order, "command"), NULL) == RT_RUNNER_GO)) {
 			helper = json_string_value(json_array_get(set, 0));
 			role = brittle ? "setter" : "polluter";
 		}
@@ -2935,8 +2973,8 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 	    json_is_array(set) ? json_deep_copy(set) : json_array());
 	if (rt_runner_detect(jstr(ev->order, "command"), NULL) == RT_RUNNER_GO) {
 		/* go test: the polluter's package-level vars put back by t.Cleanup */
-		json_t *g = json_pack("{s:s, s:s, s:s}", "kind", "goorder", "polluter", helper,
-		    "victim", victim);
+		json_t *g = json_pack("{s:s, s:O, s:s}", "kind", "goorder", "polluters",
+		    json_object_get(detail, "polluters"), "victim", victim);
 		if (!strcmp(role, "polluter"))
 			plan = rt_fix_plan(root, ev_command(ev), g);
 		else

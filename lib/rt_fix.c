@@ -144,16 +144,27 @@ rt_fix_plan(const char *root, const char *command, json_t *req)
 		free(av);
 	} else if (json_is_string(json_object_get(req, "kind")) &&
 	    !strcmp(json_string_value(json_object_get(req, "kind")), "goorder")) {
-		/* Go: the polluter's package-level vars restored by a t.Cleanup */
-		char *av[4] = { "--fix-order", NULL, NULL, NULL };
-		av[1] = (char *)json_string_value(json_object_get(req, "polluter"));
-		av[2] = (char *)json_string_value(json_object_get(req, "victim"));
-		if (!av[1] || !av[2] || av[1][0] == '-' || av[2][0] == '-') {
-			free(text);
-			return no_patch("the Go order rule needs a polluter and a victim%s%s",
-			    "", NULL);
-		}
+		/* Go: each polluter's package-level vars restored by a t.Cleanup
+		 * ("polluters", else the one "polluter"), the victim last */
+		json_t *ps = json_object_get(req, "polluters"), *x;
+		size_t i, k = 0, np = json_is_array(ps) ? json_array_size(ps) : 1;
+		char **av = rt_xcalloc(np + 3, sizeof *av);
+		av[k++] = "--fix-order";
+		if (json_is_array(ps))
+			json_array_foreach(ps, i, x)
+				av[k++] = (char *)json_string_value(x);
+		else
+			av[k++] = (char *)json_string_value(json_object_get(req, "polluter"));
+		av[k++] = (char *)json_string_value(json_object_get(req, "victim"));
+		for (i = 1; i < k; i++)
+			if (k < 3 || !av[i] || av[i][0] == '-') {
+				free(av);
+				free(text);
+				return no_patch("the Go order rule needs a polluter and a victim%s%s",
+				    "", NULL);
+			}
 		r = rt_src_go_helper(root, av, &out, why, sizeof why);
+		free(av);
 	} else {
 		args[0] = text;
 		args[1] = NULL;

@@ -638,8 +638,53 @@ func TestCacheEmpty(t *testing.T) {
 GO
 	# the page's commands, as it gives them
 	go test -list . ./store | grep '^Test' > tests.txt
-	run rt-bisect -v TestCacheEmpty -f tests.txt --before \
+	run rt-bisect -v TestCacheEmpty -f tests.txt \
 	    --cmd 'IFS="|"; go test -count=1 -shuffle=off -run "^($*)$" ./store'
 	status_is 0
 	echo "$output" | grep '^{' | tail -n 1 | jqe '.victim == "TestCacheEmpty" and .polluters == ["TestFill"]'
+}
+
+@test "rt-bisect (go test): a probe whose real order differs from the one asked for is an error, never evidence" {
+	command -v go >/dev/null || skip "go not installed"
+	cp -R "$RT_TOP/t/fixtures/fix/goshuffle" "$T/g" && cd "$T/g"
+	export GOCACHE="$T/gocache" GOFLAGS=-mod=mod GOPROXY=off GOPATH="$T/gopath"
+	# a go that runs the driver's subtests in reverse (once per driver)
+	mkdir "$T/fake"
+	real=$(command -v go)
+	cat >"$T/fake/go" <<SH
+#!/bin/sh
+f=zz_retrial_order_test.go
+if [ "\$1" = test ] && [ -f \$f ] && ! grep -q reversed \$f; then
+	{ grep -v 't.Run(' \$f | sed '\$d'; grep 't.Run(' \$f | sed -n '1!G;h;\$p'; echo '}'; echo '// reversed'; } >\$f.new && mv \$f.new \$f
+fi
+exec "$real" "\$@"
+SH
+	chmod +x "$T/fake/go"
+	printf '%s\n' TestSmallBurst TestShortWindow TestDefaultRate >tests.txt
+	PATH="$T/fake:$PATH" run rt-bisect -n 20 --threshold 0.3 -v TestDefaultRate -f tests.txt \
+	    --cmd 'IFS="|"; go test -count=1 -run "^($*)$" .'
+	status_is 2
+	has 'the runner ran ["TestDefaultRate","TestShortWindow","TestSmallBurst"], not the order asked for ["TestSmallBurst","TestShortWindow","TestDefaultRate"]'
+	# the real go: the polluters after the victim in the source are found
+	run rt-bisect -n 20 --threshold 0.3 -v TestDefaultRate -f tests.txt -o "$T/rec" \
+	    --cmd 'IFS="|"; go test -count=1 -run "^($*)$" .'
+	status_is 0
+	jqe '.polluters == ["TestSmallBurst", "TestShortWindow"] and .probes[1].ran ==
+	    ["TestSmallBurst", "TestShortWindow", "TestDefaultRate"]' "$T/rec"
+	[ ! -e zz_retrial_order_test.go ]
+}
+
+@test "rt-bisect (go test): a candidate in another package is left out, and a victim no package declares is an error" {
+	command -v go >/dev/null || skip "go not installed"
+	cp -R "$RT_TOP/t/fixtures/fix/goshuffle" "$T/g" && cd "$T/g"
+	export GOCACHE="$T/gocache" GOFLAGS=-mod=mod GOPROXY=off GOPATH="$T/gopath"
+	printf '%s\n' example.invalid/other::TestX example.invalid/ratelimit::TestSmallBurst >tests.txt
+	run rt-bisect -n 20 --threshold 0.3 -v example.invalid/ratelimit::TestDefaultRate -f tests.txt -o "$T/rec" \
+	    --cmd 'IFS="|"; go test -count=1 -run "^($(echo "$*" | sed "s#[^|]*::##g"))\$" .'
+	status_is 0
+	has "go test runs each package in its own process"
+	jqe '.polluters == ["example.invalid/ratelimit::TestSmallBurst"]' "$T/rec"
+	run rt-bisect -v TestGone -f tests.txt --cmd 'go test -run "$1" .'
+	status_is 2
+	has "no _test.go file of the packages under the command's directory declares func TestGone(*testing.T)"
 }

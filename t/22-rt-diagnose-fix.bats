@@ -432,3 +432,61 @@ rules() {
 	status_is 0
 	jqe '.status == "no_patch" and .patch == null and (.reason | test("rt-fix.py exited 3: planner exploded"))' <<<"$output"
 }
+
+@test "order rule (go test -shuffle, end to end): rt-collect | rt-diff-facts, rt-bisect finds both polluters after the victim in the source, rt-diagnose --rules, rt-verify FIXED, and the mbox applies" {
+	command -v go >/dev/null || skip "go not installed"
+	# t/fixtures/fix/goshuffle: TestDefaultRate comes first in the file;
+	# TestSmallBurst and TestShortWindow, after it, each leave a
+	# package-level var set; TestRetryAfterIsSeconds always fails
+	project "$X" goshuffle
+	cd "$T/p"
+	export GOFLAGS=-mod=mod GOPROXY=off
+	v=example.invalid/ratelimit::TestDefaultRate
+	# each trial's shuffle pinned by its RETRIAL_SEED
+	rt-collect -n 9 --seed 3 --junit -o "$T/runs.jsonl" \
+	    --cmd 'go test -count=1 -shuffle=$RETRIAL_SEED -json .'
+	rt-diff-facts "$T/runs.jsonl" >"$T/facts.jsonl"
+	run rt-bisect -n 20 --threshold 0.3 -v "$v" --records "$T/runs.jsonl" -o "$T/order.jsonl" \
+	    --cmd 'IFS="|"; go test -count=1 -run "^($(echo "$*" | sed "s#[^|]*::##g"))\$" .'
+	status_is 0
+	jqe --arg v "$v" '.category == "victim" and .victim == $v
+	    and (.polluters | sort) == ["example.invalid/ratelimit::TestShortWindow",
+	        "example.invalid/ratelimit::TestSmallBurst"]
+	    and (.polluter_sets | length) == 2
+	    and all(.probes[]; .ran == .order and .errors == null)' "$T/order.jsonl"
+	# in the source the victim runs first: only the driver put the
+	# polluters before it, and the user's tree is as it was
+	[ ! -e zz_retrial_order_test.go ] && [ -z "$(git status --porcelain)" ]
+	cat "$T/facts.jsonl" "$T/order.jsonl" >"$T/evidence.jsonl"
+	run rt-diagnose --rules --offline --no-cache -C "$T/p" "$T/evidence.jsonl"
+	status_is 0
+	jqe '.status == "ok" and .cause_class == "order_dependency" and .files == ["limiter_test.go"]' <<<"$output"
+	printf '%s\n' "$output" >"$T/hyps.jsonl"
+	jq -r .patch "$T/hyps.jsonl" >"$T/g.diff"
+	[ "$(grep -c 't.Cleanup' "$T/g.diff")" = 2 ]
+	has "TestSmallBurst (limiter_test.go:21) sets the package-level Burst (limiter.go:7)"
+	has "TestShortWindow (limiter_test.go:28) sets the package-level WindowSeconds (limiter.go:10)"
+	# judged by the victim's own case: TestRetryAfterIsSeconds fails every run
+	run rt-verify -n 20 -j 2 --seed 5 --target 0.3 --no-genome --case "$v" \
+	    --cmd 'go test -count=1 -shuffle=$RETRIAL_SEED .' "$T/hyps.jsonl"
+	status_is 0
+	tail -n 1 <<<"$output" >"$T/verdict.jsonl"
+	jqe '.verdict == "FIXED" and .winner.source == "rules" and .winner.cause_class == "order_dependency"
+	    and .baseline.failures > 0' "$T/verdict.jsonl"
+	rt-pr -m "$T/fix.mbox" "$T/verdict.jsonl"
+	git checkout -q -b apply
+	git am -q "$T/fix.mbox"
+	# both polluters, then the victim, in a driver of the test's own: it passes now
+	cat >zz_order_test.go <<'GO'
+package ratelimit
+
+import "testing"
+
+func TestPollutersFirst(t *testing.T) {
+	t.Run("TestSmallBurst", TestSmallBurst)
+	t.Run("TestShortWindow", TestShortWindow)
+	t.Run("TestDefaultRate", TestDefaultRate)
+}
+GO
+	go test -count=1 -run '^TestPollutersFirst$' . >/dev/null
+}

@@ -24,6 +24,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -391,12 +392,71 @@ func testingT(fn *ast.FuncDecl) string {
 	return ""
 }
 
+// orderFix: one polluter's restore, an insertion at offset at in its file.
+type orderFix struct {
+	pf    *goFile
+	at    int
+	block []byte
+	line  int
+	name  string
+	where []string
+	n     int
+}
+
+// fixOrder: polluters... victim. Every polluter's package-level vars put
+// back by a t.Cleanup; the polluters must share one file (one patch).
 func fixOrder(root string, args []string) {
-	if len(args) != 2 {
+	if len(args) < 2 {
 		usage()
 	}
-	ppkg, pname := testName(args[0])
-	_, vname := testName(args[1])
+	_, vname := testName(args[len(args)-1])
+	var fixes []*orderFix
+	for _, p := range args[:len(args)-1] {
+		fixes = append(fixes, orderOne(root, p, vname))
+	}
+	pf := fixes[0].pf
+	for _, f := range fixes[1:] {
+		if f.pf.rel != pf.rel {
+			noPatch("the polluters %s and %s are in two files (%s, %s): one patch "+
+				"restores the vars of polluters in one file", fixes[0].name, f.name,
+				strings.TrimPrefix(pf.rel, "./"), strings.TrimPrefix(f.pf.rel, "./"))
+		}
+	}
+	// insert from the end of the file, so earlier offsets stay right
+	sort.SliceStable(fixes, func(i, j int) bool { return fixes[i].at > fixes[j].at })
+	src := append([]byte(nil), pf.src...)
+	for _, f := range fixes {
+		var out bytes.Buffer
+		out.Write(src[:f.at])
+		out.Write(f.block)
+		out.Write(src[f.at:])
+		src = out.Bytes()
+	}
+	pretty, err := format.Source(src)
+	if err != nil {
+		noPatch("%s: the restore does not format: %v", pf.rel, err)
+	}
+	sort.SliceStable(fixes, func(i, j int) bool { return fixes[i].at < fixes[j].at })
+	file := strings.TrimPrefix(pf.rel, "./")
+	var expl []string
+	for _, f := range fixes {
+		expl = append(expl, fmt.Sprintf("%s (%s:%d) sets the package-level %s and "+
+			"never puts %s back", f.name, file, f.line, strings.Join(f.where, ", "),
+			map[bool]string{true: "them", false: "it"}[f.n > 1]))
+	}
+	who, after := fixes[0].name, "it"
+	if len(fixes) > 1 {
+		who, after = "each", "either"
+	}
+	emitOne(&fixOne{Status: "ok", File: file, Source: string(pretty), Line: fixes[0].line,
+		Explanation: fmt.Sprintf("%s, so %s, run after %s, sees the value %s left; "+
+			"a t.Cleanup in %s restores the value the package had when the test ends.",
+			strings.Join(expl, "; "), vname, after, after, who)})
+}
+
+func orderOne(root, polluter, vname string) *orderFix {
+	ppkg, pname := testName(polluter)
+	_ = vname
 	rel := "."
 	if mod := modulePath(root); ppkg != "" && mod != "" &&
 		(ppkg == mod || strings.HasPrefix(ppkg, mod+"/")) {
@@ -499,25 +559,11 @@ func fixOrder(root string, args []string) {
 		saved := "retrialSaved" + strings.ReplaceAll(v, ".", "")
 		fmt.Fprintf(&block, "\n%s := %s\n%s.Cleanup(func() { %s = %s })", saved, v, tv, v, saved)
 	}
-	at := pf.fset.Position(fn.Body.Lbrace).Offset + 1
-	var out bytes.Buffer
-	out.Write(pf.src[:at])
-	out.Write(block.Bytes())
-	out.Write(pf.src[at:])
-	pretty, err := format.Source(out.Bytes())
-	if err != nil {
-		noPatch("%s: the restore does not format: %v", pf.rel, err)
-	}
-	line := pf.fset.Position(fn.Pos()).Line
 	where := make([]string, len(set))
 	for i, v := range set {
 		where[i] = fmt.Sprintf("%s (%s)", v, vars[v[strings.LastIndex(v, ".")+1:]])
 	}
-	file := strings.TrimPrefix(pf.rel, "./")
-	emitOne(&fixOne{Status: "ok", File: file, Source: string(pretty), Line: line,
-		Explanation: fmt.Sprintf("%s (%s:%d) sets the package-level %s and never "+
-			"puts %s back, so %s, run after it, sees the value it left; a "+
-			"%s.Cleanup in %s restores the value the package had when the test ends.",
-			pname, file, line, strings.Join(where, ", "), map[bool]string{true: "them",
-				false: "it"}[len(set) > 1], vname, tv, pname)})
+	return &orderFix{pf: pf, at: pf.fset.Position(fn.Body.Lbrace).Offset + 1,
+		block: block.Bytes(), line: pf.fset.Position(fn.Pos()).Line, name: pname,
+		where: where, n: len(set)}
 }
