@@ -401,6 +401,7 @@ whole_units() {
 	echo "$output" | jqe '.outcome == "fail" and .runner == "generic"'
 	run c1 --cmd "sh check.sh; python3 -m pytest --version"
 	echo "$output" | jqe '.runner == "pytest"'
+}
 
 @test "rt-collect --junit asks go test for -json itself: per-case records from plain go test, each -count run a repeat" {
 	command -v go >/dev/null 2>&1 || skip "no go"

@@ -907,6 +907,7 @@ night() { # night N OUTCOME
 	[ -L proj/q ]
 	grep -q '^b.py::t	owner=@y' shared/q
 	grep -q '^a.py::t	owner=@x' shared/q
+}
 
 @test "gate: go test -count=4 is four judged runs, not retries: one failed run fails the job; on the list it is quarantined" {
 	command -v go >/dev/null 2>&1 || skip "no go"
