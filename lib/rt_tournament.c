@@ -196,7 +196,24 @@ json_t *
 rt_tour_baseline_json(const rt_tour *T)
 {
 	json_t *o = rt_measure_fields(NULL, &T->base.t, T->conf, T->target);
+	long k = T->base.t.failures, n = T->base.t.trials;
+	rt_interval cs;
+	char text[240];
 
+	/* the baseline's n is chosen by the data (extended until it fails,
+	 * raced as long as the lanes run), so a fixed-n interval does not hold
+	 * (a Wilson "95%" covers 92-94% at 2-10%): the anytime-valid one, in
+	 * rt-measure --until's words */
+	if (n > 0) {
+		rt_cs_interval(k, n, T->conf, 0.5, 0.5, &cs);
+		json_object_set_new(o, "ci_low", rt_json_real6(cs.low));
+		json_object_set_new(o, "ci_high", rt_json_real6(cs.high));
+		json_object_set_new(o, "interval", json_string("anytime"));
+		json_object_set_new(o, "z", json_null());
+		rt_say_count_iv(text, sizeof text, k, n, T->conf, "failed", &cs, "anytime",
+		    NULL);
+		json_object_set_new(o, "summary", json_string(text));
+	}
 	json_object_set_new(o, "source", json_string(!T->have_input ? "measured" :
 	    T->base.t.trials > T->base_input ? "input+measured" : "input"));
 	json_object_set_new(o, "input_trials", json_integer(T->base_input));
@@ -655,35 +672,36 @@ lane_rate(const rt_tour_lane *l)
 	return (double)l->t.failures / (double)l->t.trials;
 }
 
+/* The statistical order: the lowest observed rate, then the more valid
+ * trials (the same rate, a tighter interval), then the input order. */
 static int
 cand_cmp(const void *pa, const void *pb)
 {
 	const rt_tour_lane *a = *(rt_tour_lane *const *)pa, *b = *(rt_tour_lane *const *)pb;
 	double ra = lane_rate(a), rb = lane_rate(b);
-	/* the rate, then the input order: interval widths depend on how many
-	 * results had landed when the lane was decided, which -j makes vary */
+
 	if (ra != rb)
 		return ra < rb ? -1 : 1;
+	if (a->t.trials != b->t.trials)
+		return a->t.trials > b->t.trials ? -1 : 1;
 	return a->index - b->index;
 }
 
-/* Among the lanes indistinguishable from the best (intervals overlapping
- * its), a lane that changes no test check first, then the smaller diff,
- * then the rate and the input order: a tie never favours a weaker test. */
+/* Between two lanes that passed confirmation, the one that changes no
+ * check of the test, then the smaller diff, then the statistical order:
+ * a tie never favours a weaker test. 1 when a is preferred to b. */
 static int
-tie_cmp(const void *pa, const void *pb)
+preferred(const rt_tour_lane *a, const rt_tour_lane *b)
 {
-	const rt_tour_lane *a = *(rt_tour_lane *const *)pa, *b = *(rt_tour_lane *const *)pb;
-
 	if (a->changes_checks != b->changes_checks)
-		return a->changes_checks - b->changes_checks;
+		return a->changes_checks < b->changes_checks;
 	if (a->diff_lines != b->diff_lines)
-		return a->diff_lines < b->diff_lines ? -1 : 1;
-	return cand_cmp(pa, pb);
+		return a->diff_lines < b->diff_lines;
+	return cand_cmp(&a, &b) < 0;
 }
 
-/* Order the candidates for confirmation: by rate, then the lanes tied with
- * the best reordered by tie_cmp. How many are tied with the best. */
+/* Order the candidates for confirmation in the statistical order. How
+ * many are tied with the best (intervals overlapping its). */
 static size_t
 order_candidates(rt_tour_lane **cand, size_t n)
 {
@@ -695,8 +713,46 @@ order_candidates(rt_tour_lane **cand, size_t n)
 	while (k < n && !(cand[k]->iv.low > cand[0]->iv.high ||
 	    cand[0]->iv.low > cand[k]->iv.high))
 		k++;
-	qsort(cand, k, sizeof *cand, tie_cmp);
 	return k;
+}
+
+/* A tie at the lowest observed rate — the race stops a lane once it is
+ * shown better, so a real fix and a partial fix can both stand at 0/8 —
+ * is broken by more trials of the lanes that share that rate, one at a
+ * time, until one rate is lowest or each has as many valid trials as a
+ * confirmation needs. These trials order the confirmation; they are never
+ * counted in it, which runs on fresh trials. */
+static int
+break_ties(rt_tour *T)
+{
+	rt_tour_lane **ls = rt_xcalloc(T->ncand + 1, sizeof *ls);
+	long before, after;
+	size_t i, j, n;
+
+	for (;;) {
+		order_candidates(T->cand, T->ncand);
+		for (i = n = 0; i < T->ncand &&
+		    lane_rate(T->cand[i]) == lane_rate(T->cand[0]); i++)
+			if (T->cand[i]->t.trials < T->required)
+				ls[n++] = T->cand[i];
+		if (i < 2 || n == 0)
+			break;
+		for (j = before = 0; j < n; j++) {
+			ls[j]->done = 0;
+			ls[j]->limit = ls[j]->t.trials + 1;
+			before += ls[j]->t.trials;
+		}
+		if (run_lanes(T, ls, n, NULL, NULL) < 0) {
+			free(ls);
+			return -1;
+		}
+		for (j = after = 0; j < n; j++)
+			after += ls[j]->t.trials;
+		if (after == before)    /* only errors: nothing more to learn */
+			break;
+	}
+	free(ls);
+	return 0;
 }
 
 /* One confirmation round: the candidate on n never-seen trials in a fresh
@@ -780,11 +836,19 @@ confirm(rt_tour *T, rt_tour_lane *c, int round, const char *split)
 	return 0;
 }
 
-/* 4. The candidates confirmed in order, at most T->confirms rounds. */
+/* 4. The candidates confirmed in the statistical order, at most
+ * T->confirms rounds, each at c_m = 1 − (1 − c)/m: a false FIXED needs some
+ * round to pass a lane whose rate is not below p_ref, at most (1 − c)/m a
+ * round, so at most 1 − c whichever passed lane is then chosen. The first
+ * to pass wins, unless it changes the test's checks: then the next tied
+ * lanes that change none get the rounds left, and one that passes is
+ * preferred (preferred()). The preference never picks a lane to confirm
+ * ahead of a lower rate, so a small partial fix cannot keep a real fix
+ * with a bigger diff out of confirmation. */
 static int
 confirmation(rt_tour *T)
 {
-	size_t i, m;
+	size_t i, m, rounds = 0;
 	double p0;
 	char split[80] = "";
 	rt_tour_lane *improved = NULL;
@@ -793,15 +857,12 @@ confirmation(rt_tour *T)
 	for (i = 0; i < T->nlanes; i++)
 		if (T->lanes[i]->better)
 			T->cand[T->ncand++] = T->lanes[i];
-	T->ntied = order_candidates(T->cand, T->ncand);
 	if (T->ncand == 0) {
 		T->verdict = "QUARANTINE";
 		return 0;
 	}
 	m = T->ncand < (size_t)T->confirms ? T->ncand : (size_t)T->confirms;
 	p0 = (double)T->base.t.failures / (double)T->base.t.trials;
-	/* each of the m rounds at c_m = 1 − (1 − c)/m, so that a false
-	 * FIXED stays within 1 − c however many rounds run */
 	T->cm = rt_confirm_level(T->conf, (long)m);
 	if (m > 1)
 		snprintf(split, sizeof split, "; %g%% confidence split over %zu rounds",
@@ -809,13 +870,22 @@ confirmation(rt_tour *T)
 	if (rt_confirm_runs(T->base.t.failures, T->base.t.trials, T->target, T->cm, &T->pref,
 	    &T->required) != RT_STATS_OK)
 		rt_die("cannot size the confirmation for a rate of %g", p0);
-	for (i = 0; i < m && !T->winner; i++) {
+	if (break_ties(T) < 0)
+		return -1;
+	T->ntied = order_candidates(T->cand, T->ncand);
+	for (i = 0; i < T->ncand && rounds < m; i++) {
 		rt_tour_lane *c = T->cand[i];
-		if (confirm(T, c, (int)i + 1, split) < 0)
+		/* after a pass, only a lane the data cannot tell from the winner
+		 * (the same observed rate) that the preference would choose */
+		if (T->winner && (i >= T->ntied || lane_rate(c) != lane_rate(T->winner) ||
+		    !preferred(c, T->winner)))
+			continue;
+		if (confirm(T, c, (int)++rounds, split) < 0)
 			return -1;
-		if (json_is_true(json_object_get(c->confirm, "passed")))
-			T->winner = c;
-		else if (!improved && json_is_true(json_object_get(c->confirm, "improved")))
+		if (json_is_true(json_object_get(c->confirm, "passed"))) {
+			if (!T->winner || preferred(c, T->winner))
+				T->winner = c;
+		} else if (!improved && json_is_true(json_object_get(c->confirm, "improved")))
 			improved = c;
 	}
 	T->verdict = T->winner ? "FIXED" : improved ? "IMPROVED" : "QUARANTINE";
@@ -840,12 +910,20 @@ final_statuses(rt_tour *T)
 			l->status = "winner";
 			snprintf(l->reason, sizeof l->reason, "%s among the lanes better than "
 			    "the original (%ld/%ld failed, interval %s)%s; confirmation: %s",
-			    i > 0 ? "the best confirmed" : T->ntied > 1 ? "first of the lanes "
+			    i >= T->ntied ? "the best confirmed" : T->ntied > 1 ? "first of the lanes "
 			    "tied with the lowest rate" : "the lowest rate",
-			    l->t.failures, l->t.trials, rt_tour_laneiv(a, sizeof a, l), i > 0 ||
+			    l->t.failures, l->t.trials, rt_tour_laneiv(a, sizeof a, l), i >= T->ntied ||
 			    T->ntied < 2 ? "" : l->changes_checks ? " (every tied lane changes "
-			    "the test's checks; the smallest diff first)" : " (it changes no "
-			    "check of the test; the smallest diff first)", cs);
+			    "the test's checks; among those that passed confirmation, the smallest diff "
+			    "first)" : " (it changes no check of the test; among those that passed "
+			    "confirmation, the smallest diff first)", cs);
+		} else if (l->confirm && json_is_true(json_object_get(l->confirm, "passed"))) {
+			l->status = "tied";
+			snprintf(l->reason, sizeof l->reason, "tied with the winner %s: it "
+			    "passed its confirmation too (%s), but %s", winner->id, cs,
+			    l->changes_checks && !winner->changes_checks ? "it changes the "
+			    "test's checks, the winner does not" : l->diff_lines >
+			    winner->diff_lines ? "its diff is larger" : "ordered after it");
 		} else if (l->confirm) {
 			l->status = "eliminated";
 			snprintf(l->reason, sizeof l->reason, "failed its confirmation: %s "
