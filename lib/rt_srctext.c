@@ -663,8 +663,15 @@ rt_st_literal_shape(const char *s)
 			}
 			s += n;
 		} else if (isdigit((unsigned char)*s) && (p == o || !rt_st_is_ident(p[-1]))) {
-			while (isalnum((unsigned char)*s) || *s == '.' || *s == '_')
+			e = s;
+			while (isalnum((unsigned char)*s) || *s == '.' || *s == '_') {
+				/* an exponent's sign is the number's: 1e-9 */
+				if ((*s == 'e' || *s == 'E') && (s[1] == '-' || s[1] == '+') &&
+				    isdigit((unsigned char)s[2]) && !(e[0] == '0' &&
+				    (e[1] == 'x' || e[1] == 'X')))
+					s++;
 				s++;
+			}
 			*p++ = 'N';
 		} else if (rt_st_is_ident(*s)) {
 			for (e = s; rt_st_is_ident(*e); e++)
