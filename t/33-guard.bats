@@ -617,6 +617,16 @@ timing() {
 	timing py test_wait.py '    assert elapsed < 0.05' '    pass'
 	status_is 1
 	has "rule: assertion-removed"
+	# unittest's assertLess, and assertGreater with the bound first
+	timing py test_unit.py 't0, 0.01)' 't0, 0.5)'
+	status_is 0
+	has '"words":"loosens a timing bound from 0.01 s to 0.5 s"'
+	timing py test_unit.py 'assertGreater(0.01,' 'assertGreater(0.5,'
+	status_is 0
+	has '"change":"timing-bound-loosened"'
+	timing py test_unit.py 'assertGreater(0.01,' 'assertGreater(0.001,'
+	status_is 1
+	has "rule: expected-value-changed"
 }
 
 @test "timing: a Go test's time.Since bound widened is a fix; a count's bound widened is not" {
