@@ -1513,6 +1513,24 @@ side_json(const rt_src_check *c)
 	    c->source && *c->source ? c->source : c->text) : json_null();
 }
 
+/* The added line of f's hunk that widens the timing bound of removed line
+ * j (rt_st_timing_widened), or f->n. */
+static size_t
+text_timing_pair(const struct rt_st_file *f, size_t j, char *from, char *to,
+    size_t size)
+{
+	size_t k;
+
+	for (k = 0; k < f->n; k++)
+		if (f->l[k].kind == RT_ST_ADD && f->l[k].hunk == f->l[j].hunk &&
+		    f->l[k].ln >= 1 && (size_t)f->l[k].ln <= f->after.n &&
+		    f->l[j].ln >= 1 && (size_t)f->l[j].ln <= f->before.n &&
+		    rt_st_timing_widened(f->before.code[f->l[j].ln - 1],
+		    f->after.code[f->l[k].ln - 1], from, to, size))
+			return k;
+	return f->n;
+}
+
 /* res->changes_checks and res->checks: the inventories' differences, and
  * for the test files read by text rules the assertion lines changed. */
 static void
@@ -1521,7 +1539,7 @@ record_changes(struct guard *g, rt_guard_result *res)
 	json_t *arr = json_array(), *o;
 	size_t i, j;
 	struct rt_st_file *f;
-	char *s;
+	char *s, *done, fr[64], to[64];
 	int full = 0;
 
 	for (i = 0; i < g->d.nf; i++) {
@@ -1564,20 +1582,39 @@ record_changes(struct guard *g, rt_guard_result *res)
 			}
 			json_decref(o);
 		}
+		done = f->parsed ? NULL : rt_xcalloc(f->n + 1, 1);
 		for (j = 0; !f->parsed && j < f->n; j++) {
 			const struct rt_st_text *t = f->l[j].kind == RT_ST_ADD ? &f->after : &f->before;
 			long ln = f->l[j].ln;
-			if (f->l[j].kind == RT_ST_CTX || ln < 1 || (size_t)ln > t->n ||
+			size_t k = f->n;
+			if (f->l[j].kind == RT_ST_CTX || done[j] || ln < 1 || (size_t)ln > t->n ||
 			    !rt_st_is_assert_at(t, (size_t)ln - 1, f->lang))
 				continue;
 			res->changes_checks = 1;
-			o = json_pack("{s:s,s:s,s:s}", "file", f->path, "function", "",
-			    "change", f->l[j].kind == RT_ST_ADD ? "added" : "removed");
-			json_object_set_new(o, f->l[j].kind == RT_ST_ADD ? "before" : "after",
-			    json_null());
-			json_object_set_new(o, f->l[j].kind == RT_ST_ADD ? "after" : "before",
-			    json_pack("{s:I,s:s}", "line", (json_int_t)ln, "text",
-			    rt_st_skip_space(t->line[ln - 1])));
+			if (f->l[j].kind == RT_ST_DEL)
+				k = text_timing_pair(f, j, fr, to, sizeof fr);
+			if (k < f->n) {
+				const char *line = t->line[ln - 1], *unit =
+				    strstr(line, "performance.now(") || strstr(line, "Date.now(") ? "ms" :
+				    strstr(line, "time.") && f->lang == RT_L_PY ? "s" : "";
+				done[k] = 1;
+				o = json_pack("{s:s,s:s,s:s,s:{s:I,s:s},s:{s:I,s:s},s:{s:s,s:s,s:s,s:s+++++++}}",
+				    "file", f->path, "function", "", "change", "timing-bound-loosened",
+				    "before", "line", (json_int_t)ln, "text", rt_st_skip_space(line),
+				    "after", "line", (json_int_t)f->l[k].ln, "text",
+				    rt_st_skip_space(f->after.line[f->l[k].ln - 1]), "bound",
+				    "before", fr, "after", to, "unit", unit, "words",
+				    "loosens a timing bound from ", fr, *unit ? " " : "", unit,
+				    " to ", to, *unit ? " " : "", unit);
+			} else {
+				o = json_pack("{s:s,s:s,s:s}", "file", f->path, "function", "",
+				    "change", f->l[j].kind == RT_ST_ADD ? "added" : "removed");
+				json_object_set_new(o, f->l[j].kind == RT_ST_ADD ? "before" : "after",
+				    json_null());
+				json_object_set_new(o, f->l[j].kind == RT_ST_ADD ? "after" : "before",
+				    json_pack("{s:I,s:s}", "line", (json_int_t)ln, "text",
+				    rt_st_skip_space(t->line[ln - 1])));
+			}
 			if (!full) {
 				json_array_append(arr, o);
 				s = json_dumps(arr, JSON_COMPACT);
@@ -1589,6 +1626,7 @@ record_changes(struct guard *g, rt_guard_result *res)
 			}
 			json_decref(o);
 		}
+		free(done);
 	}
 	s = json_array_size(arr) ? json_dumps(arr, JSON_COMPACT) : NULL;
 	snprintf(res->checks, sizeof res->checks, "%s", s ? s : "");

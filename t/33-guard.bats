@@ -598,6 +598,27 @@ timing() {
 	has "rule: assertion-removed"
 }
 
+@test "timing: without a JavaScript parser the text rules know a clock read on the assertion's line; a name they cannot trace, a sum and a narrowed bound stay expected-value-changed" {
+	FAKE_INVENTORY=noparser RETRIAL_INVENTORY_JS="$FAKE" \
+		timing js timer.test.js 'before).toBeLessThan(10)' 'before).toBeLessThan(1000)'
+	status_is 0
+	has "guard: text rules (no parser for javascript)"
+	has '"change":"timing-bound-loosened"'
+	has '"words":"loosens a timing bound from 10 ms to 1000 ms"'
+	FAKE_INVENTORY=noparser RETRIAL_INVENTORY_JS="$FAKE" \
+		timing js timer.test.js 'before).toBeLessThan(10)' 'before).toBeLessThan(5)'
+	status_is 1
+	has "rule: expected-value-changed"
+	FAKE_INVENTORY=noparser RETRIAL_INVENTORY_JS="$FAKE" \
+		timing js timer.test.js 'expect(sum).toBeLessThan(10)' 'expect(sum).toBeLessThan(1000)'
+	status_is 1
+	has "rule: expected-value-changed"
+	FAKE_INVENTORY=noparser RETRIAL_INVENTORY_JS="$FAKE" \
+		timing js timer.test.js 'toBeLessThan(50)' 'toBeLessThan(500)'
+	status_is 1
+	has "rule: expected-value-changed"
+}
+
 @test "timing: a pytest's time.monotonic() bound widened is a fix; a sum's bound or a mean's tolerance widened is not; a narrowed one is expected-value-changed" {
 	timing py test_wait.py 'assert elapsed < 0.05' 'assert elapsed < 1.0'
 	status_is 0
