@@ -625,7 +625,7 @@ static const char *const known_names[] = {
 	"file", "dossier", "entry", "reproduce", "has_reproduce", "fence", "timings",
 	"branch", "has_anytime", "has_exact", "exact_note", "overrides", "has_overrides",
 	"evidence", "evidence_note", "allowed_paths", "has_allowed_paths",
-	"changes_checks", "checks_changed", NULL
+	"changes_checks", "checks_changed", "loosens_timing", "timing_bounds", NULL
 };
 
 /* ---- the dossier ---- */
@@ -924,7 +924,7 @@ build_view(const verdict_t *v, const ship_t *S)
 	{
 		/* a winner that changes the test's own checks, under its own heading */
 		json_t *w = json_object_get(v->rec, "winner"), *c, *x;
-		rt_buf cb = { 0 };
+		rt_buf cb = { 0 }, tb = { 0 };
 		size_t j;
 		int changes = json_is_true(json_object_get(w, "changes_checks"));
 
@@ -938,6 +938,21 @@ build_view(const verdict_t *v, const ship_t *S)
 			const char *at = json_string_value(json_object_get(af, "text"));
 			char *m1 = md(f ? f : "?"), *m2 = md(fn ? fn : "?"), *m3 = md(bt ? bt : "");
 			char *m4 = md(at ? at : "");
+			const char *words = json_string_value(json_object_get(json_object_get(x,
+			    "bound"), "words"));
+			if (words) {    /* a clock-measured bound widened: its own heading */
+				char *m5 = md(words);
+				rt_buf_printf(&tb, "- %s in %s (%s): line %lld \"%s\" became line "
+				    "%lld \"%s\"\n", m5, m2, m1, (long long)json_integer_value(
+				    json_object_get(bf, "line")), m3, (long long)json_integer_value(
+				    json_object_get(af, "line")), m4);
+				free(m1);
+				free(m2);
+				free(m3);
+				free(m4);
+				free(m5);
+				continue;
+			}
 			rt_buf_printf(&cb, "- %s in %s (%s)", ch ? ch : "changed", m2, m1);
 			if (bt)
 				rt_buf_printf(&cb, ": line %lld \"%s\"", (long long)json_integer_value(
@@ -951,12 +966,16 @@ build_view(const verdict_t *v, const ship_t *S)
 			free(m3);
 			free(m4);
 		}
-		if (changes && !cb.len)
+		if (changes && !cb.len && !tb.len)
 			rt_buf_adds(&cb, "- the guard did not say which\n");
-		json_object_set_new(o, "changes_checks", json_boolean(changes));
+		json_object_set_new(o, "changes_checks", json_boolean(changes && cb.len));
 		if (cb.len)
 			jset(o, "checks_changed", rt_xstrdup(rt_buf_str(&cb)));
+		json_object_set_new(o, "loosens_timing", json_boolean(tb.len > 0));
+		if (tb.len)
+			jset(o, "timing_bounds", rt_xstrdup(rt_buf_str(&tb)));
 		rt_buf_free(&cb);
+		rt_buf_free(&tb);
 	}
 	json_object_set_new(o, "has_anytime", json_boolean(has_method(v, M_ANYTIME)));
 	if (has_method(v, M_EXACT))

@@ -3,6 +3,7 @@
  * parser reads goes to the text rules of rt_srctext. Fails closed. */
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,8 @@ load_side(struct guard *g, struct rt_st_file *f, const char *dir, struct rt_st_t
 static int tolerance_widened(const rt_src_check *b, const rt_src_check *a,
     char *what, size_t size);
 static int is_check_kind(const rt_src_check *c);
+static int timing_widened(const rt_src_check *b, const rt_src_check *a,
+    char *from, char *to, size_t size, const char **unit);
 static const char *qc(const rt_src_check *c, char *buf, size_t size);
 
 /* Do two operands (or option values) differ only in their literals? */
@@ -328,7 +331,8 @@ inv_literal_pairs(const struct rt_st_file *f, const rt_src_change **first)
 {
 	const rt_src_change *c;
 	const rt_src_check *b, *a;
-	char w[300];
+	char w[300], fr[64], to[64];
+	const char *unit;
 	size_t i, k;
 	int n = 0;
 
@@ -338,6 +342,9 @@ inv_literal_pairs(const struct rt_st_file *f, const rt_src_change **first)
 			continue;
 		b = c->before;
 		a = c->after;
+		if (!strcmp(c->change, "changed") &&
+		    timing_widened(b, a, fr, to, sizeof fr, &unit))
+			continue;
 		if (strcmp(c->change, "changed") || !is_check_kind(b) || !is_check_kind(a) ||
 		    strcmp(b->kind, a->kind) || strcmp(b->callee, a->callee) ||
 		    strcmp(b->op, a->op) || b->noperands != a->noperands ||
@@ -981,6 +988,164 @@ tolerance_widened(const rt_src_check *b, const rt_src_check *a, char *what,
 	return 0;
 }
 
+/* ---- timing bounds: a clock-measured value whose bound is widened ---- */
+
+/* The clocks a compared value may be measured by (rt-verify(1), GUARD:
+ * "a check whose compared value a clock measures"). */
+static const char *const clocks[] = {
+	"performance.now", "Date.now", "process.hrtime", "process.hrtime.bigint",
+	"time.time", "time.monotonic", "time.perf_counter", "time.time_ns",
+	"time.monotonic_ns", "time.perf_counter_ns", "time.Since", "time.Now",
+	"time.Until", NULL
+};
+
+static int
+is_clock(const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; clocks[i]; i++)
+		if (!strcmp(name, clocks[i]))
+			return 1;
+	/* time.Now().Sub(start), t0.Sub(...) after a clock read */
+	return n > 4 && !strcmp(name + n - 4, ".Sub") && strstr(name, "time.Now");
+}
+
+/* Is operand s of check c measured by a clock: every call whose value the
+ * check compares is a clock read (directly or through a name the test
+ * assigned), or, with no such calls listed, s reads a clock itself? */
+static int
+clock_measured(const rt_src_check *c, const char *s)
+{
+	size_t i, n;
+
+	for (i = 0; i < c->nuses; i++)
+		if (!is_clock(c->uses[i]))
+			return 0;
+	if (c->nuses)
+		return 1;
+	for (i = 0; clocks[i]; i++) {
+		n = strlen(clocks[i]);
+		if (strstr(s, clocks[i]) && strstr(s, clocks[i])[n] == '(')
+			return 1;
+	}
+	return 0;
+}
+
+/* A bound's number and its unit: "50 * time.Millisecond" (Go), "0.05"
+ * (Python's seconds), "10" (JavaScript's milliseconds). */
+static int
+bound_of(const char *s, const rt_src_check *c, double *v, char *num, size_t nsize,
+    const char **unit)
+{
+	static const struct { const char *go, *unit; } units[] = {
+		{ "time.Nanosecond", "ns" }, { "time.Microsecond", "µs" },
+		{ "time.Millisecond", "ms" }, { "time.Second", "s" },
+		{ "time.Minute", "min" }, { "time.Hour", "h" }, { NULL, NULL }
+	};
+	char *end;
+	const char *p;
+	size_t i;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (end == s || errno || !isfinite(*v))
+		return 0;
+	snprintf(num, nsize, "%.*s", (int)(end - s), s);
+	for (p = end; *p == ' '; p++)
+		;
+	*unit = "";
+	if (*p == '*') {
+		for (p++; *p == ' '; p++)
+			;
+		for (i = 0; units[i].go && strcmp(p, units[i].go); i++)
+			;
+		if (!units[i].go)
+			return 0;
+		*unit = units[i].unit;
+		return 1;
+	}
+	if (*p)
+		return 0;
+	for (i = 0; i < c->nuses; i++)
+		if (strstr(c->uses[i], "_ns") || strstr(c->uses[i], "hrtime"))
+			return 1;
+	if (!strcmp(c->kind, "fail_branch"))
+		*unit = "ns";           /* a bare time.Duration */
+	else if (!strcmp(c->kind, "expect") || strstr(c->text, "performance.now") ||
+	    strstr(c->text, "Date.now"))
+		*unit = "ms";
+	else if (c->nuses && !strncmp(c->uses[0], "time.", 5))
+		*unit = "s";
+	return 1;
+}
+
+/* Does the check demand value < bound (1, an upper bound) or value >
+ * bound (-1) with the bound at operand k (of two)? 0: neither. */
+static int
+bound_side(const rt_src_check *c, size_t k)
+{
+	const char *m = strrchr(c->callee, '.'), *op = c->op;
+	int up;
+
+	m = m ? m + 1 : c->callee;
+	if (strstr(c->callee, "not.") || !strcmp(op, "not"))
+		return 0;
+	if (!strcmp(c->kind, "expect")) {
+		if (k != 1)
+			return 0;
+		return !strncmp(m, "toBeLessThan", 12) ? 1 :
+		    !strncmp(m, "toBeGreaterThan", 15) ? -1 : 0;
+	}
+	if (!strcmp(c->kind, "call")) {
+		up = strstr(m, "Less") ? 1 : strstr(m, "Greater") ? -1 : 0;
+		return k + 1 == c->noperands ? up : -up;
+	}
+	if (strcmp(c->kind, "assert") && strcmp(c->kind, "fail_branch"))
+		return 0;
+	up = !strcmp(op, "<") || !strcmp(op, "<=") ? 1 :
+	    !strcmp(op, ">") || !strcmp(op, ">=") ? -1 : 0;
+	if (!strcmp(c->kind, "fail_branch"))
+		up = -up;       /* the condition is the failure's */
+	return k == 1 ? up : -up;
+}
+
+/* A check whose compared value a clock measures, its bound alone changed
+ * and widened (a larger upper bound, a smaller lower one): 1 with the
+ * bounds as written in from/to and their unit. Such a change is not
+ * neutering: the test still fails when the code really is slow. */
+static int
+timing_widened(const rt_src_check *b, const rt_src_check *a, char *from,
+    char *to, size_t size, const char **unit)
+{
+	size_t k, bk = 0, nd = 0;
+	double vb, va;
+	const char *ub, *ua;
+	int side;
+
+	if (!is_check_kind(b) || !is_check_kind(a) || strcmp(b->kind, a->kind) ||
+	    strcmp(b->callee, a->callee) || strcmp(b->op, a->op) ||
+	    b->noperands != a->noperands || b->noperands < 2 || b->nopt != a->nopt)
+		return 0;
+	for (k = 0; k < b->noperands; k++)
+		if (strcmp(b->operands[k], a->operands[k]))
+			bk = k, nd++;
+	if (nd != 1 || !literals_only(b->operands[bk], a->operands[bk]))
+		return 0;
+	for (k = 0; k < b->noperands; k++)
+		if (k != bk && !(clock_measured(b, b->operands[k]) &&
+		    clock_measured(a, a->operands[k])))
+			return 0;
+	if (b->noperands != 2 && strcmp(b->kind, "call"))
+		return 0;
+	side = bound_side(b, bk);
+	if (!side || !bound_of(b->operands[bk], b, &vb, from, size, &ub) ||
+	    !bound_of(a->operands[bk], a, &va, to, size, &ua) || strcmp(ub, ua))
+		return 0;
+	*unit = ub;
+	return side > 0 ? va > vb : va < vb;
+}
+
 static const char *const strength_word[] = { "", "truthiness", "an order or membership", "equality" };
 
 static int
@@ -1348,6 +1513,24 @@ side_json(const rt_src_check *c)
 	    c->source && *c->source ? c->source : c->text) : json_null();
 }
 
+/* The added line of f's hunk that widens the timing bound of removed line
+ * j (rt_st_timing_widened), or f->n. */
+static size_t
+text_timing_pair(const struct rt_st_file *f, size_t j, char *from, char *to,
+    size_t size)
+{
+	size_t k;
+
+	for (k = 0; k < f->n; k++)
+		if (f->l[k].kind == RT_ST_ADD && f->l[k].hunk == f->l[j].hunk &&
+		    f->l[k].ln >= 1 && (size_t)f->l[k].ln <= f->after.n &&
+		    f->l[j].ln >= 1 && (size_t)f->l[j].ln <= f->before.n &&
+		    rt_st_timing_widened(f->before.code[f->l[j].ln - 1],
+		    f->after.code[f->l[k].ln - 1], from, to, size))
+			return k;
+	return f->n;
+}
+
 /* res->changes_checks and res->checks: the inventories' differences, and
  * for the test files read by text rules the assertion lines changed. */
 static void
@@ -1356,7 +1539,7 @@ record_changes(struct guard *g, rt_guard_result *res)
 	json_t *arr = json_array(), *o;
 	size_t i, j;
 	struct rt_st_file *f;
-	char *s;
+	char *s, *done, fr[64], to[64];
 	int full = 0;
 
 	for (i = 0; i < g->d.nf; i++) {
@@ -1365,12 +1548,17 @@ record_changes(struct guard *g, rt_guard_result *res)
 			continue;
 		for (j = 0; f->parsed && j < f->nch; j++) {
 			const rt_src_change *c = &f->ch[j];
-			const char *what = c->change;
-			char w[300];
+			const char *what = c->change, *unit = "";
+			char w[300], fr[64], to[64];
+			int timing;
 			if (!strcmp(what, "same"))
 				continue;
 			res->changes_checks = 1;
-			if (!strcmp(what, "changed") && is_check_kind(c->before) &&
+			timing = !strcmp(what, "changed") &&
+			    timing_widened(c->before, c->after, fr, to, sizeof fr, &unit);
+			if (timing)
+				what = "timing-bound-loosened";
+			else if (!strcmp(what, "changed") && is_check_kind(c->before) &&
 			    is_check_kind(c->after) &&
 			    (check_strength(c->after) < check_strength(c->before) ||
 			    tolerance_widened(c->before, c->after, w, sizeof w)))
@@ -1378,6 +1566,11 @@ record_changes(struct guard *g, rt_guard_result *res)
 			o = json_pack("{s:s,s:s,s:s,s:o,s:o}", "file", f->path, "function",
 			    fn_name(c), "change", what, "before", side_json(c->before),
 			    "after", side_json(c->after));
+			if (timing && o)
+				json_object_set_new(o, "bound", json_pack("{s:s,s:s,s:s,s:s+++++++}",
+				    "before", fr, "after", to, "unit", unit, "words",
+				    "loosens a timing bound from ", fr, *unit ? " " : "", unit,
+				    " to ", to, *unit ? " " : "", unit));
 			if (!full && o) {
 				json_array_append(arr, o);
 				s = json_dumps(arr, JSON_COMPACT);
@@ -1389,20 +1582,39 @@ record_changes(struct guard *g, rt_guard_result *res)
 			}
 			json_decref(o);
 		}
+		done = f->parsed ? NULL : rt_xcalloc(f->n + 1, 1);
 		for (j = 0; !f->parsed && j < f->n; j++) {
 			const struct rt_st_text *t = f->l[j].kind == RT_ST_ADD ? &f->after : &f->before;
 			long ln = f->l[j].ln;
-			if (f->l[j].kind == RT_ST_CTX || ln < 1 || (size_t)ln > t->n ||
+			size_t k = f->n;
+			if (f->l[j].kind == RT_ST_CTX || done[j] || ln < 1 || (size_t)ln > t->n ||
 			    !rt_st_is_assert_at(t, (size_t)ln - 1, f->lang))
 				continue;
 			res->changes_checks = 1;
-			o = json_pack("{s:s,s:s,s:s}", "file", f->path, "function", "",
-			    "change", f->l[j].kind == RT_ST_ADD ? "added" : "removed");
-			json_object_set_new(o, f->l[j].kind == RT_ST_ADD ? "before" : "after",
-			    json_null());
-			json_object_set_new(o, f->l[j].kind == RT_ST_ADD ? "after" : "before",
-			    json_pack("{s:I,s:s}", "line", (json_int_t)ln, "text",
-			    rt_st_skip_space(t->line[ln - 1])));
+			if (f->l[j].kind == RT_ST_DEL)
+				k = text_timing_pair(f, j, fr, to, sizeof fr);
+			if (k < f->n) {
+				const char *line = t->line[ln - 1], *unit =
+				    strstr(line, "performance.now(") || strstr(line, "Date.now(") ? "ms" :
+				    strstr(line, "time.") && f->lang == RT_L_PY ? "s" : "";
+				done[k] = 1;
+				o = json_pack("{s:s,s:s,s:s,s:{s:I,s:s},s:{s:I,s:s},s:{s:s,s:s,s:s,s:s+++++++}}",
+				    "file", f->path, "function", "", "change", "timing-bound-loosened",
+				    "before", "line", (json_int_t)ln, "text", rt_st_skip_space(line),
+				    "after", "line", (json_int_t)f->l[k].ln, "text",
+				    rt_st_skip_space(f->after.line[f->l[k].ln - 1]), "bound",
+				    "before", fr, "after", to, "unit", unit, "words",
+				    "loosens a timing bound from ", fr, *unit ? " " : "", unit,
+				    " to ", to, *unit ? " " : "", unit);
+			} else {
+				o = json_pack("{s:s,s:s,s:s}", "file", f->path, "function", "",
+				    "change", f->l[j].kind == RT_ST_ADD ? "added" : "removed");
+				json_object_set_new(o, f->l[j].kind == RT_ST_ADD ? "before" : "after",
+				    json_null());
+				json_object_set_new(o, f->l[j].kind == RT_ST_ADD ? "after" : "before",
+				    json_pack("{s:I,s:s}", "line", (json_int_t)ln, "text",
+				    rt_st_skip_space(t->line[ln - 1])));
+			}
 			if (!full) {
 				json_array_append(arr, o);
 				s = json_dumps(arr, JSON_COMPACT);
@@ -1414,6 +1626,7 @@ record_changes(struct guard *g, rt_guard_result *res)
 			}
 			json_decref(o);
 		}
+		free(done);
 	}
 	s = json_array_size(arr) ? json_dumps(arr, JSON_COMPACT) : NULL;
 	snprintf(res->checks, sizeof res->checks, "%s", s ? s : "");

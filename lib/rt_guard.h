@@ -24,6 +24,8 @@
  *   assertion-swallowed     puts an assertion under a try/except (or suppress,
  *                           recover) that swallows it
  *   expected-value-changed  the patch changes nothing but literals in assertions/expectations
+ *                           (a widened bound of a value a clock measures is not one:
+ *                           it races, recorded as timing-bound-loosened)
  *   assertion-weakened      a check demands less: an operand replaced by its
  *                           len/str/type/bool/keys, == loosened to >=, in or
  *                           truthiness, a tolerance or places widened, a

@@ -99,6 +99,8 @@ int rt_st_weakened(struct rt_st_diff *d, const char *rule);
 int rt_st_removed(struct rt_st_diff *d, const char *rule);
 int rt_st_call_removed(struct rt_st_diff *d, const char *rule);
 size_t rt_st_expected_lines(struct rt_st_file *f, char *used, long *pd, long *pa);
+int rt_st_timing_widened(const char *d, const char *a, char *from, char *to,
+    size_t size);
 
 /* Shared with the rules over inventories. */
 int rt_st_test_by_content(const struct rt_st_text *t, int lang);

@@ -557,3 +557,113 @@ EOF2
 	has "guard: python ast"
 	[[ $output != *"text rules"* ]]
 }
+
+# timing LANG FILE OLD NEW: judge t/fixtures/guard/timing/LANG with OLD
+# replaced by NEW in FILE (JavaScript read by the jest fixture's parser)
+timing() {
+	local d=$1 f=$2 old=$3 new=$4
+	rm -rf "${T:?}/$d" "$T/$d.new"
+	cp -R "$FX/timing/$d" "$T/$d"
+	if [ "$d" = js ]; then
+		mkdir -p "$T/js/node_modules"
+		ln -s "$RT_TOP/t/fixtures/runners/jestproj/node_modules/@babel" "$T/js/node_modules/@babel"
+	fi
+	cp -R "$T/$d" "$T/$d.new"
+	/usr/bin/python3 -c 'import sys; p, a, b = sys.argv[1:]; s = open(p).read(); assert a in s, a; open(p, "w").write(s.replace(a, b))' \
+		"$T/$d.new/$f" "$old" "$new"
+	(cd "$T" && diff -u --label "a/$f" --label "b/$f" "$d/$f" "$d.new/$f") >"$T/$d.patch" || true
+	run "$G" check "$T/$d.patch" "$T/$d" "$T/$d.new"
+}
+
+@test "timing: widening a bound a clock measures (performance.now, Date.now in jest) is a fix flagged changes_checks with both bounds; widening a sum's bound is expected-value-changed" {
+	command -v node >/dev/null && [ -d "$RT_TOP/t/fixtures/runners/jestproj/node_modules/@babel/parser" ] ||
+		skip "no node or no jest fixture (make jest-deps)"
+	timing js timer.test.js 'before).toBeLessThan(10)' 'before).toBeLessThan(1000)'
+	status_is 0
+	has "rule: none"
+	has "guard: @babel/parser"
+	has "changes_checks: 1"
+	has '"change":"timing-bound-loosened","before":{"line":9,"text":"expect(performance.now() - before).toBeLessThan(10)"}'
+	has '"bound":{"before":"10","after":"1000","unit":"ms","words":"loosens a timing bound from 10 ms to 1000 ms"}'
+	timing js timer.test.js 'toBeLessThan(50)' 'toBeLessThan(500)'
+	status_is 0
+	has '"words":"loosens a timing bound from 50 ms to 500 ms"'
+	# the same widening of a value no clock measures
+	timing js timer.test.js 'expect(sum).toBeLessThan(10)' 'expect(sum).toBeLessThan(1000)'
+	status_is 1
+	has "rule: expected-value-changed"
+	has '`expect(sum).toBeLessThan(10)` (timer.test.js:14 of the original) became `expect(sum).toBeLessThan(1000)`'
+	# a narrowed timing bound, a deleted timing check: what they were
+	timing js timer.test.js 'before).toBeLessThan(10)' 'before).toBeLessThan(5)'
+	status_is 1
+	has "rule: expected-value-changed"
+	timing js timer.test.js '  expect(performance.now() - before).toBeLessThan(10);' ''
+	status_is 1
+	has "rule: assertion-removed"
+}
+
+@test "timing: without a JavaScript parser the text rules know a clock read on the assertion's line; a name they cannot trace, a sum and a narrowed bound stay expected-value-changed" {
+	FAKE_INVENTORY=noparser RETRIAL_INVENTORY_JS="$FAKE" \
+		timing js timer.test.js 'before).toBeLessThan(10)' 'before).toBeLessThan(1000)'
+	status_is 0
+	has "guard: text rules (no parser for javascript)"
+	has '"change":"timing-bound-loosened"'
+	has '"words":"loosens a timing bound from 10 ms to 1000 ms"'
+	FAKE_INVENTORY=noparser RETRIAL_INVENTORY_JS="$FAKE" \
+		timing js timer.test.js 'before).toBeLessThan(10)' 'before).toBeLessThan(5)'
+	status_is 1
+	has "rule: expected-value-changed"
+	FAKE_INVENTORY=noparser RETRIAL_INVENTORY_JS="$FAKE" \
+		timing js timer.test.js 'expect(sum).toBeLessThan(10)' 'expect(sum).toBeLessThan(1000)'
+	status_is 1
+	has "rule: expected-value-changed"
+	FAKE_INVENTORY=noparser RETRIAL_INVENTORY_JS="$FAKE" \
+		timing js timer.test.js 'toBeLessThan(50)' 'toBeLessThan(500)'
+	status_is 1
+	has "rule: expected-value-changed"
+}
+
+@test "timing: a pytest's time.monotonic() bound widened is a fix; a sum's bound or a mean's tolerance widened is not; a narrowed one is expected-value-changed" {
+	timing py test_wait.py 'assert elapsed < 0.05' 'assert elapsed < 1.0'
+	status_is 0
+	has "guard: python ast"
+	has '"change":"timing-bound-loosened"'
+	has '"words":"loosens a timing bound from 0.05 s to 1.0 s"'
+	timing py test_wait.py 'assert t < 10' 'assert t < 1000'
+	status_is 1
+	has "rule: expected-value-changed"
+	has '`assert t < 10` (test_wait.py:15 of the original) became `assert t < 1000`'
+	timing py test_wait.py 'abs(x - 3.0) < 1e-9' 'abs(x - 3.0) < 10'
+	status_is 1
+	has "rule: expected-value-changed"
+	timing py test_wait.py 'assert elapsed < 0.05' 'assert elapsed < 0.01'
+	status_is 1
+	has "rule: expected-value-changed"
+	timing py test_wait.py '    assert elapsed < 0.05' '    pass'
+	status_is 1
+	has "rule: assertion-removed"
+	# unittest's assertLess, and assertGreater with the bound first
+	timing py test_unit.py 't0, 0.01)' 't0, 0.5)'
+	status_is 0
+	has '"words":"loosens a timing bound from 0.01 s to 0.5 s"'
+	timing py test_unit.py 'assertGreater(0.01,' 'assertGreater(0.5,'
+	status_is 0
+	has '"change":"timing-bound-loosened"'
+	timing py test_unit.py 'assertGreater(0.01,' 'assertGreater(0.001,'
+	status_is 1
+	has "rule: expected-value-changed"
+}
+
+@test "timing: a Go test's time.Since bound widened is a fix; a count's bound widened is not" {
+	command -v go >/dev/null || skip "no go"
+	timing go wait_test.go 'elapsed > 50*time.Millisecond' 'elapsed > 1000*time.Millisecond'
+	status_is 0
+	has "guard: go/parser"
+	has '"words":"loosens a timing bound from 50 ms to 1000 ms"'
+	timing go wait_test.go 'got > 10' 'got > 1000'
+	status_is 1
+	has "rule: expected-value-changed"
+	timing go wait_test.go 'elapsed > 50*time.Millisecond' 'elapsed > 5*time.Millisecond'
+	status_is 1
+	has "rule: expected-value-changed"
+}

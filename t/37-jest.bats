@@ -378,3 +378,33 @@ PY
 	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "jest-realfix") | .canary.verdict == "live" and
 	    (.canary.at | startswith("__tests__/quote.test.js:5: ")) and (.guard | startswith("no test file") or startswith("@babel/parser"))'
 }
+
+@test "jest end to end: widening a performance.now() bound is the fix that wins, flagged as a loosened timing bound in the verdict and the dossier; widening a sum's bound is neutered" {
+	have_jest || skip "no jest: make jest-deps"
+	FXJ="$RT_TOP/t/fixtures/guard/jesttiming"
+	mkdir -p "$T/jt"
+	cp -R "$FXJ/__tests__" "$FXJ/src" "$FXJ/package.json" "$T/jt/"
+	cp -R "$R/jestproj/node_modules" "$T/jt/node_modules"
+	for p in jest-sum-neuter jest-timing-fix; do
+		jq -Rsc --arg id "$p" '{type: "hypothesis", id: $id, source: "rules", status: "ok",
+			cause_class: "timing", explanation: $id, patch: .}' "$FXJ/patches/$p.patch"
+	done >"$T/h.jsonl"
+	cd "$T/jt"
+	rt-verify -n 30 -N 40 -j 2 --seed 42 --no-genome \
+		--case "__tests__/settle.test.js::settle waits 1000 ms of fake time and little real time" \
+		--cmd "./node_modules/.bin/jest --ci --cacheDirectory=.jcache __tests__/settle.test.js --reporters=default --reporters=jest-junit" \
+		"$T/h.jsonl" >"$T/out" 2>"$T/err" || true
+	tail -n 1 "$T/out" | jqe '.verdict == "FIXED" and .winner.id == "jest-timing-fix" and .winner.changes_checks == true and
+	    (.winner.checks[0] | .change == "timing-bound-loosened" and .bound.before == "10" and .bound.after == "1000" and
+	    .bound.words == "loosens a timing bound from 10 ms to 1000 ms")'
+	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "jest-sum-neuter") | .status == "neutered" and .rule == "expected-value-changed"'
+	tail -n 1 "$T/out" | jqe '.lanes[] | select(.id == "jest-timing-fix") | .canary.verdict == "live" and (.guard | startswith("@babel/parser"))'
+	tail -n 1 "$T/out" >"$T/v.jsonl"
+	mkdir -p "$T/repo" && cp -R "$FXJ/__tests__" "$FXJ/src" "$FXJ/package.json" "$T/repo/"
+	git -C "$T/repo" init -q && git -C "$T/repo" add -A &&
+		git -C "$T/repo" -c user.name=t -c user.email=t@t commit -qm init
+	rt-pr -C "$T/repo" --mbox "$T/fix.mbox" --body "$T/d.md" "$T/v.jsonl"
+	grep -q "^## The change loosens a timing bound" "$T/d.md"
+	grep -q '^- loosens a timing bound from 10 ms to 1000 ms in settle waits 1000 ms' "$T/d.md"
+	! grep -q "^## The change edits the test's own checks" "$T/d.md"
+}

@@ -328,6 +328,8 @@ function underTest(name) {
 	if (!name) return false;
 	const base = name.split('.')[0];
 	const lastPart = name.split('.').pop();
+	// a clock read stays: the guard knows a value a clock measures
+	if (name === 'Date.now') return true;
 	return !NOT_UNDER_TEST.has(base) && !/^(assert|fail|to[A-Z])/.test(lastPart);
 }
 function callName(n) {
