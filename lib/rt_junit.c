@@ -13,6 +13,7 @@
 #include "rt_hash.h"
 #include "rt_jsonl.h"
 #include "rt_junit.h"
+#include "rt_records.h"
 #include "rt_runner.h"
 #include "rt_util.h"
 
@@ -249,7 +250,6 @@ case_id(parser *q)
 static void
 emit(parser *q, attempt *a, int num, const char *id)
 {
-	json_t *j = json_object();
 	const char *suite = suite_at(q->sname, q->nsuite);
 	int res = a->result, xfail = 0;
 
@@ -259,26 +259,19 @@ emit(parser *q, attempt *a, int num, const char *id)
 		res = R_FAILURE;
 		xfail = 1;
 	}
-	json_object_set_new(j, "type", json_string("trial"));
-	json_object_set_new(j, "trial", json_integer(q->o->trial > 0 ? q->o->trial : q->ncase));
-	json_object_set_new(j, "case", rt_json_bytes(id, strlen(id)));
-	json_object_set_new(j, "outcome", json_string(res == R_SUCCESS ? "pass" :
-	    res == R_SKIPPED ? "skip" : "fail"));
-	json_object_set_new(j, "result", json_string(xfail ? "xfail" : result_names[res]));
-	json_object_set_new(j, "attempt", json_integer(num));
-	json_object_set_new(j, "time_ms", isnan(a->time) ? json_null() :
-	    rt_json_real6(a->time * 1000));
-	json_object_set_new(j, "message", res == R_SUCCESS ? json_null() : message(a));
-	json_object_set_new(j, "failure_type", str_or_null(a->ftype));
-	json_object_set_new(j, "stdout", output(&a->out, a->out_lost));
-	json_object_set_new(j, "stderr", output(&a->err, a->err_lost));
-	json_object_set_new(j, "report", str_or_null(q->o->report));
-	json_object_set_new(j, "run", str_or_null(q->run));
-	json_object_set_new(j, "revision", str_or_null(q->o->revision));
-	json_object_set_new(j, "timestamp", str_or_null(suite_at(q->sts, q->nsuite)));
-	json_object_set_new(j, "position", json_integer(q->ncase - 1));
-	json_object_set_new(j, "suite", str_or_null(suite));
-	json_object_set_new(j, "source", json_string("junit"));
+	rt_case_rec cr = {
+		.trial = q->o->trial > 0 ? q->o->trial : q->ncase, .id = id,
+		.outcome = res == R_SUCCESS ? "pass" : res == R_SKIPPED ? "skip" : "fail",
+		.result = xfail ? "xfail" : result_names[res], .attempt = num,
+		.time_ms = isnan(a->time) ? NAN : a->time * 1000,
+		.message = res == R_SUCCESS ? NULL : message(a), .failure_type = a->ftype,
+		.out = output(&a->out, a->out_lost), .err = output(&a->err, a->err_lost),
+		.report = q->o->report, .run = q->run, .revision = q->o->revision,
+		.timestamp = suite_at(q->sts, q->nsuite), .position = q->ncase - 1,
+		.suite = suite, .source = "junit",
+	};
+	json_t *j = rt_case_rec_json(&cr);
+
 	json_object_set_new(j, "junit_classname", str_or_null(q->classname));
 	json_object_set_new(j, "junit_name", str_or_null(q->name));
 	if (q->quar_id)

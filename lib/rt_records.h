@@ -80,4 +80,27 @@ void rt_rec_check(rt_rec_kind_t kind, const json_t *rec, const rt_where *w);
  * "verdict lanes[].id"): what retrial(7) must document. */
 void rt_rec_list_fields(FILE *out);
 
+/* One test case's execution: the fields of its "trial" record. */
+typedef struct {
+	long trial;                  /* the trial (rt-collect's number, or the case's index) */
+	const char *id;              /* the case: the runner's canonical ID */
+	const char *outcome;         /* pass, fail, skip, error */
+	const char *result;          /* the report's own word: success, failure... */
+	long attempt;                /* the runner's own retry within one run (1...) */
+	long repeat;                 /* a repeat of the whole run (go test -count); 0: none */
+	double time_ms;              /* NAN: null */
+	json_t *message;             /* taken; NULL or a pass: null */
+	const char *failure_type;
+	json_t *out, *err;           /* stdout and stderr, taken; NULL: null */
+	const char *report, *run, *revision, *timestamp;
+	long position;
+	const char *suite, *source;  /* source: "junit", "go test -json"... */
+} rt_case_rec;
+
+/* The "trial" record of one test case's execution, in the schema's field
+ * order: the one writer every report reader (rt_junit and each runner's)
+ * goes through; the reader adds its own fields after (junit_classname,
+ * go_test, jest_file...). */
+json_t *rt_case_rec_json(const rt_case_rec *c);
+
 #endif

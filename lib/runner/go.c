@@ -13,6 +13,7 @@
 
 #include "runner/runner.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_util.h"
 
 typedef struct {
@@ -165,38 +166,28 @@ static void
 emit(reader *r, entry *e, const char *outcome, const char *result, double elapsed,
     const char *time, const char *message)
 {
-	json_t *j = json_object();
+	json_t *j;
 	char *id = e->test ? rt_xasprintf("%s::%s", e->pkg, e->test) : rt_xstrdup(e->pkg);
 
 	/* -count=N runs each test N times, each judged: repeat 1..N of its own,
 	 * never retries (go test has none), so every one is attempt 1 */
 	e->repeats++;
-	json_object_set_new(j, "type", json_string("trial"));
-	json_object_set_new(j, "trial", json_integer(r->o->trial > 0 ? r->o->trial :
-	    r->records + 1));
-	json_object_set_new(j, "case", rt_json_bytes(id, strlen(id)));
-	json_object_set_new(j, "outcome", json_string(outcome));
-	json_object_set_new(j, "result", json_string(result));
-	json_object_set_new(j, "attempt", json_integer(1));
-	json_object_set_new(j, "repeat", json_integer(e->repeats));
-	json_object_set_new(j, "time_ms", isnan(elapsed) ? json_null() :
-	    rt_json_real6(elapsed * 1000));
-	json_object_set_new(j, "message", !strcmp(outcome, "pass") ? json_null() :
-	    str_or_null(message ? message : e->message));
-	json_object_set_new(j, "failure_type", json_null());
 	if (e->lost)
 		rt_buf_printf(&e->out, "\n[retrial: %zu more bytes not kept]", e->lost);
-	json_object_set_new(j, "stdout", e->out.len ? rt_json_bytes(e->out.data, e->out.len) :
-	    json_null());
-	json_object_set_new(j, "stderr", json_null());
-	json_object_set_new(j, "report", str_or_null(r->o->report));
-	json_object_set_new(j, "run", str_or_null(r->o->run));
-	json_object_set_new(j, "revision", str_or_null(r->o->revision));
-	json_object_set_new(j, "timestamp", str_or_null(time));
-	json_object_set_new(j, "position", json_integer(e->position >= 0 ? e->position :
-	    r->runs));
-	json_object_set_new(j, "suite", str_or_null(e->pkg));
-	json_object_set_new(j, "source", json_string("go test -json"));
+	{
+		const char *m = message ? message : e->message;
+		rt_case_rec cr = {
+			.trial = r->o->trial > 0 ? r->o->trial : r->records + 1, .id = id,
+			.outcome = outcome, .result = result, .attempt = 1,
+			.repeat = e->repeats, .time_ms = isnan(elapsed) ? NAN : elapsed * 1000,
+			.message = m ? str_or_null(m) : NULL,
+			.out = e->out.len ? rt_json_bytes(e->out.data, e->out.len) : NULL,
+			.report = r->o->report, .run = r->o->run, .revision = r->o->revision,
+			.timestamp = time, .position = e->position >= 0 ? e->position : r->runs,
+			.suite = e->pkg, .source = "go test -json",
+		};
+		j = rt_case_rec_json(&cr);
+	}
 	if (e->test) {
 		json_object_set_new(j, "go_package", str_or_null(e->pkg));
 		json_object_set_new(j, "go_test", str_or_null(e->test));

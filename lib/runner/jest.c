@@ -13,6 +13,7 @@
 
 #include "runner/runner.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_src.h"
 #include "rt_util.h"
 
@@ -176,7 +177,7 @@ typedef struct {
 static void
 emit(reader *r, const rec *c)
 {
-	json_t *j = json_object();
+	json_t *j;
 	char *id = c->name ? rt_xasprintf("%s::%s", c->file, c->name) : rt_xstrdup(c->file);
 	char *msg = NULL, *type = NULL;
 	rt_buf text = { 0 };
@@ -189,28 +190,18 @@ emit(reader *r, const rec *c)
 	}
 	if (!msg && c->message)
 		msg = rt_xstrdup(c->message);
-	json_object_set_new(j, "type", json_string("trial"));
-	json_object_set_new(j, "trial", json_integer(r->o->trial > 0 ? r->o->trial : r->ncase));
-	json_object_set_new(j, "case", rt_json_bytes(id, strlen(id)));
-	json_object_set_new(j, "outcome", json_string(c->outcome));
-	json_object_set_new(j, "result", json_string(c->result));
-	json_object_set_new(j, "attempt", json_integer(c->attempt));
-	json_object_set_new(j, "time_ms", isnan(c->time_ms) ? json_null() :
-	    rt_json_real6(c->time_ms));
-	json_object_set_new(j, "message", !strcmp(c->outcome, "pass") ? json_null() :
-	    str_or_null(msg));
-	json_object_set_new(j, "failure_type", str_or_null(type));
-	json_object_set_new(j, "stdout", json_null());
-	/* jest prints a failure's text to standard error */
-	json_object_set_new(j, "stderr", text.len ? rt_json_bytes(text.data, text.len) :
-	    json_null());
-	json_object_set_new(j, "report", str_or_null(r->o->report));
-	json_object_set_new(j, "run", str_or_null(r->run));
-	json_object_set_new(j, "revision", str_or_null(r->o->revision));
-	json_object_set_new(j, "timestamp", str_or_null(c->timestamp));
-	json_object_set_new(j, "position", json_integer(r->ncase - 1));
-	json_object_set_new(j, "suite", str_or_null(c->file));
-	json_object_set_new(j, "source", json_string("jest --json"));
+	rt_case_rec cr = {
+		.trial = r->o->trial > 0 ? r->o->trial : r->ncase, .id = id,
+		.outcome = c->outcome, .result = c->result, .attempt = c->attempt,
+		.time_ms = c->time_ms, .message = msg ? str_or_null(msg) : NULL,
+		.failure_type = type,
+		/* jest prints a failure's text to standard error */
+		.err = text.len ? rt_json_bytes(text.data, text.len) : NULL,
+		.report = r->o->report, .run = r->run, .revision = r->o->revision,
+		.timestamp = c->timestamp, .position = r->ncase - 1, .suite = c->file,
+		.source = "jest --json",
+	};
+	j = rt_case_rec_json(&cr);
 	json_object_set_new(j, "jest_file", str_or_null(c->file));
 	if (c->name)
 		json_object_set_new(j, "jest_name", str_or_null(c->name));

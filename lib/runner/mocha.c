@@ -11,6 +11,7 @@
 
 #include "runner/runner.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_util.h"
 
 #define MAX_ATTEMPTS 100         /* failed attempts kept per test, as rt_junit */
@@ -106,7 +107,7 @@ typedef struct {
 static void
 emit(reader *r, const rec *c)
 {
-	json_t *j = json_object();
+	json_t *j;
 	char *id = *c->file ? rt_xasprintf("%s::%s", c->file, c->title) : rt_xstrdup(c->title);
 	char *msg = NULL;
 	const char *ename = json_string_value(json_object_get(c->err, "name"));
@@ -117,26 +118,16 @@ emit(reader *r, const rec *c)
 		msg = message_of(ename, emsg);
 	else if (c->message)
 		msg = rt_xstrdup(c->message);
-	json_object_set_new(j, "type", json_string("trial"));
-	json_object_set_new(j, "trial", json_integer(r->o->trial > 0 ? r->o->trial : r->ncase));
-	json_object_set_new(j, "case", rt_json_bytes(id, strlen(id)));
-	json_object_set_new(j, "outcome", json_string(c->outcome));
-	json_object_set_new(j, "result", json_string(c->result));
-	json_object_set_new(j, "attempt", json_integer(c->attempt));
-	json_object_set_new(j, "time_ms", isnan(c->time_ms) ? json_null() :
-	    rt_json_real6(c->time_ms));
-	json_object_set_new(j, "message", !strcmp(c->outcome, "pass") ? json_null() :
-	    str_or_null(msg));
-	json_object_set_new(j, "failure_type", str_or_null(ename));
-	json_object_set_new(j, "stdout", json_null());
-	json_object_set_new(j, "stderr", failure_text(stack ? stack : emsg, r->max_output));
-	json_object_set_new(j, "report", str_or_null(r->o->report));
-	json_object_set_new(j, "run", str_or_null(r->run));
-	json_object_set_new(j, "revision", str_or_null(r->o->revision));
-	json_object_set_new(j, "timestamp", str_or_null(r->start));
-	json_object_set_new(j, "position", json_integer(r->ncase - 1));
-	json_object_set_new(j, "suite", str_or_null(c->file));
-	json_object_set_new(j, "source", json_string("mocha --reporter json"));
+	rt_case_rec cr = {
+		.trial = r->o->trial > 0 ? r->o->trial : r->ncase, .id = id,
+		.outcome = c->outcome, .result = c->result, .attempt = c->attempt,
+		.time_ms = c->time_ms, .message = msg ? str_or_null(msg) : NULL,
+		.failure_type = ename, .err = failure_text(stack ? stack : emsg, r->max_output),
+		.report = r->o->report, .run = r->run, .revision = r->o->revision,
+		.timestamp = r->start, .position = r->ncase - 1, .suite = c->file,
+		.source = "mocha --reporter json",
+	};
+	j = rt_case_rec_json(&cr);
 	free(id);
 	free(msg);
 	r->records++;

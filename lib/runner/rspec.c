@@ -11,6 +11,7 @@
 
 #include "runner/runner.h"
 #include "rt_jsonl.h"
+#include "rt_records.h"
 #include "rt_util.h"
 
 #define MAX_MESSAGE 1024         /* bytes of the message line */
@@ -151,32 +152,20 @@ typedef struct {
 static void
 emit(reader *r, const rec *c)
 {
-	json_t *j = json_object();
 	char *id = c->name ? rt_xasprintf("%s::%s", c->file, c->name) : rt_xstrdup(c->file);
 	const char *run = r->o->run ? r->o->run : r->o->report;
 
-	json_object_set_new(j, "type", json_string("trial"));
-	json_object_set_new(j, "trial", json_integer(r->o->trial > 0 ? r->o->trial : r->ncase));
-	json_object_set_new(j, "case", rt_json_bytes(id, strlen(id)));
-	json_object_set_new(j, "outcome", json_string(c->outcome));
-	json_object_set_new(j, "result", json_string(c->result));
-	json_object_set_new(j, "attempt", json_integer(1));
-	json_object_set_new(j, "time_ms", isnan(c->time_ms) ? json_null() :
-	    rt_json_real6(c->time_ms));
-	json_object_set_new(j, "message", !strcmp(c->outcome, "pass") ? json_null() :
-	    str_or_null(c->message));
-	json_object_set_new(j, "failure_type", str_or_null(c->type));
-	/* rspec prints a failure's text to standard output */
-	json_object_set_new(j, "stdout", c->text && c->text->len ?
-	    rt_json_bytes(c->text->data, c->text->len) : json_null());
-	json_object_set_new(j, "stderr", json_null());
-	json_object_set_new(j, "report", str_or_null(r->o->report));
-	json_object_set_new(j, "run", str_or_null(run));
-	json_object_set_new(j, "revision", str_or_null(r->o->revision));
-	json_object_set_new(j, "timestamp", json_null());
-	json_object_set_new(j, "position", json_integer(r->ncase - 1));
-	json_object_set_new(j, "suite", str_or_null(c->file));
-	json_object_set_new(j, "source", json_string("rspec --format json"));
+	rt_case_rec cr = {
+		.trial = r->o->trial > 0 ? r->o->trial : r->ncase, .id = id,
+		.outcome = c->outcome, .result = c->result, .attempt = 1,
+		.time_ms = c->time_ms, .message = c->message ? str_or_null(c->message) : NULL,
+		.failure_type = c->type,
+		/* rspec prints a failure's text to standard output */
+		.out = c->text && c->text->len ? rt_json_bytes(c->text->data, c->text->len) : NULL,
+		.report = r->o->report, .run = run, .revision = r->o->revision,
+		.position = r->ncase - 1, .suite = c->file, .source = "rspec --format json",
+	};
+	json_t *j = rt_case_rec_json(&cr);
 	json_object_set_new(j, "rspec_file", str_or_null(c->file));
 	if (c->name)
 		json_object_set_new(j, "rspec_name", str_or_null(c->name));
