@@ -256,6 +256,12 @@ rt_emit(FILE *out, json_t *rec)
 }
 
 json_t *
+rt_json_str_or_null(const char *s)
+{
+	return s ? rt_json_bytes(s, strlen(s)) : json_null();
+}
+
+json_t *
 rt_json_bytes(const char *s, size_t n)
 {
 	size_t len;

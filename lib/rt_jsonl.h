@@ -54,6 +54,8 @@ char *rt_dumps(json_t *rec);
 
 /* A JSON string from arbitrary bytes (repairs invalid UTF-8, see rt_util). */
 json_t *rt_json_bytes(const char *s, size_t n);
+/* rt_json_bytes of a C string, or null for NULL. */
+json_t *rt_json_str_or_null(const char *s);
 /* A number rounded to 6 decimals, so rates print as 0.2, not 0.200000000001. */
 json_t *rt_json_real6(double v);
 /* A JSON number that is a whole number: an integer, or a real with no

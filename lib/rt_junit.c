@@ -167,12 +167,6 @@ case_clear(parser *q)
 	q->cap = NULL;
 }
 
-static json_t *
-str_or_null(const char *s)
-{
-	return s ? rt_json_bytes(s, strlen(s)) : json_null();
-}
-
 /* The message: the attribute, else the first non-blank line of the text. */
 static json_t *
 message(const attempt *a)
@@ -180,7 +174,7 @@ message(const attempt *a)
 	const char *s, *e;
 
 	if (a->message)
-		return str_or_null(a->message);
+		return rt_json_str_or_null(a->message);
 	if (!a->text.len)
 		return json_null();
 	s = a->text.data;
@@ -272,8 +266,8 @@ emit(parser *q, attempt *a, int num, const char *id)
 	};
 	json_t *j = rt_case_rec_json(&cr);
 
-	json_object_set_new(j, "junit_classname", str_or_null(q->classname));
-	json_object_set_new(j, "junit_name", str_or_null(q->name));
+	json_object_set_new(j, "junit_classname", rt_json_str_or_null(q->classname));
+	json_object_set_new(j, "junit_name", rt_json_str_or_null(q->name));
 	if (q->quar_id)
 		json_object_set_new(j, "quarantined", rt_json_bytes(q->quar_id,
 		    strlen(q->quar_id)));

@@ -708,12 +708,6 @@ rt_rec_list_fields(FILE *out)
 		list_fields(out, schemas[k].name, &schemas[k], "");
 }
 
-static json_t *
-str_or_null(const char *s)
-{
-	return s ? rt_json_bytes(s, strlen(s)) : json_null();
-}
-
 json_t *
 rt_case_rec_json(const rt_case_rec *c)
 {
@@ -722,7 +716,7 @@ rt_case_rec_json(const rt_case_rec *c)
 
 	json_object_set_new(j, "type", json_string("trial"));
 	json_object_set_new(j, "trial", json_integer(c->trial));
-	json_object_set_new(j, "case", str_or_null(c->id));
+	json_object_set_new(j, "case", rt_json_str_or_null(c->id));
 	json_object_set_new(j, "outcome", json_string(c->outcome));
 	json_object_set_new(j, "result", json_string(c->result));
 	json_object_set_new(j, "attempt", json_integer(c->attempt));
@@ -733,15 +727,15 @@ rt_case_rec_json(const rt_case_rec *c)
 	if (pass && c->message)
 		json_decref(c->message);
 	json_object_set_new(j, "message", !pass && c->message ? c->message : json_null());
-	json_object_set_new(j, "failure_type", str_or_null(c->failure_type));
+	json_object_set_new(j, "failure_type", rt_json_str_or_null(c->failure_type));
 	json_object_set_new(j, "stdout", c->out ? c->out : json_null());
 	json_object_set_new(j, "stderr", c->err ? c->err : json_null());
-	json_object_set_new(j, "report", str_or_null(c->report));
-	json_object_set_new(j, "run", str_or_null(c->run));
-	json_object_set_new(j, "revision", str_or_null(c->revision));
-	json_object_set_new(j, "timestamp", str_or_null(c->timestamp));
+	json_object_set_new(j, "report", rt_json_str_or_null(c->report));
+	json_object_set_new(j, "run", rt_json_str_or_null(c->run));
+	json_object_set_new(j, "revision", rt_json_str_or_null(c->revision));
+	json_object_set_new(j, "timestamp", rt_json_str_or_null(c->timestamp));
 	json_object_set_new(j, "position", json_integer(c->position));
-	json_object_set_new(j, "suite", str_or_null(c->suite));
+	json_object_set_new(j, "suite", rt_json_str_or_null(c->suite));
 	json_object_set_new(j, "source", json_string(c->source));
 	return j;
 }

@@ -614,6 +614,19 @@ rt_runner_selections(char **w, size_t n, rt_runner_sel *out, size_t max)
 	return k < max ? k : max;
 }
 
+/* "FILE::name" is selectable when FILE is in the tree. */
+static int
+file_selectable(const char *id, const char *dir, char **missing)
+{
+	char *f = rt_rn_id_file(id);
+	int ok = rt_rn_is_file(dir, f);
+
+	*missing = ok ? NULL : f;
+	if (ok)
+		free(f);
+	return ok;
+}
+
 char *
 rt_runner_record_id(rt_runner_kind k, const char *name, const char *classname,
     const char *jname, const char *suite, const char *dir, char *why, size_t size)
@@ -626,9 +639,13 @@ rt_runner_record_id(rt_runner_kind k, const char *name, const char *classname,
 				r = table[k];
 				break;
 			}
-	if (!r->record_id)
-		return rt_xstrdup(name);
-	return r->record_id(name, classname, jname, dir, why, size);
+	if (r->record_id)
+		return r->record_id(name, classname, jname, dir, why, size);
+	if (r->file_ids) {
+		char *try[1] = { (char *)name };
+		return rt_rn_pick_id(r, try, 1, name, file_selectable, "", dir, why, size);
+	}
+	return rt_xstrdup(name);
 }
 
 char *

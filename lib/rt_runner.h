@@ -214,6 +214,8 @@ struct rt_runner {
 	 * runner select it (NULL with why); NULL hook: the name as it is. */
 	char *(*record_id)(const char *name, const char *classname, const char *jname,
 	    const char *dir, char *why, size_t size);
+	int file_ids;                   /* no record_id: "FILE::name" IDs, selectable
+	                                 * when FILE is in the tree (jest, mocha) */
 	/* Its per-case report, asked for by retrial: report_var is the
 	 * variable the runner reads options from (PYTEST_ADDOPTS, GOFLAGS)
 	 * and report_add the option ("--junitxml=%s": %s the report's path);

@@ -156,12 +156,6 @@ add_output(reader *r, entry *e, const char *s)
 	rt_buf_add(&e->out, s, n);
 }
 
-static json_t *
-str_or_null(const char *s)
-{
-	return s ? rt_json_bytes(s, strlen(s)) : json_null();
-}
-
 static void
 emit(reader *r, entry *e, const char *outcome, const char *result, double elapsed,
     const char *time, const char *message)
@@ -180,7 +174,7 @@ emit(reader *r, entry *e, const char *outcome, const char *result, double elapse
 			.trial = r->o->trial > 0 ? r->o->trial : r->records + 1, .id = id,
 			.outcome = outcome, .result = result, .attempt = 1,
 			.repeat = e->repeats, .time_ms = isnan(elapsed) ? NAN : elapsed * 1000,
-			.message = m ? str_or_null(m) : NULL,
+			.message = m ? rt_json_str_or_null(m) : NULL,
 			.out = e->out.len ? rt_json_bytes(e->out.data, e->out.len) : NULL,
 			.report = r->o->report, .run = r->o->run, .revision = r->o->revision,
 			.timestamp = time, .position = e->position >= 0 ? e->position : r->runs,
@@ -189,8 +183,8 @@ emit(reader *r, entry *e, const char *outcome, const char *result, double elapse
 		j = rt_case_rec_json(&cr);
 	}
 	if (e->test) {
-		json_object_set_new(j, "go_package", str_or_null(e->pkg));
-		json_object_set_new(j, "go_test", str_or_null(e->test));
+		json_object_set_new(j, "go_package", rt_json_str_or_null(e->pkg));
+		json_object_set_new(j, "go_test", rt_json_str_or_null(e->test));
 	}
 	free(id);
 	r->records++;

@@ -37,12 +37,6 @@ doc_is_report(const json_t *doc)
 	return json_is_object(doc) && json_is_array(json_object_get(doc, "testResults"));
 }
 
-static json_t *
-str_or_null(const char *s)
-{
-	return s ? rt_json_bytes(s, strlen(s)) : json_null();
-}
-
 /* jest's milliseconds since the epoch as "2026-01-02T03:04:05.678Z"; NULL
  * when v is not a time. */
 static char *
@@ -193,7 +187,7 @@ emit(reader *r, const rec *c)
 	rt_case_rec cr = {
 		.trial = r->o->trial > 0 ? r->o->trial : r->ncase, .id = id,
 		.outcome = c->outcome, .result = c->result, .attempt = c->attempt,
-		.time_ms = c->time_ms, .message = msg ? str_or_null(msg) : NULL,
+		.time_ms = c->time_ms, .message = msg ? rt_json_str_or_null(msg) : NULL,
 		.failure_type = type,
 		/* jest prints a failure's text to standard error */
 		.err = text.len ? rt_json_bytes(text.data, text.len) : NULL,
@@ -202,9 +196,9 @@ emit(reader *r, const rec *c)
 		.source = "jest --json",
 	};
 	j = rt_case_rec_json(&cr);
-	json_object_set_new(j, "jest_file", str_or_null(c->file));
+	json_object_set_new(j, "jest_file", rt_json_str_or_null(c->file));
 	if (c->name)
-		json_object_set_new(j, "jest_name", str_or_null(c->name));
+		json_object_set_new(j, "jest_name", rt_json_str_or_null(c->name));
 	free(id);
 	free(msg);
 	free(type);
@@ -757,41 +751,6 @@ junit_suite_file(char *const *names, size_t n, const char *dir, void **state, ch
 	return NULL;
 }
 
-/* jest and vitest select "FILE::name" when the file is in the tree. */
-static int
-selectable(const char *id, const char *dir, char **missing)
-{
-	char *f = rt_rn_id_file(id);
-	int ok = rt_rn_is_file(dir, f);
-
-	*missing = ok ? NULL : f;
-	if (ok)
-		free(f);
-	return ok;
-}
-
-static char *
-jest_record_id(const char *name, const char *classname, const char *jname, const char *dir,
-    char *why, size_t size)
-{
-	char *try[1] = { (char *)name };
-
-	(void)classname;
-	(void)jname;
-	return rt_rn_pick_id(&rt_runner_jest, try, 1, name, selectable, "", dir, why, size);
-}
-
-static char *
-vitest_record_id(const char *name, const char *classname, const char *jname,
-    const char *dir, char *why, size_t size)
-{
-	char *try[1] = { (char *)name };
-
-	(void)classname;
-	(void)jname;
-	return rt_rn_pick_id(&rt_runner_vitest, try, 1, name, selectable, "", dir, why, size);
-}
-
 static const char *const jest_words[] = { "jest", NULL };
 static const char *const vitest_words[] = { "vitest", NULL };
 /* a configured jest-junit reporter writes where these say (with the test
@@ -812,7 +771,7 @@ const rt_runner rt_runner_jest = {
 	.junit_id = junit_id,
 	.junit_fileless = junit_fileless,
 	.junit_suite_file = junit_suite_file,
-	.record_id = jest_record_id,
+	.file_ids = 1,
 	.report_env = jest_env,
 	.own_report = jest_own,
 	.no_report = "jest wrote none; configure the jest-junit reporter "
@@ -828,7 +787,7 @@ const rt_runner rt_runner_vitest = {
 	.name = "vitest",
 	.words = vitest_words,
 	.not_run = vitest_not_run,
-	.record_id = vitest_record_id,
+	.file_ids = 1,
 	.own_report = vitest_own,
 	.retry_opts = vitest_retry,
 	.retry_msg = "vitest retries failed tests (%s): a retry",

@@ -37,12 +37,6 @@ doc_is_report(const json_t *doc)
 	    json_is_array(json_object_get(doc, "tests"));
 }
 
-static json_t *
-str_or_null(const char *s)
-{
-	return s ? rt_json_bytes(s, strlen(s)) : json_null();
-}
-
 /* mocha names a test file by its absolute path: relative to where mocha
  * ran when that holds it. */
 static char *
@@ -121,7 +115,7 @@ emit(reader *r, const rec *c)
 	rt_case_rec cr = {
 		.trial = r->o->trial > 0 ? r->o->trial : r->ncase, .id = id,
 		.outcome = c->outcome, .result = c->result, .attempt = c->attempt,
-		.time_ms = c->time_ms, .message = msg ? str_or_null(msg) : NULL,
+		.time_ms = c->time_ms, .message = msg ? rt_json_str_or_null(msg) : NULL,
 		.failure_type = ename, .err = failure_text(stack ? stack : emsg, r->max_output),
 		.report = r->o->report, .run = r->run, .revision = r->o->revision,
 		.timestamp = r->start, .position = r->ncase - 1, .suite = c->file,
@@ -391,30 +385,6 @@ selections(char **w, size_t n, rt_runner_sel *out, size_t *k, size_t max, size_t
 	}
 }
 
-/* "FILE::full title" when the file is in the tree. */
-static int
-selectable(const char *id, const char *dir, char **missing)
-{
-	char *f = rt_rn_id_file(id);
-	int ok = rt_rn_is_file(dir, f);
-
-	*missing = ok ? NULL : f;
-	if (ok)
-		free(f);
-	return ok;
-}
-
-static char *
-record_id(const char *name, const char *classname, const char *jname, const char *dir,
-    char *why, size_t size)
-{
-	char *try[1] = { (char *)name };
-
-	(void)classname;
-	(void)jname;
-	return rt_rn_pick_id(&rt_runner_mocha, try, 1, name, selectable, "", dir, why, size);
-}
-
 static const char *const own[] = { "--reporter", "-R", NULL };
 static const char *const retries[] = { "--retries", NULL };
 
@@ -424,7 +394,7 @@ const rt_runner rt_runner_mocha = {
 	.locate = locate,
 	.not_run = not_run,
 	.selections = selections,
-	.record_id = record_id,
+	.file_ids = 1,
 	/* MOCHA_OPTIONS: mocha 10.5 and later; output=: 9.1 and later. The
 	 * command line wins over it, so a command's own --reporter is refused */
 	.report_var = "MOCHA_OPTIONS",

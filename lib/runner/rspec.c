@@ -36,12 +36,6 @@ doc_is_report(const json_t *doc)
 	    json_is_object(json_object_get(doc, "summary"));
 }
 
-static json_t *
-str_or_null(const char *s)
-{
-	return s ? rt_json_bytes(s, strlen(s)) : json_null();
-}
-
 /* A path as rspec prints it ("./spec/x_spec.rb", or absolute): relative to
  * the current directory, without the leading "./" (malloc'd). */
 static char *
@@ -158,7 +152,7 @@ emit(reader *r, const rec *c)
 	rt_case_rec cr = {
 		.trial = r->o->trial > 0 ? r->o->trial : r->ncase, .id = id,
 		.outcome = c->outcome, .result = c->result, .attempt = 1,
-		.time_ms = c->time_ms, .message = c->message ? str_or_null(c->message) : NULL,
+		.time_ms = c->time_ms, .message = c->message ? rt_json_str_or_null(c->message) : NULL,
 		.failure_type = c->type,
 		/* rspec prints a failure's text to standard output */
 		.out = c->text && c->text->len ? rt_json_bytes(c->text->data, c->text->len) : NULL,
@@ -166,11 +160,11 @@ emit(reader *r, const rec *c)
 		.position = r->ncase - 1, .suite = c->file, .source = "rspec --format json",
 	};
 	json_t *j = rt_case_rec_json(&cr);
-	json_object_set_new(j, "rspec_file", str_or_null(c->file));
+	json_object_set_new(j, "rspec_file", rt_json_str_or_null(c->file));
 	if (c->name)
-		json_object_set_new(j, "rspec_name", str_or_null(c->name));
+		json_object_set_new(j, "rspec_name", rt_json_str_or_null(c->name));
 	if (c->example)
-		json_object_set_new(j, "rspec_id", str_or_null(c->example));
+		json_object_set_new(j, "rspec_id", rt_json_str_or_null(c->example));
 	/* the seed of --order rand: rspec --seed N runs the same order again */
 	json_object_set_new(j, "rspec_seed", json_is_integer(r->seed) ?
 	    json_integer(json_integer_value(r->seed)) : json_null());
