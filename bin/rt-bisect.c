@@ -13,7 +13,7 @@
 
 #include "rt_cases.h"
 #include "rt_cli.h"
-#include "rt_goorder.h"
+#include "rt_order.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
 #include "rt_out.h"
@@ -125,8 +125,7 @@ static struct {
 	char *victim_own;            /* the victim's runnable ID, when mapped */
 	const char *phase;
 	char reason[400];
-	rt_goorder go;               /* go test: the ordered runs' driver */
-	int gomode;
+	rt_order *ord;               /* the runner's ordered runs (go test), or NULL */
 } B;
 
 static void
@@ -159,8 +158,8 @@ jdir_cleanup(void)
 {
 	rt_cases_dir_remove(&B.jdir, B.jdirname);
 	B.jdirname = NULL;
-	if (B.gomode)
-		rt_goorder_close(&B.go);
+	rt_order_close(B.ord);
+	B.ord = NULL;
 }
 
 /* --- candidates --- */
@@ -245,9 +244,11 @@ add_lines(list *l, char *text, const char *src, int collect)
 	long lineno = 0;
 	size_t n;
 	int quiet, section = 0;
-	/* pytest's collection: node IDs (FILE::NAME), then its sections
-	 * (the warnings summary, "-- Docs:") and its count line */
-	int pytest = collect == RT_RUNNER_PYTEST + 1;
+	char msg[200];
+	/* the runner's listing (pytest's collection: node IDs, then its
+	 * sections, the warnings summary and "-- Docs:", and its count line) */
+	const rt_runner *r = collect ? rt_runner_of((rt_runner_kind)(collect - 1)) : NULL;
+	int listing = r && r->list_mark;
 
 	for (line = text; line; line = next) {
 		if ((next = strchr(line, '\n')))
@@ -265,14 +266,16 @@ add_lines(list *l, char *text, const char *src, int collect)
 				drop(src, lineno, line, why, 0);
 			continue;
 		}
-		if (pytest && section) {
-			drop(src, lineno, line, "in a section of pytest's report after the "
-			    "collection (a warnings summary): not a collected test", 0);
+		if (listing && section) {
+			snprintf(msg, sizeof msg, "in a section of %s's report after the "
+			    "collection (a warnings summary): not a collected test", r->name);
+			drop(src, lineno, line, msg, 0);
 			continue;
 		}
-		if (pytest && !strstr(line, "::")) {
-			drop(src, lineno, line, "not a pytest node ID (FILE::NAME): a "
-			    "warning's FILE:LINE or other runner output", 0);
+		if (listing && !strstr(line, r->list_mark)) {
+			snprintf(msg, sizeof msg, "not a %s: a warning's FILE:LINE or other "
+			    "runner output", r->list_id);
+			drop(src, lineno, line, msg, 0);
 			continue;
 		}
 		ladd(l, rt_xstrdup(line));
@@ -464,7 +467,7 @@ from_records(list *l, const char *file)
 	int failed = 0, mapped = 0, dup;
 	casrec *sel;
 	size_t nsel = 0;
-	int go = B.cli.o.runner == RT_RUNNER_GO;
+	int go = rt_order_needed(rt_runner_of(B.cli.o.runner));
 
 	files[0] = (char *)file;
 	rt_jsonl_loop(1, files, &jo, on_case, &c);
@@ -498,7 +501,7 @@ from_records(list *l, const char *file)
 			sel[nsel++] = c.v[i];
 	qsort(sel, nsel, sizeof *sel, by_pos);
 	if (go && failed) {
-		/* go test's probes can run any order (rt_goorder): the cases
+		/* go test's probes can run any order (rt_order, the runner's driver): the cases
 		 * before the victim in every run where it failed, each run's
 		 * polluter among them */
 		size_t first = nsel, k, fails = 0;
@@ -720,12 +723,12 @@ victim_outcome(const rt_trial_result *res, probe_ctx *p, char *why, size_t size)
 		rt_case_set_free(&set);
 		return RT_ERROR;
 	}
-	if (B.gomode) {
+	if (B.ord) {
 		/* the order the runner really used: another is an error, never
 		 * evidence */
-		json_t *ran = rt_goorder_ran(&B.go, res->out.data);
-		rt_goorder_map(&B.go, &set);
-		if (!rt_goorder_same(ran, p->order) && res->outcome != RT_ERROR &&
+		json_t *ran = rt_order_ran(B.ord, res->out.data);
+		rt_order_map(B.ord, &set);
+		if (!rt_order_same(B.ord, ran, p->order) && res->outcome != RT_ERROR &&
 		    res->outcome != RT_TIMEOUT) {
 			char *got = json_dumps(ran, JSON_COMPACT);
 			json_t *want = strings(p->order);
@@ -855,20 +858,20 @@ probe(char *const *order, const char *role, int classify, int fresh)
 		B.budget_out = 1;
 		return D_STOPPED;
 	}
-	if (B.gomode) {
+	if (B.ord) {
 		char why[400];
 		/* go test runs the tests in source order: the driver runs them in
 		 * this one, and the command is given the driver's ID */
-		if (rt_goorder_write(&B.go, order, why, sizeof why) < 0)
+		if (rt_order_write(B.ord, order, why, sizeof why) < 0)
 			rt_die("the ordered run's driver: %s", why);
-		gorder[0] = B.go.driver_id;
-		o.cwd = B.go.cwd;
+		gorder[0] = (char *)rt_order_selector(B.ord);
+		o.cwd = rt_order_cwd(B.ord);
 	}
 	if (B.cli.cmd) {
-		o.shell_args = B.gomode ? gorder : order;
+		o.shell_args = B.ord ? gorder : order;
 	} else {
 		int braces = 0;
-		if (B.gomode)
+		if (B.ord)
 			ids = gorder;
 		for (k = 0; B.cli.argv[k]; k++)
 			if (strcmp(B.cli.argv[k], "{}") == 0) {
@@ -1535,14 +1538,12 @@ go_ordered(void)
 	char why[600];
 	int i, k;
 
-	if (rt_goorder_open(&B.go, B.cli.o.cwd, B.victim, why, sizeof why) < 0) {
-		rt_goorder_close(&B.go);
-		rt_die("go test runs tests in source order, and the ordered runs' "
-		    "driver cannot be set up: %s", why);
-	}
-	B.gomode = 1;
+	const rt_runner *r = rt_runner_of(B.cli.o.runner);
+
+	if (!(B.ord = rt_order_open(r, B.cli.o.cwd, B.victim, why, sizeof why)))
+		rt_die("%s: %s", rt_order_cannot(r), why);
 	for (i = k = 0; i < B.nids; i++) {
-		if (!rt_goorder_member(&B.go, B.ids[i], why, sizeof why)) {
+		if (!rt_order_member(B.ord, B.ids[i], why, sizeof why)) {
 			drop("candidates", 0, B.ids[i], why, 0);
 			free(B.ids[i]);
 			continue;
@@ -1553,11 +1554,8 @@ go_ordered(void)
 	B.ids[k] = NULL;
 	if (B.nids == 0)
 		rt_die("no candidate tests besides the victim in its package %s",
-		    B.go.importpath);
-	note("go test runs a package's tests in source order: each probe ran %s (%s "
-	    "in a scratch copy of the package %s), whose subtests call the tests in "
-	    "the probe's order; the order go test reported is the probe's \"ran\"",
-	    B.go.driver_id, RT_GOORDER_FILE, B.go.importpath);
+		    rt_order_where(B.ord));
+	note(rt_order_how(B.ord), rt_order_selector(B.ord), rt_order_where(B.ord));
 }
 
 int
@@ -1669,7 +1667,7 @@ main(int argc, char *argv[])
 	t0 = rt_now_ms();
 	rt_trial_signals_install();
 	read_candidates(file, collect, records, before);
-	if (B.cli.o.runner == RT_RUNNER_GO)
+	if (rt_order_needed(rt_runner_of(B.cli.o.runner)))
 		go_ordered();
 	plan_first();
 	rt_progress_init(&B.prog, B.plan_trials);

@@ -30,6 +30,7 @@ typedef enum {
 } rt_runner_kind;
 
 typedef struct rt_runner rt_runner;
+struct rt_order_ops;            /* rt_order.h */
 
 /* The adapter's name ("pytest", "generic"...). */
 const char *rt_runner_kind_name(rt_runner_kind k);
@@ -251,6 +252,14 @@ struct rt_runner {
 	/* Its seeds (NULL-named end), in the order their printed forms are
 	 * looked for. */
 	const rt_seed_opt *seeds;
+	/* Ordered runs (rt_order.h), when its command line cannot set the
+	 * order of its tests (go test); NULL: the order the command names. */
+	const struct rt_order_ops *order;
+	/* Its listing of tests (rt-bisect --collect): each ID holds list_mark
+	 * (pytest --collect-only -q: "::"), an ID being a list_id ("pytest
+	 * node ID (FILE::NAME)"), and a line of "=" opens a section that lists
+	 * none; NULL: every line is an ID. */
+	const char *list_mark, *list_id;
 };
 
 /* The runner of kind k (the generic one for an unknown k). */

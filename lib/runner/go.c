@@ -13,7 +13,9 @@
 
 #include "runner/runner.h"
 #include "rt_jsonl.h"
+#include "rt_order.h"
 #include "rt_records.h"
+#include "runner/goorder.h"
 #include "rt_util.h"
 
 typedef struct {
@@ -413,6 +415,79 @@ stream_claims(const json_t *first)
 	return json_is_object(first) && json_object_get(first, "Action") != NULL;
 }
 
+/* ---- ordered runs: go test runs a package's tests in source order ---- */
+
+static void *
+order_open(const char *cwd, const char *victim, char *why, size_t size)
+{
+	rt_goorder *g = rt_xcalloc(1, sizeof *g);
+
+	if (rt_goorder_open(g, cwd, victim, why, size) < 0) {
+		rt_goorder_close(g);
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+static int
+order_member(const void *h, const char *id, char *why, size_t size)
+{
+	return rt_goorder_member(h, id, why, size);
+}
+
+static int
+order_write(const void *h, char *const *order, char *why, size_t size)
+{
+	return rt_goorder_write(h, order, why, size);
+}
+
+static void
+order_map(const void *h, rt_case_set *set)
+{
+	rt_goorder_map(h, set);
+}
+
+static json_t *
+order_ran(const void *h, const char *out)
+{
+	return rt_goorder_ran(h, out);
+}
+
+static const char *
+order_selector(const void *h)
+{
+	return ((const rt_goorder *)h)->driver_id;
+}
+
+static const char *
+order_cwd(const void *h)
+{
+	return ((const rt_goorder *)h)->cwd;
+}
+
+static const char *
+order_where(const void *h)
+{
+	return ((const rt_goorder *)h)->importpath;
+}
+
+static void
+order_close(void *h)
+{
+	rt_goorder_close(h);
+	free(h);
+}
+
+static const struct rt_order_ops order = {
+	order_open, order_member, order_write, order_map, order_ran, rt_goorder_same,
+	order_selector, order_cwd, order_where, order_close,
+	"go test runs tests in source order, and the ordered runs' driver cannot be set up",
+	"go test runs a package's tests in source order: each probe ran %s (" RT_GOORDER_FILE
+	" in a scratch copy of the package %s), whose subtests call the tests in the "
+	"probe's order; the order go test reported is the probe's \"ran\"",
+};
+
 static const char *const words[] = { "go", NULL };
 static const char *const own[] = { "-json", "--json", NULL };
 
@@ -436,6 +511,7 @@ const rt_runner rt_runner_go = {
 	.own_report = own,
 	.report_output = (size_t)16 << 20,
 	.stream_claims = stream_claims,
+	.order = &order,
 	.report_what = "go test -json (no {\"Action\":...} line)",
 	.stream_read = stream_read,
 	.report_stdout = 1,

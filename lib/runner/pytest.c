@@ -231,4 +231,6 @@ const rt_runner rt_runner_pytest = {
 	.retry_var = "PYTEST_ADDOPTS",
 	.retry_msg = "pytest-rerunfailures reruns failed tests (%s): a rerun",
 	.seeds = seeds,
+	.list_mark = "::",
+	.list_id = "pytest node ID (FILE::NAME)",
 };

@@ -10,7 +10,7 @@
 
 #include "rt_fs.h"
 #include "rt_git.h"
-#include "rt_goorder.h"
+#include "runner/goorder.h"
 #include "rt_util.h"
 
 /* Run go with args in dir (through sh's cd, the words never parsed by a
