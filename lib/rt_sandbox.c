@@ -173,7 +173,7 @@ add_drop(const rt_sandbox *sb, vec *a)
  * read-only, private /dev, /proc, /tmp, /var/tmp and /run (no socket
  * there from outside). */
 static void
-add_common(const rt_sandbox *sb, vec *a, int network)
+add_common(const rt_sandbox *sb, vec *a, int network, int helper)
 {
 	char r[PATH_MAX];
 
@@ -203,12 +203,17 @@ add_common(const rt_sandbox *sb, vec *a, int network)
 	add(a, "/dev");
 	add(a, "--proc");
 	add(a, "/proc");
-	/* sticky and everyone's, as the real ones: a dropped uid writes them */
-	add(a, "--perms");
-	add(a, "1777");
-	add(a, "--tmpfs");
-	add(a, "/tmp");
-	if (sb->var_tmp) {
+	/* a helper reads what it parses where it is, /tmp included (a project
+	 * or its node_modules' links there), read-only like the rest; its
+	 * scratch is its private /run */
+	if (!helper) {
+		/* sticky and everyone's, as the real ones: a dropped uid writes them */
+		add(a, "--perms");
+		add(a, "1777");
+		add(a, "--tmpfs");
+		add(a, "/tmp");
+	}
+	if (sb->var_tmp && !helper) {
 		add(a, "--perms");
 		add(a, "1777");
 		add(a, "--tmpfs");
@@ -224,8 +229,10 @@ add_common(const rt_sandbox *sb, vec *a, int network)
 	}
 }
 
-/* For a dropped uid: every directory above path searchable in the
- * sandbox. Those under its fresh /tmp are made by bwrap with the modes of
+/* For a dropped uid: every directory above path searchable and readable
+ * in the sandbox (Python lists the directory above a package to import
+ * it: a package-relative import needs it; each holds nothing but the
+ * copies). Those under its fresh /tmp are made by bwrap with the modes of
  * the real ones (mkdtemp's 0700), which would lock nobody out of its own
  * copy; one that exists already is left as it is. */
 static void
@@ -239,7 +246,7 @@ add_reach(const rt_sandbox *sb, vec *a, const char *path)
 	for (s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
 		*s = '\0';
 		add(a, "--perms");
-		add(a, "0711");
+		add(a, "0755");
 		add(a, "--dir");
 		add(a, p);
 		*s = '/';
@@ -272,7 +279,7 @@ rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
 	/* the real names: a bind follows no link we did not mean */
 	if (!realpath(dir ? dir : ".", d))
 		snprintf(d, sizeof d, "%s", dir ? dir : ".");
-	add_common(sb, &a, sb->network);
+	add_common(sb, &a, sb->network, 0);
 	add_reach(sb, &a, d);
 	add(&a, "--bind");
 	add(&a, d);
@@ -472,14 +479,14 @@ rt_sandbox_dir_mode(const rt_sandbox *sb, const char *dir)
 	char r[PATH_MAX];
 
 	if (sb->kind == RT_SANDBOX_UID)
-		return 0711;
+		return 0755;
 	if (!rt_sandbox_drops(sb))
 		return 0700;
 	if (!realpath(dir, r))
 		snprintf(r, sizeof r, "%s", dir);
 	if (!strncmp(r, "/tmp/", 5) || (sb->var_tmp && !strncmp(r, "/var/tmp/", 9)))
 		return 0700;
-	return 0711;
+	return 0755;
 }
 
 int
@@ -500,7 +507,7 @@ rt_sandbox_helper_argv(const rt_sandbox *sb, const char *cwd, char *const *ro,
 
 	if (sb->kind != RT_SANDBOX_BWRAP)
 		return NULL;
-	add_common(sb, &a, 0);
+	add_common(sb, &a, 0, 1);
 	for (; ro && *ro; ro++)
 		if ((*ro)[0] == '/' && realpath(*ro, r) && stat(r, &st) == 0 &&
 		    strcmp(r, "/") != 0) {
@@ -514,10 +521,10 @@ rt_sandbox_helper_argv(const rt_sandbox *sb, const char *cwd, char *const *ro,
 	}
 	add(&a, "--setenv");
 	add(&a, "TMPDIR");
-	add(&a, "/tmp");
+	add(&a, "/run");
 	add(&a, "--setenv");
 	add(&a, "HOME");
-	add(&a, "/tmp");
+	add(&a, "/run");
 	add(&a, "--");
 	add_cmd(&a, path, argv);
 	return a.v;

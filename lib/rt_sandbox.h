@@ -56,15 +56,16 @@ char **rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
     const char *path, char *const *argv);
 /* 1 when trials run as sb->uid, not as us (RT_SANDBOX_UID, or bwrap
  * started by root): their copies must be handed to that uid and the
- * directories above them searchable (0711). */
+ * directories above them readable and searchable (0755). */
 int rt_sandbox_drops(const rt_sandbox *sb);
-/* The mode for a directory above the copies, in dir: 0711 when the
- * dropped uid must search the real one (RT_SANDBOX_UID, or bwrap with dir
+/* The mode for a directory above the copies, in dir: 0755 when the
+ * dropped uid must list and search the real one (RT_SANDBOX_UID, or bwrap with dir
  * outside /tmp and /var/tmp, which bwrap rebuilds searchable), else 0700. */
 mode_t rt_sandbox_dir_mode(const rt_sandbox *sb, const char *dir);
 /* The sandbox for a parser helper (rt_src): bwrap with everything
- * read-only, no network, a private /tmp (its only scratch, $TMPDIR and
- * $HOME), /run and /var/tmp, no capabilities; NONE when bwrap cannot run
+ * read-only (/tmp and /var/tmp too: a project there, or the links its
+ * node_modules holds, read where they are), no network, a private /run
+ * (its only scratch, $TMPDIR and $HOME), no capabilities; NONE when bwrap cannot run
  * here ($RETRIAL_BWRAP as for trials). Probed once per process. */
 const rt_sandbox *rt_sandbox_helper(void);
 /* The argv running path (argv[0] replaced) in the helper sandbox in cwd,

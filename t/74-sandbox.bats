@@ -326,7 +326,11 @@ EOF
 	command -v setpriv >/dev/null || skip "no setpriv"
 	# outside every sandbox mount: a root-only key and a public file beside
 	# it (so the directory is reachable), and a root socket (0660)
-	kd=$(mktemp -d "$RT_TOP/t/.rt74-root.XXXXXX")
+	# (the checkout's directory, unless it is under /tmp or /var/tmp,
+	# which are the lane's own: then /srv, as root)
+	base="$RT_TOP/t"
+	case $(realpath "$RT_TOP") in /tmp/*|/var/tmp/*) base=/srv; mkdir -p /srv ;; esac
+	kd=$(mktemp -d "$base/.rt74-root.XXXXXX")
 	chmod 755 "$kd"
 	echo SECRET-KEY >"$kd/key" && chmod 600 "$kd/key"
 	echo public >"$kd/public" && chmod 644 "$kd/public"
