@@ -161,10 +161,16 @@ rt_rn_line_with(const char *text, const char *needle, char *buf, size_t size)
 		s++;
 	while (e > s && isspace((unsigned char)e[-1]))
 		e--;
-	len = (size_t)(e - s);
-	if (len >= size)
-		len = size - 1;
-	memcpy(buf, s, len);
+	/* the line as a person reads it: a runner's colours (ESC [ ... m,
+	 * which mocha and jest print when CI=true) dropped */
+	for (len = 0; s < e && len + 1 < size; s++) {
+		if (*s == '\033' && s + 1 < e && s[1] == '[') {
+			for (s += 2; s < e && !isalpha((unsigned char)*s); s++)
+				;
+			continue;
+		}
+		buf[len++] = *s;
+	}
 	buf[len] = '\0';
 	return buf;
 }

@@ -140,6 +140,10 @@ collect1() {
 	run collect1 --cmd "$M test/gone.spec.js"
 	echo "$output" | jqe '.outcome == "error" and .runner == "mocha" and
 	    .error == "mocha found no test files: Error: No test files found: \"test/gone.spec.js\""'
+	# in colour (CI=true, FORCE_COLOR): the same words, the colours dropped
+	FORCE_COLOR=1 run collect1 --cmd "$M test/gone.spec.js"
+	echo "$output" | jqe '.outcome == "error" and
+	    .error == "mocha found no test files: Error: No test files found: \"test/gone.spec.js\""'
 	run collect1 --cmd "$M test/a.spec.js test/gone.spec.js"
 	echo "$output" | jqe '.outcome == "error" and
 	    .error == "mocha: a file the command names is not there: Warning: Cannot find any files matching pattern \"test/gone.spec.js\""'
