@@ -249,6 +249,25 @@ rt_rn_retry_word(char **w, size_t n, const char *const *opts, char *opt, size_t 
 	return 0;
 }
 
+const char *
+rt_rn_outcome_of(const char *status, const char **result)
+{
+	static const struct { const char *status, *outcome, *result; } map[] = {
+		{ "passed", "pass", "success" }, { "focused", "pass", "success" },
+		{ "failed", "fail", "failure" }, { "pending", "skip", "skipped" },
+		{ "skipped", "skip", "skipped" }, { "todo", "skip", "skipped" },
+		{ "disabled", "skip", "skipped" },
+	};
+	size_t i;
+
+	for (i = 0; status && i < sizeof map / sizeof *map; i++)
+		if (!strcmp(status, map[i].status)) {
+			*result = map[i].result;
+			return map[i].outcome;
+		}
+	return NULL;
+}
+
 /* ---- commands ---- */
 
 size_t

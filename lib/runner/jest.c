@@ -234,33 +234,13 @@ full_name(const json_t *a)
 	return s;
 }
 
-/* jest's status -> outcome and result; NULL for one jest does not have. */
-static const char *
-outcome_of(const char *status, const char **result)
-{
-	static const struct { const char *status, *outcome, *result; } map[] = {
-		{ "passed", "pass", "success" }, { "focused", "pass", "success" },
-		{ "failed", "fail", "failure" }, { "pending", "skip", "skipped" },
-		{ "skipped", "skip", "skipped" }, { "todo", "skip", "skipped" },
-		{ "disabled", "skip", "skipped" },
-	};
-	size_t i;
-
-	for (i = 0; status && i < sizeof map / sizeof *map; i++)
-		if (!strcmp(status, map[i].status)) {
-			*result = map[i].result;
-			return map[i].outcome;
-		}
-	return NULL;
-}
-
 /* One assertionResults entry: its failed attempts, then its final one. */
 static int
 one_test(reader *r, const char *file, const json_t *a, const char *file_ts,
     char *err, size_t errsize, const char *where)
 {
 	const char *status = json_string_value(json_object_get(a, "status")), *result;
-	const char *outcome = outcome_of(status, &result);
+	const char *outcome = rt_rn_outcome_of(status, &result);
 	const json_t *inv = json_object_get(a, "invocations");
 	const json_t *reasons = json_object_get(a, "retryReasons");
 	const json_t *fails = json_object_get(a, "failureMessages"), *v;

@@ -175,29 +175,11 @@ emit(reader *r, const rec *c)
 	json_decref(j);
 }
 
-/* rspec's status -> outcome and result; NULL for one rspec does not have. */
-static const char *
-outcome_of(const char *status, const char **result)
-{
-	static const struct { const char *status, *outcome, *result; } map[] = {
-		{ "passed", "pass", "success" }, { "failed", "fail", "failure" },
-		{ "pending", "skip", "skipped" },
-	};
-	size_t i;
-
-	for (i = 0; status && i < sizeof map / sizeof *map; i++)
-		if (!strcmp(status, map[i].status)) {
-			*result = map[i].result;
-			return map[i].outcome;
-		}
-	return NULL;
-}
-
 static int
 one_example(reader *r, const json_t *e, size_t i, char *err, size_t errsize)
 {
 	const char *status = json_string_value(json_object_get(e, "status")), *result;
-	const char *outcome = outcome_of(status, &result);
+	const char *outcome = rt_rn_outcome_of(status, &result);
 	const char *full = json_string_value(json_object_get(e, "full_description"));
 	const char *path = json_string_value(json_object_get(e, "file_path"));
 	const char *eid = json_string_value(json_object_get(e, "id"));

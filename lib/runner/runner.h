@@ -50,5 +50,9 @@ char *rt_rn_id_file(const char *id);
 /* Python's own "did not start" exits (a file it cannot open, a module it
  * cannot import or find), for every Python runner. */
 int rt_rn_python_not_run(int code, const char *out, const char *err, char *why, size_t size);
+/* A JSON report's status word (jest's, rspec's: passed, focused, failed,
+ * pending, skipped, todo, disabled) -> outcome, with the result in
+ * *result; NULL for any other word. */
+const char *rt_rn_outcome_of(const char *status, const char **result);
 
 #endif
