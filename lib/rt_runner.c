@@ -268,6 +268,20 @@ rt_rn_outcome_of(const char *status, const char **result)
 	return NULL;
 }
 
+void
+rt_rn_cap_text(rt_buf *b, size_t limit)
+{
+	size_t n = limit, lost;
+
+	if (b->len <= limit)
+		return;
+	while (n > 0 && ((unsigned char)b->data[n] & 0xc0) == 0x80)
+		n--;
+	lost = b->len - n;
+	b->len = n;
+	rt_buf_printf(b, "\n[retrial: %zu more bytes not kept]", lost);
+}
+
 /* ---- commands ---- */
 
 size_t

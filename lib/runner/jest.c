@@ -72,21 +72,6 @@ add_plain(rt_buf *b, const char *s)
 	}
 }
 
-/* Cut b to limit bytes at a character, saying how many were not kept. */
-static void
-cap_text(rt_buf *b, size_t limit)
-{
-	size_t n = limit, lost;
-
-	if (b->len <= limit)
-		return;
-	while (n > 0 && ((unsigned char)b->data[n] & 0xc0) == 0x80)
-		n--;
-	lost = b->len - n;
-	b->len = n;
-	rt_buf_printf(b, "\n[retrial: %zu more bytes not kept]", lost);
-}
-
 /* The first non-blank line of text, without jest's "●" bullet; after
  * "Test suite failed to run" the next line too, which says why. */
 static char *
@@ -180,7 +165,7 @@ emit(reader *r, const rec *c)
 		add_plain(&text, c->text);
 		msg = first_line(rt_buf_str(&text));
 		type = error_type(msg);
-		cap_text(&text, r->max_output);
+		rt_rn_cap_text(&text, r->max_output);
 	}
 	if (!msg && c->message)
 		msg = rt_xstrdup(c->message);

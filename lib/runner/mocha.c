@@ -72,18 +72,13 @@ message_of(const char *name, const char *msg)
 static json_t *
 failure_text(const char *text, size_t limit)
 {
-	size_t len = text ? strlen(text) : 0, n = limit;
 	rt_buf b = { 0 };
 	json_t *j;
 
-	if (!len)
+	if (!text || !*text)
 		return json_null();
-	if (len <= limit)
-		return rt_json_bytes(text, len);
-	while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80)
-		n--;
-	rt_buf_add(&b, text, n);
-	rt_buf_printf(&b, "\n[retrial: %zu more bytes not kept]", len - n);
+	rt_buf_adds(&b, text);
+	rt_rn_cap_text(&b, limit);
 	j = rt_json_bytes(b.data, b.len);
 	rt_buf_free(&b);
 	return j;

@@ -119,21 +119,6 @@ failure_text(rt_buf *b, const reader *r, const json_t *ex)
 		}
 }
 
-/* Cut b to limit bytes at a character, saying how many were not kept. */
-static void
-cap_text(rt_buf *b, size_t limit)
-{
-	size_t n = limit, lost;
-
-	if (b->len <= limit)
-		return;
-	while (n > 0 && ((unsigned char)b->data[n] & 0xc0) == 0x80)
-		n--;
-	lost = b->len - n;
-	b->len = n;
-	rt_buf_printf(b, "\n[retrial: %zu more bytes not kept]", lost);
-}
-
 typedef struct {
 	const char *file, *name;     /* the relative file; the full description or NULL */
 	const char *example;         /* rspec's example ID "spec/x_spec.rb[1:2]", or NULL */
@@ -214,7 +199,7 @@ one_example(reader *r, const json_t *e, size_t i, char *err, size_t errsize)
 	c.time_ms = json_is_number(rt) ? json_number_value(rt) * 1000 : NAN;
 	if (json_is_object(ex)) {
 		failure_text(&text, r, ex);
-		cap_text(&text, r->max_output);
+		rt_rn_cap_text(&text, r->max_output);
 		msg = first_line(json_string_value(json_object_get(ex, "message")));
 		c.type = json_string_value(json_object_get(ex, "class"));
 	}

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "rt_runner.h"
+#include "rt_util.h"
 
 /* The runners, one file each under lib/runner/ (the table in rt_runner.c). */
 extern const rt_runner rt_runner_generic, rt_runner_pytest, rt_runner_unittest,
@@ -54,5 +55,7 @@ int rt_rn_python_not_run(int code, const char *out, const char *err, char *why, 
  * pending, skipped, todo, disabled) -> outcome, with the result in
  * *result; NULL for any other word. */
 const char *rt_rn_outcome_of(const char *status, const char **result);
+/* Cut b to limit bytes at a character, saying how many were not kept. */
+void rt_rn_cap_text(rt_buf *b, size_t limit);
 
 #endif
