@@ -183,3 +183,21 @@ PY
 	done
 	[ "$n" -ge 1 ]
 }
+
+# Issue 31: one huge line of go test -json output is read with a cap, the
+# rest passed over, and named (RT_GO_LINE_MAX lowers the 16 MiB cap here).
+@test "rt-junit: a go test -json line past the cap is cut with FILE:LINE, the events around it kept" {
+	{
+		printf '%s\n' '{"Action":"run","Package":"p","Test":"TestA"}'
+		printf '{"Action":"output","Package":"p","Test":"TestA","Output":"'
+		head -c 3000000 /dev/zero | tr '\0' x
+		printf '"}\n'
+		printf '%s\n' '{"Action":"pass","Package":"p","Test":"TestA","Elapsed":0.1}'
+		printf '%s\n' '{"Action":"run","Package":"p","Test":"TestB"}'
+		printf '%s\n' '{"Action":"fail","Package":"p","Test":"TestB","Elapsed":0.1}'
+	} > "$T/big.json"
+	RT_GO_LINE_MAX=1048576 rt-junit "$T/big.json" >"$T/out" 2>"$T/err"
+	grep -qF "rt-junit: $T/big.json:2: line longer than 1 MiB, cut" "$T/err"
+	jqe -s 'map({case, outcome}) ==
+	    [{case: "p::TestA", outcome: "pass"}, {case: "p::TestB", outcome: "fail"}]' "$T/out"
+}
