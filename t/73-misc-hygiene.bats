@@ -201,3 +201,21 @@ PY
 	jqe -s 'map({case, outcome}) ==
 	    [{case: "p::TestA", outcome: "pass"}, {case: "p::TestB", outcome: "fail"}]' "$T/out"
 }
+
+# Issue 31: a temporary a killed run left beside a file is removed by the
+# next write there; one of a live process, or any other name, is kept.
+@test "rt_tmp_sweep: a killed run's PATH.rt-tmp.PID.XXXXXX is removed by the next run, nothing else" {
+	cd "$T"
+	sh -c 'exit 0' & dead=$!
+	wait "$dead"
+	: > "q.rt-tmp.$dead.aB3xYz"
+	: > "q.rt-tmp.$$.aB3xYz"
+	: > "q.rt-tmp.$dead.short"
+	: > q.tmpaB3xYz
+	ln -s /dev/null "q.rt-tmp.$dead.LinK00"
+	rt-quarantine -f q add 'tests/t.py::x' >/dev/null
+	grep -q 'tests/t.py::x' q
+	[ ! -e "q.rt-tmp.$dead.aB3xYz" ]
+	[ -e "q.rt-tmp.$$.aB3xYz" ] && [ -e "q.rt-tmp.$dead.short" ] && [ -e q.tmpaB3xYz ]
+	[ -L "q.rt-tmp.$dead.LinK00" ]
+}
