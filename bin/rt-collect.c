@@ -300,7 +300,7 @@ main(int argc, char *argv[])
 	char msg[800];
 	const char *out = NULL;
 	FILE *outf = NULL;
-	int resume = 0, junit = 0, ch, sig;
+	int resume = 0, junit = 0, nocases = 0, ch, sig;
 	const char *judge = NULL;
 	char *jdir = NULL;
 	char *slash;
@@ -409,12 +409,19 @@ main(int argc, char *argv[])
 		/* and reports of trials killed before they were read */
 		rt_cases_dir_remove(&c.jdir, jdir);
 		jdir = NULL;
-		if (c.noreport || c.badreport)
+		if (c.done > 0 && c.noreport + c.badreport == c.done && !sig && !c.broken) {
+			/* --junit asked for test cases: none at all is a failure,
+			 * not a run to measure */
+			rt_warn("--junit: none of the %ld trials wrote a readable per-case "
+			    "report at $RETRIAL_JUNIT%s%s%s", c.done, c.noauto[0] ? " (" : "",
+			    c.noauto, c.noauto[0] ? ")" : "");
+			nocases = 1;
+		} else if (c.noreport || c.badreport)
 			rt_warn("%ld of %ld trials wrote no JUnit report, %ld an unreadable one: "
 			    "their test cases are missing", c.noreport, c.done, c.badreport);
 	}
 	rt_trial_cli_free(&cli);
 	if (sig)
 		return rt_signal_status(sig);
-	return c.broken ? RT_EXIT_PIPE : RT_EXIT_OK;
+	return c.broken ? RT_EXIT_PIPE : nocases ? RT_EXIT_ERR : RT_EXIT_OK;
 }

@@ -323,6 +323,140 @@ read_quarantine(const char *path)
 	rt_quar_free(&l);
 }
 
+/* A word that makes the next one shell text: a shell's -c (sh, bash, ...;
+ * any short-option cluster with c) or eval. */
+static int
+is_shell(const char *w)
+{
+	static const char *const sh[] = { "sh", "bash", "dash", "zsh", "ksh",
+	    "mksh", "ash", "yash", "posh", "busybox", NULL };
+	const char *b = strrchr(w, '/');
+	int i;
+
+	b = b ? b + 1 : w;
+	for (i = 0; sh[i]; i++)
+		if (!strcmp(b, sh[i]))
+			return 1;
+	return 0;
+}
+
+static int
+is_dash_c(const char *w)
+{
+	return w[0] == '-' && w[1] != '-' && strchr(w, 'c') &&
+	    strspn(w + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") ==
+	    strlen(w + 1);
+}
+
+#define NESTED_SAFE "pass it as an argument instead: sh -c '... \"$1\" ...' sh {}"
+
+/* "A case name reaches a command only as an argv word": {} in the script
+ * of a nested shell (sh -c '... {} ...') or after eval would be parsed as
+ * shell again once substituted, so such a command is refused. words[0..n)
+ * are one simple command's words, has[k] whether word k holds {}. */
+static void
+nested_check(char **words, const int *has, size_t n, const char *what)
+{
+	size_t k, j;
+	int shell = 0, ev = 0;
+
+	for (k = 0; k < n; k++) {
+		if (has[k] && (ev || (shell && k > 0 && is_dash_c(words[k - 1]))))
+			rt_die("%s: {} in the script of a nested shell or after eval "
+			    "would run a case name as shell; " NESTED_SAFE, what);
+		if (!strcmp(words[k], "eval"))
+			ev = 1;
+		if (is_shell(words[k]))
+			shell = 1;
+	}
+	for (j = 0; j < n; j++)
+		free(words[j]);
+}
+
+/* --cmd split into simple commands and words as sh would (quotes
+ * removed; a separator outside quotes ends a command), each checked. */
+static void
+shell_nested_check(const char *cmd)
+{
+	enum { NONE, SQ, DQ } st = NONE;
+	char **w = NULL;
+	int *has = NULL;
+	size_t n = 0, cap = 0;
+	rt_buf b = {0};
+	int inword = 0, brace = 0;
+	const char *p;
+
+	for (p = cmd;; p++) {
+		int end = !*p || (st == NONE && (strchr(" \t\n;&|()`", *p)));
+		if (end) {
+			if (inword) {
+				if (n + 1 >= cap) {
+					cap = cap ? cap * 2 : 8;
+					w = rt_xrealloc(w, cap * sizeof *w);
+					has = rt_xrealloc(has, cap * sizeof *has);
+				}
+				rt_buf_add(&b, NULL, 0);
+				w[n] = rt_xstrdup(rt_buf_str(&b));
+				has[n++] = brace;
+				b.len = 0;
+				inword = brace = 0;
+			}
+			if (!*p || strchr(";&|()`\n", *p)) {
+				nested_check(w, has, n, "--cmd");
+				n = 0;
+			}
+			if (!*p)
+				break;
+			continue;
+		}
+		inword = 1;
+		if (p[0] == '{' && p[1] == '}') {
+			brace = 1;
+			rt_buf_adds(&b, "{}");
+			p++;
+			continue;
+		}
+		if (st == SQ) {
+			if (*p == '\'')
+				st = NONE;
+			else
+				rt_buf_addc(&b, *p);
+		} else if (*p == '\\' && p[1]) {
+			rt_buf_addc(&b, *++p);
+		} else if (*p == '\'' && st == NONE) {
+			st = SQ;
+		} else if (*p == '"') {
+			st = st == DQ ? NONE : DQ;
+		} else {
+			rt_buf_addc(&b, *p);
+		}
+	}
+	free(w);
+	free(has);
+	rt_buf_free(&b);
+}
+
+/* -- ARGV: the same rule over the command's words. */
+static void
+argv_nested_check(char **argv)
+{
+	size_t n = 0, k;
+	char **w;
+	int *has;
+
+	while (argv[n])
+		n++;
+	w = rt_xcalloc(n + 1, sizeof *w);
+	has = rt_xcalloc(n + 1, sizeof *has);
+	for (k = 0; k < n; k++) {
+		w[k] = rt_xstrdup(argv[k]);
+		has[k] = strstr(argv[k], "{}") != NULL;
+	}
+	nested_check(w, has, n, "-- ARGV");
+	free(w);
+	free(has);
+}
+
 /* {} in --cmd becomes "$1" — quoted for the context it stands in — and the
  * case is passed as $1, so a case name is never shell text. */
 static char *
@@ -1115,8 +1249,12 @@ main(int argc, char *argv[])
 	G.policy_name = G.policy == POL_NONE ? rt_xstrdup("none") :
 	    G.policy == POL_WHOLE ? rt_xstrdup("whole-group-once") :
 	    rt_xasprintf("failed:%ld", G.retries);
-	if (G.cli.cmd)
+	if (G.cli.cmd) {
+		shell_nested_check(G.cli.cmd);
 		G.shell_text = shell_subst(G.cli.cmd);
+	} else if (G.cli.argv) {
+		argv_nested_check(G.cli.argv);
+	}
 
 	read_cases(cases, delim);
 	if (quarantine)

@@ -143,7 +143,7 @@ static int
 stage_tmp(const char *path, const struct stat *old, const char *data, size_t len,
     char **tmpp)
 {
-	char *tmp = rt_xasprintf("%s.tmpXXXXXX", path);
+	char *tmp = rt_tmp_beside(path);
 	int fd, e;
 	mode_t mask;
 

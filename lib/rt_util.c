@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -508,10 +509,77 @@ rt_read_file(const char *path, size_t *len)
 	return b.data;
 }
 
+/* "PATH.rt-tmp.PID.XXXXXX": the name says whose a temporary is, so a later
+ * run can remove one a killed run left (rt_tmp_sweep). */
+#define TMP_MARK ".rt-tmp."
+
+static int
+tmp_name_pid(const char *name, const char *base, long *pid)
+{
+	size_t bl = strlen(base), ml = strlen(TMP_MARK);
+	const char *p;
+	char *end;
+	int k;
+
+	if (strncmp(name, base, bl) || strncmp(name + bl, TMP_MARK, ml))
+		return 0;
+	p = name + bl + ml;
+	if (*p < '1' || *p > '9')
+		return 0;
+	errno = 0;
+	*pid = strtol(p, &end, 10);
+	if (errno || *end != '.' || *pid <= 0)
+		return 0;
+	for (k = 1; k <= 6; k++)
+		if (!(end[k] >= 'a' && end[k] <= 'z') && !(end[k] >= 'A' && end[k] <= 'Z') &&
+		    !(end[k] >= '0' && end[k] <= '9'))
+			return 0;
+	return end[7] == '\0';
+}
+
+void
+rt_tmp_sweep(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? rt_xasprintf("%.*s", (int)(slash - path + 1), path) :
+	    rt_xstrdup(".");
+	const char *base = slash ? slash + 1 : path;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	long pid;
+	int fd;
+
+	if (!*base || !(d = opendir(dir))) {
+		free(dir);
+		return;
+	}
+	fd = dirfd(d);
+	while ((de = readdir(d))) {
+		/* ours only: our name pattern, a regular file of our user, and
+		 * the process named in it gone (a live one is still writing) */
+		if (!tmp_name_pid(de->d_name, base, &pid) || pid == (long)getpid() ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		(void)unlinkat(fd, de->d_name, 0);
+	}
+	closedir(d);
+	free(dir);
+}
+
+char *
+rt_tmp_beside(const char *path)
+{
+	rt_tmp_sweep(path);
+	return rt_xasprintf("%s" TMP_MARK "%ld.XXXXXX", path, (long)getpid());
+}
+
 int
 rt_write_file_atomic(const char *path, const char *data, size_t len)
 {
-	char *tmp = rt_xasprintf("%s.tmpXXXXXX", path);
+	char *tmp = rt_tmp_beside(path);
 	int fd = mkstemp(tmp), e;
 	size_t off = 0;
 	ssize_t w;

@@ -118,7 +118,15 @@ char *rt_utf8_repair(const char *s, size_t n, size_t *outlen, size_t *nbad);
 
 /* Read a whole file into memory (NUL-terminated); NULL with errno set. */
 char *rt_read_file(const char *path, size_t *len);
-/* Write atomically: to path.tmpXXXXXX, fsync, rename. 0 or -1 (errno). */
+/* Write atomically: to a temporary beside path (rt_tmp_beside), fsync,
+ * rename. 0 or -1 (errno). */
 int rt_write_file_atomic(const char *path, const char *data, size_t len);
+/* A mkstemp template for a temporary beside path, "PATH.rt-tmp.PID.XXXXXX"
+ * (malloc'd), after rt_tmp_sweep(path). */
+char *rt_tmp_beside(const char *path);
+/* Remove the temporaries beside path a killed run left: those named
+ * "PATH.rt-tmp.PID.XXXXXX", regular files of this user, whose PID is no
+ * longer a process. Never another name, user or a live writer's. */
+void rt_tmp_sweep(const char *path);
 
 #endif

@@ -433,6 +433,8 @@ whole_units() {
 
 @test "rt-collect --junit: a runner retrial cannot ask for a report gets one line saying what to do" {
 	cd "$T"
-	rt-collect -n 1 --junit -- true > "$T/c.jsonl" 2>"$T/err"
+	# the only trial had no report: exit 2 (issue 31)
+	run sh -c 'rt-collect -n 1 --junit -- true > "$1/c.jsonl" 2>"$1/err"' sh "$T"
+	status_is 2
 	grep -q '^rt-collect: trial 1: no JUnit report at \$RETRIAL_JUNIT (No such file or directory) (generic has no report option retrial can add: the command must write a JUnit report to \$RETRIAL_JUNIT)$' "$T/err"
 }

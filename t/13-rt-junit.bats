@@ -452,3 +452,12 @@ PYEOF
 	rt-audit -H "$T/h.db" --run night1 "$T/r.jsonl" >/dev/null
 	[ "$(sqlite3 "$T/h.db" "SELECT count(*), sum(failed) FROM results WHERE case_id = '$id'")" = "4|1" ]
 }
+
+# Issue 31: --junit asks for test cases; a run where no trial gave any is
+# a failure, not a run of trials to measure.
+@test "rt-collect --junit: no trial writing a report exits 2 with one line, the trial records still written" {
+	run sh -c 'rt-collect -n 3 --junit --cmd true 2>"$1"' sh "$T/err"
+	status_is 2
+	grep -q "^rt-collect: --junit: none of the 3 trials wrote a readable per-case report at \$RETRIAL_JUNIT" "$T/err"
+	[ "$(echo "$output" | jq -s 'map(select(.type == "trial" and .case == null)) | length')" -eq 3 ]
+}

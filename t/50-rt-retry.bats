@@ -796,3 +796,27 @@ ids() {
 	status_is 0
 	group '.totals.quarantined == 4'
 }
+
+# Issue 31: a case name reaches a command only as an argv word; {} inside
+# a nested shell's script or after eval is refused, with the safe form.
+@test "rt-retry: {} in a nested sh -c script, bash -c string or after eval is refused; the argv form runs" {
+	cases 'x$(touch pwned)'
+	cd "$T"
+	for c in "sh -c 'echo {}'" 'bash -c "echo {}"' 'eval echo {}' \
+	    "true && sh -ec 'echo {}'" "sh -c {}"; do
+		retry --cmd "$c"
+		status_is 2
+		[ "${#lines[@]}" -eq 1 ]
+		has "rt-retry: --cmd: {} in the script of a nested shell or after eval"
+		has "sh -c '... \"\$1\" ...' sh {}"
+	done
+	retry -- sh -c 'echo {}'
+	status_is 2
+	has "rt-retry: -- ARGV: {} in the script of a nested shell"
+	[ ! -e pwned ]
+	retry --cmd "echo '{}'; sh -c 'test \"\$1\" = \"x\\\$(touch pwned)\"' sh {}"
+	status_is 0
+	retry -- sh -c 'test "$1" = "x\$(touch pwned)"' sh {}
+	status_is 0
+	[ ! -e pwned ]
+}

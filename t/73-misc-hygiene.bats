@@ -183,3 +183,39 @@ PY
 	done
 	[ "$n" -ge 1 ]
 }
+
+# Issue 31: one huge line of go test -json output is read with a cap, the
+# rest passed over, and named (RT_GO_LINE_MAX lowers the 16 MiB cap here).
+@test "rt-junit: a go test -json line past the cap is cut with FILE:LINE, the events around it kept" {
+	{
+		printf '%s\n' '{"Action":"run","Package":"p","Test":"TestA"}'
+		printf '{"Action":"output","Package":"p","Test":"TestA","Output":"'
+		head -c 3000000 /dev/zero | tr '\0' x
+		printf '"}\n'
+		printf '%s\n' '{"Action":"pass","Package":"p","Test":"TestA","Elapsed":0.1}'
+		printf '%s\n' '{"Action":"run","Package":"p","Test":"TestB"}'
+		printf '%s\n' '{"Action":"fail","Package":"p","Test":"TestB","Elapsed":0.1}'
+	} > "$T/big.json"
+	RT_GO_LINE_MAX=1048576 rt-junit "$T/big.json" >"$T/out" 2>"$T/err"
+	grep -qF "rt-junit: $T/big.json:2: line longer than 1 MiB, cut" "$T/err"
+	jqe -s 'map({case, outcome}) ==
+	    [{case: "p::TestA", outcome: "pass"}, {case: "p::TestB", outcome: "fail"}]' "$T/out"
+}
+
+# Issue 31: a temporary a killed run left beside a file is removed by the
+# next write there; one of a live process, or any other name, is kept.
+@test "rt_tmp_sweep: a killed run's PATH.rt-tmp.PID.XXXXXX is removed by the next run, nothing else" {
+	cd "$T"
+	sh -c 'exit 0' & dead=$!
+	wait "$dead"
+	: > "q.rt-tmp.$dead.aB3xYz"
+	: > "q.rt-tmp.$$.aB3xYz"
+	: > "q.rt-tmp.$dead.short"
+	: > q.tmpaB3xYz
+	ln -s /dev/null "q.rt-tmp.$dead.LinK00"
+	rt-quarantine -f q add 'tests/t.py::x' >/dev/null
+	grep -q 'tests/t.py::x' q
+	[ ! -e "q.rt-tmp.$dead.aB3xYz" ]
+	[ -e "q.rt-tmp.$$.aB3xYz" ] && [ -e "q.rt-tmp.$dead.short" ] && [ -e q.tmpaB3xYz ]
+	[ -L "q.rt-tmp.$dead.LinK00" ]
+}

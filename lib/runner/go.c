@@ -268,8 +268,55 @@ event(reader *r, json_t *ev)
 	}
 }
 
+/* The longest line of a go test -json stream kept (RT_GO_LINE_MAX, for
+ * the tests, lowers it): test2json writes one output chunk an event, so a
+ * longer line is a test printing without newlines, not an event to keep. */
+#define GO_LINE_MAX ((size_t)16 << 20)
+
+/* getline with a bound: at most max bytes of a line are kept, the rest is
+ * read past without being held; *cut says it was. */
+static ssize_t
+bounded_getline(char **line, size_t *cap, FILE *f, size_t max, int *cut)
+{
+	size_t n = 0;
+	int c;
+
+	*cut = 0;
+	flockfile(f);
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (n + 2 > *cap) {
+			*cap = *cap ? *cap * 2 : 256;
+			if (*cap > max + 2)
+				*cap = max + 2;
+			*line = rt_xrealloc(*line, *cap);
+		}
+		if (n < max)
+			(*line)[n++] = (char)c;
+		else
+			*cut = 1;
+		if (c == '\n')
+			break;
+	}
+	funlockfile(f);
+	if (c == EOF && n == 0 && !*cut)
+		return -1;
+	if (*line)
+		(*line)[n] = '\0';
+	return (ssize_t)n;
+}
+
+static size_t
+go_line_max(void)
+{
+	const char *env = getenv("RT_GO_LINE_MAX");
+
+	return env && *env ? (size_t)rt_num_long("RT_GO_LINE_MAX", env, 64,
+	    1L << 30) : GO_LINE_MAX;
+}
+
 /* The events of f, after line[0..len) when len >= 0 (a first line read
- * already; line and cap are getline's, freed here). */
+ * already; line and cap are getline's, freed here). A line longer than
+ * go_line_max() is cut there, with a warning, and passed over. */
 static long
 stream_read(FILE *f, char *line, size_t cap, ssize_t len, const rt_junit_opts *o,
     rt_junit_fn fn, void *ctx, char *err, size_t errsize)
@@ -277,16 +324,23 @@ stream_read(FILE *f, char *line, size_t cap, ssize_t len, const rt_junit_opts *o
 	reader r = { 0 };
 	size_t i;
 	long events = 0, lineno = 0;
-	int have = len >= 0;
+	int have = len >= 0, cut = 0;
+	size_t max = go_line_max();
 
 	r.o = o;
 	r.fn = fn;
 	r.ctx = ctx;
-	while (!r.stopped && (have || (len = getline(&line, &cap, f)) >= 0)) {
+	while (!r.stopped && (have || (len = bounded_getline(&line, &cap, f, max,
+	    &cut)) >= 0)) {
 		json_t *ev;
 		json_error_t je;
 		have = 0;
 		lineno++;
+		if (cut) {
+			rt_warn("%s:%ld: line longer than %zu MiB, cut", o && o->report ?
+			    o->report : "-", lineno, max >> 20 ? max >> 20 : 1);
+			continue;
+		}
 		if (len > 5 && !strncmp(line, "FAIL\t", 5)) {
 			/* go 1.19 prints a package that did not build as plain text:
 			 * "FAIL\tPKG [build failed]" */
