@@ -88,18 +88,20 @@ load helper
 # --- behaviour ---
 
 @test "rt-matrix: --slow makes the lingering lock pass: implicated, stabilises" {
-	# back to back, every run within 300 ms of the first finds the lock
-	# held; with 600 ms between runs every run finds it free (the lock is
-	# released by a background job, so the trials must leave it running)
-	LOCK="$T/lock" run rt-matrix -n 6 --slow 600 --seed 1 --keep-background \
+	# back to back, every run within a second of the first finds the lock
+	# held; with 2.5 s between runs every run finds it free (the lock is
+	# released by a background job, so the trials must leave it running).
+	# The hold and the gap are far apart so that a loaded machine (a
+	# trial's start delayed, the background sleep late) keeps the counts.
+	LOCK="$T/lock" LOCK_HOLD=1 run rt-matrix -n 6 --slow 2500 --seed 1 --keep-background \
 		-- "$EX/lingering/test_lock.sh"
 	status_is 0
 	[ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]
-	echo "$output" | jqe '.type == "experiment" and .name == "slow" and .cell == "slow:600"'
-	echo "$output" | jqe '.perturbation.gap_ms == 600 and .probe == "ok"'
+	echo "$output" | jqe '.type == "experiment" and .name == "slow" and .cell == "slow:2500"'
+	echo "$output" | jqe '.perturbation.gap_ms == 2500 and .probe == "ok"'
 	echo "$output" | jqe '.control.trials == 6 and .control.failures == 5 and .control.gap_ms == 0'
-	echo "$output" | jqe '.perturbed.trials == 6 and .perturbed.failures == 0 and .perturbed.gap_ms == 600'
-	echo "$output" | jqe '.perturbed.min_rest_ms >= 600'
+	echo "$output" | jqe '.perturbed.trials == 6 and .perturbed.failures == 0 and .perturbed.gap_ms == 2500'
+	echo "$output" | jqe '.perturbed.min_rest_ms >= 2500'
 	echo "$output" | jqe '.separated and .implicated and .changed and .effect == "stabilises"'
 	echo "$output" | jqe '.note == "intervals disjoint" and .control_shared'
 	echo "$output" | jqe '.perturbed.ci_high < .control.ci_low'
