@@ -412,6 +412,14 @@ record_id(const char *name, const char *classname, const char *jname, const char
 /* --out FILE: the command writes a report of its own */
 static const char *const rspec_own[] = { "--out", "-o", NULL };
 
+/* rspec prints "Randomized with seed N" and takes --seed N in SPEC_OPTS,
+ * which wins over the command's own --seed and --order and .rspec's */
+static const char *const seed_printed[] = { "Randomized with seed ", NULL };
+static const rt_seed_opt seeds[] = {
+	{ "rspec", seed_printed, "SPEC_OPTS", "--seed ", NULL, NULL, 0 },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+};
+
 const rt_runner rt_runner_rspec = {
 	.kind = RT_RUNNER_RSPEC,
 	.name = "rspec",
@@ -431,4 +439,5 @@ const rt_runner rt_runner_rspec = {
 	.doc_is_report = doc_is_report,
 	.report_what = "rspec --format json (no \"examples\")",
 	.doc_read = doc_read,
+	.seeds = seeds,
 };
