@@ -264,7 +264,8 @@ struct rt_runner {
 	 * looked for. */
 	const rt_seed_opt *seeds;
 	/* Ordered runs (rt_order.h), when its command line cannot set the
-	 * order of its tests (go test); NULL: the order the command names. */
+	 * order of its tests (go test: source order; rspec and mocha: a
+	 * group's tests together); NULL: the order the command names. */
 	const struct rt_order_ops *order;
 	/* The repair (rt_fix_plan's request "kind") that puts back the state
 	 * of every polluter of an order-dependent test at once, several
