@@ -42,11 +42,13 @@ LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt
 	lib/rt_quarantine.o lib/rt_codeowners.o lib/rt_records.o $(STATS_OBJ)
 LIB_OBJ  += lib/rt_fix.o lib/rt_github.o lib/rt_quar_issue.o
 LIB_OBJ  += lib/rt_notify.o lib/rt_ddmin.o lib/rt_order.o
-LIB_HDR   = $(LIB_OBJ:.o=.h) lib/runner/runner.h lib/runner/goorder.h
+LIB_HDR   = $(LIB_OBJ:.o=.h) lib/runner/runner.h lib/runner/goorder.h \
+	lib/runner/hookorder.h
 # the runners, one file each (lib/rt_runner.h, retrial(7) RUNNERS)
 RUNNER_OBJ = lib/runner/generic.o lib/runner/pytest.o lib/runner/unittest.o \
 	lib/runner/python.o lib/runner/go.o lib/runner/jest.o lib/runner/mocha.o \
-	lib/runner/rspec.o lib/runner/script.o lib/runner/goorder.o
+	lib/runner/rspec.o lib/runner/script.o lib/runner/goorder.o \
+	lib/runner/hookorder.o
 STATS_SO_VER = 0
 
 all: $(BINS) $(COMPLETIONS) lib/libretrial-stats.a lib/libretrial-stats.so lib/retrial-stats.pc

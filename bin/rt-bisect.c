@@ -125,7 +125,7 @@ static struct {
 	char *victim_own;            /* the victim's runnable ID, when mapped */
 	const char *phase;
 	char reason[400];
-	rt_order *ord;               /* the runner's ordered runs (go test), or NULL */
+	rt_order *ord;               /* the runner's ordered runs (rt_order), or NULL */
 } B;
 
 static void
@@ -467,7 +467,7 @@ from_records(list *l, const char *file)
 	int failed = 0, mapped = 0, dup;
 	casrec *sel;
 	size_t nsel = 0;
-	int go = rt_order_needed(rt_runner_of(B.cli.o.runner));
+	int ordered = rt_order_needed(rt_runner_of(B.cli.o.runner));
 
 	files[0] = (char *)file;
 	rt_jsonl_loop(1, files, &jo, on_case, &c);
@@ -500,8 +500,8 @@ from_records(list *l, const char *file)
 		if (strcmp(c.v[i].run, run) == 0 && c.v[i].pos < vpos)
 			sel[nsel++] = c.v[i];
 	qsort(sel, nsel, sizeof *sel, by_pos);
-	if (go && failed) {
-		/* go test's probes can run any order (rt_order, the runner's driver): the cases
+	if (ordered && failed) {
+		/* ordered runs' probes can run any order (rt_order, the runner's driver): the cases
 		 * before the victim in every run where it failed, each run's
 		 * polluter among them */
 		size_t first = nsel, k, fails = 0;
@@ -652,7 +652,7 @@ typedef struct {
 	int alone;                   /* the victim alone: runs to the cap when mixed */
 	char reason[400];            /* the first error trial's reason */
 	char *const *order;          /* the order asked for */
-	json_t *ran;                 /* go test: the order the runner really used */
+	json_t *ran;                 /* ordered runs: the order the runner really used */
 } probe_ctx;
 
 /* The classify rule is rt-measure's --until verdict: both outcomes seen is
@@ -838,7 +838,7 @@ probe(char *const *order, const char *role, int classify, int fresh)
 {
 	rt_trial_opts o = B.cli.o;
 	list argv = { 0 };
-	char *gorder[2] = { NULL, NULL };
+	char *driver[2] = { NULL, NULL };
 	char *const *ids = order;
 	probe_ctx p;
 	rt_interval cs;
@@ -860,19 +860,19 @@ probe(char *const *order, const char *role, int classify, int fresh)
 	}
 	if (B.ord) {
 		char why[400];
-		/* go test runs the tests in source order: the driver runs them in
+		/* the runner cannot run the tests in this order: its driver runs them in
 		 * this one, and the command is given the driver's ID */
 		if (rt_order_write(B.ord, order, why, sizeof why) < 0)
 			rt_die("the ordered run's driver: %s", why);
-		gorder[0] = (char *)rt_order_selector(B.ord);
+		driver[0] = (char *)rt_order_selector(B.ord);
 		o.cwd = rt_order_cwd(B.ord);
 	}
 	if (B.cli.cmd) {
-		o.shell_args = B.ord ? gorder : order;
+		o.shell_args = B.ord ? driver : order;
 	} else {
 		int braces = 0;
 		if (B.ord)
-			ids = gorder;
+			ids = driver;
 		for (k = 0; B.cli.argv[k]; k++)
 			if (strcmp(B.cli.argv[k], "{}") == 0) {
 				for (i = 0; ids[i]; i++)
@@ -1529,11 +1529,12 @@ read_candidates(const char *file, const char *collect, const char *records, int 
 		rt_die("no candidate tests besides the victim");
 }
 
-/* go test runs a package's tests in source order whatever -run says:
- * every probe runs a driver in a scratch copy that calls the tests in the
- * probe's order. Candidates it cannot call beside the victim are left out. */
+/* A runner whose command line cannot set the order of its tests (go test,
+ * rspec, mocha: rt_order): every probe runs the runner's driver, which runs
+ * the tests in the probe's order. Candidates it cannot run beside the
+ * victim are left out. */
 static void
-go_ordered(void)
+ordered_runs(void)
 {
 	char why[600];
 	int i, k;
@@ -1553,8 +1554,8 @@ go_ordered(void)
 	B.nids = k;
 	B.ids[k] = NULL;
 	if (B.nids == 0)
-		rt_die("no candidate tests besides the victim in its package %s",
-		    rt_order_where(B.ord));
+		rt_die("no candidate tests besides the victim that its ordered runs can "
+		    "run (%s)", rt_order_where(B.ord));
 	note(rt_order_how(B.ord), rt_order_selector(B.ord), rt_order_where(B.ord));
 }
 
@@ -1668,7 +1669,7 @@ main(int argc, char *argv[])
 	rt_trial_signals_install();
 	read_candidates(file, collect, records, before);
 	if (rt_order_needed(rt_runner_of(B.cli.o.runner)))
-		go_ordered();
+		ordered_runs();
 	plan_first();
 	rt_progress_init(&B.prog, B.plan_trials);
 

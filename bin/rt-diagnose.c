@@ -1648,8 +1648,8 @@ go_polluters(json_t *o, json_t *detail, rt_buf *b)
 	json_t *sets = json_object_get(o, "polluter_sets"), *s, *pair, *conf;
 	size_t i;
 
-	if (json_array_size(sets) < 2 || rt_runner_detect(jstr(o, "command"), NULL) !=
-	    RT_RUNNER_GO)
+	if (json_array_size(sets) < 2 ||
+	    !rt_runner_of(rt_runner_detect(jstr(o, "command"), NULL))->order_fix)
 		return 0;
 	json_array_foreach(sets, i, s)
 		if (json_array_size(s) != 1)
@@ -2945,7 +2945,7 @@ static json_t *
 order_patch(json_t *h, json_t *detail, const evidence *ev)
 {
 	const char *cat = jstr(detail, "category"), *victim = jstr(detail, "victim");
-	const char *helper = NULL, *role = NULL;
+	const char *helper = NULL, *role = NULL, *fix;
 	json_t *req, *plan, *set, *h2 = NULL;
 
 	if (!cat || !victim)
@@ -2957,7 +2957,8 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 		int brittle = !strcmp(cat, "brittle");
 		set = json_object_get(detail, brittle ? "setters" : "polluters");
 		if (json_array_size(set) == 1 || (!brittle && json_array_size(set) > 1 &&
-		    rt_runner_detect(jstr(ev->order, "command"), NULL) == RT_RUNNER_GO)) {
+		    rt_runner_of(rt_runner_detect(jstr(ev->order, "command"),
+		    NULL))->order_fix)) {
 			helper = json_string_value(json_array_get(set, 0));
 			role = brittle ? "setter" : "polluter";
 		}
@@ -2971,9 +2972,10 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 	req = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "kind", "order", "category", cat,
 	    "victim", victim, "helper", helper, "role", role, "shared",
 	    json_is_array(set) ? json_deep_copy(set) : json_array());
-	if (rt_runner_detect(jstr(ev->order, "command"), NULL) == RT_RUNNER_GO) {
+	fix = rt_runner_of(rt_runner_detect(jstr(ev->order, "command"), NULL))->order_fix;
+	if (fix) {
 		/* go test: the polluter's package-level vars put back by t.Cleanup */
-		json_t *g = json_pack("{s:s, s:O, s:s}", "kind", "goorder", "polluters",
+		json_t *g = json_pack("{s:s, s:O, s:s}", "kind", fix, "polluters",
 		    json_object_get(detail, "polluters"), "victim", victim);
 		if (!strcmp(role, "polluter"))
 			plan = rt_fix_plan(root, ev_command(ev), g);

@@ -125,7 +125,8 @@ usage(FILE *f)
 "                         the ARGV words after --order-args)\n"
 "      --pin-seed RUNNER=N  every trial with the seed N of RUNNER: pytest-random-order,\n"
 "                         pytest-randomly, hypothesis (PYTEST_ADDOPTS), go-shuffle\n"
-"                         (GOFLAGS), PYTHONHASHSEED (repeatable, one cell each)\n"
+"                         (GOFLAGS), rspec (SPEC_OPTS), PYTHONHASHSEED\n"
+"                         (repeatable, one cell each)\n"
 "Trial options (the control's, and every cell's unless it changes them):\n"
 "  -c, --cmd CMD          the trial command, run by sh -c (or give -- ARGV)\n"
 "  -j, --jobs N           parallel trials (default 1; 0 = one per CPU)\n"
@@ -1251,9 +1252,13 @@ perturbation(int opt, const char *arg)
 		runner = rt_xasprintf("%.*s", (int)(eq - arg), arg);
 		for (r = rt_seed_names(); *r && strcmp(*r, runner) != 0; r++)
 			;
-		if (!*r)
-			rt_usage_die("--pin-seed %s: unknown runner %s (pytest-random-order, "
-			    "pytest-randomly, hypothesis, go-shuffle, PYTHONHASHSEED)", arg, runner);
+		if (!*r) {
+			rt_buf names = { 0 };
+			for (r = rt_seed_names(); *r; r++)
+				rt_buf_printf(&names, "%s%s", r == rt_seed_names() ? "" : ", ", *r);
+			rt_usage_die("--pin-seed %s: unknown runner %s (%s)", arg, runner,
+			    rt_buf_str(&names));
+		}
 		rc = rt_seed_pin(runner, eq + 1, NULL, &pvar, &val);
 		if (rc < 0)
 			rt_usage_die("--pin-seed %s: the seed must be digits", arg);

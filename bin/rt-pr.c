@@ -665,15 +665,11 @@ fate(const lane_t *l)
 {
 	char *reason = l->reason ? md(l->reason) : NULL, *s = NULL, *label;
 
-	if (strcmp(l->status, "winner") == 0)
-		label = rt_xstrdup("**winner**");
-	else if (strcmp(l->status, "neutered") == 0)
-		label = l->rule ? rt_xasprintf("disqualified by the neutering guard, rule %s",
-		    s = code(l->rule)) : rt_xstrdup("disqualified by the neutering guard");
-	else if (strcmp(l->status, "patch_failed") == 0)
-		label = rt_xstrdup("patch failed");
-	else if (strcmp(l->status, "not_raced") == 0)
-		label = rt_xstrdup("not raced");
+	/* the lane state's word (rt_lane_state), as the board and the record say */
+	if (rt_lane_state_of(l->status) == RT_LANE_WINNER)
+		label = rt_xasprintf("**%s**", l->status);
+	else if (rt_lane_state_of(l->status) == RT_LANE_NEUTERED && l->rule)
+		label = rt_xasprintf("%s by the guard's rule %s", l->status, s = code(l->rule));
 	else
 		label = md(l->status);
 	free(s);
@@ -689,15 +685,8 @@ fate(const lane_t *l)
 	return s;
 }
 
-static const char *const status_order[] = {
-	"winner", "survived", "tied", "eliminated", "neutered", "patch_failed", "not_raced", NULL
-};
-static const char *const status_words[] = {
-	"winner", "survived", "tied", "eliminated", "disqualified by the neutering guard",
-	"patch failed", "not raced", NULL
-};
-
-/* "4 hypotheses: 1 winner, 2 eliminated, 1 patch failed". */
+/* "4 hypotheses: 1 winner, 2 eliminated, 1 patch_failed": every ended
+ * lane state's word (rt_lane_state), in its order. */
 static char *
 lanes_summary(const verdict_t *v)
 {
@@ -706,19 +695,18 @@ lanes_summary(const verdict_t *v)
 	int first = 1;
 
 	rt_buf_printf(&b, "%zu hypothes%s", v->nlanes, v->nlanes == 1 ? "is" : "es");
-	for (j = 0; status_order[j]; j++) {
+	for (j = 0; j < RT_LANE_WAITING; j++) {
 		for (n = 0, i = 0; i < v->nlanes; i++)
-			n += strcmp(v->lanes[i].status, status_order[j]) == 0;
+			n += rt_lane_state_of(v->lanes[i].status) == (int)j;
 		if (n) {
-			rt_buf_printf(&b, "%s%zu %s", first ? ": " : ", ", n, status_words[j]);
+			rt_buf_printf(&b, "%s%zu %s", first ? ": " : ", ", n,
+			    rt_lane_state_word((rt_lane_state)j));
 			first = 0;
 		}
 	}
 	for (i = 0; i < v->nlanes; i++) {
-		for (j = 0; status_order[j]; j++)
-			if (strcmp(v->lanes[i].status, status_order[j]) == 0)
-				break;
-		other += !status_order[j];
+		int st = rt_lane_state_of(v->lanes[i].status);
+		other += st < 0 || st >= RT_LANE_WAITING;
 	}
 	if (other)
 		rt_buf_printf(&b, "%s%zu other", first ? ": " : ", ", other);

@@ -856,8 +856,8 @@ gate_rec(json_t *rec, void *vctx)
 	if (qid && *qid)
 		s->quarantined = 1;
 	/* an older plugin's xfail: a quarantined test's failure reported as
-	 * a skip of type pytest.xfail */
-	if (s->quarantined && strcmp(out, "skip") == 0 && ft && strcmp(ft, "pytest.xfail") == 0) {
+	 * a skip of the runner's own type */
+	if (s->quarantined && rt_runner_quar_hides(out, ft)) {
 		out = "fail";
 		json_object_set_new(rec, "outcome", json_string("fail"));
 		json_object_set_new(rec, "result", json_string("xfail"));

@@ -1633,7 +1633,7 @@ winner_patch(report *r)
 static const char *const autopsy_names[] = {
 	"test", "confidence", "target", "before", "counts", "gate", "called",
 	"no_race", "command", "never_raced", "parts", "first", "names",
-	"unapplied", "set_aside", "one", "unraced", "eliminated", "id", "budget",
+	"unapplied", "neutered", "one", "unraced", "eliminated", "undecided", "id", "budget",
 	"eliminated_others", "tied", "winner", "held", "cause_class",
 	"explanation", "confirmations", "passed", "rule", "overruled", "order",
 	"victim", "polluters", "name", "category", "trials", "end", "verdict",
@@ -1767,7 +1767,7 @@ add_part(json_t *parts, const char *kind, json_t *names, int one)
 {
 	json_t *p = json_pack("{s:o, s:b, s:b, s:b, s:b, s:b}", "names", names,
 	    "first", json_array_size(parts) == 0, "unapplied", strcmp(kind, "unapplied") == 0,
-	    "set_aside", strcmp(kind, "set_aside") == 0, "unraced", strcmp(kind, "unraced") == 0,
+	    "neutered", strcmp(kind, "neutered") == 0, "unraced", strcmp(kind, "unraced") == 0,
 	    "one", one);
 
 	json_array_append_new(parts, p);
@@ -1778,7 +1778,7 @@ static json_t *
 autopsy_view(report *r)
 {
 	json_t *v = r->verdict, *lanes = story_lanes(r), *l, *base, *win, *x, *o, *view, *j;
-	json_t **elim, **set_aside, **unapplied, **unraced, **tied;
+	json_t **elim, **neutered, **unapplied, **unraced, **tied;
 	size_t ne = 0, ns = 0, nu = 0, nr = 0, nt = 0, i, nl = json_array_size(lanes);
 	const char *s, *wid = NULL, *test;
 	char *c, c1[16], p1[16];
@@ -1806,7 +1806,7 @@ autopsy_view(report *r)
 		offer(&d, 2, view, "gate", j);
 	}
 	elim = rt_xcalloc(nl + 1, sizeof *elim);
-	set_aside = rt_xcalloc(nl + 1, sizeof *set_aside);
+	neutered = rt_xcalloc(nl + 1, sizeof *neutered);
 	unapplied = rt_xcalloc(nl + 1, sizeof *unapplied);
 	unraced = rt_xcalloc(nl + 1, sizeof *unraced);
 	tied = rt_xcalloc(nl + 1, sizeof *tied);
@@ -1814,16 +1814,25 @@ autopsy_view(report *r)
 	if (json_is_object(win))
 		wid = jstr(win, "id");
 	json_array_foreach(lanes, i, l) {
-		s = jstr(l, "status");
-		if (strcmp(s, "eliminated") == 0)
+		switch (rt_lane_state_of(jstr(l, "status"))) {
+		case RT_LANE_ELIMINATED:
+		case RT_LANE_UNDECIDED:
 			elim[ne++] = l;
-		else if (strcmp(s, "neutered") == 0)
-			set_aside[ns++] = l;
-		else if (strcmp(s, "patch_failed") == 0)
+			break;
+		case RT_LANE_NEUTERED:
+			neutered[ns++] = l;
+			break;
+		case RT_LANE_PATCH_FAILED:
 			unapplied[nu++] = l;
-		else if (strcmp(s, "not_raced") == 0)
+			break;
+		case RT_LANE_NOT_RACED:
 			unraced[nr++] = l;
-		else if (strcmp(s, "tied") == 0 || (strcmp(s, "survived") == 0 &&
+			break;
+		default:
+			break;
+		}
+		s = jstr(l, "status");
+		if (strcmp(s, "tied") == 0 || (strcmp(s, "survived") == 0 &&
 		    !(wid && strcmp(wid, jstr(l, "id")) == 0)))
 			tied[nt++] = l;
 	}
@@ -1837,15 +1846,16 @@ autopsy_view(report *r)
 		if (nu)
 			add_part(parts, "unapplied", name_list(unapplied, nu), nu == 1);
 		if (ns)
-			add_part(parts, "set_aside", name_list(set_aside, ns), ns == 1);
+			add_part(parts, "neutered", name_list(neutered, ns), ns == 1);
 		if (nr)
 			add_part(parts, "unraced", name_list(unraced, nr), nr == 1);
 		offer(&d, 3, view, "never_raced", json_pack("{s:o}", "parts", parts));
 	}
-	/* at most two eliminated lanes in full; the rest by name */
+	/* at most two eliminated or undecided lanes in full; the rest by name */
 	for (i = 0; i < ne && i < 2; i++) {
-		j = json_pack("{s:s, s:o}", "id", jstr(elim[i], "id"), "counts",
-		    counts_json(elim[i], have_conf, cf, 1));
+		j = json_pack("{s:s, s:o, s:b}", "id", jstr(elim[i], "id"), "counts",
+		    counts_json(elim[i], have_conf, cf, 1), "undecided",
+		    rt_lane_state_of(jstr(elim[i], "status")) == RT_LANE_UNDECIDED);
 		if (jlong(elim[i], "budget", &n))
 			json_object_set_new(j, "budget", json_integer(n));
 		offer(&d, i == 0 ? 2 : 4, json_object_get(view, "eliminated"), NULL, j);
@@ -1930,7 +1940,7 @@ autopsy_view(report *r)
 			}
 	}
 	free(elim);
-	free(set_aside);
+	free(neutered);
 	free(unapplied);
 	free(unraced);
 	free(tied);

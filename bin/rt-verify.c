@@ -224,7 +224,8 @@ board_draw(int force)
 			snprintf(st, sizeof st, "%s (%s)", l->status, l->rule);
 		else
 			snprintf(st, sizeof st, "%s", l->status ? l->status :
-			    l->raced && !l->done ? "racing" : "waiting");
+			    rt_lane_state_word(l->raced && !l->done ? RT_LANE_RACING :
+			    RT_LANE_WAITING));
 		board_line(&b, l->id, l->cause, l, st);
 	}
 	for (i = 0; i < (size_t)V.T.nrounds; i++) {
@@ -577,15 +578,14 @@ lane_finished(void *ctx, rt_tour *T, lane *l)
 {
 	json_t *rec = rt_tour_lane_json(T, l, 1);
 	const char *status = l->status;
+	char name[40];
 
 	(void)ctx;
 	(void)rt_emit_try(stdout, rec);
 	rt_fpart(stdout, "stdout");
-	event(!strcmp(status, "survived") ? "lane_survived" :
-	    !strcmp(status, "eliminated") ? "lane_eliminated" :
-	    !strcmp(status, "neutered") ? "lane_neutered" :
-	    !strcmp(status, "patch_failed") ? "lane_patch_failed" : "lane_not_raced",
-	    json_deep_copy(rec));
+	/* lane_STATE: lane_survived, lane_undecided... */
+	snprintf(name, sizeof name, "lane_%s", status);
+	event(name, json_deep_copy(rec));
 	json_decref(rec);
 }
 
@@ -704,7 +704,7 @@ run_canary(lane *l)
 			} else {
 				l->rule = "canary";
 				l->canary_rec = o;
-				rt_tour_finish(&V.T, l, "neutered", "canary: the test still passes with "
+				rt_tour_finish(&V.T, l, RT_LANE_NEUTERED, "canary: the test still passes with "
 				    "its assertion inverted (%s): %ld of %ld trials passed",
 				    what, probe.t.passes, probe.t.trials);
 				o = NULL;
@@ -739,28 +739,28 @@ prepare_lane(void *ctx, rt_tour *T, lane *l)
 	l->files = paths;
 	l->nfiles = np;
 	if (c == RT_HYP_REFUSED) {
-		rt_tour_finish(T, l, "patch_failed", "the patch is refused: %s", err);
+		rt_tour_finish(T, l, RT_LANE_PATCH_FAILED, "the patch is refused: %s", err);
 		return 0;
 	}
 	if (c == RT_HYP_DANGEROUS) {
-		rt_tour_finish(T, l, "patch_failed", "refused: %s (--allow-path to permit)", err);
+		rt_tour_finish(T, l, RT_LANE_PATCH_FAILED, "refused: %s (--allow-path to permit)", err);
 		return 0;
 	}
 	if (!(l->dir = new_copy("lane")))
 		return -1;
 	if (rt_patch_apply(l->dir, l->patch, err, sizeof err) < 0) {
-		rt_tour_finish(T, l, "patch_failed", "the patch does not apply: %s", err);
+		rt_tour_finish(T, l, RT_LANE_PATCH_FAILED, "the patch does not apply: %s", err);
 		return 0;
 	}
 	l->diff_lines = rt_hyp_diff_lines(l->patch);
 	if (guard_check(l, &g)) {
 		/* the patched test does not parse: the patch failed */
 		if (!strcmp(g.rule, "patch-failed")) {
-			rt_tour_finish(T, l, "patch_failed", "%s", g.reason);
+			rt_tour_finish(T, l, RT_LANE_PATCH_FAILED, "%s", g.reason);
 			return 0;
 		}
 		l->rule = g.rule;
-		rt_tour_finish(T, l, "neutered", "%s: %s", g.rule, g.reason);
+		rt_tour_finish(T, l, RT_LANE_NEUTERED, "%s: %s", g.rule, g.reason);
 		return 0;
 	}
 	if (V.canary && run_canary(l) < 0)

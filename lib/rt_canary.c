@@ -632,13 +632,15 @@ command_tests(struct tree *tr, struct picks *ps, char **w, size_t n)
 {
 	rt_runner_sel sel[256];
 	size_t ns = rt_runner_selections(w, n, sel, 256), i = 0, j;
+	rt_pick_kind pk;
 
 	while (i < ns) {
 		for (j = i; j < ns && sel[j].segment == sel[i].segment; j++)
 			;
-		if (sel[i].runner == RT_RUNNER_GO) {
+		pk = rt_runner_of(sel[i].runner)->picks;
+		if (pk == RT_PICK_PACKAGES) {
 			sel_go(tr, ps, sel + i, j - i);
-		} else if (sel[i].runner == RT_RUNNER_PYTEST) {
+		} else if (pk == RT_PICK_COLLECT) {
 			sel_pytest(tr, ps, sel + i, j - i);
 		} else {
 			/* unittest, python: files whole, dotted names resolved */
@@ -1059,7 +1061,7 @@ case_tests(struct tree *tr, struct picks *ps, const char *id)
 	int pass;
 
 	if (sep && sep > id && (size_t)(sep - id) >= 3 && !strncmp(sep - 3, ".py", 3)) {
-		rt_runner_sel one = { RT_RUNNER_PYTEST, RT_SEL_NODE, w, 0 };
+		rt_runner_sel one = { .kind = RT_SEL_NODE, .text = w };
 		sel_pytest(tr, ps, &one, 1);
 	} else if (!sep && strchr(id, '.') && !strchr(id, '/') && !strchr(id, ' ')) {
 		/* a unittest ID "pkg.mod.Class.test": the longest module prefix */

@@ -32,8 +32,10 @@ static const char *const measure_verdicts[] = { "FLAKY", "STABLE", "ALWAYS_FAILI
 	"INCONCLUSIVE", "ERROR", "CHANGED", "SKIPPED", NULL };
 static const char *const verdicts[] = { "FIXED", "IMPROVED", "QUARANTINE",
 	"REGRESSION", "ALREADY_STABLE", "INCONCLUSIVE_BASELINE", "ERROR", NULL };
-static const char *const lane_statuses[] = { "winner", "survived", "eliminated",
-	"tied", "neutered", "patch_failed", "not_raced", NULL };
+/* rt_lane_state's words: a lane's record holds an ended one */
+static const char *const lane_statuses[] = { "winner", "survived", "tied", "eliminated",
+	"undecided", "neutered", "patch_failed", "not_raced", NULL };
+static const char *const lane_board[] = { "waiting", "racing" };
 static const char *const attempt_outcomes[] = { "pass", "fail", "timeout", "error",
 	"cancelled", NULL };
 
@@ -451,6 +453,25 @@ rt_rec_kind(const json_t *rec)
 	    !json_is_null(json_object_get(rec, "case")))
 		return RT_REC_CASE_TRIAL;
 	return k;
+}
+
+const char *
+rt_lane_state_word(rt_lane_state s)
+{
+	if (s < RT_LANE_WAITING)
+		return lane_statuses[s];
+	return lane_board[s < RT_LANE_NSTATES ? s - RT_LANE_WAITING : 0];
+}
+
+int
+rt_lane_state_of(const char *word)
+{
+	int s;
+
+	for (s = 0; word && s < RT_LANE_NSTATES; s++)
+		if (!strcmp(word, rt_lane_state_word((rt_lane_state)s)))
+			return s;
+	return -1;
 }
 
 const char *

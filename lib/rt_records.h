@@ -103,4 +103,27 @@ typedef struct {
  * go_test, jest_file...). */
 json_t *rt_case_rec_json(const rt_case_rec *c);
 
+/* A lane's state (rt-verify(1), LANE STATES): one word each, the same on
+ * rt-verify's board, in the lane and verdict records, in rt-report's
+ * autopsy and in rt-pr's dossier. A lane ends in one of the first eight;
+ * waiting and racing are the board's, for a lane that has not ended. */
+typedef enum {
+	RT_LANE_WINNER,         /* confirmed best */
+	RT_LANE_SURVIVED,       /* shown better than the original */
+	RT_LANE_TIED,           /* as good as the winner, not chosen */
+	RT_LANE_ELIMINATED,     /* shown no better, or could not run */
+	RT_LANE_UNDECIDED,      /* its budget spent before its numbers decided */
+	RT_LANE_NEUTERED,       /* disqualified by the neutering guard */
+	RT_LANE_PATCH_FAILED,   /* its patch did not apply */
+	RT_LANE_NOT_RACED,      /* no patch, or no race (the original) */
+	RT_LANE_WAITING,
+	RT_LANE_RACING,
+	RT_LANE_NSTATES
+} rt_lane_state;
+
+/* The word of state s ("patch_failed"). */
+const char *rt_lane_state_word(rt_lane_state s);
+/* The state a word names, or -1. */
+int rt_lane_state_of(const char *word);
+
 #endif

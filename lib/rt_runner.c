@@ -549,6 +549,19 @@ rt_runner_report_kinds(void)
 	return text;
 }
 
+int
+rt_runner_quar_hides(const char *outcome, const char *failure_type)
+{
+	size_t k;
+
+	if (!outcome || strcmp(outcome, "skip") || !failure_type)
+		return 0;
+	for (k = 0; k < RT_RUNNER_NKINDS; k++)
+		if (table[k] && table[k]->quar_skip && !strcmp(failure_type, table[k]->quar_skip))
+			return 1;
+	return 0;
+}
+
 const rt_seed_opt *
 rt_seed_opt_at(size_t i)
 {

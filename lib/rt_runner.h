@@ -138,6 +138,16 @@ typedef enum {
 	RT_SEL_GORUN            /* go test -run REGEX */
 } rt_sel_kind;
 
+/* How a runner's selections are found among a tree's files (rt_canary):
+ * the files named, whole, and dotted module names (unittest, python);
+ * also the test files under a named directory, node IDs and -k
+ * (pytest's collection); package directories' test files and -run (go). */
+typedef enum {
+	RT_PICK_FILES,
+	RT_PICK_COLLECT,
+	RT_PICK_PACKAGES
+} rt_pick_kind;
+
 typedef struct {
 	rt_runner_kind runner;  /* the segment's runner (pytest for a "--" tail) */
 	rt_sel_kind kind;
@@ -196,6 +206,7 @@ struct rt_runner {
 	/* What a command's own words w[0..n) (after the runner) select. */
 	void (*selections)(char **w, size_t n, rt_runner_sel *out, size_t *k, size_t max,
 	    size_t seg);
+	rt_pick_kind picks;             /* how they are found in the tree */
 	/* Is a JUnit testcase this runner's (suite name, its file)? Then
 	 * junit_id makes the canonical ID from its classname, name and file. */
 	int (*junit_claims)(const char *suite, const char *cls, const char *file);
@@ -253,8 +264,20 @@ struct rt_runner {
 	 * looked for. */
 	const rt_seed_opt *seeds;
 	/* Ordered runs (rt_order.h), when its command line cannot set the
-	 * order of its tests (go test); NULL: the order the command names. */
+	 * order of its tests (go test: source order; rspec and mocha: a
+	 * group's tests together); NULL: the order the command names. */
 	const struct rt_order_ops *order;
+	/* The repair (rt_fix_plan's request "kind") that puts back the state
+	 * of every polluter of an order-dependent test at once, several
+	 * polluters each alone being one finding (go: "goorder", the
+	 * package-level vars by t.Cleanup); NULL: one polluter's reset is
+	 * copied into the victim's setup. */
+	const char *order_fix;
+	/* The failure_type of a skip by which its quarantine plugin reported
+	 * a quarantined test's failure (an older retrial_quarantine's xfail:
+	 * "pytest.xfail"); a newer one says so in testcase properties, which
+	 * rt_junit reads. */
+	const char *quar_skip;
 	/* Its listing of tests (rt-bisect --collect): each ID holds list_mark
 	 * (pytest --collect-only -q: "::"), an ID being a list_id ("pytest
 	 * node ID (FILE::NAME)"), and a line of "=" opens a section that lists
@@ -271,6 +294,9 @@ const rt_runner *rt_runner_of_module(const char *module);
 /* "neither JUnit XML (no "<"), jest --json (no "testResults") nor ...":
  * what a report no reader takes is not, every runner's report_what. */
 const char *rt_runner_report_kinds(void);
+/* Is a quarantined test's record of outcome and failure_type a failure
+ * its runner's quarantine plugin reported as a skip (quar_skip)? */
+int rt_runner_quar_hides(const char *outcome, const char *failure_type);
 /* Every runner's seeds, in table order: the i-th, or NULL past the end. */
 const rt_seed_opt *rt_seed_opt_at(size_t i);
 /* The seed of a seed fact's runner name ("go-shuffle"), or NULL. */

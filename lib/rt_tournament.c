@@ -8,9 +8,13 @@
 #include "rt_jsonl.h"
 #include "rt_patch.h"
 #include "rt_platform.h"
+#include "rt_records.h"
 #include "rt_say.h"
 #include "rt_tournament.h"
 #include "rt_util.h"
+
+/* a lane state's one word (rt_lane_state) */
+#define W(s) rt_lane_state_word(RT_LANE_##s)
 
 typedef void (*decide_fn)(rt_tour *T, rt_tour_lane *l, int final);
 
@@ -154,7 +158,7 @@ rt_tour_lane_json(const rt_tour *T, const rt_tour_lane *l, int with_type)
 	json_object_set_new(o, "source", jstr_or_null(l->source));
 	json_object_set_new(o, "model", jstr_or_null(l->model));
 	json_object_set_new(o, "cause_class", jstr_or_null(l->cause));
-	json_object_set_new(o, "status", json_string(l->status ? l->status : "not_raced"));
+	json_object_set_new(o, "status", json_string(l->status ? l->status : W(NOT_RACED)));
 	json_object_set_new(o, "reason", json_string(l->reason));
 	json_object_set_new(o, "rule", jstr_or_null(l->rule));
 	json_object_set_new(o, "trials", json_integer(l->t.trials));
@@ -227,12 +231,12 @@ rt_tour_baseline_json(const rt_tour *T)
 }
 
 void
-rt_tour_finish(rt_tour *T, rt_tour_lane *l, const char *status, const char *fmt, ...)
+rt_tour_finish(rt_tour *T, rt_tour_lane *l, rt_lane_state st, const char *fmt, ...)
 {
 	va_list ap;
 
 	l->done = 1;
-	l->status = status;
+	l->status = rt_lane_state_word(st);
 	va_start(ap, fmt);
 	vsnprintf(l->reason, sizeof l->reason, fmt, ap);
 	va_end(ap);
@@ -478,7 +482,7 @@ decide_race(rt_tour *T, rt_tour_lane *l, int final)
 	if (n > 0)
 		rt_tour_laneiv(a, sizeof a, l);
 	if (l->t.errors >= 3 && l->t.errors > n) {
-		rt_tour_finish(T, l, "eliminated", "the patched command could not run: %ld of "
+		rt_tour_finish(T, l, RT_LANE_ELIMINATED, "the patched command could not run: %ld of "
 		    "%ld trials were errors (%s)", l->t.errors, l->t.errors + n +
 		    l->t.ignored, l->first_error);
 		return;
@@ -493,12 +497,12 @@ decide_race(rt_tour *T, rt_tour_lane *l, int final)
 	pairs_text(T, l, pt, sizeof pt);
 	if (st == RT_RACE_BETTER) {
 		l->better = 1;
-		rt_tour_finish(T, l, "survived", "%ld/%ld failed (interval %s); %s: below 1/2, "
+		rt_tour_finish(T, l, RT_LANE_SURVIVED, "%ld/%ld failed (interval %s); %s: below 1/2, "
 		    "so it fails less often than the original", k, n, a, pt);
 		return;
 	}
 	if (st == RT_RACE_FUTILE) {
-		rt_tour_finish(T, l, "eliminated", "%ld/%ld failed (interval %s); %s: at least "
+		rt_tour_finish(T, l, RT_LANE_ELIMINATED, "%ld/%ld failed (interval %s); %s: at least "
 		    "1/3, so it fails at least about half as often as the original", k, n,
 		    a, pt);
 		return;
@@ -506,7 +510,7 @@ decide_race(rt_tour *T, rt_tour_lane *l, int final)
 	for (i = 0; n > 0 && i < T->nlanes; i++) {
 		rt_tour_lane *s = T->lanes[i];
 		if (s != l && s->better && l->iv.low > s->iv.high) {
-			rt_tour_finish(T, l, "eliminated", "%ld/%ld failed, interval %s lies above "
+			rt_tour_finish(T, l, RT_LANE_ELIMINATED, "%ld/%ld failed, interval %s lies above "
 			    "%s's %s, which beat the original", k, n, a, s->id,
 			    rt_tour_laneiv(c, sizeof c, s));
 			return;
@@ -514,18 +518,18 @@ decide_race(rt_tour *T, rt_tour_lane *l, int final)
 	}
 	if (final || (!startable(T, l) && l->inflight == 0 && l->paired >= l->nv)) {
 		if (n == 0) {
-			rt_tour_finish(T, l, "eliminated", "no valid trial (%ld errors: %s)",
+			rt_tour_finish(T, l, RT_LANE_ELIMINATED, "no valid trial (%ld errors: %s)",
 			    l->t.errors, l->first_error[0] ? l->first_error : "none");
 			return;
 		}
 		l->more = rt_race_more_pairs(&l->rp, T->conf);
 		if (l->more > 0)
-			rt_tour_finish(T, l, "eliminated", "undecided after its budget of %ld "
+			rt_tour_finish(T, l, RT_LANE_UNDECIDED, "undecided after its budget of %ld "
 			    "trials: %ld/%ld failed (interval %s); %s; about %ld more trials of "
 			    "the lane and as many of the original would likely decide "
 			    "(--max-trials %ld)", l->limit, k, n, a, pt, l->more, n + l->more);
 		else
-			rt_tour_finish(T, l, "eliminated", "undecided after its budget of %ld "
+			rt_tour_finish(T, l, RT_LANE_UNDECIDED, "undecided after its budget of %ld "
 			    "trials: %ld/%ld failed (interval %s); %s; more trials are unlikely "
 			    "to show it better", l->limit, k, n, a, pt);
 	}
@@ -609,12 +613,12 @@ prepare_lanes(rt_tour *T)
 			return -1;
 		if (!l->patch || !*l->patch) {
 			l->rule = NULL;
-			rt_tour_finish(T, l, "not_raced", "the hypothesis has no patch (status %s)",
+			rt_tour_finish(T, l, RT_LANE_NOT_RACED, "the hypothesis has no patch (status %s)",
 			    l->hstatus);
 			continue;
 		}
 		if (strcmp(l->hstatus, "ok") != 0) {
-			rt_tour_finish(T, l, "not_raced", "the hypothesis' status is %s", l->hstatus);
+			rt_tour_finish(T, l, RT_LANE_NOT_RACED, "the hypothesis' status is %s", l->hstatus);
 			continue;
 		}
 		if (T->ops->prepare && T->ops->prepare(T->ctx, T, l) < 0)
@@ -907,7 +911,7 @@ final_statuses(rt_tour *T)
 		const char *cs = l->confirm ? json_string_value(json_object_get(l->confirm,
 		    "summary")) : NULL;
 		if (l == winner) {
-			l->status = "winner";
+			l->status = W(WINNER);
 			snprintf(l->reason, sizeof l->reason, "%s among the lanes better than "
 			    "the original (%ld/%ld failed, interval %s)%s; confirmation: %s",
 			    i >= T->ntied ? "the best confirmed" : T->ntied > 1 ? "first of the lanes "
@@ -918,19 +922,19 @@ final_statuses(rt_tour *T)
 			    "first)" : " (it changes no check of the test; among those that passed "
 			    "confirmation, the smallest diff first)", cs);
 		} else if (l->confirm && json_is_true(json_object_get(l->confirm, "passed"))) {
-			l->status = "tied";
+			l->status = W(TIED);
 			snprintf(l->reason, sizeof l->reason, "tied with the winner %s: it "
 			    "passed its confirmation too (%s), but %s", winner->id, cs,
 			    l->changes_checks && !winner->changes_checks ? "it changes the "
 			    "test's checks, the winner does not" : l->diff_lines >
 			    winner->diff_lines ? "its diff is larger" : "ordered after it");
 		} else if (l->confirm) {
-			l->status = "eliminated";
+			l->status = W(ELIMINATED);
 			snprintf(l->reason, sizeof l->reason, "failed its confirmation: %s "
 			    "(FIXED needs 0 of %ld)", cs, T->required);
 		} else if (winner && !(l->iv.low > winner->iv.high ||
 		    winner->iv.low > l->iv.high)) {
-			l->status = "tied";
+			l->status = W(TIED);
 			snprintf(l->reason, sizeof l->reason, "tied with the winner %s: "
 			    "%ld/%ld failed, interval %s overlaps %s's %s; %s", winner->id,
 			    l->t.failures, l->t.trials, rt_tour_laneiv(a, sizeof a, l), winner->id,
@@ -968,8 +972,8 @@ summarize(rt_tour *T, const char *bs)
 		for (i = 0; i < T->nlanes; i++) {
 			const rt_tour_lane *l = T->lanes[i];
 			nraced += l->raced;
-			nneut += l->status && !strcmp(l->status, "neutered");
-			nfail += l->status && !strcmp(l->status, "patch_failed");
+			nneut += l->status && !strcmp(l->status, W(NEUTERED));
+			nfail += l->status && !strcmp(l->status, W(PATCH_FAILED));
 			if (l->more > more)
 				more = l->more;
 		}
@@ -1025,7 +1029,7 @@ rt_tour_run(rt_tour *T)
 		    T->gate == RT_VERDICT_INCONCLUSIVE ? "INCONCLUSIVE_BASELINE" : "ERROR";
 		bs = json_string_value(json_object_get(base, "summary"));
 		for (i = 0; i < T->nlanes; i++)
-			rt_tour_finish(T, T->lanes[i], "not_raced", "the original is %s (%s): "
+			rt_tour_finish(T, T->lanes[i], RT_LANE_NOT_RACED, "the original is %s (%s): "
 			    "nothing to race", rt_verdict_name(T->gate), bs);
 		summarize(T, bs);
 		json_decref(base);

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "rt_records.h"
+
 #include "rt_hyp.h"
 #include "rt_race.h"
 #include "rt_stats.h"
@@ -135,8 +137,8 @@ void rt_tour_free(rt_tour *T);
 
 /* Run trials of ls until none may start another (a canary probe). */
 int rt_tour_run_lanes(rt_tour *T, rt_tour_lane **ls, size_t n, const char *label);
-/* End l with status and a reason. */
-void rt_tour_finish(rt_tour *T, rt_tour_lane *l, const char *status,
+/* End l in state st (its status the state's word) with a reason. */
+void rt_tour_finish(rt_tour *T, rt_tour_lane *l, rt_lane_state st,
     const char *fmt, ...);
 /* The lane budget: --max-trials, or rt_race_budget of the baseline. */
 long rt_tour_budget(const rt_tour *T);

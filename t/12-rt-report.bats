@@ -360,9 +360,9 @@ fixed_section() {
 	has "Verdict: \`FIXED\`"
 	has "| original (baseline, measured) | baseline | 18/56 | 32.1% | 21.4%–45.2% (wilson) |"
 	has "| \`h-fix\` concurrency | winner | 0/15 | ≤28.1% | 0.0%–28.1% (anytime) |"
-	has "| \`h-decoy\` concurrency | eliminated | 14/56 | 25.0% | 9.9%–46.0% (anytime) |"
+	has "| \`h-decoy\` concurrency | undecided | 14/56 | 25.0% | 9.9%–46.0% (anytime) |"
 	has "| \`h-noapply\` concurrency | patch_failed | not run |"
-	has "- \`h-decoy\` (eliminated): 14/56 failed"
+	has "- \`h-decoy\` (undecided): 14/56 failed"
 	has "about 1290 more would likely decide"
 	has "Paired with the original: 15 pairs, the original alone failed 7"
 	has "Budget: 55 trials"
@@ -413,7 +413,7 @@ fixed_section() {
 	run rt-report -t "$T/lanes.jsonl"
 	status_is 0
 	has "Lane records without a verdict"
-	has "| \`h-decoy\` concurrency | eliminated | 14/56 |"
+	has "| \`h-decoy\` concurrency | undecided | 14/56 |"
 	hasnt "### The winner's patch"
 }
 
@@ -457,8 +457,8 @@ fixed_section() {
 	n=$(grep -o '[.!?]\( \|$\)' "$T/autopsy.txt" | wc -l)
 	[ "$n" -ge 6 ] && [ "$n" -le 10 ]
 	grep -q "^Before any fix, ./test_pool.sh failed 18 of 56 trials (32.1%, 95% Wilson CI 21.4%–45.2%)." "$T/autopsy.txt"
-	grep -q "^h-decoy seems not to have been the fix: it failed 14 of 56 trials (25.0%, 95% anytime interval 9.9%–46.0%)" "$T/autopsy.txt"
-	grep -q "though not disproved" "$T/autopsy.txt"
+	grep -q "^h-decoy is undecided: it failed 14 of 56 trials (25.0%, 95% anytime interval 9.9%–46.0%)" "$T/autopsy.txt"
+	grep -q "though it is not disproved" "$T/autopsy.txt"
 	grep -q "^The verdict is FIXED: h-fix is the confirmed fix" "$T/autopsy.txt"
 	grep -q "h-noapply and h-outside could not be applied" "$T/autopsy.txt"
 }

@@ -688,3 +688,92 @@ SH
 	status_is 2
 	has "no _test.go file of the packages under the command's directory declares func TestGone(*testing.T)"
 }
+
+# --- rspec: ordered runs through a driver spec file ---
+
+# a project whose polluter (b_setter_spec.rb) rspec defines after its
+# victim (a_flag_spec.rb), the victim's own group holding an innocent
+# example, under .rspec's --order rand
+rspec_order_proj() {
+	command -v rspec >/dev/null 2>&1 || skip "no rspec: apt-get install ruby-rspec"
+	mkdir -p "$T/rb/spec" && cd "$T/rb"
+	printf -- '--order rand\n' >.rspec
+	cat >spec/a_flag_spec.rb <<'RB'
+RSpec.describe "Flag" do
+  it "is off at first" do
+    expect($retrial_flag).to be_nil
+  end
+
+  it "reads the default" do
+    expect(1 + 1).to eq(2)
+  end
+end
+RB
+	cat >spec/b_setter_spec.rb <<'RB'
+RSpec.describe "Setter" do
+  it "adds" do
+    expect(2 + 2).to eq(4)
+  end
+
+  it "turns the flag on" do
+    $retrial_flag = true
+  end
+end
+RB
+	cat >spec/c_other_spec.rb <<'RB'
+RSpec.describe "Other" do
+  it "counts" do
+    expect([1, 2].size).to eq(2)
+  end
+end
+RB
+	printf '%s\n' 'spec/a_flag_spec.rb::Flag reads the default' 'spec/b_setter_spec.rb::Setter adds' \
+	    'spec/b_setter_spec.rb::Setter turns the flag on' 'spec/c_other_spec.rb::Other counts' >tests.txt
+}
+
+@test "rt-bisect (rspec): each probe runs its examples in its order, across and within groups; the polluter defined after the victim is found" {
+	rspec_order_proj
+	run rt-bisect -n 10 --threshold 0.4 -v 'spec/a_flag_spec.rb::Flag is off at first' -f tests.txt \
+	    -o "$T/rec" -- rspec {}
+	status_is 0
+	has "rspec runs a group's examples together: each probe ran"
+	jqe '.polluters == ["spec/b_setter_spec.rb::Setter turns the flag on"]' "$T/rec"
+	# every probe ran exactly its order: the full one puts an example of
+	# the victim's group first and the victim after two other groups
+	jqe '[.probes[] | .ran == .order] | all' "$T/rec"
+	jqe '.probes[] | select(.role == "full") | .ran == ["spec/a_flag_spec.rb::Flag reads the default",
+	    "spec/b_setter_spec.rb::Setter adds", "spec/b_setter_spec.rb::Setter turns the flag on",
+	    "spec/c_other_spec.rb::Other counts", "spec/a_flag_spec.rb::Flag is off at first"] and .failures == .trials' "$T/rec"
+	claims_confirmed "$T/rec"
+	# the driver's directory is gone; the project holds nothing new
+	! ls "$TMPDIR"/rt-rspecorder.* 2>/dev/null
+	[ "$(ls -A spec)" = "$(printf 'a_flag_spec.rb\nb_setter_spec.rb\nc_other_spec.rb')" ]
+}
+
+@test "rt-bisect (rspec): a probe whose real order differs from the one asked for is an error, never evidence" {
+	rspec_order_proj
+	# an rspec that runs the driver's examples in reverse
+	mkdir "$T/fake"
+	real=$(command -v rspec)
+	cat >"$T/fake/rspec" <<SH
+#!/bin/sh
+d=\$(mktemp -d "$T/rev.XXXXXX")
+cp "\$1" "\$d/" && jq -c reverse "\$(dirname "\$1")/order.json" >"\$d/order.json"
+f="\$d/\$(basename "\$1")"
+shift
+exec "$real" "\$f" "\$@"
+SH
+	chmod +x "$T/fake/rspec"
+	PATH="$T/fake:$PATH" run rt-bisect -n 10 --threshold 0.4 -v 'spec/a_flag_spec.rb::Flag is off at first' \
+	    -f tests.txt -- rspec {}
+	status_is 2
+	has 'the runner ran ["spec/a_flag_spec.rb::Flag is off at first"'
+	has 'not the order asked for'
+	# a candidate that is no FILE::name in the tree is left out by name
+	printf '%s\n' 'spec/gone_spec.rb::Gone x' 'spec/b_setter_spec.rb::Setter turns the flag on' >two.txt
+	run rt-bisect -n 10 --threshold 0.4 -v 'spec/a_flag_spec.rb::Flag is off at first' -f two.txt \
+	    -o "$T/rec" -- rspec {}
+	status_is 0
+	jqe '.polluters == ["spec/b_setter_spec.rb::Setter turns the flag on"]' "$T/rec"
+	jqe '.dropped | any(.id == "spec/gone_spec.rb::Gone x")' "$T/rec"
+}

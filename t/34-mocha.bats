@@ -181,3 +181,72 @@ collect1() {
 	      "/tmp/mj/test/a.spec.js::suite flaky thing", "/tmp/mj/test/b.spec.js::payment refund reaches the bank"] and
 	    all(.timestamp == "2026-12-05T11:56:42.061Z" and (.run | endswith("mocha.json@2026-12-05T11:56:42.061Z")))'
 }
+
+# a project whose polluter (b_setter, in a nested suite) mocha runs after
+# its victim (a_flag), the victim's suite holding an innocent test
+mocha_order_proj() {
+	have_mocha || skip "no mocha: make jest-deps"
+	mkdir -p "$T/mo/test" && cd "$T/mo"
+	ln -s "$R/mochaproj/node_modules" node_modules
+	cat >test/a_flag.spec.js <<'JS'
+'use strict';
+const assert = require('node:assert');
+describe('flag', function () {
+	it('is off at first', function () {
+		assert.strictEqual(global.retrialFlag, undefined);
+	});
+	it('reads the default', function () {
+		assert.strictEqual(1 + 1, 2);
+	});
+});
+JS
+	cat >test/b_setter.spec.js <<'JS'
+'use strict';
+describe('setter', function () {
+	it('adds', function () {});
+	describe('inner', function () {
+		it('turns the flag on', function () {
+			global.retrialFlag = true;
+		});
+	});
+});
+JS
+	printf '%s\n' 'test/a_flag.spec.js::flag reads the default' 'test/b_setter.spec.js::setter adds' \
+	    'test/b_setter.spec.js::setter inner turns the flag on' >tests.txt
+}
+
+@test "rt-bisect on mocha: each probe runs its tests in its order, across and within suites; the polluter mocha runs after the victim is found" {
+	mocha_order_proj
+	run rt-bisect -n 10 --threshold 0.4 -v 'test/a_flag.spec.js::flag is off at first' -f tests.txt \
+	    -o "$T/rec" -- "$M" {}
+	status_is 0
+	has "mocha runs a suite's tests together: each probe ran"
+	jqe '.polluters == ["test/b_setter.spec.js::setter inner turns the flag on"]' "$T/rec"
+	jqe '[.probes[] | .ran == .order] | all' "$T/rec"
+	jqe '.probes[] | select(.role == "full") | .ran == ["test/a_flag.spec.js::flag reads the default",
+	    "test/b_setter.spec.js::setter adds", "test/b_setter.spec.js::setter inner turns the flag on",
+	    "test/a_flag.spec.js::flag is off at first"] and .failures == .trials' "$T/rec"
+	! ls "$TMPDIR"/rt-mochaorder.* 2>/dev/null
+	# mocha alone, in its own order, never shows it: the victim runs first
+	"$M" >"$T/plain" 2>&1
+	grep -q '4 passing' "$T/plain"
+}
+
+@test "rt-bisect on mocha: a probe whose real order differs from the one asked for is an error, never evidence" {
+	mocha_order_proj
+	mkdir "$T/fake"
+	cat >"$T/fake/mocha" <<SH
+#!/bin/sh
+d=\$(mktemp -d "$T/rev.XXXXXX")
+cp "\$1" "\$d/" && jq -c reverse "\$(dirname "\$1")/order.json" >"\$d/order.json"
+f="\$d/\$(basename "\$1")"
+shift
+exec "$T/mo/node_modules/.bin/mocha" "\$f" "\$@"
+SH
+	chmod +x "$T/fake/mocha"
+	run rt-bisect -n 10 --threshold 0.4 -v 'test/a_flag.spec.js::flag is off at first' -f tests.txt \
+	    -- "$T/fake/mocha" {}
+	status_is 2
+	has 'the runner ran ["test/a_flag.spec.js::flag is off at first"'
+	has 'not the order asked for'
+}

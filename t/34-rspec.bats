@@ -128,6 +128,23 @@ collect1() {
 	    rt-measure 2>/dev/null | jqe '.trials == 3 and .failures == 1'
 }
 
+@test "rspec seeds: \"Randomized with seed N\" is a seed fact, and --pin-seed rspec=N pins it through SPEC_OPTS over the command's own --seed" {
+	rspec_proj
+	rt-collect -n 3 --cmd rspec >"$T/c.jsonl" 2>/dev/null
+	rt-diff-facts "$T/c.jsonl" | jq -c '.facts[] | select(.kind == "seed")' >"$T/seed"
+	jqe '.runner == "rspec" and .in_failures == 3 and
+	    .reproduce == "rt-matrix -n 20 --pin-seed rspec=\(.value) --cmd rspec"' "$T/seed"
+	rt-matrix -n 2 --pin-seed rspec=4242 --cmd "rspec --seed 7 >>'$T/seen'" >"$T/m" 2>/dev/null
+	jqe '.perturbation.SPEC_OPTS == "--seed 4242" and .probe == "ok"' "$T/m"
+	# the pinned trials ran with 4242, the control with the command's 7
+	[ "$(grep -c '^Randomized with seed 4242$' "$T/seen")" -ge 2 ]
+	[ "$(grep -c '^Randomized with seed 7$' "$T/seen")" -ge 2 ]
+	[ -z "$(grep '^Randomized with seed' "$T/seen" | grep -v ' 4242$' | grep -v ' 7$')" ]
+	# the pin and --case's report share SPEC_OPTS
+	SPEC_OPTS="--seed 4242" rt-collect -n 1 --case "$FLAKY" --cmd rspec 2>/dev/null |
+	    jq -s 'map(select(has("case")))' | jqe 'length == 12 and all(.rspec_seed == 4242)'
+}
+
 @test "rspec: a spec file that cannot load, no examples, rspec missing: errors with rspec's words, never failures" {
 	rspec_proj
 	mkdir -p broken

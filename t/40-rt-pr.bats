@@ -208,8 +208,8 @@ remote_branches() {
 	has "**Confirmation:** 0/30 failed (≤9.6% at 95% confidence) on fresh trials, 16 required"
 	has "**timing**, hypothesis h1 (cache)"
 	has "| h2 | model:llama-3.1-8b | timing | 7/20 | 35.0% (18.1%–56.8%) | eliminated — 7/20 failed"
-	has "| h3 | model:qwen-2.5 | assertion | — | — | disqualified by the neutering guard, rule \`early-exit\`"
-	has "| h4 | rules | environment | — | — | patch failed — hunk #​1 FAILED at 40 |"
+	has "| h3 | model:qwen-2.5 | assertion | — | — | neutered by the guard's rule \`early-exit\`"
+	has "| h4 | rules | environment | — | — | patch_failed — hunk #​1 FAILED at 40 |"
 	has "Wilson score intervals at 95% confidence"
 	has "Rule: 0 failures in n = runs_to_claim(baseline ci_low, 0.95) trials."
 	# the record's own command, with its operands replaced by the committed evidence

@@ -9,7 +9,9 @@
 #include <string.h>
 #include <jansson.h>
 
+#include "runner/hookorder.h"
 #include "runner/runner.h"
+#include "rt_order.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
 #include "rt_util.h"
@@ -380,6 +382,90 @@ selections(char **w, size_t n, rt_runner_sel *out, size_t *k, size_t max, size_t
 	}
 }
 
+/* Ordered runs: mocha runs a suite's tests together, in source order,
+ * whatever its command line names; so the command is given a driver spec
+ * file that requires the tests' files and runs them one at a time in the
+ * order asked, each in views of its own suites (hookorder.c). */
+static const rt_hookorder_driver driver = {
+	"mocha", "retrial_order.spec.js",
+	"// retrial's ordered run (rt-bisect, lib/runner/mocha.c): the tests\n"
+	"// order.json names, one at a time in its order, each in a run of views of\n"
+	"// its own suites (their hooks run for it); the order they ran, last\n"
+	"'use strict';\n"
+	"const fs = require('fs');\n"
+	"const path = require('path');\n"
+	"const order = JSON.parse(fs.readFileSync(path.join(__dirname, 'order.json'), 'utf8'));\n"
+	"const cwd = process.cwd();\n"
+	"const rel = (f) => (f && f.startsWith(cwd + path.sep) ? f.slice(cwd.length + 1) : f || '');\n"
+	"const idOf = (t) => rel(t.file) + '::' + t.fullTitle();\n"
+	"const here = describe('retrial order', function () {});\n"
+	"const root = here.parent;\n"
+	"root.suites.splice(root.suites.indexOf(here), 1);\n"
+	"// each file's suites, named by it, not by this driver that requires it\n"
+	"const own = (s, file) => {\n"
+	"	s.file = file;\n"
+	"	s.tests.forEach((t) => { t.file = file; });\n"
+	"	s.suites.forEach((c) => own(c, file));\n"
+	"};\n"
+	"for (const f of [...new Set(order.map((id) => id.slice(0, id.indexOf('::'))))]) {\n"
+	"	const abs = path.resolve(f);\n"
+	"	const n = root.suites.length;\n"
+	"	if (!require.cache[abs]) {\n"
+	"		require(abs);\n"
+	"		root.suites.slice(n).forEach((s) => own(s, abs));\n"
+	"	}\n"
+	"}\n"
+	"const tests = new Map();\n"
+	"const walk = (s) => {\n"
+	"	s.tests.forEach((t) => tests.set(idOf(t), t));\n"
+	"	s.suites.forEach(walk);\n"
+	"};\n"
+	"walk(root);\n"
+	"const view = (s, child, test) => {\n"
+	"	const v = Object.create(s);\n"
+	"	v.tests = test ? [test] : [];\n"
+	"	v.suites = child ? [child] : [];\n"
+	"	v.cleanReferences = () => {};\n"
+	"	return v;\n"
+	"};\n"
+	"const steps = [];\n"
+	"for (const id of order) {\n"
+	"	const t = tests.get(id);\n"
+	"	let v = null;\n"
+	"	if (!t)\n"
+	"		continue;\n"
+	"	for (let s = t.parent, test = t; s; s = s.parent, test = null)\n"
+	"		v = s.root ? (v || view(s, null, test)) : view(s, v, test);\n"
+	"	steps.push(v);\n"
+	"}\n"
+	"const ran = [];\n"
+	"root.tests = [];\n"
+	"root.suites = steps;\n"
+	"beforeEach(function () {\n"
+	"	ran.push(idOf(this.currentTest));\n"
+	"});\n"
+	"after(function () {\n"
+	"	console.log('\\nretrial-order-ran: ' + JSON.stringify(ran));\n"
+	"});\n"
+};
+
+static void *
+order_open(const char *cwd, const char *victim, char *why, size_t size)
+{
+	return rt_hookorder_open(&driver, cwd, victim, why, size);
+}
+
+static const struct rt_order_ops order = {
+	order_open, rt_hookorder_member, rt_hookorder_write, rt_hookorder_map,
+	rt_hookorder_ran, rt_hookorder_same, rt_hookorder_selector, rt_hookorder_cwd,
+	rt_hookorder_where, rt_hookorder_close,
+	"mocha runs a suite's tests together, and the ordered runs' driver cannot be set up",
+	"mocha runs a suite's tests together: each probe ran %s, a driver that requires "
+	"the tests' files under %s and runs the probe's tests one at a time in its order, "
+	"each in views of its own suites (their before and after hooks run for each); the "
+	"order mocha started them is the probe's \"ran\"",
+};
+
 static const char *const own[] = { "--reporter", "-R", NULL };
 static const char *const retries[] = { "--retries", NULL };
 
@@ -402,4 +488,5 @@ const rt_runner rt_runner_mocha = {
 	.doc_read = doc_read,
 	.retry_opts = retries,
 	.retry_msg = "mocha retries failed tests (%s): a retry",
+	.order = &order,
 };

@@ -9,7 +9,9 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "runner/hookorder.h"
 #include "runner/runner.h"
+#include "rt_order.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
 #include "rt_util.h"
@@ -409,8 +411,88 @@ record_id(const char *name, const char *classname, const char *jname, const char
 	return id;
 }
 
+/* Ordered runs: rspec runs a group's examples together, in the defined
+ * (or a random) order, whatever its command line names; so the command is
+ * given a driver spec file that loads the examples' files and runs them
+ * one at a time in the order asked, each in a run of its own top group
+ * (hookorder.c). */
+static const rt_hookorder_driver driver = {
+	"rspec", "retrial_order_spec.rb",
+	"# retrial's ordered run (rt-bisect, lib/runner/rspec.c): the examples\n"
+	"# order.json names, one at a time in its order, each in its own run of\n"
+	"# its top group (its before(:context) hooks run for it); the order they\n"
+	"# ran, last\n"
+	"require \"json\"\n"
+	"order = JSON.parse(File.read(File.join(__dir__, \"order.json\")))\n"
+	"id_of = ->(m) { m[:file_path].to_s.sub(%r{\\A\\./}, \"\") + \"::\" + m[:full_description].to_s }\n"
+	"wanted = order.to_h { |id| [id, true] }\n"
+	"ran = []\n"
+	"RSpec.configure do |c|\n"
+	"  c.define_derived_metadata { |m| m[:retrial_order] = true if wanted.key?(id_of.(m)) }\n"
+	"  c.filter_run_including retrial_order: true\n"
+	"  c.before(:example) { |ex| ran << id_of.(ex.metadata) }\n"
+	"  c.after(:suite) { $stdout.puts \"\\nretrial-order-ran: #{JSON.generate(ran)}\" }\n"
+	"end\n"
+	"order.map { |id| id[/\\A(.*?)::/, 1] }.uniq.each { |f| load File.expand_path(f) }\n"
+	"step = Struct.new(:top, :example) do\n"
+	"  def descendants\n"
+	"    []\n"
+	"  end\n"
+	"\n"
+	"  def run(reporter)\n"
+	"    top.descendants.each do |g|\n"
+	"      RSpec.world.filtered_examples[g] = g.equal?(example.example_group) ? [example] : []\n"
+	"      g.remove_instance_variable(:@descendant_filtered_examples) if\n"
+	"        g.instance_variable_defined?(:@descendant_filtered_examples)\n"
+	"    end\n"
+	"    top.run(reporter)\n"
+	"  end\n"
+	"end\n"
+	"ordering = Object.new\n"
+	"ordering.define_singleton_method(:used?) { false }\n"
+	"ordering.define_singleton_method(:order) do |items|\n"
+	"  next items unless items.all? { |g| g.respond_to?(:top_level?) && g.top_level? }\n"
+	"  by_id = {}\n"
+	"  items.each do |top|\n"
+	"    top.descendants.each do |g|\n"
+	"      RSpec.world.filtered_examples[g].each { |e| by_id[id_of.(e.metadata)] ||= [top, e] }\n"
+	"    end\n"
+	"  end\n"
+	"  order.filter_map { |id| by_id[id] && step.new(*by_id[id]) }\n"
+	"end\n"
+	"# over --order, --seed, .rspec and a spec_helper's config.order alike\n"
+	"reg = RSpec.configuration.ordering_registry\n"
+	"%i[global random defined recently_modified].each { |k| reg.register(k, ordering) }\n"
+};
+
+static void *
+order_open(const char *cwd, const char *victim, char *why, size_t size)
+{
+	return rt_hookorder_open(&driver, cwd, victim, why, size);
+}
+
+static const struct rt_order_ops order = {
+	order_open, rt_hookorder_member, rt_hookorder_write, rt_hookorder_map,
+	rt_hookorder_ran, rt_hookorder_same, rt_hookorder_selector, rt_hookorder_cwd,
+	rt_hookorder_where, rt_hookorder_close,
+	"rspec runs a group's examples together, and the ordered runs' driver cannot be "
+	"set up",
+	"rspec runs a group's examples together: each probe ran %s, a driver that loads "
+	"the examples' files under %s and runs the probe's examples one at a time in its "
+	"order, each in a run of its own top group (its before(:context) hooks run for "
+	"each); the order rspec started them is the probe's \"ran\"",
+};
+
 /* --out FILE: the command writes a report of its own */
 static const char *const rspec_own[] = { "--out", "-o", NULL };
+
+/* rspec prints "Randomized with seed N" and takes --seed N in SPEC_OPTS,
+ * which wins over the command's own --seed and --order and .rspec's */
+static const char *const seed_printed[] = { "Randomized with seed ", NULL };
+static const rt_seed_opt seeds[] = {
+	{ "rspec", seed_printed, "SPEC_OPTS", "--seed ", NULL, NULL, 0 },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+};
 
 const rt_runner rt_runner_rspec = {
 	.kind = RT_RUNNER_RSPEC,
@@ -431,4 +513,6 @@ const rt_runner rt_runner_rspec = {
 	.doc_is_report = doc_is_report,
 	.report_what = "rspec --format json (no \"examples\")",
 	.doc_read = doc_read,
+	.seeds = seeds,
+	.order = &order,
 };
