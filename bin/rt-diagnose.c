@@ -1506,20 +1506,47 @@ order_sources_text(const evidence *ev)
 
 /* ---- rules ------------------------------------------------------------ */
 
+/* A class and its explanation, resting on why (a fact, an experiment or
+ * an order record: rt-diagnose(1), "rests_on"); a class named again adds
+ * what it rests on to the first naming's. */
 static void
-add_rule(json_t *rules, const char *cls, const char *fmt, const char *ev)
+add_rule(json_t *rules, const char *cls, const char *fmt, const char *ev, json_t *why)
 {
 	json_t *r;
 	size_t i;
 	char *text;
 
 	json_array_foreach(rules, i, r)
-		if (!strcmp(jstr(r, "cause_class"), cls))
+		if (!strcmp(jstr(r, "cause_class"), cls)) {
+			if (why)
+				json_array_append_new(json_object_get(r, "rests_on"),
+				    json_deep_copy(why));
 			return;
+		}
 	text = rt_xasprintf(fmt, ev);
-	json_array_append_new(rules, json_pack("{s:s, s:s}", "cause_class", cls,
-	    "explanation", text));
+	json_array_append_new(rules, json_pack("{s:s, s:s, s:[]}", "cause_class", cls,
+	    "explanation", text, "rests_on"));
+	if (why)
+		json_array_append_new(json_object_get(json_array_get(rules,
+		    json_array_size(rules) - 1), "rests_on"), json_deep_copy(why));
 	free(text);
+}
+
+/* Is fact f machine noise: marked so by rt-diff-facts, or (an older
+ * record) of a kind and value that are (rt_fact_noise)? */
+static int
+fact_noise(json_t *f)
+{
+	return jtrue(f, "noise") || rt_fact_noise(jstr(f, "kind"), jstr(f, "value"), NULL);
+}
+
+/* What a rule rests on: a fact (its kind, value and direction) or an
+ * experiment (its name and effect). */
+static json_t *
+rest_fact(json_t *f)
+{
+	return json_pack("{s:s, s:s?, s:s?}", "fact", jstr(f, "kind") ? jstr(f, "kind") : "",
+	    "value", jstr(f, "value"), "direction", jstr(f, "direction"));
 }
 
 /* Rule triggers (rt-diagnose(1), RULES): "a trigger matches whole words,
@@ -1550,9 +1577,8 @@ static const trigger triggers[] = {
 	{ IN_EXPERIMENT, "randomness", NULL, { "seed", "random", NULL } },
 	{ IN_EXPERIMENT, "order_dependency", NULL, { "order", "reverse", "shuffle", NULL } },
 	{ IN_ENV, "hash_order", NULL, { "pythonhashseed", NULL } },
-	{ IN_ENV, "time_of_day", NULL, { "tz", "faketime", "clock", "hour", NULL } },
+	{ IN_ENV, "time_of_day", NULL, { "tz", "faketime", "clock", NULL } },
 	{ IN_ENV, "randomness", NULL, { "seed", NULL } },
-	{ IN_ENV, "timing", NULL, { "load", NULL } },
 	{ IN_SIGNAL, "resource_leak", NULL, { "9", "kill", "sigkill", "killed", NULL } },
 	{ IN_WORDS, "external_dependency", NULL, { "connection refused",
 	  "connection reset", "econnrefused", "econnreset", "connectionrefusederror",
@@ -1675,7 +1701,7 @@ go_polluters(json_t *o, json_t *detail, rt_buf *b)
 static void
 rules_order(json_t *rules, const evidence *ev)
 {
-	json_t *o = ev->order, *set, *pair, *alone, *shared, *detail, *r, *v1;
+	json_t *o = ev->order, *set, *pair, *alone, *shared, *detail, *r, *v1, *why;
 	const char *cat = o ? jstr(o, "category") : NULL;
 	testsrc ts[8];
 	size_t n, i;
@@ -1777,7 +1803,10 @@ rules_order(json_t *rules, const evidence *ev)
 	}
 	for (i = 0; i < n; i++)
 		testsrc_free(&ts[i]);
-	add_rule(rules, "order_dependency", "%s", rt_buf_str(&b));
+	why = json_pack("{s:s, s:s, s:s}", "order", "rt-bisect", "victim", jstr(o, "victim"),
+	    "category", cat);
+	add_rule(rules, "order_dependency", "%s", rt_buf_str(&b), why);
+	json_decref(why);
 	r = json_array_get(rules, json_array_size(rules) - 1);
 	if (r && !strcmp(jstr(r, "cause_class"), "order_dependency") && !json_object_get(r, "order"))
 		json_object_set(r, "order", detail);
@@ -1796,7 +1825,7 @@ static const char *const word_why[][2] = {
 };
 
 static void
-word_rule(json_t *rules, const char *word, const char *ev)
+word_rule(json_t *rules, const char *word, const char *ev, json_t *why)
 {
 	const trigger *t = match_trigger(IN_WORDS, word);
 	char *e, *fmt;
@@ -1810,7 +1839,7 @@ word_rule(json_t *rules, const char *word, const char *ev)
 	e = rt_xasprintf("\"%s\" (%s)", word, ev);
 	fmt = rt_xasprintf("Failing runs print %%s: %s", i < sizeof word_why /
 	    sizeof word_why[0] ? word_why[i][1] : "");
-	add_rule(rules, t->cls, fmt, e);
+	add_rule(rules, t->cls, fmt, e, why);
 	free(fmt);
 	free(e);
 }
@@ -1818,7 +1847,7 @@ word_rule(json_t *rules, const char *word, const char *ev)
 static void
 rules_experiments(json_t *rules, const evidence *ev)
 {
-	json_t *e;
+	json_t *e, *why;
 	size_t i;
 	rt_buf b = {0};
 
@@ -1835,6 +1864,7 @@ rules_experiments(json_t *rules, const evidence *ev)
 			continue;
 		}
 		what = rt_xasprintf("%s %s", name ? name : "", p);
+		why = json_pack("{s:s, s:s?}", "experiment", name ? name : "", "effect", effect);
 		b.len = 0;
 		rt_buf_printf(&b, "the %s experiment %s it (control ", name ? name : "perturbation",
 		    stab ? "stabilises" : effect ? "destabilises" : "changes");
@@ -1846,31 +1876,32 @@ rules_experiments(json_t *rules, const evidence *ev)
 		cls = t ? t->cls : "external_dependency";
 		if (!strcmp(cls, "hash_order"))
 			add_rule(rules, cls, "Failures follow PYTHONHASHSEED: %s, "
-			    "so the outcome depends on hash or set iteration order.", b.data);
+			    "so the outcome depends on hash or set iteration order.", b.data, why);
 		else if (!strcmp(cls, "time_of_day"))
 			add_rule(rules, cls, "Failures follow the clock or time "
-			    "zone: %s.", b.data);
+			    "zone: %s.", b.data, why);
 		else if (!strcmp(cls, "timing"))
 			add_rule(rules, cls, stab ? "Failures vanish when runs are "
 			    "spaced out: %s, so something from one run is still in progress "
 			    "or held when the next starts." : "Failures change when runs are "
-			    "spaced out: %s.", b.data);
+			    "spaced out: %s.", b.data, why);
 		else if (t && t->alt)
 			add_rule(rules, stab ? t->alt : cls, stab ?
 			    "Failures change with parallel load: %s." : "Failures grow when "
 			    "runs overlap: %s, so concurrent runs share a file, port or "
-			    "other state.", b.data);
+			    "other state.", b.data, why);
 		else if (!strcmp(cls, "randomness"))
-			add_rule(rules, cls, "Failures follow the random seed: %s.", b.data);
+			add_rule(rules, cls, "Failures follow the random seed: %s.", b.data, why);
 		else if (!strcmp(cls, "order_dependency"))
 			add_rule(rules, cls, "Failures follow the order "
-			    "things run in: %s.", b.data);
+			    "things run in: %s.", b.data, why);
 		else if (t)
 			add_rule(rules, cls, "Failures change without the "
-			    "network: %s, so the test depends on a service outside the process.", b.data);
+			    "network: %s, so the test depends on a service outside the process.", b.data, why);
 		else
 			add_rule(rules, cls, "Failures follow a change of "
-			    "environment: %s.", b.data);
+			    "environment: %s.", b.data, why);
+		json_decref(why);
 		free(what);
 		free(p);
 	}
@@ -1882,7 +1913,7 @@ rules_experiments(json_t *rules, const evidence *ev)
 static void
 rules_facts(json_t *rules, const evidence *ev, int words)
 {
-	json_t *f;
+	json_t *f, *why;
 	size_t i;
 	rt_buf b = {0};
 	const char *tok;
@@ -1894,6 +1925,10 @@ rules_facts(json_t *rules, const evidence *ev, int words)
 
 		if (!kind || words != (!strcmp(kind, "token") || !strcmp(kind, "phrase")))
 			continue;
+		/* "machine noise never makes a cause class" (rt-diagnose(1), RULES) */
+		if (fact_noise(f))
+			continue;
+		why = rest_fact(f);
 		b.len = 0;
 		fact_text(&b, f);
 		rt_buf_str(&b);
@@ -1901,59 +1936,52 @@ rules_facts(json_t *rules, const evidence *ev, int words)
 			if (!strcmp(dir, "periodic"))
 				add_rule(rules, "shared_state", "Failures are periodic (%s): "
 				    "state carried from one run into the next, such as a "
-				    "counter, pool or file that fills up.", b.data);
+				    "counter, pool or file that fills up.", b.data, why);
 			else if (!strcmp(dir, "clustered_start"))
 				add_rule(rules, "order_dependency", "Failures cluster at the "
 				    "start of the series (%s): the first runs meet a cold or "
-				    "leftover state the later ones do not.", b.data);
+				    "leftover state the later ones do not.", b.data, why);
 			else if (!strcmp(dir, "clustered_end"))
 				add_rule(rules, "resource_leak", "Failures cluster at the end "
 				    "of the series (%s): something accumulates across runs, "
-				    "such as open files, processes or disk space.", b.data);
+				    "such as open files, processes or disk space.", b.data, why);
 			else if (!strcmp(dir, "overlap"))
 				add_rule(rules, "shared_state", "Failures coincide with runs "
 				    "that overlap (%s): concurrent runs share a file, port or "
-				    "other state.", b.data);
+				    "other state.", b.data, why);
 		} else if (!strcmp(kind, "env") && value) {
 			const trigger *t = match_trigger(IN_ENV, value);
 			const char *cls = t ? t->cls : "external_dependency";
 			if (!strcmp(cls, "hash_order"))
 				add_rule(rules, cls, "Failures follow PYTHONHASHSEED "
-				    "(%s): the outcome depends on hash or set iteration order.", b.data);
+				    "(%s): the outcome depends on hash or set iteration order.", b.data, why);
 			else if (!strcmp(cls, "time_of_day"))
 				add_rule(rules, cls, "Failures follow a clock or time "
-				    "zone fact (%s).", b.data);
+				    "zone fact (%s).", b.data, why);
 			else if (!strcmp(cls, "randomness"))
 				add_rule(rules, cls, "Failures follow the random seed "
-				    "(%s).", b.data);
-			else if (!strcmp(cls, "timing"))
-				add_rule(rules, cls, "Failures follow the machine's load "
-				    "(%s): the test assumes work finishes within a fixed time.", b.data);
+				    "(%s).", b.data, why);
 			else
 				add_rule(rules, cls, "Failures follow an "
 				    "environment fact (%s): the test depends on something "
-				    "outside its code.", b.data);
+				    "outside its code.", b.data, why);
 		} else if (!strcmp(kind, "timeout") && (failing || !dir)) {
 			add_rule(rules, "timing", "Some failures are timeouts (%s): a wait "
-			    "that never ends, a deadlock, or work slower than the limit.", b.data);
-		} else if (!strcmp(kind, "timing") && dir) {
-			if (!strcmp(dir, "slower_when_failing"))
-				add_rule(rules, "timing", "Failing runs are slower (%s): the "
-				    "test assumes work finishes within a fixed time.", b.data);
-			else if (!strcmp(dir, "faster_when_failing"))
-				add_rule(rules, "race_condition", "Failing runs are faster (%s): "
-				    "the outcome depends on which of two concurrent steps "
-				    "finishes first.", b.data);
+			    "that never ends, a deadlock, or work slower than the limit.", b.data, why);
 		} else if (!strcmp(kind, "signal") && value &&
 		    match_trigger(IN_SIGNAL, value)) {
 			add_rule(rules, "resource_leak", "Failing runs are killed by "
-			    "SIGKILL (%s), often the out-of-memory killer.", b.data);
+			    "SIGKILL (%s), often the out-of-memory killer.", b.data, why);
 		} else if ((!strcmp(kind, "token") || !strcmp(kind, "phrase")) && failing && value) {
-			word_rule(rules, value, b.data);
+			word_rule(rules, value, b.data, why);
 		}
+		json_decref(why);
 	}
-	if (words && ev->diff && (tok = jstr(ev->diff, "token")))
-		word_rule(rules, tok, "the failing-only token");
+	if (words && ev->diff && (tok = jstr(ev->diff, "token"))) {
+		why = json_pack("{s:s}", "token", tok);
+		word_rule(rules, tok, "the failing-only token", why);
+		json_decref(why);
+	}
 	rt_buf_free(&b);
 }
 
@@ -1969,10 +1997,15 @@ make_rules(const evidence *ev)
 	rules_facts(rules, ev, 0);
 	rules_facts(rules, ev, 1);
 	if (json_array_size(rules) == 0) {
-		char *e = rt_xasprintf("%zu facts, %zu experiments",
-		    json_array_size(ev->facts), json_array_size(ev->experiments));
+		json_t *f;
+		size_t i, noise = 0;
+		char *e;
+		json_array_foreach(ev->facts, i, f)
+			noise += fact_noise(f);
+		e = rt_xasprintf("%zu facts, %zu of them machine noise, %zu experiments",
+		    json_array_size(ev->facts), noise, json_array_size(ev->experiments));
 		add_rule(rules, "unknown", "No rule matched the evidence (%s); "
-		    "experiments that slow, isolate or reorder the runs would say more.", e);
+		    "experiments that slow, isolate or reorder the runs would say more.", e, NULL);
 		free(e);
 	}
 	return rules;
@@ -2132,12 +2165,15 @@ hyp_new(const char *source, const char *model, const angle *a,
 	return h;
 }
 
-/* A hypothesis that says why a model gave nothing usable. */
+/* A hypothesis that says why a model gave nothing usable, said on
+ * standard error too: "rt-diagnose: model m1 failed: HTTP 500 after 3 tries". */
 static json_t *
 hyp_fail(const char *source, const char *model, const angle *a,
     const char *status, const char *why)
 {
 	json_t *h = hyp_new(source, model, a, "unknown", why);
+
+	rt_warn("model %s failed: %s", model ? model : source, why);
 
 	json_object_set_new(h, "status", json_string(status));
 	json_object_set_new(h, "error", rt_json_bytes(why, strlen(why)));
@@ -3024,6 +3060,7 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 			p2 = rt_fix_plan(root, ev_command(ev), q);
 			h2 = hyp_new("rules", NULL, NULL, jstr(h, "cause_class"), jstr(h, "explanation"));
 			json_object_set(h2, "order", detail);
+			json_object_set(h2, "rests_on", json_object_get(h, "rests_on"));
 			json_object_set(h2, "minimise", json_object_get(plan, "minimise"));
 			take_plan(h2, p2);
 			json_decref(p2);
@@ -3068,6 +3105,7 @@ hash_patches(json_t *out, json_t *h, const evidence *ev)
 			continue;
 		}
 		h2 = hyp_new("rules", NULL, NULL, "hash_order", expl);
+		json_object_set(h2, "rests_on", json_object_get(h, "rests_on"));
 		take_plan(h2, c);
 		json_array_append_new(out, h2);
 	}
@@ -3106,6 +3144,8 @@ maprange_patches(json_t *out, const evidence *ev)
 		if (strcmp(jstr(c, "status"), "ok") != 0)
 			continue;
 		h = hyp_new("rules", NULL, NULL, "hash_order", "");
+		/* Go randomises every map range: the code itself is the evidence */
+		json_object_set_new(h, "rests_on", json_pack("[{s:s?}]", "source", jstr(c, "file")));
 		take_plan(h, c);
 		json_array_append_new(out, h);
 	}
@@ -3130,12 +3170,26 @@ seed_patches(json_t *out, const evidence *ev)
 		plan = rt_fix_plan(root, ev_command(ev), req);
 		if (!strcmp(jstr(plan, "status"), "ok")) {
 			h = hyp_new("rules", NULL, NULL, "randomness", "");
+			json_object_set_new(h, "rests_on", json_pack("[{s:s}]", "source", src[i].rel));
 			take_plan(h, plan);
 			json_array_append_new(out, h);
 		}
 		json_decref(plan);
 		json_decref(req);
 	}
+}
+
+/* Does a hypothesis name a cause class (not "unknown"), or carry a patch? */
+static int
+named_cause(json_t *out)
+{
+	json_t *h;
+	size_t i;
+
+	json_array_foreach(out, i, h)
+		if (strcmp(jstr(h, "cause_class"), "unknown") != 0 || jstr(h, "patch"))
+			return 1;
+	return 0;
 }
 
 static void
@@ -3299,6 +3353,7 @@ main(int argc, char *argv[])
 		json_array_foreach(rules, j, r) {
 			h = hyp_new("rules", NULL, NULL, jstr(r, "cause_class"), jstr(r, "explanation"));
 			json_t *h2 = NULL;
+			json_object_set(h, "rests_on", json_object_get(r, "rests_on"));
 			if (json_object_get(r, "order")) {
 				json_object_set(h, "order", json_object_get(r, "order"));
 				h2 = order_patch(h, json_object_get(r, "order"), &ev);
@@ -3316,6 +3371,11 @@ main(int argc, char *argv[])
 		rt_warn("interrupted by %s: the hypotheses finished so far follow",
 		    got_sig == SIGINT ? "SIGINT" : got_sig == SIGHUP ? "SIGHUP" : "SIGTERM");
 		rc = rt_signal_status(got_sig);
+	} else if (json_array_size(out) > 0 && !named_cause(out)) {
+		/* EXIT STATUS: "no hypothesis names a cause" */
+		rt_warn("no hypothesis names a cause: %zu written, each unknown%s",
+		    json_array_size(out), nmodels ? " or a model's failure" : "");
+		rc = RT_EXIT_ERR;
 	} else if (json_array_size(out) == 0) {
 		char *shipped = rt_xasprintf("%s/cache", rt_sharedir());
 		rt_warn("--offline: no cached hypothesis for this evidence%s (looked in %s%s%s); "

@@ -1593,6 +1593,9 @@ fact_json(const fact *f, const ctx *c, int typed)
 	json_object_set_new(j, "in_successes", json_integer(f->c));
 	json_object_set_new(j, "successes", json_integer(c->S));
 	json_object_set_new(j, "p", json_real(f->p));
+	/* machine noise: shown, but no cause class rests on it (NOISE) */
+	if (rt_fact_noise(kind_name[f->kind], f->value, NULL))
+		json_object_set_new(j, "noise", json_true());
 	if (!f->detail) {
 		char *what = rt_xasprintf("\"%s\" in the %s of", f->value,
 		    f->stream ? "stdout" : "stderr");
