@@ -383,6 +383,11 @@ selections(char **w, size_t n, rt_runner_sel *out, size_t *k, size_t max, size_t
 static const char *const own[] = { "--reporter", "-R", NULL };
 static const char *const retries[] = { "--retries", NULL };
 
+/* Words its report prints around every failure (rt_runner.h). */
+static const char *const mocha_boilerplate[] = {
+	"failing", "passing", "pending", "Error", "mocha", "test", NULL
+};
+
 const rt_runner rt_runner_mocha = {
 	.kind = RT_RUNNER_MOCHA,
 	.name = "mocha",
@@ -402,4 +407,5 @@ const rt_runner rt_runner_mocha = {
 	.doc_read = doc_read,
 	.retry_opts = retries,
 	.retry_msg = "mocha retries failed tests (%s): a retry",
+	.boilerplate = mocha_boilerplate,
 };

@@ -412,6 +412,13 @@ record_id(const char *name, const char *classname, const char *jname, const char
 /* --out FILE: the command writes a report of its own */
 static const char *const rspec_own[] = { "--out", "-o", NULL };
 
+/* Words its report prints around every failure (rt_runner.h). */
+static const char *const rspec_boilerplate[] = {
+	"Failures", "Failure", "Error", "Failed", "examples", "example", "failures",
+	"failure", "Finished", "seconds", "rspec", "expected", "got", "Randomized",
+	"seed", NULL
+};
+
 const rt_runner rt_runner_rspec = {
 	.kind = RT_RUNNER_RSPEC,
 	.name = "rspec",
@@ -431,4 +438,5 @@ const rt_runner rt_runner_rspec = {
 	.doc_is_report = doc_is_report,
 	.report_what = "rspec --format json (no \"examples\")",
 	.doc_read = doc_read,
+	.boilerplate = rspec_boilerplate,
 };
