@@ -108,6 +108,8 @@ typedef struct {
 	char *fail_stderr, *pass_stderr;  /* the excerpts, from either stream */
 	int fail_stream, pass_stream;     /* RT_STDERR, RT_STDOUT */
 	long trials, failures, timeouts, errors;  /* from trial records */
+	json_t *case_fails;               /* per-case trial records: ID -> failures */
+	char *case_file;                  /* the file that held them (not stdin) */
 } evidence;
 
 typedef struct {
@@ -573,6 +575,15 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 			keep_excerpt(&ev->pass_stderr, &ev->pass_stream, rec);
 		} else if (!strcmp(o, "error")) {
 			ev->errors++;
+		}
+		/* a test case's own record (rt-collect --junit): the victim */
+		if (json_is_string(json_object_get(rec, "case"))) {
+			const char *id = jstr(rec, "case");
+			json_int_t k = json_integer_value(json_object_get(ev->case_fails, id));
+			if (!ev->case_file && strcmp(w->file, "<stdin>") != 0)
+				ev->case_file = rt_xstrdup(w->file);
+			if (!strcmp(o, "fail") || !strcmp(o, "timeout"))
+				json_object_set_new(ev->case_fails, id, json_integer(k + 1));
 		}
 	}
 	return 0;
@@ -1908,6 +1919,136 @@ rules_experiments(json_t *rules, const evidence *ev)
 	rt_buf_free(&b);
 }
 
+/* The test that failed most in the per-case records, or NULL. */
+static const char *
+case_victim(const evidence *ev)
+{
+	const char *id, *best = NULL;
+	json_int_t k = 0;
+	json_t *v;
+
+	json_object_foreach(ev->case_fails, id, v)
+		if (json_integer_value(v) > k)
+			k = json_integer_value(v), best = id;
+	return best;
+}
+
+/* The rt-bisect line that finds what an order-dependent victim needs
+ * (rt-diagnose(1), RULES): the candidates from pytest's collection, or
+ * the per-case records (go test); the command runs the IDs given ("$@") in that
+ * order, the runner's shuffling off. NULL for a runner it cannot write. */
+static char *
+bisect_line(const evidence *ev, const char *victim)
+{
+	const char *cmd = ev_command(ev);
+	char *w[256], *run = NULL, *collect = NULL, *line = NULL;
+	rt_buf b = {0}, pre = {0}, pkgs = {0};
+	rt_runner_sel sel[16];
+	rt_cmd_loc loc;
+	size_t n, i, k;
+
+	if (!cmd)
+		return NULL;
+	n = rt_cmd_split(cmd, w, sizeof w / sizeof w[0]);
+	for (i = 0; i < n && strcmp(w[i], ";"); i++)
+		;
+	rt_cmd_locate(w, 0, i, &loc);
+	for (i = 0; i < loc.args && i < n; i++) {
+		if (pre.len)
+			rt_buf_addc(&pre, ' ');
+		rt_buf_sh(&pre, w[i]);
+	}
+	k = rt_runner_selections(w, n, sel, 16);
+	if (loc.kind == RT_RUNNER_PYTEST && pre.len) {
+		run = rt_xasprintf("%s -p no:randomly -p no:random_order \"$@\"", rt_buf_str(&pre));
+		rt_buf_printf(&b, "%s --collect-only -q", rt_buf_str(&pre));
+		for (i = 0; i < k; i++)
+			if (sel[i].kind == RT_SEL_PATH || sel[i].kind == RT_SEL_NODE) {
+				rt_buf_addc(&b, ' ');
+				rt_buf_sh(&b, sel[i].text);
+			}
+		collect = rt_xstrdup(rt_buf_str(&b));
+	} else if (loc.kind == RT_RUNNER_GO && pre.len) {
+		for (i = 0; i < k; i++)
+			if (sel[i].kind == RT_SEL_GOPKG) {
+				rt_buf_addc(&pkgs, ' ');
+				rt_buf_sh(&pkgs, sel[i].text);
+			}
+		/* go test's IDs are PKG::TestX: -run takes the names */
+		run = rt_xasprintf("IFS=\"|\"; %s -count=1 -run \"^($(echo \"$*\" | "
+		    "sed \"s#[^|]*::##g\"))\\$\"%s", rt_buf_str(&pre),
+		    pkgs.len ? rt_buf_str(&pkgs) : " .");
+	}
+	if (run && (ev->case_file || collect)) {
+		b.len = 0;
+		rt_buf_adds(&b, "rt-bisect -v ");
+		rt_buf_sh(&b, victim);
+		/* every collected test is a candidate (a state-setter may run
+		 * after the victim in every failing run); go test lists none */
+		if (collect) {
+			rt_buf_adds(&b, " --collect ");
+			rt_buf_sh(&b, collect);
+		} else {
+			rt_buf_adds(&b, " --records ");
+			rt_buf_sh(&b, ev->case_file);
+		}
+		rt_buf_adds(&b, " --cmd ");
+		rt_buf_sh(&b, run);
+		line = rt_xstrdup(rt_buf_str(&b));
+	}
+	for (i = 0; i < n; i++)
+		free(w[i]);
+	free(run);
+	free(collect);
+	rt_buf_free(&b);
+	rt_buf_free(&pre);
+	rt_buf_free(&pkgs);
+	return line;
+}
+
+/* The seed rule (rt-diagnose(1), RULES): a seed fact of a runner that
+ * shuffles the tests, whose failing seeds never also passed, says the
+ * order decides the outcome: order_dependency, with the rt-bisect line
+ * that finds the tests the victim depends on. */
+static void
+rules_seed(json_t *rules, const evidence *ev)
+{
+	json_t *f, *why, *r;
+	const char *runner, *victim;
+	char *line, *text;
+	size_t i;
+
+	json_array_foreach(ev->facts, i, f) {
+		if (!jstr(f, "kind") || strcmp(jstr(f, "kind"), "seed") != 0 ||
+		    !(runner = jstr(f, "runner")) || !strcmp(runner, "hypothesis") ||
+		    !strcmp(runner, "PYTHONHASHSEED") ||
+		    json_array_size(json_object_get(f, "failing")) == 0 ||
+		    json_array_size(json_object_get(f, "passing")) == 0 ||
+		    json_array_size(json_object_get(f, "both")) > 0)
+			continue;
+		victim = ev->order ? jstr(ev->order, "victim") : case_victim(ev);
+		line = !ev->order && victim ? bisect_line(ev, victim) : NULL;
+		text = rt_xasprintf("%s shuffles the tests and no seed both failed and passed "
+		    "(%s): the order decides the outcome, so a test run before %s leaves or "
+		    "takes away state it depends on.%s%s", runner, jstr(f, "detail") ?
+		    jstr(f, "detail") : "", victim ? victim : "the failing test",
+		    line ? " Find it with: " : ev->order ? "" : " Run rt-bisect on the failing "
+		    "test to find it.", line ? line : "");
+		why = rest_fact(f);
+		json_object_set_new(why, "runner", json_string(runner));
+		add_rule(rules, "order_dependency", "%s", text, why);
+		r = json_array_get(rules, json_array_size(rules) - 1);
+		if (line && !strcmp(jstr(r, "cause_class"), "order_dependency") &&
+		    !json_object_get(r, "bisect")) {
+			json_object_set_new(r, "bisect", json_string(line));
+			rt_warn("order_dependency: find what %s depends on with: %s", victim, line);
+		}
+		json_decref(why);
+		free(text);
+		free(line);
+	}
+}
+
 /* Structural facts (position, environment, timing) first; words, the
  * weakest evidence, last. */
 static void
@@ -1993,6 +2134,7 @@ make_rules(const evidence *ev)
 	json_t *rules = json_array();
 
 	rules_order(rules, ev);
+	rules_seed(rules, ev);
 	rules_experiments(rules, ev);
 	rules_facts(rules, ev, 0);
 	rules_facts(rules, ev, 1);
@@ -3301,6 +3443,7 @@ main(int argc, char *argv[])
 	/* the evidence */
 	ev.facts = json_array();
 	ev.experiments = json_array();
+	ev.case_fails = json_object();
 	rt_jsonl_loop(argc - optind, argv + optind, &jo, on_record, &ev);
 	if (jo.records == 0)
 		rt_warn("no records read: the diagnosis rests on the sources alone");
@@ -3354,6 +3497,8 @@ main(int argc, char *argv[])
 			h = hyp_new("rules", NULL, NULL, jstr(r, "cause_class"), jstr(r, "explanation"));
 			json_t *h2 = NULL;
 			json_object_set(h, "rests_on", json_object_get(r, "rests_on"));
+			if (json_object_get(r, "bisect"))
+				json_object_set(h, "bisect", json_object_get(r, "bisect"));
 			if (json_object_get(r, "order")) {
 				json_object_set(h, "order", json_object_get(r, "order"));
 				h2 = order_patch(h, json_object_get(r, "order"), &ev);
@@ -3402,6 +3547,8 @@ main(int argc, char *argv[])
 	json_decref(ev.order);
 	json_decref(ev.facts);
 	json_decref(ev.experiments);
+	json_decref(ev.case_fails);
+	free(ev.case_file);
 	free(ev.fail_stderr);
 	free(ev.pass_stderr);
 	free(ev.trial_command);
