@@ -629,6 +629,17 @@ applies() {
 	    and .[0].rests_on == [{"fact": "token", "value": "ConnectionRefusedError", "direction": "failure_only"}]'
 }
 
+@test "rules: a failing check on a clock-measured value is timing, not unknown" {
+	cat >"$T/clock.jsonl" <<-'EOF'
+	{"type":"diff","trials":40,"failures":9,"errors":0,"token":null,"facts":[{"kind":"token","stream":"stderr","value":"toBeLessThan","direction":"failure_only","in_failures":9,"failures":9,"in_successes":0,"successes":31,"p":1e-8},{"kind":"phrase","stream":"stderr","value":"performance now","direction":"failure_only","in_failures":9,"failures":9,"in_successes":0,"successes":31,"p":1e-8},{"kind":"timing","stream":null,"value":"elapsed_ms","direction":"slower_when_failing","in_failures":9,"failures":9,"in_successes":31,"successes":31,"p":1e-3}]}
+	EOF
+	run rt-diagnose --offline --no-cache --rules "$T/clock.jsonl"
+	status_is 0
+	echo "$output" | jqe -s 'map(.cause_class) == ["timing"]
+	    and (.[0].explanation | test("fake the clock") and test("loosens a timing check"))
+	    and (.[0].rests_on | map(.value) == ["toBeLessThan", "performance now"])'
+}
+
 @test "rules: underscores separate words in experiments and environment facts" {
 	cat >"$T/env.jsonl" <<-'EOF'
 	{"type":"diff","trials":20,"failures":5,"errors":0,"token":null,"facts":[{"kind":"env","stream":null,"value":"TEST_SEED=4","direction":"failure_only","in_failures":5,"failures":5,"in_successes":0,"successes":15,"p":1e-4}]}
