@@ -108,6 +108,8 @@ typedef struct {
 	char *fail_stderr, *pass_stderr;  /* the excerpts, from either stream */
 	int fail_stream, pass_stream;     /* RT_STDERR, RT_STDOUT */
 	long trials, failures, timeouts, errors;  /* from trial records */
+	json_t *case_fails;               /* per-case trial records: ID -> failures */
+	char *case_file;                  /* the file that held them (not stdin) */
 } evidence;
 
 typedef struct {
@@ -573,6 +575,15 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 			keep_excerpt(&ev->pass_stderr, &ev->pass_stream, rec);
 		} else if (!strcmp(o, "error")) {
 			ev->errors++;
+		}
+		/* a test case's own record (rt-collect --junit): the victim */
+		if (json_is_string(json_object_get(rec, "case"))) {
+			const char *id = jstr(rec, "case");
+			json_int_t k = json_integer_value(json_object_get(ev->case_fails, id));
+			if (!ev->case_file && strcmp(w->file, "<stdin>") != 0)
+				ev->case_file = rt_xstrdup(w->file);
+			if (!strcmp(o, "fail") || !strcmp(o, "timeout"))
+				json_object_set_new(ev->case_fails, id, json_integer(k + 1));
 		}
 	}
 	return 0;
@@ -1506,20 +1517,47 @@ order_sources_text(const evidence *ev)
 
 /* ---- rules ------------------------------------------------------------ */
 
+/* A class and its explanation, resting on why (a fact, an experiment or
+ * an order record: rt-diagnose(1), "rests_on"); a class named again adds
+ * what it rests on to the first naming's. */
 static void
-add_rule(json_t *rules, const char *cls, const char *fmt, const char *ev)
+add_rule(json_t *rules, const char *cls, const char *fmt, const char *ev, json_t *why)
 {
 	json_t *r;
 	size_t i;
 	char *text;
 
 	json_array_foreach(rules, i, r)
-		if (!strcmp(jstr(r, "cause_class"), cls))
+		if (!strcmp(jstr(r, "cause_class"), cls)) {
+			if (why)
+				json_array_append_new(json_object_get(r, "rests_on"),
+				    json_deep_copy(why));
 			return;
+		}
 	text = rt_xasprintf(fmt, ev);
-	json_array_append_new(rules, json_pack("{s:s, s:s}", "cause_class", cls,
-	    "explanation", text));
+	json_array_append_new(rules, json_pack("{s:s, s:s, s:[]}", "cause_class", cls,
+	    "explanation", text, "rests_on"));
+	if (why)
+		json_array_append_new(json_object_get(json_array_get(rules,
+		    json_array_size(rules) - 1), "rests_on"), json_deep_copy(why));
 	free(text);
+}
+
+/* Is fact f machine noise: marked so by rt-diff-facts, or (an older
+ * record) of a kind and value that are (rt_fact_noise)? */
+static int
+fact_noise(json_t *f)
+{
+	return jtrue(f, "noise") || rt_fact_noise(jstr(f, "kind"), jstr(f, "value"), NULL);
+}
+
+/* What a rule rests on: a fact (its kind, value and direction) or an
+ * experiment (its name and effect). */
+static json_t *
+rest_fact(json_t *f)
+{
+	return json_pack("{s:s, s:s?, s:s?}", "fact", jstr(f, "kind") ? jstr(f, "kind") : "",
+	    "value", jstr(f, "value"), "direction", jstr(f, "direction"));
 }
 
 /* Rule triggers (rt-diagnose(1), RULES): "a trigger matches whole words,
@@ -1550,9 +1588,8 @@ static const trigger triggers[] = {
 	{ IN_EXPERIMENT, "randomness", NULL, { "seed", "random", NULL } },
 	{ IN_EXPERIMENT, "order_dependency", NULL, { "order", "reverse", "shuffle", NULL } },
 	{ IN_ENV, "hash_order", NULL, { "pythonhashseed", NULL } },
-	{ IN_ENV, "time_of_day", NULL, { "tz", "faketime", "clock", "hour", NULL } },
+	{ IN_ENV, "time_of_day", NULL, { "tz", "faketime", "clock", NULL } },
 	{ IN_ENV, "randomness", NULL, { "seed", NULL } },
-	{ IN_ENV, "timing", NULL, { "load", NULL } },
 	{ IN_SIGNAL, "resource_leak", NULL, { "9", "kill", "sigkill", "killed", NULL } },
 	{ IN_WORDS, "external_dependency", NULL, { "connection refused",
 	  "connection reset", "econnrefused", "econnreset", "connectionrefusederror",
@@ -1565,10 +1602,15 @@ static const trigger triggers[] = {
 	  "resource temporarily unavailable", NULL } },
 	{ IN_WORDS, "timing", NULL, { "timed out", "timeout", "timeouterror",
 	  "deadline", NULL } },
+	/* a check on a clock-measured value (CLOCK_CHECK below) */
+	{ IN_WORDS, "timing", NULL, { "tobelessthan", "tobelessthanorequal",
+	  "assertless", "assertlessequal", "performance now", "perf_counter",
+	  "monotonic", "elapsed", NULL } },
 	{ IN_WORDS, "race_condition", NULL, { "race", "stale",
 	  "not ready", "notready", "concurrent modification", "deadlock", NULL } },
 };
 #define NTRIGGERS (sizeof triggers / sizeof triggers[0])
+#define CLOCK_CHECK (&triggers[NTRIGGERS - 2])
 
 static int
 word_char(int c, int split_us)
@@ -1675,7 +1717,7 @@ go_polluters(json_t *o, json_t *detail, rt_buf *b)
 static void
 rules_order(json_t *rules, const evidence *ev)
 {
-	json_t *o = ev->order, *set, *pair, *alone, *shared, *detail, *r, *v1;
+	json_t *o = ev->order, *set, *pair, *alone, *shared, *detail, *r, *v1, *why;
 	const char *cat = o ? jstr(o, "category") : NULL;
 	testsrc ts[8];
 	size_t n, i;
@@ -1777,7 +1819,10 @@ rules_order(json_t *rules, const evidence *ev)
 	}
 	for (i = 0; i < n; i++)
 		testsrc_free(&ts[i]);
-	add_rule(rules, "order_dependency", "%s", rt_buf_str(&b));
+	why = json_pack("{s:s, s:s, s:s}", "order", "rt-bisect", "victim", jstr(o, "victim"),
+	    "category", cat);
+	add_rule(rules, "order_dependency", "%s", rt_buf_str(&b), why);
+	json_decref(why);
 	r = json_array_get(rules, json_array_size(rules) - 1);
 	if (r && !strcmp(jstr(r, "cause_class"), "order_dependency") && !json_object_get(r, "order"))
 		json_object_set(r, "order", detail);
@@ -1796,7 +1841,7 @@ static const char *const word_why[][2] = {
 };
 
 static void
-word_rule(json_t *rules, const char *word, const char *ev)
+word_rule(json_t *rules, const char *word, const char *ev, json_t *why)
 {
 	const trigger *t = match_trigger(IN_WORDS, word);
 	char *e, *fmt;
@@ -1808,9 +1853,13 @@ word_rule(json_t *rules, const char *word, const char *ev)
 		if (!strcmp(word_why[i][0], t->cls))
 			break;
 	e = rt_xasprintf("\"%s\" (%s)", word, ev);
-	fmt = rt_xasprintf("Failing runs print %%s: %s", i < sizeof word_why /
+	fmt = rt_xasprintf("Failing runs print %%s: %s", t == CLOCK_CHECK ?
+	    "a check bounds a time the test measures on the clock, and the "
+	    "machine sometimes takes longer; fake the clock where the test already "
+	    "can, else bound it from the measured distribution with a margin "
+	    "(which loosens a timing check)." : i < sizeof word_why /
 	    sizeof word_why[0] ? word_why[i][1] : "");
-	add_rule(rules, t->cls, fmt, e);
+	add_rule(rules, t->cls, fmt, e, why);
 	free(fmt);
 	free(e);
 }
@@ -1818,7 +1867,7 @@ word_rule(json_t *rules, const char *word, const char *ev)
 static void
 rules_experiments(json_t *rules, const evidence *ev)
 {
-	json_t *e;
+	json_t *e, *why;
 	size_t i;
 	rt_buf b = {0};
 
@@ -1835,6 +1884,7 @@ rules_experiments(json_t *rules, const evidence *ev)
 			continue;
 		}
 		what = rt_xasprintf("%s %s", name ? name : "", p);
+		why = json_pack("{s:s, s:s?}", "experiment", name ? name : "", "effect", effect);
 		b.len = 0;
 		rt_buf_printf(&b, "the %s experiment %s it (control ", name ? name : "perturbation",
 		    stab ? "stabilises" : effect ? "destabilises" : "changes");
@@ -1846,35 +1896,166 @@ rules_experiments(json_t *rules, const evidence *ev)
 		cls = t ? t->cls : "external_dependency";
 		if (!strcmp(cls, "hash_order"))
 			add_rule(rules, cls, "Failures follow PYTHONHASHSEED: %s, "
-			    "so the outcome depends on hash or set iteration order.", b.data);
+			    "so the outcome depends on hash or set iteration order.", b.data, why);
 		else if (!strcmp(cls, "time_of_day"))
 			add_rule(rules, cls, "Failures follow the clock or time "
-			    "zone: %s.", b.data);
+			    "zone: %s.", b.data, why);
 		else if (!strcmp(cls, "timing"))
 			add_rule(rules, cls, stab ? "Failures vanish when runs are "
 			    "spaced out: %s, so something from one run is still in progress "
 			    "or held when the next starts." : "Failures change when runs are "
-			    "spaced out: %s.", b.data);
+			    "spaced out: %s.", b.data, why);
 		else if (t && t->alt)
 			add_rule(rules, stab ? t->alt : cls, stab ?
 			    "Failures change with parallel load: %s." : "Failures grow when "
 			    "runs overlap: %s, so concurrent runs share a file, port or "
-			    "other state.", b.data);
+			    "other state.", b.data, why);
 		else if (!strcmp(cls, "randomness"))
-			add_rule(rules, cls, "Failures follow the random seed: %s.", b.data);
+			add_rule(rules, cls, "Failures follow the random seed: %s.", b.data, why);
 		else if (!strcmp(cls, "order_dependency"))
 			add_rule(rules, cls, "Failures follow the order "
-			    "things run in: %s.", b.data);
+			    "things run in: %s.", b.data, why);
 		else if (t)
 			add_rule(rules, cls, "Failures change without the "
-			    "network: %s, so the test depends on a service outside the process.", b.data);
+			    "network: %s, so the test depends on a service outside the process.", b.data, why);
 		else
 			add_rule(rules, cls, "Failures follow a change of "
-			    "environment: %s.", b.data);
+			    "environment: %s.", b.data, why);
+		json_decref(why);
 		free(what);
 		free(p);
 	}
 	rt_buf_free(&b);
+}
+
+/* The test that failed most in the per-case records, or NULL. */
+static const char *
+case_victim(const evidence *ev)
+{
+	const char *id, *best = NULL;
+	json_int_t k = 0;
+	json_t *v;
+
+	json_object_foreach(ev->case_fails, id, v)
+		if (json_integer_value(v) > k)
+			k = json_integer_value(v), best = id;
+	return best;
+}
+
+/* The rt-bisect line that finds what an order-dependent victim needs
+ * (rt-diagnose(1), RULES): the candidates from pytest's collection, or
+ * the per-case records (go test); the command runs the IDs given ("$@") in that
+ * order, the runner's shuffling off. NULL for a runner it cannot write. */
+static char *
+bisect_line(const evidence *ev, const char *victim)
+{
+	const char *cmd = ev_command(ev);
+	char *w[256], *run = NULL, *collect = NULL, *line = NULL;
+	rt_buf b = {0}, pre = {0}, pkgs = {0};
+	rt_runner_sel sel[16];
+	rt_cmd_loc loc;
+	size_t n, i, k;
+
+	if (!cmd)
+		return NULL;
+	n = rt_cmd_split(cmd, w, sizeof w / sizeof w[0]);
+	for (i = 0; i < n && strcmp(w[i], ";"); i++)
+		;
+	rt_cmd_locate(w, 0, i, &loc);
+	for (i = 0; i < loc.args && i < n; i++) {
+		if (pre.len)
+			rt_buf_addc(&pre, ' ');
+		rt_buf_sh(&pre, w[i]);
+	}
+	k = rt_runner_selections(w, n, sel, 16);
+	if (loc.kind == RT_RUNNER_PYTEST && pre.len) {
+		run = rt_xasprintf("%s -p no:randomly -p no:random_order \"$@\"", rt_buf_str(&pre));
+		rt_buf_printf(&b, "%s --collect-only -q", rt_buf_str(&pre));
+		for (i = 0; i < k; i++)
+			if (sel[i].kind == RT_SEL_PATH || sel[i].kind == RT_SEL_NODE) {
+				rt_buf_addc(&b, ' ');
+				rt_buf_sh(&b, sel[i].text);
+			}
+		collect = rt_xstrdup(rt_buf_str(&b));
+	} else if (loc.kind == RT_RUNNER_GO && pre.len) {
+		for (i = 0; i < k; i++)
+			if (sel[i].kind == RT_SEL_GOPKG) {
+				rt_buf_addc(&pkgs, ' ');
+				rt_buf_sh(&pkgs, sel[i].text);
+			}
+		/* go test's IDs are PKG::TestX: -run takes the names */
+		run = rt_xasprintf("IFS=\"|\"; %s -count=1 -run \"^($(echo \"$*\" | "
+		    "sed \"s#[^|]*::##g\"))\\$\"%s", rt_buf_str(&pre),
+		    pkgs.len ? rt_buf_str(&pkgs) : " .");
+	}
+	if (run && (ev->case_file || collect)) {
+		b.len = 0;
+		rt_buf_adds(&b, "rt-bisect -v ");
+		rt_buf_sh(&b, victim);
+		/* every collected test is a candidate (a state-setter may run
+		 * after the victim in every failing run); go test lists none */
+		if (collect) {
+			rt_buf_adds(&b, " --collect ");
+			rt_buf_sh(&b, collect);
+		} else {
+			rt_buf_adds(&b, " --records ");
+			rt_buf_sh(&b, ev->case_file);
+		}
+		rt_buf_adds(&b, " --cmd ");
+		rt_buf_sh(&b, run);
+		line = rt_xstrdup(rt_buf_str(&b));
+	}
+	for (i = 0; i < n; i++)
+		free(w[i]);
+	free(run);
+	free(collect);
+	rt_buf_free(&b);
+	rt_buf_free(&pre);
+	rt_buf_free(&pkgs);
+	return line;
+}
+
+/* The seed rule (rt-diagnose(1), RULES): a seed fact of a runner that
+ * shuffles the tests, whose failing seeds never also passed, says the
+ * order decides the outcome: order_dependency, with the rt-bisect line
+ * that finds the tests the victim depends on. */
+static void
+rules_seed(json_t *rules, const evidence *ev)
+{
+	json_t *f, *why, *r;
+	const char *runner, *victim;
+	char *line, *text;
+	size_t i;
+
+	json_array_foreach(ev->facts, i, f) {
+		if (!jstr(f, "kind") || strcmp(jstr(f, "kind"), "seed") != 0 ||
+		    !(runner = jstr(f, "runner")) || !strcmp(runner, "hypothesis") ||
+		    !strcmp(runner, "PYTHONHASHSEED") ||
+		    json_array_size(json_object_get(f, "failing")) == 0 ||
+		    json_array_size(json_object_get(f, "passing")) == 0 ||
+		    json_array_size(json_object_get(f, "both")) > 0)
+			continue;
+		victim = ev->order ? jstr(ev->order, "victim") : case_victim(ev);
+		line = !ev->order && victim ? bisect_line(ev, victim) : NULL;
+		text = rt_xasprintf("%s shuffles the tests and no seed both failed and passed "
+		    "(%s): the order decides the outcome, so a test run before %s leaves or "
+		    "takes away state it depends on.%s%s", runner, jstr(f, "detail") ?
+		    jstr(f, "detail") : "", victim ? victim : "the failing test",
+		    line ? " Find it with: " : ev->order ? "" : " Run rt-bisect on the failing "
+		    "test to find it.", line ? line : "");
+		why = rest_fact(f);
+		json_object_set_new(why, "runner", json_string(runner));
+		add_rule(rules, "order_dependency", "%s", text, why);
+		r = json_array_get(rules, json_array_size(rules) - 1);
+		if (line && !strcmp(jstr(r, "cause_class"), "order_dependency") &&
+		    !json_object_get(r, "bisect")) {
+			json_object_set_new(r, "bisect", json_string(line));
+			rt_warn("order_dependency: find what %s depends on with: %s", victim, line);
+		}
+		json_decref(why);
+		free(text);
+		free(line);
+	}
 }
 
 /* Structural facts (position, environment, timing) first; words, the
@@ -1882,7 +2063,7 @@ rules_experiments(json_t *rules, const evidence *ev)
 static void
 rules_facts(json_t *rules, const evidence *ev, int words)
 {
-	json_t *f;
+	json_t *f, *why;
 	size_t i;
 	rt_buf b = {0};
 	const char *tok;
@@ -1894,6 +2075,10 @@ rules_facts(json_t *rules, const evidence *ev, int words)
 
 		if (!kind || words != (!strcmp(kind, "token") || !strcmp(kind, "phrase")))
 			continue;
+		/* "machine noise never makes a cause class" (rt-diagnose(1), RULES) */
+		if (fact_noise(f))
+			continue;
+		why = rest_fact(f);
 		b.len = 0;
 		fact_text(&b, f);
 		rt_buf_str(&b);
@@ -1901,59 +2086,52 @@ rules_facts(json_t *rules, const evidence *ev, int words)
 			if (!strcmp(dir, "periodic"))
 				add_rule(rules, "shared_state", "Failures are periodic (%s): "
 				    "state carried from one run into the next, such as a "
-				    "counter, pool or file that fills up.", b.data);
+				    "counter, pool or file that fills up.", b.data, why);
 			else if (!strcmp(dir, "clustered_start"))
 				add_rule(rules, "order_dependency", "Failures cluster at the "
 				    "start of the series (%s): the first runs meet a cold or "
-				    "leftover state the later ones do not.", b.data);
+				    "leftover state the later ones do not.", b.data, why);
 			else if (!strcmp(dir, "clustered_end"))
 				add_rule(rules, "resource_leak", "Failures cluster at the end "
 				    "of the series (%s): something accumulates across runs, "
-				    "such as open files, processes or disk space.", b.data);
+				    "such as open files, processes or disk space.", b.data, why);
 			else if (!strcmp(dir, "overlap"))
 				add_rule(rules, "shared_state", "Failures coincide with runs "
 				    "that overlap (%s): concurrent runs share a file, port or "
-				    "other state.", b.data);
+				    "other state.", b.data, why);
 		} else if (!strcmp(kind, "env") && value) {
 			const trigger *t = match_trigger(IN_ENV, value);
 			const char *cls = t ? t->cls : "external_dependency";
 			if (!strcmp(cls, "hash_order"))
 				add_rule(rules, cls, "Failures follow PYTHONHASHSEED "
-				    "(%s): the outcome depends on hash or set iteration order.", b.data);
+				    "(%s): the outcome depends on hash or set iteration order.", b.data, why);
 			else if (!strcmp(cls, "time_of_day"))
 				add_rule(rules, cls, "Failures follow a clock or time "
-				    "zone fact (%s).", b.data);
+				    "zone fact (%s).", b.data, why);
 			else if (!strcmp(cls, "randomness"))
 				add_rule(rules, cls, "Failures follow the random seed "
-				    "(%s).", b.data);
-			else if (!strcmp(cls, "timing"))
-				add_rule(rules, cls, "Failures follow the machine's load "
-				    "(%s): the test assumes work finishes within a fixed time.", b.data);
+				    "(%s).", b.data, why);
 			else
 				add_rule(rules, cls, "Failures follow an "
 				    "environment fact (%s): the test depends on something "
-				    "outside its code.", b.data);
+				    "outside its code.", b.data, why);
 		} else if (!strcmp(kind, "timeout") && (failing || !dir)) {
 			add_rule(rules, "timing", "Some failures are timeouts (%s): a wait "
-			    "that never ends, a deadlock, or work slower than the limit.", b.data);
-		} else if (!strcmp(kind, "timing") && dir) {
-			if (!strcmp(dir, "slower_when_failing"))
-				add_rule(rules, "timing", "Failing runs are slower (%s): the "
-				    "test assumes work finishes within a fixed time.", b.data);
-			else if (!strcmp(dir, "faster_when_failing"))
-				add_rule(rules, "race_condition", "Failing runs are faster (%s): "
-				    "the outcome depends on which of two concurrent steps "
-				    "finishes first.", b.data);
+			    "that never ends, a deadlock, or work slower than the limit.", b.data, why);
 		} else if (!strcmp(kind, "signal") && value &&
 		    match_trigger(IN_SIGNAL, value)) {
 			add_rule(rules, "resource_leak", "Failing runs are killed by "
-			    "SIGKILL (%s), often the out-of-memory killer.", b.data);
+			    "SIGKILL (%s), often the out-of-memory killer.", b.data, why);
 		} else if ((!strcmp(kind, "token") || !strcmp(kind, "phrase")) && failing && value) {
-			word_rule(rules, value, b.data);
+			word_rule(rules, value, b.data, why);
 		}
+		json_decref(why);
 	}
-	if (words && ev->diff && (tok = jstr(ev->diff, "token")))
-		word_rule(rules, tok, "the failing-only token");
+	if (words && ev->diff && (tok = jstr(ev->diff, "token"))) {
+		why = json_pack("{s:s}", "token", tok);
+		word_rule(rules, tok, "the failing-only token", why);
+		json_decref(why);
+	}
 	rt_buf_free(&b);
 }
 
@@ -1965,14 +2143,20 @@ make_rules(const evidence *ev)
 	json_t *rules = json_array();
 
 	rules_order(rules, ev);
+	rules_seed(rules, ev);
 	rules_experiments(rules, ev);
 	rules_facts(rules, ev, 0);
 	rules_facts(rules, ev, 1);
 	if (json_array_size(rules) == 0) {
-		char *e = rt_xasprintf("%zu facts, %zu experiments",
-		    json_array_size(ev->facts), json_array_size(ev->experiments));
+		json_t *f;
+		size_t i, noise = 0;
+		char *e;
+		json_array_foreach(ev->facts, i, f)
+			noise += fact_noise(f);
+		e = rt_xasprintf("%zu facts, %zu of them machine noise, %zu experiments",
+		    json_array_size(ev->facts), noise, json_array_size(ev->experiments));
 		add_rule(rules, "unknown", "No rule matched the evidence (%s); "
-		    "experiments that slow, isolate or reorder the runs would say more.", e);
+		    "experiments that slow, isolate or reorder the runs would say more.", e, NULL);
 		free(e);
 	}
 	return rules;
@@ -2132,12 +2316,15 @@ hyp_new(const char *source, const char *model, const angle *a,
 	return h;
 }
 
-/* A hypothesis that says why a model gave nothing usable. */
+/* A hypothesis that says why a model gave nothing usable, said on
+ * standard error too: "rt-diagnose: model m1 failed: HTTP 500 after 3 tries". */
 static json_t *
 hyp_fail(const char *source, const char *model, const angle *a,
     const char *status, const char *why)
 {
 	json_t *h = hyp_new(source, model, a, "unknown", why);
+
+	rt_warn("model %s failed: %s", model ? model : source, why);
 
 	json_object_set_new(h, "status", json_string(status));
 	json_object_set_new(h, "error", rt_json_bytes(why, strlen(why)));
@@ -3026,6 +3213,7 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 			p2 = rt_fix_plan(root, ev_command(ev), q);
 			h2 = hyp_new("rules", NULL, NULL, jstr(h, "cause_class"), jstr(h, "explanation"));
 			json_object_set(h2, "order", detail);
+			json_object_set(h2, "rests_on", json_object_get(h, "rests_on"));
 			json_object_set(h2, "minimise", json_object_get(plan, "minimise"));
 			take_plan(h2, p2);
 			json_decref(p2);
@@ -3070,6 +3258,7 @@ hash_patches(json_t *out, json_t *h, const evidence *ev)
 			continue;
 		}
 		h2 = hyp_new("rules", NULL, NULL, "hash_order", expl);
+		json_object_set(h2, "rests_on", json_object_get(h, "rests_on"));
 		take_plan(h2, c);
 		json_array_append_new(out, h2);
 	}
@@ -3108,6 +3297,8 @@ maprange_patches(json_t *out, const evidence *ev)
 		if (strcmp(jstr(c, "status"), "ok") != 0)
 			continue;
 		h = hyp_new("rules", NULL, NULL, "hash_order", "");
+		/* Go randomises every map range: the code itself is the evidence */
+		json_object_set_new(h, "rests_on", json_pack("[{s:s?}]", "source", jstr(c, "file")));
 		take_plan(h, c);
 		json_array_append_new(out, h);
 	}
@@ -3132,12 +3323,26 @@ seed_patches(json_t *out, const evidence *ev)
 		plan = rt_fix_plan(root, ev_command(ev), req);
 		if (!strcmp(jstr(plan, "status"), "ok")) {
 			h = hyp_new("rules", NULL, NULL, "randomness", "");
+			json_object_set_new(h, "rests_on", json_pack("[{s:s}]", "source", src[i].rel));
 			take_plan(h, plan);
 			json_array_append_new(out, h);
 		}
 		json_decref(plan);
 		json_decref(req);
 	}
+}
+
+/* Does a hypothesis name a cause class (not "unknown"), or carry a patch? */
+static int
+named_cause(json_t *out)
+{
+	json_t *h;
+	size_t i;
+
+	json_array_foreach(out, i, h)
+		if (strcmp(jstr(h, "cause_class"), "unknown") != 0 || jstr(h, "patch"))
+			return 1;
+	return 0;
 }
 
 static void
@@ -3249,6 +3454,7 @@ main(int argc, char *argv[])
 	/* the evidence */
 	ev.facts = json_array();
 	ev.experiments = json_array();
+	ev.case_fails = json_object();
 	rt_jsonl_loop(argc - optind, argv + optind, &jo, on_record, &ev);
 	if (jo.records == 0)
 		rt_warn("no records read: the diagnosis rests on the sources alone");
@@ -3301,6 +3507,9 @@ main(int argc, char *argv[])
 		json_array_foreach(rules, j, r) {
 			h = hyp_new("rules", NULL, NULL, jstr(r, "cause_class"), jstr(r, "explanation"));
 			json_t *h2 = NULL;
+			json_object_set(h, "rests_on", json_object_get(r, "rests_on"));
+			if (json_object_get(r, "bisect"))
+				json_object_set(h, "bisect", json_object_get(r, "bisect"));
 			if (json_object_get(r, "order")) {
 				json_object_set(h, "order", json_object_get(r, "order"));
 				h2 = order_patch(h, json_object_get(r, "order"), &ev);
@@ -3318,6 +3527,11 @@ main(int argc, char *argv[])
 		rt_warn("interrupted by %s: the hypotheses finished so far follow",
 		    got_sig == SIGINT ? "SIGINT" : got_sig == SIGHUP ? "SIGHUP" : "SIGTERM");
 		rc = rt_signal_status(got_sig);
+	} else if (json_array_size(out) > 0 && !named_cause(out)) {
+		/* EXIT STATUS: "no hypothesis names a cause" */
+		rt_warn("no hypothesis names a cause: %zu written, each unknown%s",
+		    json_array_size(out), nmodels ? " or a model's failure" : "");
+		rc = RT_EXIT_ERR;
 	} else if (json_array_size(out) == 0) {
 		char *shipped = rt_xasprintf("%s/cache", rt_sharedir());
 		rt_warn("--offline: no cached hypothesis for this evidence%s (looked in %s%s%s); "
@@ -3344,6 +3558,8 @@ main(int argc, char *argv[])
 	json_decref(ev.order);
 	json_decref(ev.facts);
 	json_decref(ev.experiments);
+	json_decref(ev.case_fails);
+	free(ev.case_file);
 	free(ev.fail_stderr);
 	free(ev.pass_stderr);
 	free(ev.trial_command);

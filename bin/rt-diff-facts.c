@@ -15,6 +15,7 @@
 #include "rt_cli.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
+#include "rt_runner.h"
 #include "rt_stats.h"
 #include "rt_text.h"
 #include "rt_util.h"
@@ -1528,10 +1529,13 @@ pick_token(ctx *c)
 	char wkey[RT_TOK_MAX + 16];
 	count *k, *w;
 	int tier, btier = 0, sc, bsc = 0, e, berr = 0, st, bst = 0, r;
+	rt_runner_kind runner;
 
 	c->token_stream = -1;
 	if (c->F == 0 || c->S == 0)
 		return json_null();
+	/* the runner's own words are in every failure whatever failed */
+	runner = rt_runner_detect(c->smp.cmd, NULL);
 	for (i = 0; i < n; i++) {
 		key = rt_strtab_key(c->words, i, &len);
 		k = rt_strtab_val(c->words, i);
@@ -1559,6 +1563,8 @@ pick_token(ctx *c)
 		sc = tier == 1 ? 0 : key[2] - '0';
 		key += tier == 1 ? 1 : 3;
 		len -= tier == 1 ? 1 : 3;
+		if (tier < 3 && rt_runner_boilerplate(runner, key, len))
+			continue;
 		e = rt_text_errorish(key, len);
 		if (best) {
 			r = tier != btier ? tier - btier : sc != bsc ? sc - bsc :
@@ -1593,6 +1599,9 @@ fact_json(const fact *f, const ctx *c, int typed)
 	json_object_set_new(j, "in_successes", json_integer(f->c));
 	json_object_set_new(j, "successes", json_integer(c->S));
 	json_object_set_new(j, "p", json_real(f->p));
+	/* machine noise: shown, but no cause class rests on it (NOISE) */
+	if (rt_fact_noise(kind_name[f->kind], f->value, NULL))
+		json_object_set_new(j, "noise", json_true());
 	if (!f->detail) {
 		char *what = rt_xasprintf("\"%s\" in the %s of", f->value,
 		    f->stream ? "stdout" : "stderr");
@@ -1617,6 +1626,28 @@ listed(json_t *a, const char *v)
 	return 0;
 }
 
+/* The command without its word w (as written, between blanks), so that
+ * rt-matrix --pin-seed takes it: malloc'd, or NULL when w is not written
+ * so (quoted) or the command would be empty. */
+static char *
+drop_word(const char *cmd, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p;
+
+	for (p = cmd; (p = strstr(p, w)); p++) {
+		if ((p > cmd && p[-1] != ' ' && p[-1] != '\t') ||
+		    (p[n] && p[n] != ' ' && p[n] != '\t'))
+			continue;
+		while (p > cmd && (p[-1] == ' ' || p[-1] == '\t'))
+			p--, n++;
+		if (p == cmd && !p[n])
+			return NULL;
+		return rt_xasprintf("%.*s%s", (int)(p - cmd), cmd, p + n);
+	}
+	return NULL;
+}
+
 /* One "seed" fact per runner that printed seeds: which seeds failed and
  * which passed (distinct values in input order, at most SEED_LIST_MAX a
  * side), values in both, and the rt-matrix run that pins the first
@@ -1625,6 +1656,7 @@ static void
 seed_facts(ctx *c, json_t *facts, int typed)
 {
 	const char *runner, *first, *var;
+	char *conflict, *cmd;
 	json_t *j, *side[2], *both;
 	long cnt[2];
 	size_t i;
@@ -1681,20 +1713,29 @@ seed_facts(ctx *c, json_t *facts, int typed)
 		json_object_set_new(j, "truncated", json_boolean(trunc));
 		b.len = 0;
 		val = NULL;
-		if (first && c->smp.cmd && rt_seed_pin(runner, first, NULL, &var, &val) == 0) {
+		/* a command that sets the seed itself would override the pin,
+		 * and rt-matrix refuses it: the line pins it without that word */
+		conflict = c->smp.cmd ? rt_seed_conflict(runner, c->smp.cmd, NULL) : NULL;
+		cmd = conflict ? drop_word(c->smp.cmd, conflict) : c->smp.cmd ?
+		    rt_xstrdup(c->smp.cmd) : NULL;
+		if (first && cmd && rt_seed_pin(runner, first, NULL, &var, &val) == 0) {
 			rt_buf_printf(&b, "rt-matrix -n 20 --pin-seed %s=%s --cmd ", runner, first);
-			rt_buf_sh(&b, c->smp.cmd);
+			rt_buf_sh(&b, cmd);
 			json_object_set_new(j, "reproduce", json_string(rt_buf_str(&b)));
 			b.len = 0;
 			rt_buf_printf(&b, "%s printed a seed in %ld/%ld failing and %ld/%ld "
 			    "passing runs; %s=%s pins failing seed %s",
 			    runner, cnt[1], c->F, cnt[0], c->S, var, val, first);
+			if (conflict)
+				rt_buf_printf(&b, " (the command's own \"%s\" taken out)", conflict);
 		} else {
 			json_object_set_new(j, "reproduce", json_null());
 			rt_buf_printf(&b, "%s printed a seed in %ld/%ld failing and %ld/%ld "
 			    "passing runs", runner, cnt[1], c->F, cnt[0], c->S);
 		}
 		free(val);
+		free(conflict);
+		free(cmd);
 		if (json_array_size(both))
 			rt_buf_printf(&b, "; %zu seeds both failed and passed: the seed "
 			    "alone does not decide the outcome", json_array_size(both));

@@ -23,6 +23,7 @@
 #include "rt_codeowners.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
+#include "rt_runner.h"
 #include "rt_out.h"
 #include "rt_patch.h"
 #include "rt_quarantine.h"
@@ -1097,13 +1098,13 @@ wrap(rt_buf *b, const char *label, const char *text)
 	free(t);
 }
 
-/* The subject: "Fix flaky NAME (12/40 → 0/30 failures)", the name
+/* The subject: "Fix flaky NAME: 12/40 → 0/30 failures", the name
  * shortened with "…" so that the line stays within 72 columns. */
 static char *
 subject(const char *verb, const char *name, const char *counts)
 {
 	char *pn = plain(name), *t;
-	size_t fixed = columns(verb, strlen(verb)) + columns(counts, strlen(counts)) + 4, n;
+	size_t fixed = columns(verb, strlen(verb)) + columns(counts, strlen(counts)) + 3, n;
 
 	n = strlen(pn);
 	if (fixed + columns(pn, n) > 72) {
@@ -1113,9 +1114,9 @@ subject(const char *verb, const char *name, const char *counts)
 		while (n && ((unsigned char)pn[n] & 0xC0) == 0x80)
 			n--;
 		pn[n] = '\0';
-		t = rt_xasprintf("%s %s… (%s)", verb, pn, counts);
+		t = rt_xasprintf("%s %s…: %s", verb, pn, counts);
 	} else {
-		t = rt_xasprintf("%s %s (%s)", verb, pn, counts);
+		t = rt_xasprintf("%s %s: %s", verb, pn, counts);
 	}
 	free(pn);
 	return t;
@@ -1833,6 +1834,46 @@ done:
 	free(envs[0]);
 }
 
+/* The test a verdict is about, by its ID: --test, the record's "test",
+ * the victim of the winner's order record, or the one test the command
+ * selects (a pytest node ID, a unittest dotted name, go test -run ^TestX$);
+ * else the command. Malloc'd, or NULL. */
+static char *
+test_name(const verdict_t *v)
+{
+	json_t *o = json_object_get(json_object_get(v->rec, "winner"), "order");
+	const char *victim = json_string_value(json_object_get(o, "victim"));
+	char *w[256], *name = NULL;
+	rt_runner_sel sel[16];
+	size_t n, k, i, one = 0, nsel = 0;
+
+	if (opt_test || v->test)
+		return rt_xstrdup(opt_test ? opt_test : v->test);
+	if (victim && *victim)
+		return rt_xstrdup(victim);
+	if (!v->command)
+		return NULL;
+	n = rt_cmd_split(v->command, w, sizeof w / sizeof w[0]);
+	/* the selections that name tests (go test's packages do not) */
+	k = rt_runner_selections(w, n, sel, 16);
+	for (i = 0; i < k; i++)
+		if (sel[i].kind != RT_SEL_GOPKG)
+			one = i, nsel++;
+	if (nsel == 1 && (sel[one].kind == RT_SEL_NODE || sel[one].kind == RT_SEL_DOTTED)) {
+		name = rt_xstrdup(sel[one].text);
+	} else if (nsel == 1 && sel[one].kind == RT_SEL_GORUN) {
+		const char *r = sel[one].text + (sel[one].text[0] == '^');
+		size_t l = strlen(r) - (*r && r[strlen(r) - 1] == '$');
+		for (i = 0; i < l && (isalnum((unsigned char)r[i]) || r[i] == '_'); i++)
+			;
+		if (l > 0 && i == l)
+			name = rt_xasprintf("%.*s", (int)l, r);
+	}
+	for (i = 0; i < n; i++)
+		free(w[i]);
+	return name ? name : rt_xstrdup(v->command);
+}
+
 /* What is shipped and under which name: the subject, the headline, the
  * branch; the winner's files, or the quarantine's list and dossier. */
 static void
@@ -1846,7 +1887,7 @@ plan(verdict_t *v, ship_t *S)
 	S->quarantine = strcmp(v->verdict, "QUARANTINE") == 0;
 	if (!S->fixed && !S->improved && !S->quarantine)
 		rt_die_at(&v->where, "\"verdict\": unknown verdict %s", v->verdict);
-	S->name = opt_test ? opt_test : v->test ? v->test : v->command;
+	S->name = test_name(v);
 	if (!S->name || !*S->name)
 		rt_die_at(&v->where, "the record names no test (\"test\" missing); use --test NAME");
 	S->slug = slugify(S->name);

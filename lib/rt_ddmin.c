@@ -28,7 +28,7 @@ test(dd *d, const size_t *idx, size_t k)
 	for (i = 0; i < d->nseen; i++)
 		if (!memcmp(d->seen[i], key, d->n)) {
 			free(key);
-			return d->said[i];
+			return d->said[i] == 1;
 		}
 	if (d->o->probes >= d->o->max_probes) {
 		d->o->budget_out = 1;
@@ -47,8 +47,30 @@ test(dd *d, const size_t *idx, size_t k)
 		d->said = rt_xrealloc(d->said, d->cap * sizeof *d->said);
 	}
 	d->seen[d->nseen] = key;
-	d->said[d->nseen++] = r > 0;
-	return r > 0;
+	d->said[d->nseen++] = r;
+	return r == 1;
+}
+
+/* What the probe of c without its i-th item said: 0, 1, 2, or -1 when
+ * it was never probed. The empty set is taken to lack the property. */
+static int
+said_without(const dd *d, const size_t *c, size_t nc, size_t i)
+{
+	unsigned char *key;
+	size_t j;
+	int r = -1;
+
+	if (nc == 1)
+		return 0;
+	key = rt_xcalloc(d->n ? d->n : 1, 1);
+	for (j = 0; j < nc; j++)
+		if (j != i)
+			key[c[j]] = 1;
+	for (j = 0; j < d->nseen && r < 0; j++)
+		if (!memcmp(d->seen[j], key, d->n))
+			r = d->said[j];
+	free(key);
+	return r;
 }
 
 /* ddmin(c, g): split c into g parts; a part that has the property is the
@@ -64,6 +86,7 @@ rt_ddmin(size_t n, rt_ddmin_fn fn, void *ctx, rt_ddmin_opts *o, size_t *out)
 
 	o->probes = 0;
 	o->minimal = o->budget_out = o->stopped = 0;
+	o->undecided = 0;
 	for (i = 0; i < n; i++)
 		c[i] = i;
 	while (nc >= 2) {
@@ -107,7 +130,13 @@ rt_ddmin(size_t n, rt_ddmin_fn fn, void *ctx, rt_ddmin_opts *o, size_t *out)
 			break;
 		g = 2 * g < nc ? 2 * g : nc;
 	}
+	/* "minimal" only when every one-smaller subset was decided lacking */
 	o->minimal = 1;
+	for (i = 0; i < nc; i++)
+		if (said_without(&d, c, nc, i) != 0) {
+			o->minimal = 0;
+			o->undecided++;
+		}
 done:
 	memcpy(out, c, nc * sizeof *out);
 	for (i = 0; i < d.nseen; i++)

@@ -6,14 +6,18 @@
 
 #include <stddef.h>
 
-/* Does the subset idx[0..n) (ascending) have the property? 1 yes, 0 no,
- * -1 stop (interrupted). */
+/* Does the subset idx[0..n) (ascending) have the property? 1 yes, 0 no
+ * (decided: seen to lack it), 2 not seen to have it but not decided (a
+ * noisy probe: searched on as 0, but no ground for "minimal"), -1 stop
+ * (interrupted). */
 typedef int (*rt_ddmin_fn)(const size_t *idx, size_t n, void *ctx);
 
 typedef struct {
 	long max_probes;             /* most calls of the callback in all */
 	long probes;                 /* out: the calls made (a subset is probed once) */
-	int minimal;                 /* out: 1-minimal: no single item can go */
+	int minimal;                 /* out: 1-minimal: every subset one smaller
+	                              * than the one found was decided lacking (0) */
+	long undecided;              /* out: of those, the ones probed 2 */
 	int budget_out;              /* out: max_probes ran out first */
 	int stopped;                 /* out: the callback said stop */
 } rt_ddmin_opts;

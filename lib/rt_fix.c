@@ -205,7 +205,16 @@ rt_fix_plan(const char *root, const char *command, json_t *req)
 
 /* ---- delta debugging over a setter's or cleaner's statements ---- */
 
+/* A check runs PROBE_TRIALS trials. A delta-debugging probe is judged
+ * under noise (rt-diagnose(1), Rule patches): it passes after
+ * PROBE_PASSES passing trials in a row, is decided failing after
+ * FAIL_DECIDED failing ones from its start, and stops undecided at the
+ * first outcome unlike those before. A victim failing 60% without a
+ * needed statement passes such a probe 0.07% of the time; one failing 2%
+ * with every statement, 85%. */
 #define PROBE_TRIALS 3
+#define PROBE_PASSES 8
+#define FAIL_DECIDED 3
 
 typedef struct {
 	const char *root, *command;
@@ -224,6 +233,7 @@ typedef struct {
 	/* one probe */
 	long passes, ran;
 	int all;                         /* a check: run every trial */
+	long undecided;                  /* probes with passing and failing trials */
 	rt_cases_dir jd;
 } mini;
 
@@ -258,21 +268,27 @@ mini_trial(const rt_trial_result *res, void *ctx)
 	}
 	m->ran++;
 	m->trials++;
+	/* a probe is decided only when its trials all say the same: it
+	 * stops at the first outcome unlike one before (undecided) */
 	if (oc == RT_PASS) {
 		m->passes++;
-		return RT_GO_ON;
+		return m->all || m->passes == m->ran ? RT_GO_ON : RT_STOP;
 	}
 	if (!why[0])
 		rt_error_reason(why, sizeof why, res->trial, res->error, res->err.data);
-	snprintf(m->reason, sizeof m->reason, "%s %s in trial %ld%s%.300s",
+	/* the probe's first failure says why */
+	if (m->ran - m->passes == 1)
+		snprintf(m->reason, sizeof m->reason, "%s %s in trial %ld%s%.300s",
 	    m->p->victim, oc == RT_FAIL ? "failed" : oc == RT_TIMEOUT ? "timed out" :
 	    "did not run", res->trial, why[0] && oc != RT_FAIL ? ": " : "",
 	    oc != RT_FAIL ? why : "");
-	return m->all ? RT_GO_ON : RT_STOP;
+	return m->all || (m->passes == 0 && m->ran < FAIL_DECIDED) ? RT_GO_ON : RT_STOP;
 }
 
 /* The planner's patch for the statements idx[0..n), in a fresh copy,
- * the probe's tests run: 1 the victim passed every trial, 0 not, -1 stop. */
+ * the probe's tests run: 1 the victim passed every trial, 0 it failed
+ * every one (or the patch could not be made), 2 some of each (rt_ddmin's
+ * undecided), -1 stop. */
 static int mini_run(mini *m, const char *patch);
 
 static int
@@ -296,7 +312,9 @@ mini_probe(const size_t *idx, size_t n, void *ctx)
 	}
 	r = mini_run(m, json_string_value(json_object_get(plan, "patch")));
 	json_decref(plan);
-	return r;
+	if (r == 0 && m->passes > 0)
+		m->undecided++;
+	return r == 0 && m->passes > 0 ? 2 : r;
 }
 
 /* patch applied in a fresh copy, the probe's tests run: 1 the victim
@@ -337,7 +355,7 @@ mini_run(mini *m, const char *patch)
 	}
 	m->passes = m->ran = 0;
 	sig = rt_run_trials(&m->o, m->trialno + 1, m->p->trials > 0 ? m->p->trials :
-	    PROBE_TRIALS, 1, mini_trial, m);
+	    m->all ? PROBE_TRIALS : PROBE_PASSES, 1, mini_trial, m);
 	m->trialno += m->ran;
 	if (jdir) {
 		rt_cases_dir_close(&m->jd);
@@ -373,10 +391,10 @@ probe_command(const char *cmd)
 static json_t *
 mini_record(const mini *m, size_t k, size_t of, const rt_ddmin_opts *d, long probes)
 {
-	return json_pack("{s:I, s:I, s:I, s:I, s:b, s:s}", "statements", (json_int_t)k,
+	return json_pack("{s:I, s:I, s:I, s:I, s:b, s:s, s:I}", "statements", (json_int_t)k,
 	    "of", (json_int_t)of, "probes", (json_int_t)probes, "trials",
 	    (json_int_t)m->trials, "minimal", d ? d->minimal : 0, "judged_by",
-	    m->by_case ? "case" : "exit");
+	    m->by_case ? "case" : "exit", "undecided", (json_int_t)m->undecided);
 }
 
 /* The scratch copy's place, the sandbox and the command the probes share;
@@ -481,7 +499,7 @@ rt_fix_minimise(const char *root, const char *command, json_t *req, const rt_fix
 	for (i = 0; i < of; i++)
 		idx[i] = i;
 	r = mini_probe(idx, of, &m);
-	if (r <= 0) {
+	if (r != 1) {
 		char n[32];
 		snprintf(n, sizeof n, "%zu", of);
 		res = r < 0 && m.reason[0] ? no_patch("the probes could not run: %s%s",
@@ -510,9 +528,17 @@ rt_fix_minimise(const char *root, const char *command, json_t *req, const rt_fix
 	json_object_set_new(res, "keep", keep);
 	json_object_set_new(res, "minimise", mini_record(&m, k, of, &d, d.probes + 1));
 	{
+		char *u = rt_xasprintf("; not shown 1-minimal: %ld of the subsets one "
+		    "smaller were undecided, their trials both passing and failing "
+		    "(each probe judged by the victim's %s: a pass after %ld passing "
+		    "trials, decided failing after %d failing ones)", d.undecided,
+		    m.by_case ? "own case" : "exit status",
+		    p->trials > 0 ? p->trials : (long)PROBE_PASSES, FAIL_DECIDED);
 		char *e = rt_xasprintf("Delta debugging kept %zu of the %zu statements "
 		    "(%ld probes, %ld trials%s).", k, of, d.probes + 1, m.trials,
-		    d.minimal ? "" : "; the budget ran out before the subset was 1-minimal");
+		    d.minimal ? "" : d.budget_out || d.stopped ? "; the budget ran out "
+		    "before the subset was 1-minimal" : u);
+		free(u);
 		json_object_set_new(res, "note", json_string(e));
 		free(e);
 	}

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rt_records.h"
 #include "rt_util.h"
@@ -759,4 +760,37 @@ rt_case_rec_json(const rt_case_rec *c)
 	json_object_set_new(j, "suite", rt_json_str_or_null(c->suite));
 	json_object_set_new(j, "source", json_string(c->source));
 	return j;
+}
+
+int
+rt_fact_noise(const char *kind, const char *value, const char **why)
+{
+	/* environment keys that say how busy the machine was, not what the
+	 * test ran with */
+	static const char *const machine[] = { "load1", "load5", "load15", "loadavg",
+		"load", "memfree", "mem_free", "free_mem", "free_memory", "memavailable",
+		"mem_available", "pid", "ppid", "uptime", "hour", "minute", "time_of_day",
+		"wallclock", NULL };
+	const char *const *m;
+	size_t n;
+
+	if (!kind)
+		return 0;
+	if (!strcmp(kind, "timing")) {
+		if (why)
+			*why = "the trial's own duration mirrors its outcome: a failing run "
+			    "stops at its first failed check or spends time on its report";
+		return 1;
+	}
+	if (strcmp(kind, "env") != 0 || !value)
+		return 0;
+	n = strcspn(value, "=");
+	for (m = machine; *m; m++)
+		if (strlen(*m) == n && !strncasecmp(value, *m, n)) {
+			if (why)
+				*why = "the machine's state (load, memory, process IDs, the "
+				    "hour) is not something the test's code sets";
+			return 1;
+		}
+	return 0;
 }

@@ -126,4 +126,12 @@ const char *rt_lane_state_word(rt_lane_state s);
 /* The state a word names, or -1. */
 int rt_lane_state_of(const char *word);
 
+/* Is a fact of this kind and value ("env", "load1=21.97") machine noise,
+ * which no cause class rests on alone (rt-diff-facts(1), NOISE)? The
+ * machine's state (load averages, free memory, process IDs, uptime, the
+ * wall-clock hour) and the trial's own duration (kind "timing"), which a
+ * failing run changes by stopping early or printing its traceback. 1 with
+ * why set to the reason, else 0; why may be NULL. */
+int rt_fact_noise(const char *kind, const char *value, const char **why);
+
 #endif

@@ -733,3 +733,14 @@ rt_rn_id_file(const char *id)
 
 	return c ? rt_xasprintf("%.*s", (int)(c - id), id) : rt_xstrdup(id);
 }
+
+int
+rt_runner_boilerplate(rt_runner_kind k, const char *w, size_t n)
+{
+	const char *const *b = rt_runner_of(k)->boilerplate;
+
+	for (; b && *b; b++)
+		if (strlen(*b) == n && memcmp(*b, w, n) == 0)
+			return 1;
+	return 0;
+}

@@ -283,7 +283,14 @@ struct rt_runner {
 	 * node ID (FILE::NAME)"), and a line of "=" opens a section that lists
 	 * none; NULL: every line is an ID. */
 	const char *list_mark, *list_id;
+	/* Words of its own report that every failure prints, whatever failed
+	 * (pytest's "E" prefix, go test's "FAIL", "go", "test"): never a
+	 * failure's signature (rt-diff-facts' token). NULL-ended; NULL: none. */
+	const char *const *boilerplate;
 };
+
+/* Is word w (n bytes) boilerplate of runner k? */
+int rt_runner_boilerplate(rt_runner_kind k, const char *w, size_t n);
 
 /* The runner of kind k (the generic one for an unknown k). */
 const rt_runner *rt_runner_of(rt_runner_kind k);

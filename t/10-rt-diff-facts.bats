@@ -392,6 +392,21 @@ collect_pytest() {
 	cmp "$T/seed" "$T/seed2"
 }
 
+@test "rt-diff-facts: the token is never the runner's boilerplate (pytest's E); a seed the command passes is taken out of the reproduce line, which rt-matrix runs" {
+	cp -R "$FX/pyreg" "$T/reg"
+	cd "$T/reg"
+	rt-collect -n 12 --cmd '/usr/bin/python3 -m pytest -p random_order --random-order-seed=$RETRIAL_SEED tests' >"$T/t.jsonl"
+	rt-diff-facts "$T/t.jsonl" >"$T/o"
+	jqe '.failures > 0 and .failures < .trials' "$T/o"
+	jqe '.token != null and ([.token] - ["E", "F", "FAILED", "test", "tests", "in"] | length) == 1' "$T/o"
+	jq -c '.facts[] | select(.kind == "seed")' "$T/o" >"$T/seed"
+	jqe '.reproduce == "rt-matrix -n 20 --pin-seed pytest-random-order=\(.value) --cmd \u0027/usr/bin/python3 -m pytest -p random_order tests\u0027"
+	    and (.detail | test("the command.s own \"--random-order-seed=\\$RETRIAL_SEED\" taken out"))' "$T/seed"
+	# the line as printed: rt-matrix takes it, and the failing seed fails
+	eval "$(jq -r '.reproduce | sub("-n 20"; "-n 2")' "$T/seed")" >"$T/m.jsonl"
+	jqe '.name == "seed" and .perturbed.failures == 2' "$T/m.jsonl"
+}
+
 @test "rt-diff-facts: unittest on stderr: the token keeps the quoted literal whole" {
 	cp -R "$EVX/unittest-slug" "$T/ut"
 	(cd "$T/ut" && rt-collect -n 12 --seed 1 -- /usr/bin/python3 -m unittest test_slug) >"$T/ut.jsonl"

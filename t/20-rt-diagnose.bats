@@ -198,7 +198,7 @@ applies() {
 @test "a truncated answer (finish_reason length) is marked truncated" {
 	run diagnose -m truncated,good "$T/ev.jsonl"
 	status_is 0
-	echo "$output" >"$T/out"
+	echo "$output" | grep '^{' >"$T/out"
 	jqe -s '.[0].status == "truncated" and .[0].patch == null and (.[0].error | test("length"))' "$T/out"
 	jqe -s '.[1].status == "ok"' "$T/out"
 }
@@ -224,8 +224,9 @@ applies() {
 @test "500 forever: three tries, an http_error hypothesis, and the run goes on" {
 	run diagnose -m err500,good "$T/ev.jsonl"
 	status_is 0
-	echo "$output" >"$T/out"
+	echo "$output" | grep '^{' >"$T/out"
 	jqe -s '.[0].status == "http_error" and .[0].patch == null and (.[0].error | test("HTTP 500 after 3 tries"))' "$T/out"
+	has "rt-diagnose: model err500 failed: HTTP 500 after 3 tries"
 	jqe -s '.[1].status == "ok"' "$T/out"
 	[ "$(requests err500 | wc -l)" -eq 3 ]
 	[ "$(requests good | wc -l)" -eq 1 ]
@@ -234,15 +235,16 @@ applies() {
 @test "a hang past --timeout is a timeout, not a stuck run" {
 	run diagnose -t 1 -m hang,good "$T/ev.jsonl"
 	status_is 0
-	echo "$output" >"$T/out"
+	echo "$output" | grep '^{' >"$T/out"
 	jqe -s '.[0].status == "timeout" and .[0].source == "model:hang"' "$T/out"
 	jqe -s '.[1].status == "ok"' "$T/out"
 }
 
 @test "a response larger than --max-response is truncated" {
 	run diagnose --max-response 65536 -m big "$T/ev.jsonl"
-	status_is 0
-	echo "$output" >"$T/out"
+	status_is 2
+	has "rt-diagnose: model big failed: the response was larger than --max-response"
+	echo "$output" | grep '^{' >"$T/out"
 	jqe '.status == "truncated" and (.error | test("max-response"))' "$T/out"
 }
 
@@ -276,7 +278,7 @@ applies() {
 @test "prose without JSON is unparseable; a server refusing response_format is asked without it" {
 	run diagnose -m babble,nojsonmode "$T/ev.jsonl"
 	status_is 0
-	echo "$output" >"$T/out"
+	echo "$output" | grep '^{' >"$T/out"
 	jqe -s 'map(.status) == ["unparseable", "ok"]' "$T/out"
 	requests nojsonmode >"$T/req"
 	[ "$(wc -l <"$T/req")" -eq 2 ]
@@ -285,8 +287,11 @@ applies() {
 
 @test "an API error is an http_error with the API's message" {
 	run diagnose -m apierror "$T/ev.jsonl"
-	status_is 0
-	echo "$output" | jqe '.status == "http_error" and .error == "HTTP 401: invalid API key"'
+	# every model failed: said on stderr, and no hypothesis is exit 2
+	status_is 2
+	has "rt-diagnose: model apierror failed: HTTP 401: invalid API key"
+	has "rt-diagnose: no hypothesis names a cause: 1 written, each unknown or a model's failure"
+	echo "$output" | grep '^{' | jqe '.status == "http_error" and .error == "HTTP 401: invalid API key"'
 }
 
 @test "the key never reaches stdout, stderr or the cache, even when a server echoes it" {
@@ -597,7 +602,42 @@ applies() {
 	# nor do "stale" in "staleness_check" or "dns" in "addnsrc"
 	printf '{"type":"diff","trials":20,"failures":5,"errors":0,"token":"staleness_check","facts":[{"kind":"token","stream":"stderr","value":"addnsrc","direction":"failure_only","in_failures":5,"failures":5,"in_successes":0,"successes":15,"p":1e-4}]}\n' >"$T/w.jsonl"
 	run rt-diagnose --offline --no-cache --rules "$T/w.jsonl"
-	echo "$output" | jqe -s 'map(.cause_class) == ["unknown"]'
+	status_is 2
+	echo "$output" | grep '^{' | jqe -s 'map(.cause_class) == ["unknown"]'
+}
+
+@test "rules: machine noise (load average, the trial's duration) makes no class; each class says what it rests on" {
+	# failing runs saw load1=21.97 and ran faster: neither is evidence
+	rt-diff-facts "$RT_TOP/t/fixtures/diff/noise-load.jsonl" >"$T/d.jsonl"
+	jqe '[.facts[] | select(.noise) | .kind + " " + .value] ==
+	    ["env load1=21.97", "env load1=0.42", "timing elapsed_ms"]' "$T/d.jsonl"
+	run rt-diagnose --offline --no-cache --rules "$T/d.jsonl"
+	status_is 2
+	has "rt-diagnose: no hypothesis names a cause: 1 written, each unknown"
+	echo "$output" | grep '^{' | jqe -s 'map(.cause_class) == ["unknown"] and .[0].rests_on == []
+	    and (.[0].explanation | test("6 facts, 3 of them machine noise"))'
+	# an older diff record without "noise": the same facts are still noise
+	jq -c '.facts |= map(del(.noise))' "$T/d.jsonl" >"$T/old.jsonl"
+	run rt-diagnose --offline --no-cache --rules "$T/old.jsonl"
+	status_is 2
+	# a fact tied to the test's code names the class and is what it rests on
+	jq -c '.facts += [{"kind":"token","stream":"stderr","value":"ConnectionRefusedError","direction":"failure_only","in_failures":6,"failures":6,"in_successes":0,"successes":14,"p":1e-5}]' \
+	    "$T/d.jsonl" >"$T/net.jsonl"
+	run rt-diagnose --offline --no-cache --rules "$T/net.jsonl"
+	status_is 0
+	echo "$output" | jqe -s 'map(.cause_class) == ["external_dependency"]
+	    and .[0].rests_on == [{"fact": "token", "value": "ConnectionRefusedError", "direction": "failure_only"}]'
+}
+
+@test "rules: a failing check on a clock-measured value is timing, not unknown" {
+	cat >"$T/clock.jsonl" <<-'EOF'
+	{"type":"diff","trials":40,"failures":9,"errors":0,"token":null,"facts":[{"kind":"token","stream":"stderr","value":"toBeLessThan","direction":"failure_only","in_failures":9,"failures":9,"in_successes":0,"successes":31,"p":1e-8},{"kind":"phrase","stream":"stderr","value":"performance now","direction":"failure_only","in_failures":9,"failures":9,"in_successes":0,"successes":31,"p":1e-8},{"kind":"timing","stream":null,"value":"elapsed_ms","direction":"slower_when_failing","in_failures":9,"failures":9,"in_successes":31,"successes":31,"p":1e-3}]}
+	EOF
+	run rt-diagnose --offline --no-cache --rules "$T/clock.jsonl"
+	status_is 0
+	echo "$output" | jqe -s 'map(.cause_class) == ["timing"]
+	    and (.[0].explanation | test("fake the clock") and test("loosens a timing check"))
+	    and (.[0].rests_on | map(.value) == ["toBeLessThan", "performance now"])'
 }
 
 @test "rules: underscores separate words in experiments and environment facts" {
@@ -684,11 +724,12 @@ applies() {
 	has "bad.jsonl:2:"
 }
 
-@test "an unreachable API is an http_error per model, not a crash" {
+@test "an unreachable API is an http_error per model, said on stderr, exit 2, not a crash" {
 	kill "$LLM_PID"; wait "$LLM_PID" 2>/dev/null || true; LLM_PID=
 	run diagnose -m good,decoy "$T/ev.jsonl"
-	status_is 0
-	echo "$output" | jqe -s 'length == 2 and all(.status == "http_error")'
+	status_is 2
+	has "rt-diagnose: model decoy failed: no HTTP response"
+	echo "$output" | grep '^{' | jqe -s 'length == 2 and all(.status == "http_error")'
 }
 
 @test "a bad RETRIAL_API_BASE is refused" {

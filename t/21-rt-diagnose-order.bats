@@ -68,12 +68,14 @@ cited() {
 @test "order rule: no claim without its confirming probe; NOD claims no polluter" {
 	jq -c '.probes |= map(select(.role != "confirm"))' "$O/registry.jsonl" >"$T/noconf.jsonl"
 	run rt-diagnose --rules --offline --no-cache -C "$F/registry" "$T/noconf.jsonl"
-	status_is 0
-	jqe '.cause_class == "unknown" and (.order == null)' <<<"$output"
+	# nothing names a cause: exit 2, said on stderr
+	status_is 2
+	has "rt-diagnose: no hypothesis names a cause"
+	grep '^{' <<<"$output" | jqe '.cause_class == "unknown" and (.order == null)'
 	jq -c '.category = "nod" | .polluters = [] | .polluter_sets = [] | .cleaners = {}' \
 	    "$O/registry.jsonl" >"$T/nod.jsonl"
 	run rt-diagnose --rules --offline --no-cache -C "$F/registry" "$T/nod.jsonl"
-	status_is 0
+	status_is 2
 	hasnt "order_dependency"
 }
 
@@ -183,4 +185,27 @@ cited() {
 	run rt-measure -n 5 --seed 1 --text \
 	    --cmd "/usr/bin/python3 -m pytest -q -p no:cacheprovider -p no:randomly -p no:random_order $pair"
 	has "0/5 failed"
+}
+
+@test "seed rule: pytest-random-order's seeds give order_dependency and the exact rt-bisect line, which rt-bisect runs" {
+	cp -R "$RT_TOP/t/fixtures/diff/pyreg" "$T/reg"
+	cd "$T/reg"
+	rt-collect -n 12 --junit -o runs.jsonl \
+	    --cmd '/usr/bin/python3 -m pytest -p random_order --random-order-seed=$RETRIAL_SEED tests'
+	rt-diff-facts runs.jsonl >facts.jsonl
+	jqe '.failures > 0 and .failures < .trials' facts.jsonl
+	run rt-diagnose --rules --offline --no-cache facts.jsonl runs.jsonl
+	status_is 0
+	line="rt-bisect -v tests/test_reg.py::test_lookup --collect '/usr/bin/python3 -m pytest --collect-only -q tests' --cmd '/usr/bin/python3 -m pytest -p no:randomly -p no:random_order \"\$@\"'"
+	has "rt-diagnose: order_dependency: find what tests/test_reg.py::test_lookup depends on with: $line"
+	grep '^{' <<<"$output" >hyps.jsonl
+	jqe -s --arg l "$line" 'length == 1 and .[0].cause_class == "order_dependency" and .[0].bisect == $l
+	    and .[0].rests_on[0].fact == "seed" and .[0].rests_on[0].runner == "pytest-random-order"' hyps.jsonl
+	# the line runs as printed (here cut short): rt-bisect takes the command
+	eval "$line --max-trials 30" >order.jsonl
+	jqe '.victim == "tests/test_reg.py::test_lookup" and .probes[0].role == "alone"
+	    and .probes[0].failures == .probes[0].trials' order.jsonl
+	# with its order record back, the order rule speaks and no line is printed
+	run rt-diagnose --rules --offline --no-cache facts.jsonl order.jsonl
+	hasnt "find what"
 }

@@ -342,7 +342,7 @@ EOF
 	git clone -q "$T/repo" "$T/clone"
 	git -C "$T/clone" am -q "$T/fix.mbox"
 	run git -C "$T/clone" log -1 --format='%an <%ae>|%ad|%s' --date=iso-strict
-	[ "$output" = "retrial <retrial@localhost>|2026-11-29T23:59:59+00:00|Fix flaky test_cache (12/40 → 0/30 failures)" ]
+	[ "$output" = "retrial <retrial@localhost>|2026-11-29T23:59:59+00:00|Fix flaky test_cache: 12/40 → 0/30 failures" ]
 	run git -C "$T/clone" log -1 --format=%b
 	# the whole sentence opens the body
 	[ "${lines[0]}" = "Fix flaky test_cache: 12/40 failed before, 0/30 (≤9.6% at 95%" ]
@@ -410,7 +410,7 @@ EOF
 	# what CI reads: the first field
 	[ "$(grep -v '^#' "$T/clone/.retrial/quarantine" | cut -f1)" = "test_cache" ]
 	run git -C "$T/clone" log -1 --format=%s
-	[ "$output" = "Quarantine flaky test_cache (12/40 failures, no fix survived)" ]
+	[ "$output" = "Quarantine flaky test_cache: 12/40 failures, no fix survived" ]
 }
 
 @test "QUARANTINE end to end: rt-verify's record, git am in a fresh clone, rt-retry -q reads the list" {
@@ -544,11 +544,11 @@ EOF
 	[ "$(git --git-dir "$T/origin.git" rev-parse "$br^")" = "$before" ]
 	git --git-dir "$T/origin.git" show "$br:test_cache.py" | grep -q "worker.join()  # wait for the warm-up"
 	run git --git-dir "$T/origin.git" log -1 --format='%an|%cn|%s' "$br"
-	[ "$output" = "retrial|retrial|Fix flaky test_cache (12/40 → 0/30 failures)" ]
+	[ "$output" = "retrial|retrial|Fix flaky test_cache: 12/40 → 0/30 failures" ]
 	# the pull request: title, head, base, the dossier as body
 	jqe -s 'map(select(.method == "POST"))[0] | .status == 201 and .body.base == "main"
 	    and (.body.head | startswith("retrial/fix-test_cache-"))
-	    and .body.title == "Fix flaky test_cache (12/40 → 0/30 failures)"' "$T/gh.log"
+	    and .body.title == "Fix flaky test_cache: 12/40 → 0/30 failures"' "$T/gh.log"
 	jq -js 'map(select(.method == "POST"))[0].body.body' "$T/gh.log" >"$T/body.md"
 	diff -u "$FX/fixed.md" "$T/body.md"
 	# nothing of the user's changed: HEAD, branches, index, work tree
@@ -942,7 +942,7 @@ EOF
 	git clone -q "$T/repo" "$T/clone"
 	git -C "$T/clone" am -q "$T/a.mbox"
 	run git -C "$T/clone" log -1 --format=%s
-	[ "$output" = "Fix flaky test_cache (65/200 → 0/29 failures)" ]
+	[ "$output" = "Fix flaky test_cache: 65/200 → 0/29 failures" ]
 	run git -C "$T/clone" log -1 --format=%b
 	has "Fix flaky test_cache: 65/200 failed before, 0/29 (≤9.9% at 95%"
 	# a long name is shortened with an ellipsis, never past 72 columns
@@ -952,8 +952,29 @@ EOF
 	git -C "$T/clone2" am -q "$T/b.mbox"
 	s=$(git -C "$T/clone2" log -1 --format=%s)
 	[ "$(printf '%s' "$s" | wc -m)" -le 72 ]
-	[[ "$s" == "Fix flaky tests/integration/test_cache_"*"… (12/40 → 0/30 failures)" ]]
+	[[ "$s" == "Fix flaky tests/integration/test_cache_"*"…: 12/40 → 0/30 failures" ]]
 	git -C "$T/clone2" log -1 --format=%b | grep -qF "test_reads_fresh_value_after_warmup"
+}
+
+@test "the subject names the test by its ID, not the command: the one test the command selects, or the order record's victim" {
+	mkrepo "$T/repo"
+	subject_of() {
+		rt-pr -C "$T/repo" --mbox "$T/$1.mbox" "$T/$1.jsonl"
+		rm -rf "$T/c-$1"
+		git clone -q "$T/repo" "$T/c-$1"
+		git -C "$T/c-$1" am -q "$T/$1.mbox"
+		git -C "$T/c-$1" log -1 --format=%s
+	}
+	jq -c 'if .type == "verdict" then del(.test) | .command = "/usr/bin/python3 -m pytest -p random_order tests/test_x.py::test_y" else . end' \
+	    "$FX/fixed.jsonl" >"$T/node.jsonl"
+	# the counts are the baseline's and the winner's confirmation's
+	[ "$(subject_of node)" = "Fix flaky tests/test_x.py::test_y: 12/40 → 0/30 failures" ]
+	jq -c 'if .type == "verdict" then del(.test) | .command = "go test -json -shuffle=on -run ^TestLabels$ ./..." else . end' \
+	    "$FX/fixed.jsonl" >"$T/go.jsonl"
+	[ "$(subject_of go)" = "Fix flaky TestLabels: 12/40 → 0/30 failures" ]
+	jq -c 'if .type == "verdict" then del(.test) | .command = "pytest -p random_order tests" | .winner.order = {"victim": "tests/test_reg.py::test_lookup"} else . end' \
+	    "$FX/fixed.jsonl" >"$T/victim.jsonl"
+	[ "$(subject_of victim)" = "Fix flaky tests/test_reg.py::test_lookup: 12/40 → 0/30 failures" ]
 }
 
 @test "#N in record text cannot link an issue, like @mentions" {

@@ -553,6 +553,12 @@ static const rt_seed_opt seeds[] = {
 	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
 };
 
+/* Words its report prints around every failure (rt_runner.h). */
+static const char *const go_boilerplate[] = {
+	"FAIL", "PASS", "RUN", "PAUSE", "CONT", "SKIP", "ok", "go", "test", "exit",
+	"status", "panic", "goroutine", "running", "testing", NULL
+};
+
 const rt_runner rt_runner_go = {
 	.kind = RT_RUNNER_GO,
 	.name = "go",
@@ -572,4 +578,5 @@ const rt_runner rt_runner_go = {
 	.stream_read = stream_read,
 	.report_stdout = 1,
 	.seeds = seeds,
+	.boilerplate = go_boilerplate,
 };

@@ -727,6 +727,13 @@ static const char *const jest_own[] = { "--json", NULL };
 static const char *const vitest_own[] = { "--reporters", "--reporter", "--json", NULL };
 static const char *const vitest_retry[] = { "--retry", NULL };
 
+/* Words its report prints around every failure (rt_runner.h). */
+static const char *const jest_boilerplate[] = {
+	"FAIL", "PASS", "\u25cf", "Tests", "Test", "Suites", "Snapshots", "Time",
+	"Ran", "all", "test", "suites", "failed", "passed", "total", "expect",
+	"Expected", "Received", "jest", NULL
+};
+
 const rt_runner rt_runner_jest = {
 	.kind = RT_RUNNER_JEST,
 	.name = "jest",
@@ -745,6 +752,7 @@ const rt_runner rt_runner_jest = {
 	.doc_is_report = doc_is_report,
 	.report_what = "jest --json (no \"testResults\")",
 	.doc_read = doc_read,
+	.boilerplate = jest_boilerplate,
 };
 
 const rt_runner rt_runner_vitest = {
@@ -756,4 +764,5 @@ const rt_runner rt_runner_vitest = {
 	.own_report = vitest_own,
 	.retry_opts = vitest_retry,
 	.retry_msg = "vitest retries failed tests (%s): a retry",
+	.boilerplate = jest_boilerplate,
 };

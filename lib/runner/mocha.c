@@ -469,6 +469,11 @@ static const struct rt_order_ops order = {
 static const char *const own[] = { "--reporter", "-R", NULL };
 static const char *const retries[] = { "--retries", NULL };
 
+/* Words its report prints around every failure (rt_runner.h). */
+static const char *const mocha_boilerplate[] = {
+	"failing", "passing", "pending", "Error", "mocha", "test", NULL
+};
+
 const rt_runner rt_runner_mocha = {
 	.kind = RT_RUNNER_MOCHA,
 	.name = "mocha",
@@ -489,4 +494,5 @@ const rt_runner rt_runner_mocha = {
 	.retry_opts = retries,
 	.retry_msg = "mocha retries failed tests (%s): a retry",
 	.order = &order,
+	.boilerplate = mocha_boilerplate,
 };

@@ -214,6 +214,14 @@ static const rt_seed_opt seeds[] = {
 	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
 };
 
+/* Words its report prints around every failure (rt_runner.h). */
+static const char *const pytest_boilerplate[] = {
+	"E", "F", "FAILED", "FAIL", "PASSED", "ERROR", "ERRORS", "FAILURES", "failed",
+	"passed", "error", "errors", "test", "tests", "session", "starts", "short",
+	"summary", "info", "platform", "rootdir", "collected", "items", "in",
+	"Traceback", "most", "recent", "call", "last", "File", "line", "pytest", NULL
+};
+
 const rt_runner rt_runner_pytest = {
 	.kind = RT_RUNNER_PYTEST,
 	.name = "pytest",
@@ -235,4 +243,5 @@ const rt_runner rt_runner_pytest = {
 	.seeds = seeds,
 	.list_mark = "::",
 	.list_id = "pytest node ID (FILE::NAME)",
+	.boilerplate = pytest_boilerplate,
 };

@@ -68,6 +68,12 @@ static const rt_seed_opt seeds[] = {
 	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
 };
 
+/* Words its report prints around every failure (rt_runner.h). */
+static const char *const python_boilerplate[] = {
+	"Traceback", "most", "recent", "call", "last", "File", "line", "python",
+	"python3", NULL
+};
+
 const rt_runner rt_runner_python = {
 	.kind = RT_RUNNER_PYTHON,
 	.name = "python",
@@ -77,4 +83,5 @@ const rt_runner rt_runner_python = {
 	    "which runs unittest tests too (python3 -m pytest FILE::Class::test), or write "
 	    "one to $RETRIAL_JUNIT",
 	.seeds = seeds,
+	.boilerplate = python_boilerplate,
 };

@@ -494,6 +494,13 @@ static const rt_seed_opt seeds[] = {
 	{ NULL, NULL, NULL, NULL, NULL, NULL, 0 }
 };
 
+/* Words its report prints around every failure (rt_runner.h). */
+static const char *const rspec_boilerplate[] = {
+	"Failures", "Failure", "Error", "Failed", "examples", "example", "failures",
+	"failure", "Finished", "seconds", "rspec", "expected", "got", "Randomized",
+	"seed", NULL
+};
+
 const rt_runner rt_runner_rspec = {
 	.kind = RT_RUNNER_RSPEC,
 	.name = "rspec",
@@ -515,4 +522,5 @@ const rt_runner rt_runner_rspec = {
 	.doc_read = doc_read,
 	.seeds = seeds,
 	.order = &order,
+	.boilerplate = rspec_boilerplate,
 };

@@ -95,6 +95,13 @@ record_id(const char *name, const char *classname, const char *jname, const char
 
 static const char *const modules[] = { "unittest", NULL };
 
+/* Words its report prints around every failure (rt_runner.h). */
+static const char *const unittest_boilerplate[] = {
+	"FAIL", "ERROR", "FAILED", "OK", "Ran", "test", "tests", "in", "failures",
+	"errors", "Traceback", "most", "recent", "call", "last", "File", "line",
+	"unittest", NULL
+};
+
 const rt_runner rt_runner_unittest = {
 	.kind = RT_RUNNER_UNITTEST,
 	.name = "unittest",
@@ -105,4 +112,5 @@ const rt_runner rt_runner_unittest = {
 	.no_report = "unittest writes no per-case report; run the tests through pytest, "
 	    "which runs unittest tests too (python3 -m pytest FILE::Class::test), or write "
 	    "one to $RETRIAL_JUNIT",
+	.boilerplate = unittest_boilerplate,
 };
