@@ -1,0 +1,117 @@
+#!/usr/bin/env bats
+# rt-verify's sandbox lets a test be a test (issue 33): every trial has a
+# HOME of its own, empty, and its XDG directories under it; the lane's
+# caches ($XDG_CACHE_HOME, $GOCACHE, $TMPDIR) are kept across that lane's
+# trials; nothing else outside the copy is writable. The proof is a real
+# pytest suite (t/fixtures/home/dotcfg) whose tests write ~/.dotcfg and
+# read it back.
+load helper
+
+FX="$RT_TOP/t/fixtures/home"
+PY=/usr/bin/python3
+DOTCFG_CMD="PYTHONHASHSEED=\$((RETRIAL_SEED % 1000)) PYTHONDONTWRITEBYTECODE=1 $PY -m pytest -q"
+
+have_bwrap() {
+	bwrap --ro-bind / / --unshare-pid --proc /proc --dev /dev -- true ||
+		skip "bwrap cannot run here"
+}
+
+setup() {
+	mkdir -p "$T/tmp" "$T/home"
+	export TMPDIR="$T/tmp"
+	export HOME="$T/home"
+}
+
+last() { tail -n 1 "$T/out"; }
+
+@test "fixture: dotcfg flakes by hash order, and writes its settings in \$HOME" {
+	"$PY" -c 'import pytest' 2>/dev/null || skip "no /usr/bin/python3 -m pytest"
+	cp -R "$FX/dotcfg" "$T/d"
+	cd "$T/d"
+	f=0
+	for s in 1 2 3 4 5 6 7 8 9 10; do
+		RETRIAL_SEED=$s sh -c "$DOTCFG_CMD" >"$T/o" 2>&1 || f=$((f + 1))
+	done
+	[ "$f" -gt 0 ] && [ "$f" -lt 10 ]
+	[ -s "$HOME/.dotcfg" ]
+	# the committed hypotheses are what make-hypotheses.py writes
+	cp -R "$FX" "$T/fx"
+	(cd "$T/fx" && rm dotcfg.jsonl && "$PY" make-hypotheses.py)
+	cmp "$FX/dotcfg.jsonl" "$T/fx/dotcfg.jsonl"
+}
+
+@test "rt-verify: the maintainer's fix of a suite that writes \$HOME is FIXED in the sandbox, in both orders" {
+	"$PY" -c 'import pytest' 2>/dev/null || skip "no /usr/bin/python3 -m pytest"
+	have_bwrap
+	cp -R "$FX/dotcfg" "$T/dotcfg"
+	tac "$FX/dotcfg.jsonl" >"$T/rev.jsonl"
+	for in in "$FX/dotcfg.jsonl" "$T/rev.jsonl"; do
+		rt-verify -C "$T/dotcfg" --seed 42 -j 2 --no-genome -n 20 -N 40 \
+			--cmd "$DOTCFG_CMD" "$in" >"$T/out" 2>"$T/err" || { cat "$T/err"; false; }
+		last | jqe '.verdict == "FIXED" and .sandbox == "bwrap" and .winner.id == "a-fix"'
+		# the sandboxed original failed as the suite does, not on every trial
+		last | jqe '.baseline.failures > 0 and .baseline.failures < .baseline.trials'
+		! grep -q "Read-only file system" "$T/err"
+	done
+	# the real $HOME and the project were never written
+	[ ! -e "$HOME/.dotcfg" ]
+	[ -z "$(find "$T/dotcfg" -name .dotcfg)" ]
+}
+
+@test "rt-verify: HOME is new and empty for every trial, the lane's caches and TMPDIR are kept across its trials" {
+	have_bwrap
+	mkdir -p "$T/p"
+	cat >"$T/p/t.sh" <<'EOF2'
+#!/bin/sh
+# what this trial sees: HOME empty at the start, the lane's cache so far
+{
+	echo "home $HOME $(find "$HOME" -mindepth 1 -path "$HOME/.cache" -prune -o ! -type d -print | wc -l)"
+	echo "xdg $XDG_CONFIG_HOME $XDG_DATA_HOME $XDG_STATE_HOME $XDG_CACHE_HOME $GOCACHE"
+	echo "tmpdir $TMPDIR"
+	echo "cache $(ls "$XDG_CACHE_HOME" | wc -l) tmp $(ls "$TMPDIR" | wc -l)"
+} >>seen
+echo x >"$HOME/.tool-config" && echo x >"$XDG_CONFIG_HOME/tool" &&
+	mkdir -p "$XDG_STATE_HOME/tool" && mkdir -p "$XDG_DATA_HOME/tool" &&
+	mktemp "$XDG_CACHE_HOME/c.XXXXXX" >/dev/null && mktemp "$TMPDIR/t.XXXXXX" >/dev/null &&
+	[ "$(cat "$HOME/.cache/$(ls "$HOME/.cache" | head -n 1)")" = "" ] || exit 3
+# nothing else outside the copy
+for d in /usr /etc "$REALHOME"; do
+	: >"$d/rt75-probe" 2>/dev/null && echo "wrote $d" >>seen
+done
+exit 1
+EOF2
+	chmod +x "$T/p/t.sh"
+	REALHOME="$HOME" rt-verify -C "$T/p" -n 4 -j 1 --no-genome --keep --cmd ./t.sh \
+		</dev/null >"$T/out" 2>"$T/err" || true
+	last | jqe '.baseline.failures == 4 and .sandbox == "bwrap"'
+	seen=$(cat "$T"/tmp/rt-verify.*/baseline.*/p/seen)
+	echo "$seen"
+	lane=$(echo "$T"/tmp/rt-verify.*/baseline.*)
+	lane=$(cd "$lane" && pwd -P)
+	# four trials, four HOMEs, each new and empty, under the lane's directory
+	[ "$(grep -c "^home $lane/.retrial/home/[^ ]* 0$" <<<"$seen")" -eq 4 ]
+	[ "$(grep '^home' <<<"$seen" | sort -u | wc -l)" -eq 4 ]
+	grep '^xdg' <<<"$seen" | while read -r _ c d s k g; do
+		[ "$c" = "${c%/.config}/.config" ] && [ "$d" = "${c%/.config}/.local/share" ] &&
+			[ "$s" = "${c%/.config}/.local/state" ]
+		[ "$k" = "$lane/.retrial/cache" ] && [ "$g" = "$lane/.retrial/cache/go-build" ]
+	done
+	[ "$(grep -c "^tmpdir $lane/.retrial/tmp$" <<<"$seen")" -eq 4 ]
+	# the cache and TMPDIR grow: trial k sees the k-1 files before it
+	[ "$(grep '^cache' <<<"$seen" | tr '\n' ' ')" = "cache 0 tmp 0 cache 1 tmp 1 cache 2 tmp 2 cache 3 tmp 3 " ]
+	! grep -q '^wrote' <<<"$seen"
+	[ ! -e "$HOME/rt75-probe" ]
+	[ -z "$(ls -A "$HOME")" ]
+}
+
+@test "rt-verify --env HOME=DIR: the sandbox leaves a HOME the user sets" {
+	have_bwrap
+	mkdir -p "$T/p"
+	printf '#!/bin/sh\necho "$HOME $XDG_CONFIG_HOME" >>seen\nexit 1\n' >"$T/p/t.sh"
+	chmod +x "$T/p/t.sh"
+	rt-verify -C "$T/p" -n 2 -j 1 --no-genome --keep --env HOME=/tmp --cmd ./t.sh \
+		</dev/null >"$T/out" 2>"$T/err" || true
+	seen=$(cat "$T"/tmp/rt-verify.*/baseline.*/p/seen)
+	[ "$(cut -d' ' -f1 <<<"$seen" | sort -u)" = /tmp ]
+	grep -q "/.retrial/home/.*/.config$" <<<"$seen"
+}
