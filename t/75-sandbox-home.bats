@@ -115,3 +115,62 @@ EOF2
 	[ "$(cut -d' ' -f1 <<<"$seen" | sort -u)" = /tmp ]
 	grep -q "/.retrial/home/.*/.config$" <<<"$seen"
 }
+
+# ---- the sandbox changes the test: said at once, with the way out ----
+
+# outside PROJECT: a test that keeps its state in a directory outside its
+# project (as a tool's system-wide cache is): it fails on every trial in
+# the sandbox, where that directory is read-only, and flakes outside it.
+outside() {
+	mkdir -p "$1" "$T/state"
+	cat >"$1/t.sh" <<EOF2
+#!/bin/sh
+echo "run \$RETRIAL_TRIAL" >>"$T/state/log" || { echo "t.sh: cannot keep state in $T/state" >&2; exit 1; }
+[ \$((RETRIAL_SEED % 8)) -ne 0 ] || { echo "t.sh: unlucky seed" >&2; exit 1; }
+EOF2
+	chmod +x "$1/t.sh"
+	# a lane: the same test, a comment changed
+	printf -- '--- a/t.sh\n+++ b/t.sh\n@@ -1,2 +1,3 @@\n #!/bin/sh\n+# keeps its state\n' >"$T/p.diff"
+	sed -n 2p "$1/t.sh" | sed 's/^/ /' >>"$T/p.diff"
+	jq -Rsc '{type: "hypothesis", id: "comment", source: "rules", status: "ok",
+	    cause_class: "io", explanation: "x", patch: .}' "$T/p.diff" >"$T/h.jsonl"
+	sed -i '1i {"type":"measure","trials":40,"failures":5}' "$T/h.jsonl"
+}
+
+@test "rt-verify: an original that fails in the sandbox far more than in the input measure is said at once, with its failures and the way out" {
+	have_bwrap
+	outside "$T/p"
+	rt-verify -C "$T/p" -N 20 -j 2 --seed 7 --no-genome --no-canary --confirmations 1 \
+		--env "NOTE=it's a \$(test)" --runner generic --events "$T/ev" \
+		--cmd ./t.sh "$T/h.jsonl" >"$T/out" 2>"$T/err" || true
+	cat "$T/err"
+	grep -q "warning: the sandbox (bwrap) changes the test: the original in it [0-9]*/[0-9]* failed" "$T/err"
+	grep -q "against 5/40 failed" "$T/err"
+	grep -q "Fisher's exact test, two-sided p = .* < 0.001" "$T/err"
+	# (the state's directory is under /tmp: in the sandbox it is not there)
+	n=$(sed -n 's/^  \([0-9]*\)× .*cannot create .*state\/log: Directory nonexistent$/\1/p' "$T/err")
+	grep -q "the original in it $n/$n failed" "$T/err"
+	grep -q -- "--env VAR=value .*--network .*--sandbox none" "$T/err"
+	# said once, and as an event
+	[ "$(grep -c "changes the test" "$T/err")" -eq 1 ]
+	jqe -s 'map(select(.event == "sandbox_changes_test")) | length == 1' "$T/ev"
+	# every lane record carries its failures' first lines, counted
+	last | jqe '(.lanes[0].failure_lines[0].line | test("cannot create .*/state/log")) and
+	    .lanes[0].failure_lines[0].count == .lanes[0].failures and .lanes[0].failures > 0'
+	# the reproduce line carries what changes a trial, each option one shell word
+	last | jqe '.reproduce[0] | test(" --env '"'"'NOTE=it'"'"'\\\\'"'"''"'"'s a [$][(]test[)]'"'"' --runner generic ")'
+	r=$(last | jq -r '.reproduce[0]')
+	eval "set -- ${r#rt-verify }"
+	while [ $# -gt 0 ] && [ "$1" != --env ]; do shift; done
+	[ "$2" = "NOTE=it's a \$(test)" ]
+}
+
+@test "rt-verify: the same original unconfined is not flagged, and --sandbox none is in the reproduce line" {
+	outside "$T/p"
+	rt-verify -C "$T/p" -N 20 -j 2 --seed 7 --no-genome --no-canary --confirmations 1 \
+		--sandbox none --env SECRET_TOKEN=hunter2 --cmd ./t.sh "$T/h.jsonl" \
+		>"$T/out" 2>"$T/err" || true
+	! grep -q "changes the test" "$T/err"
+	last | jqe '.reproduce[0] | test(" --env SECRET_TOKEN=\"[$]SECRET_TOKEN\" --sandbox none ")'
+	! grep -q hunter2 "$T/out"
+}
