@@ -93,6 +93,10 @@ static struct {
 	rt_buf evidence;             /* stdout and stderr of failing baseline trials */
 	int nevidence;
 	int sandbox_warned;          /* said that the sandbox changes the test */
+	char *heavy[8];              /* heavy trees shared, not copied (relative) */
+	dev_t heavy_dev[8];
+	ino_t heavy_ino[8];
+	int nheavy;
 } V;
 
 
@@ -292,6 +296,8 @@ board_reasons(const char *verdict)
 static int
 copy_skip(const struct stat *st, void *ctx)
 {
+	int i;
+
 	(void)ctx;
 	if (rt_trial_interrupted())
 		return -1;
@@ -301,7 +307,87 @@ copy_skip(const struct stat *st, void *ctx)
 		    "lane copies all of it; -C names the project (default: the current "
 		    "directory)", V.project, BIG_PROJECT);
 	}
+	for (i = 0; i < V.nheavy; i++)
+		if (S_ISDIR(st->st_mode) && st->st_dev == V.heavy_dev[i] &&
+		    st->st_ino == V.heavy_ino[i])
+			return 1;
 	return st->st_dev == V.tmp_dev && st->st_ino == V.tmp_ino;
+}
+
+/* Trees a test only reads, shared with every copy, never copied (issue
+ * 33): with bwrap an empty directory in the copy where the sandbox binds
+ * the original's read-only; unconfined a symbolic link to it. With the uid
+ * sandbox they are copied: the original is not that uid's to read. */
+static const char *const heavy_names[] = { "node_modules", ".venv", "venv",
+    "vendor", ".git/objects" };
+
+static void
+share_scan(void)
+{
+	struct stat st;
+	size_t i;
+	char *p;
+
+	if (V.sb.kind == RT_SANDBOX_UID)
+		return;
+	for (i = 0; i < sizeof heavy_names / sizeof *heavy_names; i++) {
+		p = rt_xasprintf("%s/%s", V.project, heavy_names[i]);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			V.heavy[V.nheavy] = rt_xstrdup(heavy_names[i]);
+			V.heavy_dev[V.nheavy] = st.st_dev;
+			V.heavy_ino[V.nheavy++] = st.st_ino;
+		}
+		free(p);
+	}
+	V.sb.share_from = V.project;
+	V.sb.shared = V.heavy;
+}
+
+/* In a new copy of the project, each heavy tree's stand-in. */
+static int
+share_place(const char *dir, char *err, size_t errsize)
+{
+	char *p, *o;
+	int i, rc = 0;
+
+	for (i = 0; rc == 0 && i < V.nheavy; i++) {
+		p = rt_xasprintf("%s/%s", dir, V.heavy[i]);
+		o = rt_xasprintf("%s/%s", V.project, V.heavy[i]);
+		if ((V.sb.kind == RT_SANDBOX_BWRAP ? mkdir(p, 0755) : symlink(o, p)) < 0) {
+			snprintf(err, errsize, "%s: %s", p, strerror(errno));
+			rc = -1;
+		}
+		free(o);
+		free(p);
+	}
+	return rc;
+}
+
+/* A patch that touches a heavy tree gets a real copy of that tree. */
+static void
+share_unshare(const char *dir, char *const *paths, size_t np)
+{
+	char err[512], *p, *o;
+	size_t j, n;
+	int i;
+
+	for (i = 0; i < V.nheavy; i++) {
+		n = strlen(V.heavy[i]);
+		for (j = 0; j < np; j++)
+			if (!strncmp(paths[j], V.heavy[i], n) && paths[j][n] == '/')
+				break;
+		if (j == np)
+			continue;
+		p = rt_xasprintf("%s/%s", dir, V.heavy[i]);
+		o = rt_xasprintf("%s/%s", V.project, V.heavy[i]);
+		errno = 0;
+		if ((unlink(p) < 0 && rmdir(p) < 0) ||
+		    rt_copy_tree(o, p, NULL, NULL, err, sizeof err) < 0)
+			rt_die("cannot copy %s for a patch that touches it: %s", o,
+			    errno ? strerror(errno) : err);
+		free(o);
+		free(p);
+	}
 }
 
 static char *abs_dir(const char *, int);
@@ -355,7 +441,8 @@ copy_named(const char *src, const char *what, long n, char *err, size_t errsize)
 	dir = rt_xasprintf("%s/%s", outer, V.pname);
 	free(outer);
 	V.copied = 0;
-	if (rt_copy_tree(src, dir, copy_skip, NULL, err, errsize) < 0) {
+	if (rt_copy_tree(src, dir, copy_skip, NULL, err, errsize) < 0 ||
+	    (src == V.project && share_place(dir, err, errsize) < 0)) {
 		remove_copy(dir);
 		free(dir);
 		return NULL;
@@ -671,11 +758,16 @@ running(void *ctx)
 static int
 place_lane(void *ctx, lane *l, const char *what, const char *patch)
 {
-	char err[512];
+	char err[512], **paths;
+	size_t np;
 
 	(void)ctx;
 	if (!l->dir && !(l->dir = new_copy(what)))
 		return -1;
+	if (patch && rt_patch_paths(patch, &paths, &np, err, sizeof err) == 0) {
+		share_unshare(l->dir, paths, np);
+		rt_patch_paths_free(paths, np);
+	}
 	if (patch && rt_patch_apply(l->dir, patch, err, sizeof err) < 0)
 		rt_die("%s: the patch no longer applies for its confirmation: %s", l->id, err);
 	l->o = V.cli.o;
@@ -884,6 +976,7 @@ prepare_lane(void *ctx, rt_tour *T, lane *l)
 	}
 	if (!(l->dir = new_copy("lane")))
 		return -1;
+	share_unshare(l->dir, paths, np);
 	if (rt_patch_apply(l->dir, l->patch, err, sizeof err) < 0) {
 		rt_tour_finish(T, l, "patch_failed", "the patch does not apply: %s", err);
 		return 0;
@@ -1242,6 +1335,7 @@ set_up(void)
 	if (chmod(V.tmp, rt_sandbox_dir_mode(&V.sb, V.tmp)) < 0)
 		rt_die("chmod %s:", V.tmp);
 	V.cli.o.sandbox = &V.sb;
+	share_scan();
 	V.runner = rt_pool_new();
 	V.board_live = rt_isatty(2) && !isatty(1);
 	V.board_end = V.board_forced || (rt_isatty(2) && isatty(1));
@@ -1367,6 +1461,13 @@ interrupted(void)
 	int sig = rt_trial_interrupted();
 
 	event("interrupted", json_pack("{s:i}", "signal", sig));
+	/* the trials end now; the board so far is what the run learnt */
+	if (V.runner)
+		rt_pool_kill_all(V.runner);
+	V.board_end = 1;
+	if (!V.board_live)
+		V.T.phase = "interrupted, the board so far";
+	board_draw(1);
 	if (V.events)
 		(void)rt_output_close(V.events);
 	V.events = NULL;

@@ -347,6 +347,39 @@ add_reach(const rt_sandbox *sb, vec *a, const char *path)
 	free(p);
 }
 
+/* A heavy tree a test only reads (node_modules, .venv, ...): the copy
+ * holds an empty directory in its place, where the original's is bound
+ * read-only, never copied. One the patch touched is a real copy (not
+ * empty), left alone. */
+static void
+add_shared(const rt_sandbox *sb, vec *a, const char *d)
+{
+	char *const *x;
+	char *p, *o, r[PATH_MAX];
+	struct dirent *e;
+	DIR *dp;
+	int empty;
+
+	for (x = sb->shared; sb->share_from && x && *x; x++) {
+		p = rt_xasprintf("%s/%s", d, *x);
+		empty = 0;
+		if ((dp = opendir(p))) {
+			empty = 1;
+			while (empty && (e = readdir(dp)))
+				empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+			closedir(dp);
+		}
+		o = rt_xasprintf("%s/%s", sb->share_from, *x);
+		if (empty && realpath(o, r)) {
+			add(a, "--ro-bind");
+			add(a, r);
+			add(a, p);
+		}
+		free(o);
+		free(p);
+	}
+}
+
 char **
 rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
     char *const *keep, const char *path, char *const *argv)
@@ -387,6 +420,7 @@ rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
 		add(&a, x);
 		add(&a, x);
 	}
+	add_shared(sb, &a, d);
 	add(&a, "--chdir");
 	add(&a, d);
 	if (!kept(keep, "TMPDIR")) {

@@ -30,6 +30,9 @@ typedef struct rt_sandbox {
 	int drop;                    /* bwrap started by root: the trial drops to
 	                              * uid, gid and no groups inside (setpriv) */
 	char setpriv[4096];          /* drop: setpriv, absolute */
+	const char *share_from;      /* the original project, and the heavy trees */
+	char *const *shared;         /* in it (relative) a copy holds as an empty
+	                              * directory: bwrap binds them read-only */
 } rt_sandbox;
 
 /* Parse "auto", "bwrap" or "none"; -1 if none of them. */
@@ -50,7 +53,9 @@ const char *rt_sandbox_name(const rt_sandbox *sb);
  * and $GOCACHE under that HOME, made here, handed to sb->uid when trials
  * drop to it): empty when the lane starts, kept across its trials; a name
  * set in keep ("VAR=value", NULL-terminated, may be NULL: --env) is left
- * as the caller sets it. With sb->drop the trial leaves uid 0 inside bwrap
+ * as the caller sets it. Each of sb->shared that the copy holds as an
+ * empty directory is sb->share_from's, bound there read-only (bwrap).
+ * With sb->drop the trial leaves uid 0 inside bwrap
  * through setpriv. With path, exec path (argv[0] is replaced); without,
  * search $PATH, exit 127 or 126 when the program cannot run, as the shell
  * does. malloc'd, every string too (rt_free_vec). NULL when sb->kind is

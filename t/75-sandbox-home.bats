@@ -174,3 +174,77 @@ EOF2
 	last | jqe '.reproduce[0] | test(" --env SECRET_TOKEN=\"[$]SECRET_TOKEN\" --sandbox none ")'
 	! grep -q hunter2 "$T/out"
 }
+
+# ---- heavy trees shared, not copied; an interruption ends in seconds ----
+
+# heavy DIR: a project with a node_modules its test only reads
+heavy() {
+	mkdir -p "$1/node_modules/dep" "$1/.git/objects/ab"
+	echo 'module.exports = 1' >"$1/node_modules/dep/index.js"
+	echo blob >"$1/.git/objects/ab/cd"
+	cat >"$1/t.sh" <<'EOF2'
+#!/bin/sh
+# reads its dependency; says whether it could write there
+{
+	cat node_modules/dep/index.js
+	stat -c 'ino %i' node_modules/dep/index.js
+	if (: >node_modules/dep/written) 2>/dev/null; then echo "wrote node_modules"; else echo "node_modules read-only"; fi
+} >>seen
+exit 1
+EOF2
+	chmod +x "$1/t.sh"
+}
+
+@test "rt-verify: node_modules and .git/objects are shared read-only with every copy, never copied" {
+	have_bwrap
+	heavy "$T/p"
+	ino=$(stat -c %i "$T/p/node_modules/dep/index.js")
+	rt-verify -C "$T/p" -n 2 -j 1 --no-genome --keep --cmd ./t.sh </dev/null \
+		>"$T/out" 2>"$T/err" || true
+	seen=$(cat "$T"/tmp/rt-verify.*/baseline.*/p/seen)
+	echo "$seen"
+	[ "$(grep -c '^module.exports = 1$' <<<"$seen")" -eq 2 ]
+	# the original's file itself, read-only, and nothing copied
+	[ "$(grep -c "^ino $ino$" <<<"$seen")" -eq 2 ]
+	[ "$(grep -c '^node_modules read-only$' <<<"$seen")" -eq 2 ]
+	[ ! -e "$T/p/node_modules/dep/written" ]
+	copy=$(echo "$T"/tmp/rt-verify.*/baseline.*/p)
+	[ -d "$copy/node_modules" ] && [ -z "$(ls -A "$copy/node_modules")" ]
+	[ -d "$copy/.git/objects" ] && [ -z "$(ls -A "$copy/.git/objects")" ]
+}
+
+@test "rt-verify: a patch that touches node_modules gets a real copy of it; unconfined, the copy links to the original" {
+	heavy "$T/p"
+	printf -- '--- a/node_modules/dep/index.js\n+++ b/node_modules/dep/index.js\n@@ -1 +1 @@\n-module.exports = 1\n+module.exports = 2\n' |
+		jq -Rsc '{type: "hypothesis", id: "dep", source: "rules", status: "ok",
+		    cause_class: "io", explanation: "x", patch: .}' >"$T/h.jsonl"
+	sed -i '1i {"type":"measure","trials":40,"failures":20}' "$T/h.jsonl"
+	rt-verify -C "$T/p" -N 2 -j 1 --no-genome --no-canary --keep --sandbox none \
+		--allow-path 'node_modules/**' --cmd ./t.sh "$T/h.jsonl" >"$T/out" 2>"$T/err" || true
+	cat "$T/err"
+	lane=$(echo "$T"/tmp/rt-verify.*/lane.*/p)
+	[ ! -L "$lane/node_modules" ] && grep -q 'exports = 2' "$lane/node_modules/dep/index.js"
+	grep -q 'exports = 1' "$T/p/node_modules/dep/index.js"
+	# .git/objects, untouched, is a link to the original's
+	[ "$(readlink "$lane/.git/objects")" = "$(cd "$T/p" && pwd -P)/.git/objects" ]
+}
+
+@test "rt-verify: SIGINT mid-run prints the board so far and exits 130 within seconds" {
+	mkdir -p "$T/p"
+	printf '#!/bin/sh\nsleep 0.3\nexit $((RETRIAL_SEED %% 3 == 0))\n' >"$T/p/t.sh"
+	chmod +x "$T/p/t.sh"
+	rt-verify -C "$T/p" -n 400 -j 2 --no-genome --board --cmd ./t.sh </dev/null \
+		>"$T/out" 2>"$T/err" &
+	pid=$!
+	sleep 3
+	kill -INT "$pid"
+	start=$SECONDS
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ]
+	[ $((SECONDS - start)) -le 10 ]
+	cat "$T/err"
+	grep -q "interrupted" "$T/err"
+	grep -q "original" "$T/err"
+	[ -z "$(ls -A "$T/tmp")" ]
+}
