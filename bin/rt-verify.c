@@ -33,6 +33,8 @@
 #include "rt_tournament.h"
 #include "rt_trial.h"
 #include "rt_fs.h"
+#include "rt_text.h"
+#include "runner/runner.h"
 #include "rt_util.h"
 
 enum {
@@ -90,6 +92,11 @@ static struct {
 	long canary_trials;          /* trials every canary spent */
 	rt_buf evidence;             /* stdout and stderr of failing baseline trials */
 	int nevidence;
+	int sandbox_warned;          /* said that the sandbox changes the test */
+	char *heavy[8];              /* heavy trees shared, not copied (relative) */
+	dev_t heavy_dev[8];
+	ino_t heavy_ino[8];
+	int nheavy;
 } V;
 
 
@@ -97,6 +104,9 @@ static struct {
  * the current directory): say so once. */
 #define BIG_PROJECT 10000
 #define CANARY_K RT_TOUR_CANARY_K
+/* A lane record keeps this many distinct failure lines, each this long. */
+#define FAIL_LINES 5
+#define FAIL_LINE_MAX 200
 
 static void
 usage(FILE *f)
@@ -287,6 +297,8 @@ board_reasons(const char *verdict)
 static int
 copy_skip(const struct stat *st, void *ctx)
 {
+	int i;
+
 	(void)ctx;
 	if (rt_trial_interrupted())
 		return -1;
@@ -296,7 +308,87 @@ copy_skip(const struct stat *st, void *ctx)
 		    "lane copies all of it; -C names the project (default: the current "
 		    "directory)", V.project, BIG_PROJECT);
 	}
+	for (i = 0; i < V.nheavy; i++)
+		if (S_ISDIR(st->st_mode) && st->st_dev == V.heavy_dev[i] &&
+		    st->st_ino == V.heavy_ino[i])
+			return 1;
 	return st->st_dev == V.tmp_dev && st->st_ino == V.tmp_ino;
+}
+
+/* Trees a test only reads, shared with every copy, never copied (issue
+ * 33): with bwrap an empty directory in the copy where the sandbox binds
+ * the original's read-only; unconfined a symbolic link to it. With the uid
+ * sandbox they are copied: the original is not that uid's to read. */
+static const char *const heavy_names[] = { "node_modules", ".venv", "venv",
+    "vendor", ".git/objects" };
+
+static void
+share_scan(void)
+{
+	struct stat st;
+	size_t i;
+	char *p;
+
+	if (V.sb.kind == RT_SANDBOX_UID)
+		return;
+	for (i = 0; i < sizeof heavy_names / sizeof *heavy_names; i++) {
+		p = rt_xasprintf("%s/%s", V.project, heavy_names[i]);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			V.heavy[V.nheavy] = rt_xstrdup(heavy_names[i]);
+			V.heavy_dev[V.nheavy] = st.st_dev;
+			V.heavy_ino[V.nheavy++] = st.st_ino;
+		}
+		free(p);
+	}
+	V.sb.share_from = V.project;
+	V.sb.shared = V.heavy;
+}
+
+/* In a new copy of the project, each heavy tree's stand-in. */
+static int
+share_place(const char *dir, char *err, size_t errsize)
+{
+	char *p, *o;
+	int i, rc = 0;
+
+	for (i = 0; rc == 0 && i < V.nheavy; i++) {
+		p = rt_xasprintf("%s/%s", dir, V.heavy[i]);
+		o = rt_xasprintf("%s/%s", V.project, V.heavy[i]);
+		if ((V.sb.kind == RT_SANDBOX_BWRAP ? mkdir(p, 0755) : symlink(o, p)) < 0) {
+			snprintf(err, errsize, "%s: %s", p, strerror(errno));
+			rc = -1;
+		}
+		free(o);
+		free(p);
+	}
+	return rc;
+}
+
+/* A patch that touches a heavy tree gets a real copy of that tree. */
+static void
+share_unshare(const char *dir, char *const *paths, size_t np)
+{
+	char err[512], *p, *o;
+	size_t j, n;
+	int i;
+
+	for (i = 0; i < V.nheavy; i++) {
+		n = strlen(V.heavy[i]);
+		for (j = 0; j < np; j++)
+			if (!strncmp(paths[j], V.heavy[i], n) && paths[j][n] == '/')
+				break;
+		if (j == np)
+			continue;
+		p = rt_xasprintf("%s/%s", dir, V.heavy[i]);
+		o = rt_xasprintf("%s/%s", V.project, V.heavy[i]);
+		errno = 0;
+		if ((unlink(p) < 0 && rmdir(p) < 0) ||
+		    rt_copy_tree(o, p, NULL, NULL, err, sizeof err) < 0)
+			rt_die("cannot copy %s for a patch that touches it: %s", o,
+			    errno ? strerror(errno) : err);
+		free(o);
+		free(p);
+	}
 }
 
 static char *abs_dir(const char *, int);
@@ -350,7 +442,8 @@ copy_named(const char *src, const char *what, long n, char *err, size_t errsize)
 	dir = rt_xasprintf("%s/%s", outer, V.pname);
 	free(outer);
 	V.copied = 0;
-	if (rt_copy_tree(src, dir, copy_skip, NULL, err, errsize) < 0) {
+	if (rt_copy_tree(src, dir, copy_skip, NULL, err, errsize) < 0 ||
+	    (src == V.project && share_place(dir, err, errsize) < 0)) {
 		remove_copy(dir);
 		free(dir);
 		return NULL;
@@ -484,6 +577,130 @@ unlink_tag(ttag *t)
 		t->next->prev = t->prev;
 }
 
+/* The first line of a failed trial that says the most (rt_failure_line:
+ * the message before where and which, the stream rt_failure_stream
+ * picks), else its stream's first line, cut at FAIL_LINE_MAX bytes
+ * (rt_rn_cap_text) with control bytes as '?'. malloc'd. */
+static char *
+failure_line(const rt_trial_result *res)
+{
+	const char *s = res->err.data ? res->err.data : "";
+	size_t n = res->err.len, pos = 0, off = 0, len = 0, i;
+	rt_failure_line fl;
+	int best = 0;
+	rt_buf b = { 0 };
+	char *out;
+
+	if (rt_failure_stream(res->out.data ? res->out.data : "", res->out.len,
+	    s, n, 4096, &off, &len) == RT_STDOUT) {
+		s = res->out.data;
+		n = res->out.len;
+	}
+	off = len = 0;
+	while (rt_failure_line_next(s, n, &pos, &fl))
+		if (fl.score > best) {
+			best = fl.score;
+			off = fl.off;
+			len = fl.len;
+			if (best == 3)
+				break;
+		}
+	if (!best)
+		for (pos = 0; pos < n; pos = off + len + 1) {
+			off = pos;
+			len = strcspn(s + pos, "\n");
+			if (len > 0 || off + len >= n)
+				break;
+		}
+	while (len > 0 && (s[off] == ' ' || s[off] == '\t'))
+		off++, len--;
+	if (len == 0)
+		rt_buf_printf(&b, "exit %d", res->exit_code);
+	else
+		rt_buf_add(&b, s + off, len);
+	rt_rn_cap_text(&b, FAIL_LINE_MAX);
+	out = rt_xstrdup(rt_buf_str(&b));
+	rt_buf_free(&b);
+	for (i = 0; out[i]; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			out[i] = '?';
+	return out;
+}
+
+/* Count line among l's failure lines (FAIL_LINES distinct ones kept). */
+static void
+note_failure(lane *l, const char *line)
+{
+	json_t *e;
+	size_t i;
+
+	if (!l->failure_lines)
+		l->failure_lines = json_array();
+	json_array_foreach(l->failure_lines, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "line")), line)) {
+			json_object_set_new(e, "count", json_integer(
+			    json_integer_value(json_object_get(e, "count")) + 1));
+			return;
+		}
+	if (json_array_size(l->failure_lines) < FAIL_LINES)
+		json_array_append_new(l->failure_lines, json_pack("{s:s,s:i}",
+		    "line", line, "count", 1));
+}
+
+/* Does the sandbox change the test? The original's trials here (all in
+ * the sandbox) against the input measure's, by Fisher's exact test
+ * (two-sided, rt_fisher_exact): said at once when p < 0.001 after any of
+ * its trials (5 at least), else at the end (final) when p < 1 − the
+ * confidence. Once, with the sandboxed failures' top lines and the way
+ * out. */
+static void
+sandbox_check(int final)
+{
+	const rt_tally *in = &V.T.input;
+	long ki, ni, ks, ns;
+	double p, alpha = final ? 1 - V.T.conf : 0.001;
+	char a[160], b[160];
+	json_t *e, *top = NULL;
+	size_t i;
+	rt_buf w = { 0 };
+
+	if (V.sandbox_warned || !V.T.have_input || V.sb.kind == RT_SANDBOX_NONE)
+		return;
+	ki = in->failures;
+	ni = in->failures + in->passes;
+	ks = V.T.base.t.failures - in->failures;
+	ns = V.T.base.t.failures + V.T.base.t.passes - ni;
+	if (ns < 5 || ni < 1)
+		return;
+	if ((p = rt_fisher_exact(ki, ni - ki, ks, ns - ks)) >= alpha)
+		return;
+	V.sandbox_warned = 1;
+	rt_say_count(a, sizeof a, ks, ns, V.T.conf, "failed");
+	rt_say_count(b, sizeof b, ki, ni, V.T.conf, "failed");
+	rt_buf_printf(&w, "warning: the sandbox (%s) changes the test: the original "
+	    "in it %s, against %s in the input measure (Fisher's exact test, "
+	    "two-sided p = %.2g < %g)", rt_sandbox_name(&V.sb), a, b, p, alpha);
+	json_array_foreach(V.T.base.failure_lines, i, e)
+		if (!top || json_integer_value(json_object_get(e, "count")) >
+		    json_integer_value(json_object_get(top, "count")))
+			top = e;
+	if (top) {
+		rt_buf_adds(&w, "; its failures begin:");
+		json_array_foreach(V.T.base.failure_lines, i, e)
+			rt_buf_printf(&w, "\n  %lld× %s",
+			    (long long)json_integer_value(json_object_get(e, "count")),
+			    json_string_value(json_object_get(e, "line")));
+	}
+	rt_buf_printf(&w, "\n  run the trials as the measure did: --env VAR=value "
+	    "for what the test reads%s, or --sandbox none (unconfined)",
+	    V.network ? "" : ", --network if it needs the network");
+	rt_warn("%s", rt_buf_str(&w));
+	event("sandbox_changes_test", json_pack("{s:I,s:I,s:I,s:I,s:f}",
+	    "input_failures", (json_int_t)ki, "input_trials", (json_int_t)ni,
+	    "failures", (json_int_t)ks, "trials", (json_int_t)ns, "p", p));
+	rt_buf_free(&w);
+}
+
 /* A trial's end: judged (--case), its per-trial copy gone, a failing
  * baseline trial's output kept as the canary's evidence. */
 static int
@@ -497,6 +714,7 @@ wait_trial(void *ctx, int ms, rt_tour_result *r)
 	if (V.have_res)
 		rt_trial_result_free(&V.res);
 	V.have_res = 0;
+	sandbox_check(0);    /* the original's trials so far, its lines with them */
 	rc = rt_pool_wait(V.runner, ms, &V.res, &tagp);
 	if (rc <= 0)
 		return rc;
@@ -508,6 +726,11 @@ wait_trial(void *ctx, int ms, rt_tour_result *r)
 		if (!V.keep)
 			remove_copy(t->dir);
 		free(t->dir);
+	}
+	if (V.res.outcome == RT_FAIL) {
+		char *fl = failure_line(&V.res);
+		note_failure(t->l, fl);
+		free(fl);
 	}
 	if (t->l == &V.T.base && V.res.outcome == RT_FAIL && V.nevidence < 3 &&
 	    V.evidence.len < 65536) {
@@ -536,11 +759,16 @@ running(void *ctx)
 static int
 place_lane(void *ctx, lane *l, const char *what, const char *patch)
 {
-	char err[512];
+	char err[512], **paths;
+	size_t np;
 
 	(void)ctx;
 	if (!l->dir && !(l->dir = new_copy(what)))
 		return -1;
+	if (patch && rt_patch_paths(patch, &paths, &np, err, sizeof err) == 0) {
+		share_unshare(l->dir, paths, np);
+		rt_patch_paths_free(paths, np);
+	}
 	if (patch && rt_patch_apply(l->dir, patch, err, sizeof err) < 0)
 		rt_die("%s: the patch no longer applies for its confirmation: %s", l->id, err);
 	l->o = V.cli.o;
@@ -748,6 +976,7 @@ prepare_lane(void *ctx, rt_tour *T, lane *l)
 	}
 	if (!(l->dir = new_copy("lane")))
 		return -1;
+	share_unshare(l->dir, paths, np);
 	if (rt_patch_apply(l->dir, l->patch, err, sizeof err) < 0) {
 		rt_tour_finish(T, l, RT_LANE_PATCH_FAILED, "the patch does not apply: %s", err);
 		return 0;
@@ -776,6 +1005,44 @@ static const rt_tour_ops ops = {
 	.finished = lane_finished, .event = tour_event, .draw = draw,
 };
 
+/* The options that change how a trial runs, each one shell word: without
+ * them a rerun is not the same run (issue 33). A credential's value (by
+ * its name, rt_secret_name) is left to the shell: --env NAME="$NAME". */
+static void
+trial_options(rt_buf *b)
+{
+	size_t i, n;
+
+	for (i = 0; i < V.cli.nenv; i++) {
+		n = strcspn(V.cli.env[i], "=");
+		rt_buf_adds(b, " --env ");
+		if (rt_secret_name(V.cli.env[i], n) && n > 0 &&
+		    strspn(V.cli.env[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		    "0123456789_") == n)
+			rt_buf_printf(b, "%.*s=\"$%.*s\"", (int)n, V.cli.env[i], (int)n,
+			    V.cli.env[i]);
+		else
+			rt_buf_sh(b, V.cli.env[i]);
+	}
+	for (i = 0; i < V.cli.nunset; i++) {
+		rt_buf_adds(b, " --unset-env ");
+		rt_buf_sh(b, V.cli.unset[i]);
+	}
+	for (i = 0; i < V.cli.nkeep; i++) {
+		rt_buf_adds(b, " --keep-env ");
+		rt_buf_sh(b, V.cli.keep[i]);
+	}
+	if (V.sandbox_want != RT_SANDBOX_WANT_AUTO)
+		rt_buf_printf(b, " --sandbox %s", V.sandbox_want == RT_SANDBOX_WANT_NONE ?
+		    "none" : "bwrap");
+	if (V.cli.runner_given)
+		rt_buf_printf(b, " --runner %s", rt_runner_kind_name(V.cli.o.runner));
+	if (V.judge) {
+		rt_buf_adds(b, " --case ");
+		rt_buf_sh(b, V.judge);
+	}
+}
+
 static json_t *
 reproduce(double pref, double cm)
 {
@@ -793,6 +1060,7 @@ reproduce(double pref, double cm)
 		rt_buf_printf(&b, " --timeout %g", V.cli.o.timeout_s);
 	if (V.network)
 		rt_buf_adds(&b, " --network");
+	trial_options(&b);
 	if (V.cli.cmd) {
 		q = rt_sh_quote(V.cli.cmd);
 		rt_buf_printf(&b, " --cmd %s", q);
@@ -1067,6 +1335,7 @@ set_up(void)
 	if (chmod(V.tmp, rt_sandbox_dir_mode(&V.sb, V.tmp)) < 0)
 		rt_die("chmod %s:", V.tmp);
 	V.cli.o.sandbox = &V.sb;
+	share_scan();
 	V.runner = rt_pool_new();
 	V.board_live = rt_isatty(2) && !isatty(1);
 	V.board_end = V.board_forced || (rt_isatty(2) && isatty(1));
@@ -1192,6 +1461,13 @@ interrupted(void)
 	int sig = rt_trial_interrupted();
 
 	event("interrupted", json_pack("{s:i}", "signal", sig));
+	/* the trials end now; the board so far is what the run learnt */
+	if (V.runner)
+		rt_pool_kill_all(V.runner);
+	V.board_end = 1;
+	if (!V.board_live)
+		V.T.phase = "interrupted, the board so far";
+	board_draw(1);
 	if (V.events)
 		(void)rt_output_close(V.events);
 	V.events = NULL;
@@ -1218,6 +1494,7 @@ main(int argc, char *argv[])
 	set_up();
 	if (rt_tour_run(&V.T) < 0)
 		return interrupted();
+	sandbox_check(1);
 
 	v = verdict_record();
 	verdict = V.T.verdict;

@@ -248,6 +248,7 @@ static const rt_field lane_f[] = {
 	{ "ci_high", N, PRB, NULL, NULL },
 	{ "interval", S, 0, NULL, NULL },
 	{ "summary", S, 0, NULL, NULL },
+	{ "failure_lines", A, 0, NULL, NULL },
 	END
 };
 static const rt_schema lane_s = { "lane", lane_f };

@@ -106,44 +106,137 @@ add_cmd(vec *a, const char *path, char *const *argv)
 		add(a, *x);
 }
 
-/* $HOME is read-only in the sandbox, and a runner that cannot write its
- * cache fails every trial (go test: "failed to initialize build cache").
- * Beside the copy, in the directory rt-verify keeps for the lane, a cache
- * of its own: written by that lane's trials only, kept across them, never
- * inside the project. */
-static void
-cache_dir(const rt_sandbox *sb, vec *a, const char *d)
+/* A trial's own HOME and the lane's caches (issue 33), beside the copy in
+ * the directory rt-verify keeps for the lane (DIR/../.retrial), never
+ * inside the project: HOME (with $XDG_CONFIG_HOME, $XDG_DATA_HOME and
+ * $XDG_STATE_HOME under it) is a new empty directory for every trial, since
+ * a lane's trials run side by side and a test that writes ~/.tool-config
+ * would read its neighbour's; $XDG_CACHE_HOME (~/.cache links to it),
+ * $GOCACHE and $TMPDIR (where jest keeps its transform cache) are the
+ * lane's, empty when it starts and kept across its trials, as a runner's
+ * caches are made to be shared. The original and every lane start alike;
+ * the real $HOME stays out of reach. */
+static const char *const home_env[][2] = {
+	{ "HOME", "" },
+	{ "XDG_CONFIG_HOME", "/.config" },
+	{ "XDG_DATA_HOME", "/.local/share" },
+	{ "XDG_STATE_HOME", "/.local/state" },
+};
+static const char *const lane_env[][2] = {
+	{ "XDG_CACHE_HOME", "cache" },
+	{ "GOCACHE", "cache/go-build" },
+	{ "TMPDIR", "tmp" },
+};
+
+/* Is name set in keep (--env: "VAR=value")? */
+static int
+kept(char *const *keep, const char *name)
 {
-	char *slash = strrchr(d, '/'), *c, *g;
+	size_t n = strlen(name);
+
+	for (; keep && *keep; keep++)
+		if (!strncmp(*keep, name, n) && (*keep)[n] == '=')
+			return 1;
+	return 0;
+}
+
+/* mkdir p (existing is fine), the dropped uid's when trials drop to it */
+static int
+own_dir(const rt_sandbox *sb, const char *p)
+{
+	if (mkdir(p, 0700) < 0 && errno != EEXIST)
+		return -1;
+	if (rt_sandbox_drops(sb) && (lchown(p, sb->uid, sb->gid) < 0 || chmod(p, 0700) < 0))
+		return -1;
+	return 0;
+}
+
+/* The lane's directory (DIR/../.retrial) with its caches and a new HOME
+ * in *home; NULL when they cannot be made. */
+static char *
+lane_home(const rt_sandbox *sb, const char *d, char **home)
+{
+	static const char *const sub[] = { "", "/cache", "/tmp", "/home" };
+	static const char *const hsub[] = { "/.config", "/.local", "/.local/share",
+	    "/.local/state" };
+	char *slash = strrchr(d, '/'), *c, *p, *h;
+	size_t i;
 
 	if (!slash || slash == d)
-		return;
-	c = rt_xasprintf("%.*s/.retrial-cache", (int)(slash - d), d);
-	if (mkdir(c, 0700) < 0 && errno != EEXIST) {
-		free(c);
-		return;
+		return NULL;
+	c = rt_xasprintf("%.*s/.retrial", (int)(slash - d), d);
+	for (i = 0; i < sizeof sub / sizeof *sub; i++) {
+		p = rt_xasprintf("%s%s", c, sub[i]);
+		if (own_dir(sb, p) < 0) {
+			free(p);
+			goto fail;
+		}
+		free(p);
 	}
-	/* the dropped uid's $HOME too: root's is not its to read */
-	if (sb->drop && (chown(c, sb->uid, sb->gid) < 0 || chmod(c, 0700) < 0)) {
-		free(c);
-		return;
+	h = rt_xasprintf("%s/home/XXXXXX", c);
+	if (!mkdtemp(h) || own_dir(sb, h) < 0) {
+		free(h);
+		goto fail;
 	}
-	g = rt_xasprintf("%s/go-build", c);
-	if (sb->drop) {
+	for (i = 0; i < sizeof hsub / sizeof *hsub; i++) {
+		p = rt_xasprintf("%s%s", h, hsub[i]);
+		if (own_dir(sb, p) < 0) {
+			free(p);
+			free(h);
+			goto fail;
+		}
+		free(p);
+	}
+	p = rt_xasprintf("%s/.cache", h);
+	if (symlink("../../cache", p) == 0 && rt_sandbox_drops(sb))
+		(void)lchown(p, sb->uid, sb->gid);
+	free(p);
+	*home = h;
+	return c;
+fail:
+	free(c);
+	return NULL;
+}
+
+/* One variable: bwrap's --setenv, or (env) env(1)'s VAR=value. */
+static void
+add_env(vec *a, int env, const char *name, const char *dir, const char *sub)
+{
+	char *v = rt_xasprintf(env ? "%s=%s%s" : "%.0s%s%s", name, dir, sub);
+
+	if (!env) {
 		add(a, "--setenv");
-		add(a, "HOME");
+		add(a, name);
+	}
+	add(a, v);
+	free(v);
+}
+
+/* The trial's HOME and the lane's caches as bwrap options (a bind and
+ * --setenv), or (env) as env(1)'s operands. Names in keep are left as the
+ * caller sets them. */
+static void
+add_home(const rt_sandbox *sb, vec *a, const char *d, char *const *keep, int env)
+{
+	char *h = NULL, *c = lane_home(sb, d, &h), *cs;
+	size_t i;
+
+	if (!c)
+		return;
+	if (!env) {
+		add(a, "--bind");
+		add(a, c);
 		add(a, c);
 	}
-	add(a, "--bind");
-	add(a, c);
-	add(a, c);
-	add(a, "--setenv");
-	add(a, "XDG_CACHE_HOME");
-	add(a, c);
-	add(a, "--setenv");
-	add(a, "GOCACHE");
-	add(a, g);
-	free(g);
+	for (i = 0; i < sizeof home_env / sizeof *home_env; i++)
+		if (!kept(keep, home_env[i][0]))
+			add_env(a, env, home_env[i][0], h, home_env[i][1]);
+	cs = rt_xasprintf("%s/", c);
+	for (i = 0; i < sizeof lane_env / sizeof *lane_env; i++)
+		if (!kept(keep, lane_env[i][0]))
+			add_env(a, env, lane_env[i][0], cs, lane_env[i][1]);
+	free(cs);
+	free(h);
 	free(c);
 }
 
@@ -254,15 +347,51 @@ add_reach(const rt_sandbox *sb, vec *a, const char *path)
 	free(p);
 }
 
+/* A heavy tree a test only reads (node_modules, .venv, ...): the copy
+ * holds an empty directory in its place, where the original's is bound
+ * read-only, never copied. One the patch touched is a real copy (not
+ * empty), left alone. */
+static void
+add_shared(const rt_sandbox *sb, vec *a, const char *d)
+{
+	char *const *x;
+	char *p, *o, r[PATH_MAX];
+	struct dirent *e;
+	DIR *dp;
+	int empty;
+
+	for (x = sb->shared; sb->share_from && x && *x; x++) {
+		p = rt_xasprintf("%s/%s", d, *x);
+		empty = 0;
+		if ((dp = opendir(p))) {
+			empty = 1;
+			while (empty && (e = readdir(dp)))
+				empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+			closedir(dp);
+		}
+		o = rt_xasprintf("%s/%s", sb->share_from, *x);
+		if (empty && realpath(o, r)) {
+			add(a, "--ro-bind");
+			add(a, r);
+			add(a, p);
+		}
+		free(o);
+		free(p);
+	}
+}
+
 char **
 rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
-    const char *path, char *const *argv)
+    char *const *keep, const char *path, char *const *argv)
 {
 	vec a = { 0 };
 	char d[PATH_MAX], x[PATH_MAX], *u;
 
 	if (sb->kind == RT_SANDBOX_NONE)
 		return NULL;
+	/* the real names: a bind follows no link we did not mean */
+	if (!realpath(dir ? dir : ".", d))
+		snprintf(d, sizeof d, "%s", dir ? dir : ".");
 	if (sb->kind == RT_SANDBOX_UID) {
 		add(&a, sb->prog);
 		u = rt_xasprintf("--reuid=%ld", (long)sb->uid);
@@ -273,12 +402,13 @@ rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
 		free(u);
 		add(&a, "--clear-groups");
 		add(&a, "--");
+		if (sb->caches) {
+			add(&a, "/usr/bin/env");
+			add_home(sb, &a, d, keep, 1);
+		}
 		add_cmd(&a, path, argv);
 		return a.v;
 	}
-	/* the real names: a bind follows no link we did not mean */
-	if (!realpath(dir ? dir : ".", d))
-		snprintf(d, sizeof d, "%s", dir ? dir : ".");
 	add_common(sb, &a, sb->network, 0);
 	add_reach(sb, &a, d);
 	add(&a, "--bind");
@@ -290,13 +420,16 @@ rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
 		add(&a, x);
 		add(&a, x);
 	}
+	add_shared(sb, &a, d);
 	add(&a, "--chdir");
 	add(&a, d);
-	add(&a, "--setenv");
-	add(&a, "TMPDIR");
-	add(&a, "/tmp");
+	if (!kept(keep, "TMPDIR")) {
+		add(&a, "--setenv");
+		add(&a, "TMPDIR");
+		add(&a, "/tmp");
+	}
 	if (sb->caches)
-		cache_dir(sb, &a, d);
+		add_home(sb, &a, d, keep, 0);
 	add(&a, "--");
 	if (sb->drop)
 		add_drop(sb, &a);
@@ -313,7 +446,7 @@ probe(rt_sandbox *sb, const char *dir)
 {
 	static char *const colon[] = { "sh", "-c", ":", NULL };
 
-	return run_probe(sb, rt_sandbox_argv(sb, dir, NULL, "/bin/sh", colon));
+	return run_probe(sb, rt_sandbox_argv(sb, dir, NULL, NULL, "/bin/sh", colon));
 }
 
 /* Run argv (a probe; freed): 0 when it exits 0, else -1 as probe says. */
@@ -427,6 +560,7 @@ nobwrap:
 		memcpy(why, sb->why, sizeof why);
 		if (probe(sb, probe_dir) == 0) {
 			memcpy(sb->why, why, sizeof why);
+			sb->caches = access("/usr/bin/env", X_OK) == 0;
 			return 0;
 		}
 		sb->kind = RT_SANDBOX_NONE;

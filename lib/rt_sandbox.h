@@ -25,11 +25,14 @@ typedef struct rt_sandbox {
 	uid_t uid;                   /* RT_SANDBOX_UID: the uid trials run as */
 	gid_t gid;
 	char why[300];               /* why a stronger kind was not available */
-	int caches;                  /* bwrap: a writable cache beside each copy
-	                              * (set once the probe has passed) */
+	int caches;                  /* a HOME and TMPDIR of its own beside each
+	                              * copy (set once the probe has passed) */
 	int drop;                    /* bwrap started by root: the trial drops to
 	                              * uid, gid and no groups inside (setpriv) */
 	char setpriv[4096];          /* drop: setpriv, absolute */
+	const char *share_from;      /* the original project, and the heavy trees */
+	char *const *shared;         /* in it (relative) a copy holds as an empty
+	                              * directory: bwrap binds them read-only */
 } rt_sandbox;
 
 /* Parse "auto", "bwrap" or "none"; -1 if none of them. */
@@ -44,16 +47,21 @@ int rt_sandbox_init(rt_sandbox *sb, rt_sandbox_want want, int network,
 /* "bwrap", "uid" or "none". */
 const char *rt_sandbox_name(const rt_sandbox *sb);
 /* The argv running argv in the sandbox with dir (NULL: the current one)
- * and extra (NULL or an existing directory) writable, and a private /tmp
- * ($TMPDIR=/tmp) with bwrap, and with sb->caches a cache of the copy's own
- * beside it (DIR/../.retrial-cache: $XDG_CACHE_HOME and $GOCACHE, since
- * $HOME is read-only; with sb->drop $HOME too, handed to sb->uid). With
- * sb->drop the trial leaves uid 0 inside bwrap through setpriv. With path, exec path (argv[0] is replaced);
- * without, search $PATH, exit 127 or 126 when the program cannot run, as
- * the shell does. malloc'd, every string too (rt_free_vec). NULL when
- * sb->kind is RT_SANDBOX_NONE. */
+ * and extra (NULL or an existing directory) writable, and with bwrap a
+ * private /tmp. With sb->caches the trial has a HOME and TMPDIR of the
+ * copy's own beside it (DIR/../.retrial/home and tmp, the XDG directories
+ * and $GOCACHE under that HOME, made here, handed to sb->uid when trials
+ * drop to it): empty when the lane starts, kept across its trials; a name
+ * set in keep ("VAR=value", NULL-terminated, may be NULL: --env) is left
+ * as the caller sets it. Each of sb->shared that the copy holds as an
+ * empty directory is sb->share_from's, bound there read-only (bwrap).
+ * With sb->drop the trial leaves uid 0 inside bwrap
+ * through setpriv. With path, exec path (argv[0] is replaced); without,
+ * search $PATH, exit 127 or 126 when the program cannot run, as the shell
+ * does. malloc'd, every string too (rt_free_vec). NULL when sb->kind is
+ * RT_SANDBOX_NONE. */
 char **rt_sandbox_argv(const rt_sandbox *sb, const char *dir, const char *extra,
-    const char *path, char *const *argv);
+    char *const *keep, const char *path, char *const *argv);
 /* 1 when trials run as sb->uid, not as us (RT_SANDBOX_UID, or bwrap
  * started by root): their copies must be handed to that uid and the
  * directories above them readable and searchable (0755). */

@@ -82,6 +82,7 @@ lane_free(rt_tour_lane *l)
 	json_decref(l->overruled);
 	json_decref(l->checks);
 	json_decref(l->confirm);
+	json_decref(l->failure_lines);
 	rt_patch_paths_free(l->files, l->nfiles);
 }
 
@@ -171,6 +172,8 @@ rt_tour_lane_json(const rt_tour *T, const rt_tour_lane *l, int with_type)
 	json_object_set_new(o, "interval", json_string("anytime"));
 	lane_summary(T, l, sum, sizeof sum);
 	json_object_set_new(o, "summary", json_string(sum));
+	if (l->failure_lines)
+		json_object_set(o, "failure_lines", l->failure_lines);
 	if (l->rp.pairs > 0 || l->better)
 		json_object_set_new(o, "pairs", json_pack("{s:I,s:I,s:I,s:I,s:o,s:o,s:s}",
 		    "pairs", (json_int_t)l->rp.pairs, "original_only",

@@ -36,6 +36,8 @@ typedef struct rt_tour_lane {
 	const char *status, *rule;
 	char reason[800];
 	char first_error[640];
+	json_t *failure_lines;       /* [{line, count}]: its failures' first lines
+	                              * (the runner's), set by the trial runner */
 	rt_interval iv;
 	double cm;                   /* a confirmation round's confidence, or 0 */
 	json_t *confirm;             /* its confirmation round, if it had one */

@@ -601,7 +601,7 @@ do_spawn(job *j, long trial, char *err, size_t errsize)
 	}
 	if (o->sandbox)
 		boxed = rt_sandbox_argv(o->sandbox, o->cwd, o->junit_dir,
-		    o->shell_cmd ? "/bin/sh" : NULL, o->shell_cmd ? argv : o->argv);
+		    o->env_extra, o->shell_cmd ? "/bin/sh" : NULL, o->shell_cmd ? argv : o->argv);
 	/* posix_spawn has no portable chdir action: change ours around it */
 	if (o->cwd) {
 		if ((cwdfd = open(".", O_RDONLY | O_CLOEXEC)) < 0 || chdir(o->cwd) < 0) {

@@ -206,14 +206,14 @@ last() { tail -n 1 "$T/out"; }
 	rt-verify -C "$T/p" -n 3 --no-genome -- no-such-program-here </dev/null >"$T/out" 2>"$T/err" || rc=$?
 	[ "$rc" -eq 2 ]
 	last | jqe '.verdict == "ERROR" and .baseline.errors == 3 and .sandbox == "bwrap"'
-	# a private /tmp and TMPDIR, and nothing left running after the trial
+	# a private /tmp, the lane's own TMPDIR, and nothing left running after the trial
 	probe="rt74-${T##*/}-$$"
 	printf '#!/bin/sh\nsleep 317 &\necho "$TMPDIR" >seen\necho x >/tmp/%s\nexit 1\n' \
 		"$probe" >"$T/p/t.sh"
 	chmod +x "$T/p/t.sh"
 	rt-verify -C "$T/p" -n 3 --no-genome --keep --cmd ./t.sh </dev/null >"$T/out" 2>"$T/err" || true
 	last | jqe '.baseline.failures == 3 and .sandbox == "bwrap"'
-	[ "$(cat "$T"/tmp/rt-verify.*/baseline.*/p/seen)" = /tmp ]
+	[[ "$(cat "$T"/tmp/rt-verify.*/baseline.*/p/seen)" == */baseline.*/.retrial/tmp ]]
 	[ ! -e "/tmp/$probe" ]
 	! pgrep -f "^sleep 317$"
 }
