@@ -201,10 +201,8 @@ ingest(json_t *rec, const rt_where *w, void *ctx)
 			r.run = G.run;
 		json_object_set_new(copy, "run", json_string(r.run));
 	}
-	if (!rt_rec_opt_str(rec, "revision", w, &r.revision) && G.revision) {
+	if (!rt_rec_opt_str(rec, "revision", w, &r.revision))
 		r.revision = G.revision;
-		json_object_set_new(copy, "revision", json_string(G.revision));
-	}
 	if (!rt_rec_opt_str(rec, "timestamp", w, &r.timestamp))
 		rt_rec_opt_str(rec, "started_at", w, &r.timestamp);
 	rt_rec_opt_str(rec, "source", w, &r.source);
@@ -221,8 +219,12 @@ ingest(json_t *rec, const rt_where *w, void *ctx)
 		r.time_ms = num;
 	/* the content hash: the same report ingested twice counts once, and
 	 * so does a case that rt-quarantine gate --records copied into its
-	 * lane from a report rt-junit also read (the lane is not content) */
+	 * lane from a report rt-junit also read (the lane is not content),
+	 * or one read again on a later night under that night's GITHUB_SHA:
+	 * the revision is the run's (rt_audit_add), not the record's identity */
 	json_object_del(copy, "lane");
+	if (json_object_get(copy, "revision"))
+		json_object_set_new(copy, "revision", json_null());
 	s = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
 	rt_sha256_hex(s ? s : "", s ? strlen(s) : 0, digest);
 	free(s);

@@ -113,6 +113,28 @@ H() { echo "$T/audit.db"; }
 	jqe '.top[0] | .case == "t.flaky" and .rate.failures == 2 and .rate.trials == 5' "$T/d.json"
 }
 
+@test "rt-audit: the same reports read again on later nights, under another GITHUB_SHA each night, count once" {
+	# the README's nightly line reads every night's reports each night, and
+	# rt-junit stamps them with tonight's revision: 3 reports became 120 records
+	mkdir -p "$T/nightly/1" "$T/nightly/2" "$T/nightly/3"
+	for i in 1 2 3; do
+		sed "s/2026-11-30T02:02:00/2026-11-0${i}T02:00:00/" "$RT_TOP/t/fixtures/junit/gradle.xml" > "$T/nightly/$i/junit.xml"
+	done
+	n=$(rt-junit "$T/nightly/1/junit.xml" | wc -l)
+	for night in 1 2 3; do
+		GITHUB_SHA=sha$night rt-junit "$T"/nightly/*/junit.xml | rt-audit -H "$(H)" --json "$T/d$night.json" >/dev/null 2>&1 || :
+	done
+	[ "$(sqlite3 "$(H)" 'select count(*) from results')" = $((3 * n)) ]
+	# the revision is the run's, from its first ingestion: night 1 read all three
+	[ "$(sqlite3 "$(H)" 'select group_concat(distinct revision) from results')" = sha1 ]
+	[ "$(sqlite3 "$(H)" 'select group_concat(distinct revision) from runs')" = sha1 ]
+	jqe '.ingested == 0 and .duplicates == '$((3 * n)) "$T/d2.json" || [ ! -s "$T/d2.json" ]
+	jqe '.new_flaky | length == 0' "$T/d1.json"
+	# rt-measure --by case counts the revisions by the same rule
+	for night in 1 2 3; do GITHUB_SHA=sha$night rt-junit "$T"/nightly/*/junit.xml; done |
+	    rt-measure --by case 2>/dev/null | jqe -s 'all(.trials <= 3)'
+}
+
 @test "rt-audit: no longer flaky needs the anytime rule, not a split at the last failure" {
 	# a 5% test's ordinary luck: 3/20, then 0/20 twice. The split at the last
 	# failing run (3/20 before, 0/40 since, Newcombe above 0) cleared it on
@@ -201,7 +223,7 @@ H() { echo "$T/audit.db"; }
 	[ "$(sqlite3 "$(H)" 'select count(*) from results')" = 600 ]
 	[ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 2 ]
 	[ "$(sqlite3 "$(H)" "select count(*) from results where case_id = 't.a' and failed = 1")" = 3 ]
-	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 2 ]
+	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 3 ]
 }
 
 @test "rt-audit: quarantine candidates by the rt-plan policy, from the measured rate on single-attempt data" {
@@ -431,11 +453,11 @@ sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' rt-audit -H "$(H)" 
 	has "rt-audit: $T/none.db: No such file or directory"
 	[ ! -e "$T/none.db" ]
 	# a history from before digests were kept is migrated and says so
-	sqlite3 "$(H)" 'alter table audits drop column digest; pragma user_version = 1'
+	sqlite3 "$(H)" 'alter table runs drop column revision; alter table audits drop column digest; pragma user_version = 1'
 	run rt-audit -H "$(H)" --audit 1
 	status_is 2
 	has "rt-audit: --audit 1: audit 1 in $(H) predates stored digests"
-	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 2 ]
+	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 3 ]
 }
 
 @test "rt-audit: a history that is a device or a FIFO is refused, with no journal beside it" {
