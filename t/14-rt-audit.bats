@@ -135,6 +135,32 @@ H() { echo "$T/audit.db"; }
 	    rt-measure --by case 2>/dev/null | jqe -s 'all(.trials <= 3)'
 }
 
+@test "rt-audit: go test -json, jest, mocha and rspec nights with JUnit ones, no --run: each report a run, named by its file and time" {
+	F="$RT_TOP/t/fixtures/runners"
+	for i in 1 2 3; do
+		mkdir -p "$T/nightly/$i"
+		sed "s/2026-12-02T/2026-12-0${i}T/g" "$F/go-test.json" > "$T/nightly/$i/go.json"
+	done
+	cp "$F/jest.json" "$T/nightly/1/jest.json"
+	cp "$F/mocha.json" "$T/nightly/2/mocha.json"
+	cp "$F/rspec.json" "$T/nightly/3/rspec.json"
+	cp "$RT_TOP/t/fixtures/junit/gradle.xml" "$T/nightly/3/junit.xml"
+	rt-junit "$T"/nightly/*/* > "$T/r"
+	jqe -s 'all(.run | type == "string")' "$T/r"
+	jqe -s '[.[] | select(.source == "go test -json") | .run] | unique ==
+	    ["'"$T"'/nightly/1/go.json@2026-12-01T02:45:43.457360053Z",
+	     "'"$T"'/nightly/2/go.json@2026-12-02T02:45:43.457360053Z",
+	     "'"$T"'/nightly/3/go.json@2026-12-03T02:45:43.457360053Z"]' "$T/r"
+	# the README's nightly line, every night reading every night's reports
+	for night in 1 2 3; do
+		GITHUB_SHA=sha$night rt-junit "$T"/nightly/*/* | rt-audit -H "$(H)" --json "$T/d$night.json" >/dev/null 2>"$T/err$night" || :
+		! grep -q '"run" missing' "$T/err$night"
+	done
+	jqe '.ingested > 0' "$T/d1.json"
+	[ "$(sqlite3 "$(H)" 'select count(*) from results')" = "$(wc -l < "$T/r")" ]
+	[ "$(sqlite3 "$(H)" 'select count(*) from runs')" = 7 ]
+}
+
 @test "rt-audit: no longer flaky needs the anytime rule, not a split at the last failure" {
 	# a 5% test's ordinary luck: 3/20, then 0/20 twice. The split at the last
 	# failing run (3/20 before, 0/40 since, Newcombe above 0) cleared it on
