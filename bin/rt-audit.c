@@ -858,6 +858,8 @@ audit(void)
 	json_object_set_new(d, "cases", json_integer(
 	    scalar("SELECT count(DISTINCT case_id) FROM results")));
 	json_object_set_new(d, "records", json_integer(scalar("SELECT count(*) FROM results")));
+	json_object_set_new(d, "revisions", json_integer(
+	    scalar("SELECT count(DISTINCT revision) FROM results")));
 	json_object_set_new(d, "confidence", json_real(G.conf));
 	json_object_set_new(d, "window", json_integer(G.window));
 	st = prep("UPDATE audits SET records = ?2, duplicates = ?3 WHERE id = ?1");
@@ -1299,7 +1301,16 @@ render(doc *d, json_t *a)
 	d_since(d, a);
 
 	v = json_object_get(a, "new_flaky");
-	d_head(d, "Newly flaky", json_array_size(v), "No test became flaky.", NULL);
+	o = json_object_get(a, "revisions");
+	/* "FLAKY needs a pass and a failure on the same revision": say why
+	 * nothing could be judged across runs when no record names one */
+	d_head(d, "Newly flaky", json_array_size(v), "No test became flaky.",
+	    json_is_integer(o) && json_integer_value(o) == 0 ? "No record names the "
+	    "revision it tested, so each run counts as a revision of its own: FLAKY "
+	    "needs a pass and a failure on one revision, so only a test that passed "
+	    "and failed within one run is judged here. Give the revision with "
+	    "rt-junit --revision REV or rt-audit --revision REV, or set GITHUB_SHA "
+	    "(CI_COMMIT_SHA, GIT_COMMIT) where rt-junit runs." : NULL);
 	json_array_foreach(v, i, o) {
 		json_t *rev = json_object_get(o, "first_revision");
 		snprintf(line, sizeof line, "first flaky on revision %s, seen %s (run %s): %s%s",

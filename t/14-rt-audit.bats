@@ -161,6 +161,26 @@ H() { echo "$T/audit.db"; }
 	[ "$(sqlite3 "$(H)" 'select count(*) from runs')" = 7 ]
 }
 
+@test "rt-audit: with no revision on any record the digest says why nothing was judged across runs, and how to give one" {
+	F="$RT_TOP/t/fixtures/runners"
+	for i in 1 2; do
+		sed "s/2026-12-02T/2026-12-0${i}T/g" "$F/go-test.json" > "$T/go$i.json"
+	done
+	env -u GITHUB_SHA -u CI_COMMIT_SHA -u GIT_COMMIT -u BUILD_VCS_NUMBER rt-junit "$T/go1.json" "$T/go2.json" > "$T/r"
+	run rt-audit -H "$(H)" --md - --json "$T/d.json" "$T/r"
+	status_is 0
+	has "## Newly flaky (0)"
+	has "No record names the revision it tested, so each run counts as a revision of its own: FLAKY needs a pass and a failure on one revision"
+	has "rt-junit --revision REV or rt-audit --revision REV, or set GITHUB_SHA"
+	jqe '.revisions == 0' "$T/d.json"
+	rt-audit -H "$(H)" --audit 1 --html "$T/d.html" >/dev/null
+	grep -q "No record names the revision" "$T/d.html"
+	# with one, the note goes
+	run rt-audit -H "$T/b.db" --md - --revision abc "$T/r"
+	status_is 0
+	hasnt "No record names the revision"
+}
+
 @test "rt-audit: no longer flaky needs the anytime rule, not a split at the last failure" {
 	# a 5% test's ordinary luck: 3/20, then 0/20 twice. The split at the last
 	# failing run (3/20 before, 0/40 since, Newcombe above 0) cleared it on
