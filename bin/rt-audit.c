@@ -574,6 +574,37 @@ exact_obj(long k, long n, double c, int high, double *bound)
 	return o;
 }
 
+/* A steady flake (rt-audit(1)): its runs in the window fail above the
+ * policy's threshold, by the anytime lower bound at 1 − α that the rules
+ * above use, so a rate that never rose is a candidate too. A test at or
+ * below the threshold is listed with probability at most α however many
+ * of its runs are counted. NULL when it is not one. */
+static json_t *
+steady(const char *c, const runcount *v, size_t nv)
+{
+	long k = 0, n = 0, runs = 0;
+	double lo;
+	json_t *o, *rate;
+	size_t i;
+
+	for (i = 0; i < nv; i++)
+		if (v[i].in_window)
+			k += v[i].k, n += v[i].n, runs++;
+	if (k == 0)
+		return NULL;
+	rate = anytime_obj(k, n, G.conf, 0, &lo);
+	if (lo <= RT_FLAKY_THRESHOLD) {
+		json_decref(rate);
+		return NULL;
+	}
+	o = json_object();
+	json_object_set_new(o, "case", json_string(c));
+	json_object_set_new(o, "runs", json_integer(runs));
+	json_object_set_new(o, "rate", rate);
+	json_object_set_new(o, "threshold", rt_json_real6(RT_FLAKY_THRESHOLD));
+	return o;
+}
+
 /* A quarantine candidate by the rt-plan policy, on single-attempt data
  * (rt-audit(1)): the policy plans r retries at the high end of the rate
  * measured before (anytime-valid at 1 − α/2, so it holds for every
@@ -594,13 +625,14 @@ quarantine(const char *c)
 	json_t *o = NULL, *recent, *basis;
 	int rc;
 
-	if (nv == 0 || v[nv - 1].k == 0) {
+	if (nv == 0) {
 		runs_free(v, nv);
-		return NULL;        /* it passed its latest run */
+		return NULL;
 	}
 	for (kt = nt = 0, i = 0; i < nv; i++)
 		kt += v[i].k, nt += v[i].n;
-	for (j = 1; j < nv && v[nv - j].in_window && !o; j++) {
+	/* a rise needs its latest run failing */
+	for (j = 1; j < nv && v[nv - 1].k > 0 && v[nv - j].in_window && !o; j++) {
 		kr += v[nv - j].k;
 		nr += v[nv - j].n;
 		kb = kt - kr, nb = nt - nr;
@@ -623,6 +655,8 @@ quarantine(const char *c)
 			json_decref(basis);
 		}
 	}
+	if (!o)
+		o = steady(c, v, nv);
 	runs_free(v, nv);
 	return o;
 }
@@ -1415,10 +1449,20 @@ render(doc *d, json_t *a)
 	    "No test meets the quarantine rule.", json_array_size(v) ?
 	    "By the rt-plan policy: retries planned at the high end of the rate "
 	    "measured before; a candidate's recent runs fail more often than that, "
-	    "so its executions exhaust their retries more often than planned." : NULL);
+	    "so its executions exhaust their retries more often than planned, or "
+	    "its runs in the window fail above the threshold." : NULL);
 	json_array_foreach(v, i, o) {
 		json_t *rb = json_object_get(o, "retry_budget");
-		if (json_object_get(o, "basis")) {
+		if (json_object_get(o, "threshold")) {
+			json_t *re = json_object_get(o, "rate");
+			long long j = json_integer_value(json_object_get(o, "runs"));
+			char c1[64], b1[32], b2[32];
+			snprintf(ch, sizeof ch, j == 1 ? "run" : "%lld runs", j);
+			snprintf(line, sizeof line, "its last %s: %s, at least %s (anytime), "
+			    "above the %s threshold: a steady flake", ch, counts(c1, sizeof c1, re),
+			    bound(b1, sizeof b1, re, "anytime_low", 0),
+			    bound(b2, sizeof b2, o, "threshold", 0));
+		} else if (json_object_get(o, "basis")) {
 			json_t *re = json_object_get(o, "rate"), *ba = json_object_get(o, "basis");
 			long long j = json_integer_value(json_object_get(o, "runs"));
 			long long r = json_integer_value(rb);

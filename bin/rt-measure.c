@@ -657,7 +657,7 @@ main(int argc, char *argv[])
 	rt_trial_cli_init(&cli);
 	memset(&m, 0, sizeof m);
 	m.conf = 0.95;
-	m.threshold = 0.10;
+	m.threshold = RT_FLAKY_THRESHOLD;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, RT_TRIAL_SHORTOPTS "n:o:hV", longopts, NULL)) != -1) {
 		if (rt_trial_cli_opt(&cli, ch, optarg))

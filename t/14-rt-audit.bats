@@ -295,6 +295,24 @@ H() { echo "$T/audit.db"; }
 		and .exhaust_low > .exhaust_planned' "$T/d.json"
 }
 
+@test "rt-audit: a steady 40% flake becomes a quarantine candidate within its window; a steady 0% test never does" {
+	# t.steady fails 2 nights of every 5, one execution a night: its rate
+	# never rose, so the rise rule never lists it (12/30 kept failing jobs)
+	first=
+	for i in $(seq 1 30); do
+		case $((i % 5)) in 1|3) o=fail ;; *) o=pass ;; esac
+		{ rec t.steady "$o" "n$i" "r$i" "2026-11-01T03:00:00Z"; rec t.ok pass "n$i" "r$i" "2026-11-01T03:00:00Z"; } > "$T/n.jsonl"
+		rt-audit -H "$(H)" --json "$T/d.json" --md "$T/d.md" "$T/n.jsonl" >/dev/null
+		jqe '[.quarantine[].case] | index("t.ok") == null' "$T/d.json"
+		if [ -z "$first" ] && jqe '[.quarantine[].case] == ["t.steady"]' "$T/d.json" 2>/dev/null; then
+			first=$i
+			grep -q 'its last [0-9]* runs: [0-9]*/[0-9]* failed, at least [0-9.]*% (anytime), above the 10.0% threshold: a steady flake' "$T/d.md"
+		fi
+	done
+	[ -n "$first" ] && [ "$first" -le 30 ]
+	jqe '.quarantine[0] | .threshold == 0.1 and .rate.anytime_low > 0.1 and .runs == 30' "$T/d.json"
+}
+
 @test "rt-audit: without --run each file is a run of its own, named by its path and first timestamp" {
 	rt-collect -n 2 --cmd true > "$T/a.jsonl"
 	rt-collect -n 2 --cmd false > "$T/b.jsonl"
