@@ -498,10 +498,12 @@ by_abs_change(const void *a, const void *b)
 static json_t *
 rate_changes(json_t *d)
 {
+	/* one compact row a case tested tonight (issue 31: a JSON object each
+	 * held for the cutoff cost about 1 KB a case); objects for the shown */
+	struct rc { char *c; long k1, n1, k2, n2; double change; } *v = NULL, t;
 	sqlite3_stmt *q;
-	json_t *out = json_array(), **v = NULL, *o;
-	size_t nv = 0, i, shown = 0;
-	long k1, n1, k2, n2;
+	json_t *out = json_array(), *o;
+	size_t nv = 0, cap = 0, i, shown = 0;
 	double *p = NULL, *ps = NULL, cut;
 
 	q = prep("SELECT case_id, sum(failed * (audit_id < ?1)), sum(audit_id < ?1),"
@@ -511,22 +513,21 @@ rate_changes(json_t *d)
 	    " GROUP BY case_id ORDER BY case_id");
 	sqlite3_bind_int64(q, 1, G.audit);
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		k1 = sqlite3_column_int64(q, 1);
-		n1 = sqlite3_column_int64(q, 2);
-		k2 = sqlite3_column_int64(q, 3);
-		n2 = sqlite3_column_int64(q, 4);
-		if (n1 == 0 || n2 == 0)
+		t.k1 = sqlite3_column_int64(q, 1);
+		t.n1 = sqlite3_column_int64(q, 2);
+		t.k2 = sqlite3_column_int64(q, 3);
+		t.n2 = sqlite3_column_int64(q, 4);
+		if (t.n1 == 0 || t.n2 == 0)
 			continue;
-		o = json_object();
-		json_object_set_new(o, "case", json_string(col_text(q, 0)));
-		json_object_set_new(o, "before", rate_obj(k1, n1, NULL));
-		json_object_set_new(o, "tonight", rate_obj(k2, n2, NULL));
-		json_object_set_new(o, "change", rt_json_real6((double)k2 / n2 - (double)k1 / n1));
-		v = rt_xrealloc(v, (nv + 1) * sizeof *v);
-		p = rt_xrealloc(p, (nv + 1) * sizeof *p);
-		p[nv] = rt_fisher_exact(k2, n2 - k2, k1, n1 - k1);
-		json_object_set_new(o, "p_value", json_real(p[nv]));
-		v[nv++] = o;
+		if (nv == cap) {
+			cap = cap ? 2 * cap : 64;
+			v = rt_xrealloc(v, cap * sizeof *v);
+			p = rt_xrealloc(p, cap * sizeof *p);
+		}
+		t.c = rt_xstrdup(col_text(q, 0));
+		t.change = (double)t.k2 / t.n2 - (double)t.k1 / t.n1;
+		p[nv] = rt_fisher_exact(t.k2, t.n2 - t.k2, t.k1, t.n1 - t.k1);
+		v[nv++] = t;
 	}
 	sqlite3_finalize(q);
 	ps = rt_xcalloc(nv + 1, sizeof *ps);
@@ -536,22 +537,33 @@ rate_changes(json_t *d)
 	json_object_set_new(d, "rate_change_tests", json_integer((json_int_t)nv));
 	json_object_set_new(d, "rate_change_fdr", rt_json_real6(1 - G.conf));
 	json_object_set_new(d, "rate_change_method", json_string("fisher, benjamini-hochberg"));
-	for (i = 0; i < nv; i++)
-		if (!(p[i] <= cut)) {
-			json_decref(v[i]);
-			v[i] = NULL;
+	for (i = 0; i < nv; i++) {
+		if (p[i] <= cut) {
+			o = json_object();
+			json_object_set_new(o, "case", json_string(v[i].c));
+			json_object_set_new(o, "before", rate_obj(v[i].k1, v[i].n1, NULL));
+			json_object_set_new(o, "tonight", rate_obj(v[i].k2, v[i].n2, NULL));
+			json_object_set_new(o, "change", rt_json_real6(v[i].change));
+			json_object_set_new(o, "p_value", json_real(p[i]));
+			json_array_append_new(out, o);
+			shown++;
 		}
-	for (i = 0; i < nv; i++)
-		if (v[i])
-			v[shown++] = v[i];
+		free(v[i].c);
+	}
 	json_object_set_new(d, "rate_change_alarms", json_integer((json_int_t)shown));
-	if (shown)
-		qsort(v, shown, sizeof *v, by_abs_change);
-	for (i = 0; i < shown; i++)
-		if ((long)i < G.top)
-			json_array_append_new(out, v[i]);
-		else
-			json_decref(v[i]);
+	if (shown > 1) {
+		json_t **w = rt_xcalloc(shown, sizeof *w);
+		for (i = 0; i < shown; i++)
+			w[i] = json_incref(json_array_get(out, i));
+		qsort(w, shown, sizeof *w, by_abs_change);
+		json_array_clear(out);
+		for (i = 0; i < shown; i++)
+			if ((long)i < G.top)
+				json_array_append_new(out, w[i]);
+			else
+				json_decref(w[i]);
+		free(w);
+	}
 	free(v);
 	free(p);
 	free(ps);
