@@ -201,10 +201,8 @@ ingest(json_t *rec, const rt_where *w, void *ctx)
 			r.run = G.run;
 		json_object_set_new(copy, "run", json_string(r.run));
 	}
-	if (!rt_rec_opt_str(rec, "revision", w, &r.revision) && G.revision) {
+	if (!rt_rec_opt_str(rec, "revision", w, &r.revision))
 		r.revision = G.revision;
-		json_object_set_new(copy, "revision", json_string(G.revision));
-	}
 	if (!rt_rec_opt_str(rec, "timestamp", w, &r.timestamp))
 		rt_rec_opt_str(rec, "started_at", w, &r.timestamp);
 	rt_rec_opt_str(rec, "source", w, &r.source);
@@ -221,8 +219,12 @@ ingest(json_t *rec, const rt_where *w, void *ctx)
 		r.time_ms = num;
 	/* the content hash: the same report ingested twice counts once, and
 	 * so does a case that rt-quarantine gate --records copied into its
-	 * lane from a report rt-junit also read (the lane is not content) */
+	 * lane from a report rt-junit also read (the lane is not content),
+	 * or one read again on a later night under that night's GITHUB_SHA:
+	 * the revision is the run's (rt_audit_add), not the record's identity */
 	json_object_del(copy, "lane");
+	if (json_object_get(copy, "revision"))
+		json_object_set_new(copy, "revision", json_null());
 	s = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
 	rt_sha256_hex(s ? s : "", s ? strlen(s) : 0, digest);
 	free(s);
@@ -496,10 +498,12 @@ by_abs_change(const void *a, const void *b)
 static json_t *
 rate_changes(json_t *d)
 {
+	/* one compact row a case tested tonight (issue 31: a JSON object each
+	 * held for the cutoff cost about 1 KB a case); objects for the shown */
+	struct rc { char *c; long k1, n1, k2, n2; double change; } *v = NULL, t;
 	sqlite3_stmt *q;
-	json_t *out = json_array(), **v = NULL, *o;
-	size_t nv = 0, i, shown = 0;
-	long k1, n1, k2, n2;
+	json_t *out = json_array(), *o;
+	size_t nv = 0, cap = 0, i, shown = 0;
 	double *p = NULL, *ps = NULL, cut;
 
 	q = prep("SELECT case_id, sum(failed * (audit_id < ?1)), sum(audit_id < ?1),"
@@ -509,22 +513,21 @@ rate_changes(json_t *d)
 	    " GROUP BY case_id ORDER BY case_id");
 	sqlite3_bind_int64(q, 1, G.audit);
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		k1 = sqlite3_column_int64(q, 1);
-		n1 = sqlite3_column_int64(q, 2);
-		k2 = sqlite3_column_int64(q, 3);
-		n2 = sqlite3_column_int64(q, 4);
-		if (n1 == 0 || n2 == 0)
+		t.k1 = sqlite3_column_int64(q, 1);
+		t.n1 = sqlite3_column_int64(q, 2);
+		t.k2 = sqlite3_column_int64(q, 3);
+		t.n2 = sqlite3_column_int64(q, 4);
+		if (t.n1 == 0 || t.n2 == 0)
 			continue;
-		o = json_object();
-		json_object_set_new(o, "case", json_string(col_text(q, 0)));
-		json_object_set_new(o, "before", rate_obj(k1, n1, NULL));
-		json_object_set_new(o, "tonight", rate_obj(k2, n2, NULL));
-		json_object_set_new(o, "change", rt_json_real6((double)k2 / n2 - (double)k1 / n1));
-		v = rt_xrealloc(v, (nv + 1) * sizeof *v);
-		p = rt_xrealloc(p, (nv + 1) * sizeof *p);
-		p[nv] = rt_fisher_exact(k2, n2 - k2, k1, n1 - k1);
-		json_object_set_new(o, "p_value", json_real(p[nv]));
-		v[nv++] = o;
+		if (nv == cap) {
+			cap = cap ? 2 * cap : 64;
+			v = rt_xrealloc(v, cap * sizeof *v);
+			p = rt_xrealloc(p, cap * sizeof *p);
+		}
+		t.c = rt_xstrdup(col_text(q, 0));
+		t.change = (double)t.k2 / t.n2 - (double)t.k1 / t.n1;
+		p[nv] = rt_fisher_exact(t.k2, t.n2 - t.k2, t.k1, t.n1 - t.k1);
+		v[nv++] = t;
 	}
 	sqlite3_finalize(q);
 	ps = rt_xcalloc(nv + 1, sizeof *ps);
@@ -534,22 +537,33 @@ rate_changes(json_t *d)
 	json_object_set_new(d, "rate_change_tests", json_integer((json_int_t)nv));
 	json_object_set_new(d, "rate_change_fdr", rt_json_real6(1 - G.conf));
 	json_object_set_new(d, "rate_change_method", json_string("fisher, benjamini-hochberg"));
-	for (i = 0; i < nv; i++)
-		if (!(p[i] <= cut)) {
-			json_decref(v[i]);
-			v[i] = NULL;
+	for (i = 0; i < nv; i++) {
+		if (p[i] <= cut) {
+			o = json_object();
+			json_object_set_new(o, "case", json_string(v[i].c));
+			json_object_set_new(o, "before", rate_obj(v[i].k1, v[i].n1, NULL));
+			json_object_set_new(o, "tonight", rate_obj(v[i].k2, v[i].n2, NULL));
+			json_object_set_new(o, "change", rt_json_real6(v[i].change));
+			json_object_set_new(o, "p_value", json_real(p[i]));
+			json_array_append_new(out, o);
+			shown++;
 		}
-	for (i = 0; i < nv; i++)
-		if (v[i])
-			v[shown++] = v[i];
+		free(v[i].c);
+	}
 	json_object_set_new(d, "rate_change_alarms", json_integer((json_int_t)shown));
-	if (shown)
-		qsort(v, shown, sizeof *v, by_abs_change);
-	for (i = 0; i < shown; i++)
-		if ((long)i < G.top)
-			json_array_append_new(out, v[i]);
-		else
-			json_decref(v[i]);
+	if (shown > 1) {
+		json_t **w = rt_xcalloc(shown, sizeof *w);
+		for (i = 0; i < shown; i++)
+			w[i] = json_incref(json_array_get(out, i));
+		qsort(w, shown, sizeof *w, by_abs_change);
+		json_array_clear(out);
+		for (i = 0; i < shown; i++)
+			if ((long)i < G.top)
+				json_array_append_new(out, w[i]);
+			else
+				json_decref(w[i]);
+		free(w);
+	}
 	free(v);
 	free(p);
 	free(ps);
@@ -569,6 +583,37 @@ exact_obj(long k, long n, double c, int high, double *bound)
 	*bound = high ? rt_exact_upper(k, n, c) : rt_exact_lower(k, n, c);
 	json_object_set_new(o, high ? "exact_high" : "exact_low", rt_json_real6(*bound));
 	json_object_set_new(o, "exact_confidence", rt_json_real6(c));
+	return o;
+}
+
+/* A steady flake (rt-audit(1)): its runs in the window fail above the
+ * policy's threshold, by the anytime lower bound at 1 − α that the rules
+ * above use, so a rate that never rose is a candidate too. A test at or
+ * below the threshold is listed with probability at most α however many
+ * of its runs are counted. NULL when it is not one. */
+static json_t *
+steady(const char *c, const runcount *v, size_t nv)
+{
+	long k = 0, n = 0, runs = 0;
+	double lo;
+	json_t *o, *rate;
+	size_t i;
+
+	for (i = 0; i < nv; i++)
+		if (v[i].in_window)
+			k += v[i].k, n += v[i].n, runs++;
+	if (k == 0)
+		return NULL;
+	rate = anytime_obj(k, n, G.conf, 0, &lo);
+	if (lo <= RT_FLAKY_THRESHOLD) {
+		json_decref(rate);
+		return NULL;
+	}
+	o = json_object();
+	json_object_set_new(o, "case", json_string(c));
+	json_object_set_new(o, "runs", json_integer(runs));
+	json_object_set_new(o, "rate", rate);
+	json_object_set_new(o, "threshold", rt_json_real6(RT_FLAKY_THRESHOLD));
 	return o;
 }
 
@@ -592,13 +637,14 @@ quarantine(const char *c)
 	json_t *o = NULL, *recent, *basis;
 	int rc;
 
-	if (nv == 0 || v[nv - 1].k == 0) {
+	if (nv == 0) {
 		runs_free(v, nv);
-		return NULL;        /* it passed its latest run */
+		return NULL;
 	}
 	for (kt = nt = 0, i = 0; i < nv; i++)
 		kt += v[i].k, nt += v[i].n;
-	for (j = 1; j < nv && v[nv - j].in_window && !o; j++) {
+	/* a rise needs its latest run failing */
+	for (j = 1; j < nv && v[nv - 1].k > 0 && v[nv - j].in_window && !o; j++) {
 		kr += v[nv - j].k;
 		nr += v[nv - j].n;
 		kb = kt - kr, nb = nt - nr;
@@ -621,6 +667,8 @@ quarantine(const char *c)
 			json_decref(basis);
 		}
 	}
+	if (!o)
+		o = steady(c, v, nv);
 	runs_free(v, nv);
 	return o;
 }
@@ -856,6 +904,8 @@ audit(void)
 	json_object_set_new(d, "cases", json_integer(
 	    scalar("SELECT count(DISTINCT case_id) FROM results")));
 	json_object_set_new(d, "records", json_integer(scalar("SELECT count(*) FROM results")));
+	json_object_set_new(d, "revisions", json_integer(
+	    scalar("SELECT count(DISTINCT revision) FROM results")));
 	json_object_set_new(d, "confidence", json_real(G.conf));
 	json_object_set_new(d, "window", json_integer(G.window));
 	st = prep("UPDATE audits SET records = ?2, duplicates = ?3 WHERE id = ?1");
@@ -1297,7 +1347,16 @@ render(doc *d, json_t *a)
 	d_since(d, a);
 
 	v = json_object_get(a, "new_flaky");
-	d_head(d, "Newly flaky", json_array_size(v), "No test became flaky.", NULL);
+	o = json_object_get(a, "revisions");
+	/* "FLAKY needs a pass and a failure on the same revision": say why
+	 * nothing could be judged across runs when no record names one */
+	d_head(d, "Newly flaky", json_array_size(v), "No test became flaky.",
+	    json_is_integer(o) && json_integer_value(o) == 0 ? "No record names the "
+	    "revision it tested, so each run counts as a revision of its own: FLAKY "
+	    "needs a pass and a failure on one revision, so only a test that passed "
+	    "and failed within one run is judged here. Give the revision with "
+	    "rt-junit --revision REV or rt-audit --revision REV, or set GITHUB_SHA "
+	    "(CI_COMMIT_SHA, GIT_COMMIT) where rt-junit runs." : NULL);
 	json_array_foreach(v, i, o) {
 		json_t *rev = json_object_get(o, "first_revision");
 		snprintf(line, sizeof line, "first flaky on revision %s, seen %s (run %s): %s%s",
@@ -1402,10 +1461,20 @@ render(doc *d, json_t *a)
 	    "No test meets the quarantine rule.", json_array_size(v) ?
 	    "By the rt-plan policy: retries planned at the high end of the rate "
 	    "measured before; a candidate's recent runs fail more often than that, "
-	    "so its executions exhaust their retries more often than planned." : NULL);
+	    "so its executions exhaust their retries more often than planned, or "
+	    "its runs in the window fail above the threshold." : NULL);
 	json_array_foreach(v, i, o) {
 		json_t *rb = json_object_get(o, "retry_budget");
-		if (json_object_get(o, "basis")) {
+		if (json_object_get(o, "threshold")) {
+			json_t *re = json_object_get(o, "rate");
+			long long j = json_integer_value(json_object_get(o, "runs"));
+			char c1[64], b1[32], b2[32];
+			snprintf(ch, sizeof ch, j == 1 ? "run" : "%lld runs", j);
+			snprintf(line, sizeof line, "its last %s: %s, at least %s (anytime), "
+			    "above the %s threshold: a steady flake", ch, counts(c1, sizeof c1, re),
+			    bound(b1, sizeof b1, re, "anytime_low", 0),
+			    bound(b2, sizeof b2, o, "threshold", 0));
+		} else if (json_object_get(o, "basis")) {
 			json_t *re = json_object_get(o, "rate"), *ba = json_object_get(o, "basis");
 			long long j = json_integer_value(json_object_get(o, "runs"));
 			long long r = json_integer_value(rb);

@@ -358,7 +358,7 @@ on_case_record(measure *m, json_t *rec, const rt_where *w, const char *name,
 	long long trial = 0, attempt = 0, repeat = 1;
 	int has_run, has_trial;
 	uint64_t key;
-	char num[64];
+	char num[64], *revkey;
 
 	has_run = rt_rec_opt_str(rec, "run", w, &run);
 	has_trial = rt_rec_opt_int(rec, "trial", w, &trial);
@@ -381,8 +381,10 @@ on_case_record(measure *m, json_t *rec, const rt_where *w, const char *name,
 	if (!m->by_case)
 		return;
 	if (!rt_rec_opt_str(rec, "revision", w, &rev))
-		rev = "";
-	case_add(m, case_get(m, name, strlen(name)), rev, o);
+		rev = NULL;
+	revkey = rt_rec_rev_key(rev, run);
+	case_add(m, case_get(m, name, strlen(name)), revkey, o);
+	free(revkey);
 }
 
 static int
@@ -655,7 +657,7 @@ main(int argc, char *argv[])
 	rt_trial_cli_init(&cli);
 	memset(&m, 0, sizeof m);
 	m.conf = 0.95;
-	m.threshold = 0.10;
+	m.threshold = RT_FLAKY_THRESHOLD;
 	opterr = 0;
 	while ((ch = getopt_long(argc, argv, RT_TRIAL_SHORTOPTS "n:o:hV", longopts, NULL)) != -1) {
 		if (rt_trial_cli_opt(&cli, ch, optarg))

@@ -10,6 +10,7 @@
 #include "rt_audit_store.h"
 #include "rt_sqlite.h"
 #include "rt_platform.h"
+#include "rt_records.h"
 #include "rt_fs.h"
 #include "rt_util.h"
 
@@ -55,6 +56,11 @@ static const char *const migrations[] = {
 	/* 1 -> 2: each audit's digest, the "audit" record (rt-audit --audit N) */
 	"ALTER TABLE audits ADD COLUMN digest TEXT;"
 	"PRAGMA user_version = 2;",
+	/* 2 -> 3: a run's revision, from its first ingestion (issue 35) */
+	"ALTER TABLE runs ADD COLUMN revision TEXT;"
+	"UPDATE runs SET revision = (SELECT min(revision) FROM results"
+	" WHERE results.run = runs.run);"
+	"PRAGMA user_version = 3;",
 };
 
 static void
@@ -114,7 +120,9 @@ step_done(sqlite3_stmt *st, sqlite3 *db, char *err, size_t errsize)
 struct rt_audit_writer {
 	sqlite3 *db;
 	long long audit;
-	sqlite3_stmt *run, *first, *ins;
+	sqlite3_stmt *run, *first, *ins, *rev, *setrev;
+	char *last_run, *last_rev;  /* the run of the last record, its revision */
+	int have_last;
 };
 
 void
@@ -125,6 +133,10 @@ rt_audit_writer_free(rt_audit_writer *w)
 	sqlite3_finalize(w->run);
 	sqlite3_finalize(w->first);
 	sqlite3_finalize(w->ins);
+	sqlite3_finalize(w->rev);
+	sqlite3_finalize(w->setrev);
+	free(w->last_run);
+	free(w->last_rev);
 	free(w);
 }
 
@@ -140,8 +152,12 @@ rt_audit_writer_new(sqlite3 *db, long long audit_id, char *err, size_t errsize)
 	    " timestamp, time_ms, source, report, message, failure_type) VALUES"
 	    " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
 	    -1, &w->ins, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO runs (run, audit_id, first_ts)"
-	    " VALUES (?1, ?2, ?3)", -1, &w->run, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO runs (run, audit_id, first_ts,"
+	    " revision) VALUES (?1, ?2, ?3, ?4)", -1, &w->run, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "UPDATE runs SET revision = ?2 WHERE run = ?1 AND"
+	    " revision IS NULL AND ?2 IS NOT NULL", -1, &w->setrev, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT revision FROM runs WHERE run = ?1", -1,
+	    &w->rev, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "UPDATE runs SET first_ts = ?2 WHERE run = ?1 AND"
 	    " ?2 IS NOT NULL AND (first_ts IS NULL OR first_ts > ?2)", -1, &w->first,
 	    NULL) != SQLITE_OK) {
@@ -152,13 +168,50 @@ rt_audit_writer_new(sqlite3 *db, long long audit_id, char *err, size_t errsize)
 	return w;
 }
 
+/* "The revision is a property of the run": the revision its first
+ * ingestion gave it (or the first one given since), whatever later
+ * readings of the same report say (GITHUB_SHA is tonight's, not the
+ * report's). Records of a run arrive together, so the last is kept. */
+static int
+run_revision(rt_audit_writer *w, const rt_audit_rec *r, const char **rev, char *err,
+    size_t errsize)
+{
+	int rc;
+
+	if (w->have_last && !strcmp(w->last_run, r->run) && (w->last_rev || !r->revision)) {
+		*rev = w->last_rev;
+		return 0;
+	}
+	sqlite3_bind_text(w->setrev, 1, r->run, -1, SQLITE_TRANSIENT);
+	bind_opt(w->setrev, 2, r->revision);
+	if (step_done(w->setrev, w->db, err, errsize) < 0)
+		return -1;
+	sqlite3_bind_text(w->rev, 1, r->run, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(w->rev);
+	free(w->last_run);
+	free(w->last_rev);
+	w->last_run = rt_xstrdup(r->run);
+	w->last_rev = rc == SQLITE_ROW && sqlite3_column_type(w->rev, 0) != SQLITE_NULL ?
+	    rt_xstrdup((const char *)sqlite3_column_text(w->rev, 0)) : NULL;
+	sqlite3_reset(w->rev);
+	if (rc != SQLITE_ROW) {
+		w->have_last = 0;
+		seterr(err, errsize, "%s", sqlite3_errmsg(w->db));
+		return -1;
+	}
+	w->have_last = 1;
+	*rev = w->last_rev;
+	return 0;
+}
+
 int
 rt_audit_add(rt_audit_writer *w, const rt_audit_rec *r, char *err, size_t errsize)
 {
 	sqlite3_stmt *run = w->run, *first = w->first, *ins = w->ins;
 	sqlite3 *db = w->db;
+	const char *rev = NULL;
 	int failed, rc = -1;
-	char *key;
+	char *key = NULL;
 
 	/* timeouts count as failures; errors, skips and ignored trials never
 	 * enter a rate */
@@ -168,17 +221,17 @@ rt_audit_add(rt_audit_writer *w, const rt_audit_rec *r, char *err, size_t errsiz
 		failed = 1;
 	else
 		failed = -1;
-	/* without a revision, one run is taken as one revision */
-	key = r->revision ? rt_xasprintf("rev:%s", r->revision) :
-	    rt_xasprintf("run:%s", r->run);
 	sqlite3_clear_bindings(run);
 	sqlite3_clear_bindings(ins);
 	sqlite3_clear_bindings(first);
 	sqlite3_bind_text(run, 1, r->run, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(run, 2, w->audit);
 	bind_opt(run, 3, r->timestamp);
-	if (step_done(run, db, err, errsize) < 0)
+	bind_opt(run, 4, r->revision);
+	if (step_done(run, db, err, errsize) < 0 || run_revision(w, r, &rev, err,
+	    errsize) < 0)
 		goto out;
+	key = rt_rec_rev_key(rev, r->run);
 	sqlite3_bind_text(ins, 1, r->digest, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(ins, 2, w->audit);
 	sqlite3_bind_text(ins, 3, r->run, -1, SQLITE_TRANSIENT);
@@ -190,7 +243,7 @@ rt_audit_add(rt_audit_writer *w, const rt_audit_rec *r, char *err, size_t errsiz
 		sqlite3_bind_int(ins, 7, failed);
 	if (r->attempt >= 0)
 		sqlite3_bind_int64(ins, 8, r->attempt);
-	bind_opt(ins, 9, r->revision);
+	bind_opt(ins, 9, rev);
 	sqlite3_bind_text(ins, 10, key, -1, SQLITE_TRANSIENT);
 	bind_opt(ins, 11, r->timestamp);
 	if (r->time_ms >= 0)

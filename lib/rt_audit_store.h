@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 
 /* The schema this build writes (PRAGMA user_version). */
-#define RT_AUDIT_SCHEMA 2
+#define RT_AUDIT_SCHEMA 3
 
 /* $XDG_DATA_HOME/retrial/audit.db, else $HOME/.local/share/retrial/
  * audit.db; malloc'd, NULL when neither variable is set. */
@@ -41,7 +41,8 @@ void rt_audit_writer_free(rt_audit_writer *w);
 
 /* Insert a record (inside the caller's transaction): 1 when written, 0
  * when a record with the same digest is already there, -1 with the reason
- * in err. Also records its run (first audit, earliest timestamp). */
+ * in err. Also records its run (first audit, earliest timestamp, and its
+ * revision: the first one given, which every record of the run takes). */
 int rt_audit_add(rt_audit_writer *w, const rt_audit_rec *r, char *err,
     size_t errsize);
 

@@ -203,7 +203,10 @@ rt_cases_trial(rt_cases_dir *d, const rt_trial_opts *o, const rt_trial_result *r
 	snprintf(name, sizeof name, "trial-%ld.xml", res->trial);
 	path = rt_xasprintf("%s/%s", d->path, name);
 	memset(&jo, 0, sizeof jo);
-	snprintf(run, sizeof run, "%ld", res->trial);
+	/* the trials of one collection (its shards too: one --seed) are one
+	 * run of one checkout, so FLAKY may be judged across them without a
+	 * revision (rt_rec_rev_key); the trial number tells them apart */
+	snprintf(run, sizeof run, "seed:%llu", (unsigned long long)o->seed);
 	jo.run = run;
 	jo.trial = res->trial;
 	jo.revision = rt_junit_revision_env();

@@ -731,6 +731,13 @@ rt_rec_list_fields(FILE *out)
 		list_fields(out, schemas[k].name, &schemas[k], "");
 }
 
+char *
+rt_rec_rev_key(const char *revision, const char *run)
+{
+	return revision ? rt_xasprintf("rev:%s", revision) :
+	    run ? rt_xasprintf("run:%s", run) : rt_xstrdup("");
+}
+
 json_t *
 rt_case_rec_json(const rt_case_rec *c)
 {

@@ -80,6 +80,13 @@ void rt_rec_check(rt_rec_kind_t kind, const json_t *rec, const rt_where *w);
  * "verdict lanes[].id"): what retrial(7) must document. */
 void rt_rec_list_fields(FILE *out);
 
+/* The revision a case trial counts under, one rule for every tool that
+ * judges FLAKY ("a pass and a failure on one revision": rt-measure --by
+ * case, rt-audit): "rev:R" for its revision R; without one "run:N" for
+ * its run N, since a run tests one revision while two runs may not; "" for
+ * a record with neither. Malloc'd. */
+char *rt_rec_rev_key(const char *revision, const char *run);
+
 /* One test case's execution: the fields of its "trial" record. */
 typedef struct {
 	long trial;                  /* the trial (rt-collect's number, or the case's index) */

@@ -21,6 +21,8 @@ enum {
 };
 
 #define RT_RETRY_TARGET      0.01  /* default target of rt_retry_budget */
+#define RT_FLAKY_THRESHOLD   0.10  /* the rate STABLE is shown below, and a
+                                    * steady quarantine candidate above */
 #define RT_QUARANTINE_WINDOW 100   /* rt_quarantine_after's window when 0 */
 #define RT_CS_PRIOR          0.5   /* rt_cs_interval's a, b when ≤ 0 */
 

@@ -179,6 +179,24 @@ pytest_report() {
 	    .verdict == "FLAKY" and .flaky_revisions == 1 and .ci_low > 0 and .interval == "wilson"'
 }
 
+@test "rt-measure --by case: without a revision a run is one revision, as rt-audit counts (rt_rec_rev_key)" {
+	# two nightly reports without a revision: a pass one night and a failure
+	# the next may be a change between them; rt-audit judged none, rt-measure 4
+	"$PY" -c 'import re, sys; sys.stdout.write(re.sub(r"<failure.*?</failure>", "", open(sys.argv[1]).read(), flags=re.S))' "$J/gradle.xml" > "$T/fixed.xml"
+	{ env -u GITHUB_SHA rt-junit --run n1 "$J/gradle.xml"; env -u GITHUB_SHA rt-junit --run n2 "$T/fixed.xml"; } > "$T/r"
+	jqe -s 'all(.revision == null)' "$T/r"
+	rt-measure --by case "$T/r" | jqe -s 'map(select(.case == "com.example.PriceTest::currency()"))[0] |
+	    .verdict == "CHANGED" and .revisions == 2'
+	rt-audit -H "$T/a.db" --json "$T/d.json" "$T/r" >/dev/null
+	jqe '.new_flaky | length == 0' "$T/d.json"
+	# one run that passed and failed is flaky to both
+	env -u GITHUB_SHA rt-junit --run n1 "$T/fixed.xml" | sed 's/"trial":\([0-9]*\)/"trial":1\1/' >> "$T/r"
+	rt-measure --by case "$T/r" | jqe -s 'map(select(.case == "com.example.PriceTest::currency()"))[0] |
+	    .verdict == "FLAKY" and .flaky_revisions == 1'
+	rt-audit -H "$T/b.db" --json "$T/d.json" "$T/r" >/dev/null
+	jqe '[.new_flaky[].case] == ["com.example.PriceTest::currency()"]' "$T/d.json"
+}
+
 @test "rt-junit: each report is a run of its own; one --run over several is refused unless --same-run" {
 	# a month of nights given one --run was stored as one run, and
 	# rt-measure --by case then dropped the nights' records as repeats
@@ -274,10 +292,11 @@ SH
 	# each report lived in a private directory that is gone afterwards
 	while read -r p; do [ ! -e "$p" ] && [ ! -e "$(dirname "$p")" ]; done < "$T/paths"
 	jqe -s 'length == 18' "$T/o"
-	# the trial's cases, with trial, run and position, then its own record
+	# the trial's cases, with trial, run (the collection's: one checkout,
+	# so FLAKY is judged across its trials) and position, then its own record
 	jqe -s '[range(0; 18; 3) as $i | .[$i:$i+3] |
 	    (.[2].case == null and .[0].case == "k::first" and .[1].case == "k::t\(.[2].trial)" and
-	     .[0].trial == .[2].trial and .[0].run == (.[2].trial | tostring) and
+	     .[0].trial == .[2].trial and (.[0].run | startswith("seed:")) and .[0].run == .[1].run and
 	     .[0].position == 0 and .[1].position == 1 and .[1].message == "boom")] | all' "$T/o"
 	# plain rt-measure counts the command's trials; --by case the cases
 	rt-measure "$T/o" | jqe '.trials == 6 and .failures == 0'

@@ -113,6 +113,74 @@ H() { echo "$T/audit.db"; }
 	jqe '.top[0] | .case == "t.flaky" and .rate.failures == 2 and .rate.trials == 5' "$T/d.json"
 }
 
+@test "rt-audit: the same reports read again on later nights, under another GITHUB_SHA each night, count once" {
+	# the README's nightly line reads every night's reports each night, and
+	# rt-junit stamps them with tonight's revision: 3 reports became 120 records
+	mkdir -p "$T/nightly/1" "$T/nightly/2" "$T/nightly/3"
+	for i in 1 2 3; do
+		sed "s/2026-11-30T02:02:00/2026-11-0${i}T02:00:00/" "$RT_TOP/t/fixtures/junit/gradle.xml" > "$T/nightly/$i/junit.xml"
+	done
+	n=$(rt-junit "$T/nightly/1/junit.xml" | wc -l)
+	for night in 1 2 3; do
+		GITHUB_SHA=sha$night rt-junit "$T"/nightly/*/junit.xml | rt-audit -H "$(H)" --json "$T/d$night.json" >/dev/null 2>&1 || :
+	done
+	[ "$(sqlite3 "$(H)" 'select count(*) from results')" = $((3 * n)) ]
+	# the revision is the run's, from its first ingestion: night 1 read all three
+	[ "$(sqlite3 "$(H)" 'select group_concat(distinct revision) from results')" = sha1 ]
+	[ "$(sqlite3 "$(H)" 'select group_concat(distinct revision) from runs')" = sha1 ]
+	jqe '.ingested == 0 and .duplicates == '$((3 * n)) "$T/d2.json" || [ ! -s "$T/d2.json" ]
+	jqe '.new_flaky | length == 0' "$T/d1.json"
+	# rt-measure --by case counts the revisions by the same rule
+	for night in 1 2 3; do GITHUB_SHA=sha$night rt-junit "$T"/nightly/*/junit.xml; done |
+	    rt-measure --by case 2>/dev/null | jqe -s 'all(.trials <= 3)'
+}
+
+@test "rt-audit: go test -json, jest, mocha and rspec nights with JUnit ones, no --run: each report a run, named by its file and time" {
+	F="$RT_TOP/t/fixtures/runners"
+	for i in 1 2 3; do
+		mkdir -p "$T/nightly/$i"
+		sed "s/2026-12-02T/2026-12-0${i}T/g" "$F/go-test.json" > "$T/nightly/$i/go.json"
+	done
+	cp "$F/jest.json" "$T/nightly/1/jest.json"
+	cp "$F/mocha.json" "$T/nightly/2/mocha.json"
+	cp "$F/rspec.json" "$T/nightly/3/rspec.json"
+	cp "$RT_TOP/t/fixtures/junit/gradle.xml" "$T/nightly/3/junit.xml"
+	rt-junit "$T"/nightly/*/* > "$T/r"
+	jqe -s 'all(.run | type == "string")' "$T/r"
+	jqe -s '[.[] | select(.source == "go test -json") | .run] | unique ==
+	    ["'"$T"'/nightly/1/go.json@2026-12-01T02:45:43.457360053Z",
+	     "'"$T"'/nightly/2/go.json@2026-12-02T02:45:43.457360053Z",
+	     "'"$T"'/nightly/3/go.json@2026-12-03T02:45:43.457360053Z"]' "$T/r"
+	# the README's nightly line, every night reading every night's reports
+	for night in 1 2 3; do
+		GITHUB_SHA=sha$night rt-junit "$T"/nightly/*/* | rt-audit -H "$(H)" --json "$T/d$night.json" >/dev/null 2>"$T/err$night" || :
+		! grep -q '"run" missing' "$T/err$night"
+	done
+	jqe '.ingested > 0' "$T/d1.json"
+	[ "$(sqlite3 "$(H)" 'select count(*) from results')" = "$(wc -l < "$T/r")" ]
+	[ "$(sqlite3 "$(H)" 'select count(*) from runs')" = 7 ]
+}
+
+@test "rt-audit: with no revision on any record the digest says why nothing was judged across runs, and how to give one" {
+	F="$RT_TOP/t/fixtures/runners"
+	for i in 1 2; do
+		sed "s/2026-12-02T/2026-12-0${i}T/g" "$F/go-test.json" > "$T/go$i.json"
+	done
+	env -u GITHUB_SHA -u CI_COMMIT_SHA -u GIT_COMMIT -u BUILD_VCS_NUMBER rt-junit "$T/go1.json" "$T/go2.json" > "$T/r"
+	run rt-audit -H "$(H)" --md - --json "$T/d.json" "$T/r"
+	status_is 0
+	has "## Newly flaky (0)"
+	has "No record names the revision it tested, so each run counts as a revision of its own: FLAKY needs a pass and a failure on one revision"
+	has "rt-junit --revision REV or rt-audit --revision REV, or set GITHUB_SHA"
+	jqe '.revisions == 0' "$T/d.json"
+	rt-audit -H "$(H)" --audit 1 --html "$T/d.html" >/dev/null
+	grep -q "No record names the revision" "$T/d.html"
+	# with one, the note goes
+	run rt-audit -H "$T/b.db" --md - --revision abc "$T/r"
+	status_is 0
+	hasnt "No record names the revision"
+}
+
 @test "rt-audit: no longer flaky needs the anytime rule, not a split at the last failure" {
 	# a 5% test's ordinary luck: 3/20, then 0/20 twice. The split at the last
 	# failing run (3/20 before, 0/40 since, Newcombe above 0) cleared it on
@@ -201,7 +269,7 @@ H() { echo "$T/audit.db"; }
 	[ "$(sqlite3 "$(H)" 'select count(*) from results')" = 600 ]
 	[ "$(sqlite3 "$(H)" 'select count(*) from audits')" = 2 ]
 	[ "$(sqlite3 "$(H)" "select count(*) from results where case_id = 't.a' and failed = 1")" = 3 ]
-	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 2 ]
+	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 3 ]
 }
 
 @test "rt-audit: quarantine candidates by the rt-plan policy, from the measured rate on single-attempt data" {
@@ -225,6 +293,24 @@ H() { echo "$T/audit.db"; }
 	jqe '[.quarantine[].case] == ["t.broken"]' "$T/d.json"
 	jqe '.quarantine[0] | .runs == 1 and .retry_budget == 3 and .rate.failures == 10 and .basis.trials == 20
 		and .exhaust_low > .exhaust_planned' "$T/d.json"
+}
+
+@test "rt-audit: a steady 40% flake becomes a quarantine candidate within its window; a steady 0% test never does" {
+	# t.steady fails 2 nights of every 5, one execution a night: its rate
+	# never rose, so the rise rule never lists it (12/30 kept failing jobs)
+	first=
+	for i in $(seq 1 30); do
+		case $((i % 5)) in 1|3) o=fail ;; *) o=pass ;; esac
+		{ rec t.steady "$o" "n$i" "r$i" "2026-11-01T03:00:00Z"; rec t.ok pass "n$i" "r$i" "2026-11-01T03:00:00Z"; } > "$T/n.jsonl"
+		rt-audit -H "$(H)" --json "$T/d.json" --md "$T/d.md" "$T/n.jsonl" >/dev/null
+		jqe '[.quarantine[].case] | index("t.ok") == null' "$T/d.json"
+		if [ -z "$first" ] && jqe '[.quarantine[].case] == ["t.steady"]' "$T/d.json" 2>/dev/null; then
+			first=$i
+			grep -q 'its last [0-9]* runs: [0-9]*/[0-9]* failed, at least [0-9.]*% (anytime), above the 10.0% threshold: a steady flake' "$T/d.md"
+		fi
+	done
+	[ -n "$first" ] && [ "$first" -le 30 ]
+	jqe '.quarantine[0] | .threshold == 0.1 and .rate.anytime_low > 0.1 and .runs == 30' "$T/d.json"
 }
 
 @test "rt-audit: without --run each file is a run of its own, named by its path and first timestamp" {
@@ -431,11 +517,11 @@ sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' rt-audit -H "$(H)" 
 	has "rt-audit: $T/none.db: No such file or directory"
 	[ ! -e "$T/none.db" ]
 	# a history from before digests were kept is migrated and says so
-	sqlite3 "$(H)" 'alter table audits drop column digest; pragma user_version = 1'
+	sqlite3 "$(H)" 'alter table runs drop column revision; alter table audits drop column digest; pragma user_version = 1'
 	run rt-audit -H "$(H)" --audit 1
 	status_is 2
 	has "rt-audit: --audit 1: audit 1 in $(H) predates stored digests"
-	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 2 ]
+	[ "$(sqlite3 "$(H)" 'pragma user_version')" = 3 ]
 }
 
 @test "rt-audit: a history that is a device or a FIFO is refused, with no journal beside it" {

@@ -38,6 +38,8 @@ typedef struct {
 	void *ctx;
 	long records, runs;
 	int stopped;
+	char *run;                   /* REPORT@TIME of its first event, as
+	                              * rt_junit names a report's run */
 } reader;
 
 static uint64_t
@@ -178,7 +180,8 @@ emit(reader *r, entry *e, const char *outcome, const char *result, double elapse
 			.repeat = e->repeats, .time_ms = isnan(elapsed) ? NAN : elapsed * 1000,
 			.message = m ? rt_json_str_or_null(m) : NULL,
 			.out = e->out.len ? rt_json_bytes(e->out.data, e->out.len) : NULL,
-			.report = r->o->report, .run = r->o->run, .revision = r->o->revision,
+			.report = r->o->report, .run = r->o->run ? r->o->run : r->run ?
+			    r->run : r->o->report, .revision = r->o->revision,
 			.timestamp = time, .position = e->position >= 0 ? e->position : r->runs,
 			.suite = e->pkg, .source = "go test -json",
 		};
@@ -234,6 +237,8 @@ event(reader *r, json_t *ev)
 
 	if (!action || !pkg)
 		return;
+	if (!r->run && time && r->o->report)
+		r->run = rt_xasprintf("%s@%s", r->o->report, time);
 	if (test && !*test)
 		test = NULL;
 	e = find(r, pkg, test, 1);
@@ -381,6 +386,7 @@ stream_read(FILE *f, char *line, size_t cap, ssize_t len, const rt_junit_opts *o
 	}
 	free(r.v);
 	free(r.slot);
+	free(r.run);
 	if (!events) {
 		snprintf(err, errsize, "%ld: %s", lineno, rt_runner_report_kinds());
 		return -1;

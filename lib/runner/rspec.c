@@ -14,6 +14,7 @@
 #include "rt_order.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
+#include "rt_hash.h"
 #include "rt_util.h"
 
 #define MAX_MESSAGE 1024         /* bytes of the message line */
@@ -27,6 +28,7 @@ typedef struct {
 	const json_t *seed;
 	long ncase, records;
 	int stopped;
+	char *run;                   /* REPORT@ its seed and summary's hash */
 } reader;
 
 /* rspec --format json: {"version", "seed"?, "examples": [...], "summary",
@@ -134,7 +136,7 @@ static void
 emit(reader *r, const rec *c)
 {
 	char *id = c->name ? rt_xasprintf("%s::%s", c->file, c->name) : rt_xstrdup(c->file);
-	const char *run = r->o->run ? r->o->run : r->o->report;
+	const char *run = r->o->run ? r->o->run : r->run ? r->run : r->o->report;
 
 	rt_case_rec cr = {
 		.trial = r->o->trial > 0 ? r->o->trial : r->ncase, .id = id,
@@ -284,6 +286,17 @@ doc_read(const json_t *doc, const rt_junit_opts *o, rt_junit_fn fn,
 	r.max_output = o->max_output ? o->max_output : 4096;
 	r.cwd = getcwd(NULL, 0);
 	r.seed = json_object_get(doc, "seed");
+	/* rspec writes no time: the run is named by what differs between two
+	 * runs of one suite, its seed and summary (duration to 10^-8 s) */
+	if (o->report) {
+		json_t *id = json_pack("{sOsO}", "seed", r.seed ? r.seed : json_null(),
+		    "summary", json_object_get(doc, "summary"));
+		char *s = id ? json_dumps(id, JSON_COMPACT | JSON_SORT_KEYS) : NULL, h[65];
+		rt_sha256_hex(s ? s : "", s ? strlen(s) : 0, h);
+		r.run = rt_xasprintf("%s@%.16s", o->report, h);
+		free(s);
+		json_decref(id);
+	}
 	json_array_foreach(json_object_get(doc, "examples"), i, e) {
 		if (r.stopped)
 			break;
@@ -293,6 +306,7 @@ doc_read(const json_t *doc, const rt_junit_opts *o, rt_junit_fn fn,
 	if (ret == 0)
 		load_errors(&r, doc);
 	free(r.cwd);
+	free(r.run);
 	return ret < 0 ? -1 : r.records;
 }
 
