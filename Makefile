@@ -110,6 +110,10 @@ t/say_test: t/say_test.c lib/libretrial.a
 bench/stopping-rules: bench/stopping-rules.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ bench/stopping-rules.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
 
+# bench/release: rt-quarantine's release rule, 365 nightly checks, exact
+bench/release: bench/release.c lib/libretrial.a
+	$(CC) $(RT_CFLAGS) -o $@ bench/release.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
+
 # the lib/rt_records driver of t/06-records.bats
 t/records_test: t/records_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/records_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
@@ -126,7 +130,7 @@ t/runner_test: t/runner_test.c lib/libretrial.a
 # VALGRIND=1 runs every tool the tests invoke under valgrind (t/helper.bash).
 check: deps
 	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test t/say_test \
-	    t/records_test t/ddmin_test bench/stopping-rules
+	    t/records_test t/ddmin_test bench/stopping-rules bench/release
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	RT_VALGRIND=$(VALGRIND) ./t/run-bats
@@ -171,7 +175,7 @@ demo: deps
 
 bench:
 	@$(MAKE) -s deps EXTRA_PKGS="$(BENCH_PKGS)"
-	@$(MAKE) --no-print-directory all bench/stopping-rules
+	@$(MAKE) --no-print-directory all bench/stopping-rules bench/release
 	./bench/run
 
 install: all
@@ -210,7 +214,7 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean: fuzz-clean
-	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/runner/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test t/ddmin_test bench/stopping-rules
+	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/runner/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test t/ddmin_test bench/stopping-rules bench/release
 
 .PHONY: all check lint deps jest-deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(RUNNER_OBJ) $(TOOLS:%=bin/%.o)

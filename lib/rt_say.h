@@ -70,6 +70,13 @@ void rt_say_count_iv(char *buf, size_t size, long k, long n, double conf,
 void rt_say_short_iv(char *buf, size_t size, long k, long n,
     const rt_interval *iv, const char *method);
 
+/* An upper bound that holds at every look, as a release states it:
+ * "0/212 failed since 2026-12-01: ≤1.4% at 95% confidence, checked every
+ * night" (high rounded up); since NULL reads "since it was listed"; n = 0,
+ * "0 runs since 2026-12-01 (no rate)". */
+void rt_say_since(char *buf, size_t size, long k, long n, const char *since,
+    double high, double conf, const char *verb);
+
 /* A record's counts in the words above, the one rule every tool keeps
  * for a record (a measure, a lane, a confirmation, a baseline): trials,
  * failures and confidence from the record (conf when it has none); a
