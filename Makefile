@@ -135,8 +135,11 @@ check: deps
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	RT_VALGRIND=$(VALGRIND) ./t/run-bats
 
-lint:
+# make lint: the man pages, and every example count in them, the README
+# and rt_say.h against what lib/rt_say prints for it (t/doc-numbers.py)
+lint: t/say_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
+	python3 t/doc-numbers.py t/say_test man/man1/*.1 man/man3/*.3 man/man7/*.7 README.md lib/rt_say.h
 
 # make deps: install the Debian packages retrial needs (as root), or say how.
 DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \

@@ -4,9 +4,9 @@
  * Every tool that prints a rate prints it through here, so one record
  * gives the same words everywhere:
  *
- *   12/40 failed (30.0%, 95% Wilson CI 18.1%–45.5%)
- *   0/40 failed (≤7.2% at 95% confidence)            exact one-sided
- *   29/29 failed (≥90.2% at 95% confidence)          exact one-sided
+ *   12/40 failed (30.0%, 95% Wilson CI 18.0%–45.5%)
+ *   0/40 failed (≤7.3% at 95% confidence)            exact one-sided
+ *   29/29 failed (≥90.1% at 95% confidence)          exact one-sided
  *   1/7 failed (14.3%, biased by stopping; 95% anytime interval 0.3%–76.5%)
  *
  * A bound is rounded outward at the printed precision (an upper bound up,
@@ -46,8 +46,8 @@ void rt_say_interval(long k, long n, double conf, rt_interval *iv);
  * n/n (n > 0), else "wilson". */
 const char *rt_say_method(long k, long n);
 
-/* The short form, for tables and reasons: "≤7.2%" for 0/n, "≥90.2%" for
- * n/n, else "30.0% (18.1%–45.5%)". "no rate" for n = 0. */
+/* The short form, for tables and reasons: "≤7.3%" for 0/n, "≥90.1%" for
+ * n/n, else "30.0% (18.0%–45.5%)". "no rate" for n = 0. */
 void rt_say_short(char *buf, size_t size, long k, long n, double conf);
 
 /* The full phrase with its verb ("failed", "won"): see the top. "0 valid
