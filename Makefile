@@ -112,6 +112,10 @@ t/say_test: t/say_test.c lib/libretrial.a
 bench/stopping-rules: bench/stopping-rules.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ bench/stopping-rules.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
 
+# bench/release: rt-quarantine's release rule, 365 nightly checks, exact
+bench/release: bench/release.c lib/libretrial.a
+	$(CC) $(RT_CFLAGS) -o $@ bench/release.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
+
 # the lib/rt_records driver of t/06-records.bats
 t/records_test: t/records_test.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ t/records_test.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
@@ -128,13 +132,16 @@ t/runner_test: t/runner_test.c lib/libretrial.a
 # VALGRIND=1 runs every tool the tests invoke under valgrind (t/helper.bash).
 check: deps
 	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test t/say_test \
-	    t/records_test t/ddmin_test bench/stopping-rules
+	    t/records_test t/ddmin_test bench/stopping-rules bench/release
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	RT_VALGRIND=$(VALGRIND) ./t/run-bats
 
-lint:
+# make lint: the man pages, and every example count in them, the README
+# and rt_say.h against what lib/rt_say prints for it (t/doc-numbers.py)
+lint: t/say_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
+	python3 t/doc-numbers.py t/say_test man/man1/*.1 man/man3/*.3 man/man7/*.7 README.md lib/rt_say.h
 
 # make deps: install the Debian packages retrial needs (as root), or say how.
 DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
@@ -171,10 +178,13 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	./examples/demo.sh
 
+# make bench: every bench at its small settings, exit 1 when a rule's gate
+# fails (bench/run); BENCH_SMALL=0 for the sizes their headers measure.
+BENCH_SMALL = 1
 bench:
 	@$(MAKE) -s deps EXTRA_PKGS="$(BENCH_PKGS)"
-	@$(MAKE) --no-print-directory all bench/stopping-rules
-	./bench/run
+	@$(MAKE) --no-print-directory all bench/stopping-rules bench/release
+	BENCH_SMALL=$(BENCH_SMALL) ./bench/run
 
 install: all
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANPREFIX)/man1 $(DESTDIR)$(MANPREFIX)/man3 \
@@ -212,7 +222,7 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean: fuzz-clean
-	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/runner/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test t/ddmin_test bench/stopping-rules
+	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/runner/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test t/ddmin_test bench/stopping-rules bench/release
 
 .PHONY: all check lint deps jest-deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(RUNNER_OBJ) $(TOOLS:%=bin/%.o)
@@ -235,7 +245,9 @@ FUZZ_TARGETS = trial:rt-measure:rt-measure measure:rt-plan:rt-plan \
 	diff:rt-diagnose:rt-diagnose,--offline,--rules,--no-cache \
 	verdict:rt-pr:rt-pr,--body,- verdict-import:rt-genome:rt-genome,--genome,:memory:,--import \
 	attempt:rt-measure:rt-measure,--by,case junit:rt-junit:rt-junit \
-	audit:rt-audit:rt-audit,-H,:memory:,--md,/dev/null,--html,/dev/null
+	audit:rt-audit:rt-audit,-H,:memory:,--md,/dev/null,--html,/dev/null \
+	quarantine:rt-quarantine:rt-quarantine,check,-f \
+	codeowners:rt-quarantine:rt-quarantine,-f,fuzz/tmp/codeowners-list,add,src/app/deep/x_test.py::t,--codeowners
 # hypothesis: rt-verify's input reader and patch checks, lib/rt_hyp (fuzz/fuzz_hypothesis.c)
 FUZZ_NAMES   = $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t)))) hypothesis
 FUZZ_RUN     = RT_FUZZ_TMP=fuzz/tmp TMPDIR=fuzz/tmp ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
@@ -271,13 +283,20 @@ fuzz-corpus: all
 	  mkdir -p fuzz/corpus/$$n t/fuzz/$$n; \
 	  if [ $$n = junit ]; then \
 	    find t/fixtures -name node_modules -prune -o -name '*.xml' -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
-	    cp t/fixtures/runners/go-test.json t/fixtures/runners/jest.json \
-	      t/fixtures/runners/mocha.json fuzz/corpus/$$n/; \
+	    cp t/fixtures/runners/*.json fuzz/corpus/$$n/; \
 	    for fam in xunit1 xunit2; do \
 	      (cd t/fixtures/junit/suite && PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider \
 	        -p no:randomly -p no:random_order -o junit_family=$$fam \
 	        --junitxml="$(CURDIR)/fuzz/corpus/junit/pytest-$$fam.xml" >/dev/null 2>&1); \
 	    done; \
+	  elif [ $$n = quarantine ]; then \
+	    printf 'a::t\towner=@a\tsince=2026-12-01\texpires=2026-12-31\tissue=https://github.com/o/r/issues/7\treason=12/40 failed\trate=12/40\t# dossier: d\n# a comment\n\nold::line LINK\nb::t\n' \
+	      >fuzz/corpus/$$n/list; \
+	    find t/fixtures -name 'quarantine*' -type f -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
+	  elif [ $$n = codeowners ]; then \
+	    printf '# owners\n* @all\n/src/ @src-team\nsrc/**/deep/*_test.py @deep @b\n*.py team@example.com\n!src/x\n/docs/**/[a-z]?.md @docs\n' \
+	      >fuzz/corpus/$$n/CODEOWNERS; \
+	    find t/fixtures -name 'CODEOWNERS' -type f -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
 	  else \
 	    find t/fixtures examples -name node_modules -prune -o \( -name '*.jsonl' -o -name '*.json' \) -size -64k -exec cp {} fuzz/corpus/$$n/ \; ; \
 	  fi; \

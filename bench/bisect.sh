@@ -23,6 +23,13 @@
 # Exits 1 when a group-testing row (rt-bisect's default) is wrong. Not run
 # by make check.
 set -eu
+# BENCH_SMALL=1 (make bench, .ci/run): the small form, SIZES="100" REPS=1 FIXTURES="broken" LINEAR_MAX=100
+if [ "${BENCH_SMALL:-}" = 1 ]; then
+	: "${SIZES=100}"
+	: "${REPS=1}"
+	: "${FIXTURES=broken}"
+	: "${LINEAR_MAX=100}"
+fi
 cd "$(dirname "$0")"
 TOP=$(cd .. && pwd)
 B=$TOP/bin

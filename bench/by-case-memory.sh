@@ -10,6 +10,10 @@
 # filter's table, which grows with records, included): 9.9x less peak,
 # 10.7x less a case. OLD=path/to/rt-measure compares another build.
 set -eu
+# BENCH_SMALL=1 (make bench, .ci/run): the small form, NCASES=10000
+if [ "${BENCH_SMALL:-}" = 1 ]; then
+	: "${NCASES=10000}"
+fi
 cd "$(dirname "$0")/.."
 NCASES=${NCASES:-100000}
 B=${B:-bin/rt-measure}

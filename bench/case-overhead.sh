@@ -6,6 +6,11 @@
 # -j 1, the two runs interleaved ROUNDS times (default 3); prints each
 # mean wall time per trial and the ratio of the medians.
 set -eu
+# BENCH_SMALL=1 (make bench, .ci/run): the small form, N=8 ROUNDS=1
+if [ "${BENCH_SMALL:-}" = 1 ]; then
+	: "${N=8}"
+	: "${ROUNDS=1}"
+fi
 cd "$(dirname "$0")/.."
 N=${N:-40}
 ROUNDS=${ROUNDS:-3}

@@ -11,6 +11,10 @@
 # Measured 2026-12-05 (2 shared cores): 30 KB 0.08 CPU s, 60 KB 0.16 CPU s
 # (ratio 2.0); the backtracking matcher took 15.5 s on a 6 KB path (issue 31).
 set -eu
+# BENCH_SMALL=1 (make bench, .ci/run): the small form, SMALL_KB=30
+if [ "${BENCH_SMALL:-}" = 1 ]; then
+	: "${SMALL_KB=30}"
+fi
 cd "$(dirname "$0")/.."
 SMALL_KB=${SMALL_KB:-30}
 RULES=${RULES:-40}

@@ -5,6 +5,11 @@
 # one). N=1000000 records by default; jq, some 30
 # times slower, gets the first JQ_N (default 20000; JQ_N=all for every one).
 set -eu
+# BENCH_SMALL=1 (make bench, .ci/run): the small form, N=20000 JQ_N=2000
+if [ "${BENCH_SMALL:-}" = 1 ]; then
+	: "${N=20000}"
+	: "${JQ_N=2000}"
+fi
 cd "$(dirname "$0")/.."
 N=${N:-1000000}
 JQ_N=${JQ_N:-20000}

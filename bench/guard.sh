@@ -4,6 +4,10 @@
 # helper cold (an empty cache: built first) and cached, each as a ratio to
 # one trial of the fixture's own test command. K (default 10) lanes each.
 set -eu
+# BENCH_SMALL=1 (make bench, .ci/run): the small form, K=2
+if [ "${BENCH_SMALL:-}" = 1 ]; then
+	: "${K=2}"
+fi
 cd "$(dirname "$0")/.."
 K=${K:-10}
 G=t/guard_test

@@ -13,6 +13,12 @@
 # counting, 16.1 s writing JSON. rt-measure --by case, 10^6 records, 10^4
 # cases: 4.1 CPU s (246k records/s), 49 MB.
 set -eu
+# BENCH_SMALL=1 (make bench, .ci/run): the small form, BIG_MB=4 NFILES=200 NREC=20000
+if [ "${BENCH_SMALL:-}" = 1 ]; then
+	: "${BIG_MB=4}"
+	: "${NFILES=200}"
+	: "${NREC=20000}"
+fi
 cd "$(dirname "$0")/.."
 BIG_MB=${BIG_MB:-200}
 NFILES=${NFILES:-10000}

@@ -7,7 +7,13 @@
 # (k = 0 plans nothing: rt-plan refuses it, so no round is passed). The
 # promise is P(pass) <= 1 - C at every p. BASIS=point shows the textbook
 # formula for contrast. C (default 0.95), PS and NS set the grid.
+# Exits 1 when a cell breaks the promise: BASIS=point (the textbook
+# formula, the measured rate taken as known) is the mutation that does.
 set -eu
+# BENCH_SMALL=1 (make bench, .ci/run): the small form, NS="20 40"
+if [ "${BENCH_SMALL:-}" = 1 ]; then
+	: "${NS=20 40}"
+fi
 cd "$(dirname "$0")"
 B=../bin
 C=${C:-0.95}
@@ -16,6 +22,7 @@ PS=${PS:-"0.05 0.2 0.5"}
 NS=${NS:-"20 40 200"}
 
 printf '%-6s %-5s %-10s %s\n' n p P_pass "promise <= $(awk -v c="$C" 'BEGIN { print 1 - c }')"
+broken=0
 for n in $NS; do
 	runs=$(k=1; while [ "$k" -le "$n" ]; do
 		printf '{"type":"measure","trials":%d,"failures":%d,"confidence":%s}\n' \
@@ -32,6 +39,8 @@ for n in $NS; do
 				total += pmf * (1 - p) ^ r[k]
 			}
 			printf "%-6d %-5s %-10.6f %s\n", n, p, total, total <= 1 - c ? "ok" : "BROKEN"
-		}'
+			exit total > 1 - c
+		}' || broken=$((broken + 1))
 	done
 done
+[ "$broken" -eq 0 ] || { echo "plans.sh: $broken cell(s) BROKEN" >&2; exit 1; }

@@ -28,6 +28,7 @@
 #include "rt_jsonl.h"
 #include "rt_junit.h"
 #include "rt_out.h"
+#include "rt_plan.h"
 #include "rt_text.h"
 #include "rt_quar_issue.h"
 #include "rt_quarantine.h"
@@ -38,7 +39,7 @@
 
 enum { OPT_OWNER = 1000, OPT_EXPIRES, OPT_ISSUE, OPT_REASON, OPT_RATE, OPT_FROM,
 	OPT_CODEOWNERS, OPT_JSON, OPT_GATE, OPT_HISTORY, OPT_CONF, OPT_RECORDS,
-	OPT_GITHUB, OPT_TOKEN_FILE, OPT_NO_GITHUB, OPT_MBOX, OPT_AUTHOR };
+	OPT_GITHUB, OPT_TOKEN_FILE, OPT_NO_GITHUB, OPT_MBOX, OPT_AUTHOR, OPT_LEVEL };
 
 static const struct option longopts[] = {
 	{ "file", required_argument, NULL, 'f' },
@@ -53,6 +54,7 @@ static const struct option longopts[] = {
 	{ "gate", no_argument, NULL, OPT_GATE },
 	{ "history", required_argument, NULL, OPT_HISTORY },
 	{ "confidence", required_argument, NULL, OPT_CONF },
+	{ "level", required_argument, NULL, OPT_LEVEL },
 	{ "records", required_argument, NULL, OPT_RECORDS },
 	{ "github", required_argument, NULL, OPT_GITHUB },
 	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
@@ -69,10 +71,10 @@ static struct {
 	const char *file, *owner, *expires, *issue, *reason, *rate, *from;
 	const char *codeowners, *history, *records, *github, *token_file;
 	const char *mbox, *author;
-	int json, gate, have_conf, no_github;
-	double conf;
+	int json, gate, have_conf, no_github, have_level;
+	double conf, level;
 	char today[11];
-} opt = { .conf = 0.95 };
+} opt = { .conf = 0.95, .level = RT_PLAN_LEVEL };
 
 static void
 usage(FILE *f)
@@ -83,8 +85,8 @@ usage(FILE *f)
 	    "       rt-quarantine [-f LIST] list [--json]\n"
 	    "       rt-quarantine [-f LIST] check [--gate]\n"
 	    "       rt-quarantine [-f LIST] release [mbox] [github] ID...\n"
-	    "       rt-quarantine [-f LIST] release --history DB [--confidence C] [mbox] [github]\n"
-	    "                     [ID...]\n"
+	    "       rt-quarantine [-f LIST] release --history DB [--confidence C] [--level L]\n"
+	    "                     [mbox] [github] [ID...]\n"
 	    "       rt-quarantine [-f LIST] gate [--records FILE] REPORT...\n"
 	    "  github: [--github OWNER/REPO [--token-file FILE] | --no-github]\n"
 	    "  mbox:   [--mbox FILE [--author 'NAME <EMAIL>']]\n", f);
@@ -104,6 +106,7 @@ usage(FILE *f)
 	    "      --gate             check: exit 1 on an expired entry or one without owner\n"
 	    "      --history DB       release: the rt-audit history holding the runs\n"
 	    "      --confidence C     release: the proof's confidence (0.95)\n"
+	    "      --level L          release: the rate to show it is below (0.10)\n"
 	    "      --records FILE     gate: the quarantined cases' trial records\n"
 	    "      --github OWNER/REPO add: open an issue per new entry; release: comment\n"
 	    "                         on it and close it (default $GITHUB_REPOSITORY when\n"
@@ -505,38 +508,40 @@ typedef struct {
 	char *err;         /* a GitHub error: nothing is written */
 } rel_ctx;
 
-/* The clean runs of id in the history since the date: the runs after its
- * latest failing one, each run counted once (clean: it ran and did not
- * fail), in the order they were ingested. -1 with err on a SQLite error. */
-static long
-clean_runs(sqlite3 *db, const char *id, const char *since, long *runs, char *err, size_t errsize)
+/* The runs of id in the history since the date (all of them without
+ * one), each counted once, and how many of them failed (ran and failed
+ * at least once): the start is the listing, never the latest failure
+ * (rt-quarantine(1), release). -1 with err on a SQLite error. */
+static int
+since_runs(sqlite3 *db, const char *id, const char *since, long *runs, long *failed,
+    char *err, size_t errsize)
 {
 	sqlite3_stmt *st;
-	long clean = 0;
 	int rc;
 
-	*runs = 0;
-	if (sqlite3_prepare_v2(db, "SELECT max(r.failed) FROM results r JOIN runs u ON u.run = r.run"
+	*runs = *failed = 0;
+	if (sqlite3_prepare_v2(db, "SELECT count(*), coalesce(sum(f), 0) FROM (SELECT max(r.failed) AS f"
+	    " FROM results r JOIN runs u ON u.run = r.run"
 	    " WHERE r.case_id = ?1 AND r.failed IS NOT NULL"
 	    " AND (?2 IS NULL OR u.first_ts IS NULL OR substr(u.first_ts, 1, 10) >= ?2)"
-	    " GROUP BY r.run ORDER BY u.audit_id, u.first_ts, r.run", -1, &st, NULL) != SQLITE_OK) {
+	    " GROUP BY r.run)", -1, &st, NULL) != SQLITE_OK) {
 		snprintf(err, errsize, "%s", sqlite3_errmsg(db));
 		return -1;
 	}
 	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
 	if (since)
 		sqlite3_bind_text(st, 2, since, -1, SQLITE_TRANSIENT);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		(*runs)++;
-		clean = sqlite3_column_int(st, 0) ? 0 : clean + 1;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*runs = sqlite3_column_int64(st, 0);
+		*failed = sqlite3_column_int64(st, 1);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != SQLITE_ROW) {
 		snprintf(err, errsize, "%s", sqlite3_errmsg(db));
 		sqlite3_finalize(st);
 		return -1;
 	}
 	sqlite3_finalize(st);
-	return clean;
+	return 0;
 }
 
 static int
@@ -675,7 +680,7 @@ do_release(int argc, char **argv)
 	rel_ctx r = { NULL, NULL, 0, 0, NULL, NULL };
 	rt_quar_list l;
 	sqlite3 *db;
-	char err[512], say[256], cf[16], *mbox = NULL;
+	char err[512], say[256], lv[32], *mbox = NULL;
 	size_t i;
 	int k;
 
@@ -723,14 +728,14 @@ do_release(int argc, char **argv)
 		rt_die("%s:", opt.history);
 	if (!(db = rt_audit_open(opt.history, 0, err, sizeof err)))
 		rt_die("%s", err);
-	rt_say_conf(cf, sizeof cf, opt.conf);
+	rt_say_pct(lv, sizeof lv, opt.level, RT_SAY_NEAR);
 	r.ids = rt_xcalloc(l.n + 1, sizeof *r.ids);
 	r.why = rt_xcalloc(l.n + 1, sizeof *r.why);
 	for (i = 0; i < l.n; i++) {
 		const rt_quar_entry *e = &l.e[i];
-		long kf, n, need, clean, runs;
-		double step, lo, hi;
-		int rc, named = argc == 0;
+		long kf, n, more;
+		rt_interval cs;
+		int named = argc == 0;
 
 		if (!e->id)
 			continue;
@@ -738,32 +743,24 @@ do_release(int argc, char **argv)
 			named = rt_quar_match(e, argv[k]) > 0;
 		if (!named)
 			continue;
-		if (!e->rate || rt_quar_rate(e->rate, &kf, &n) < 0) {
-			fprintf(rep, "kept: %s: no rate= recorded, so no proof can be planned; release it "
-			    "by name once fixed\n", e->id);
-			continue;
-		}
-		/* the proof rt-plan plans, on its default basis (split) */
-		rc = rt_plan_split(kf, n, opt.conf, &step, &lo, &hi, &need);
-		if (rc == RT_STATS_ENOFAIL) {
-			fprintf(rep, "kept: %s: rate %s shows no failure to disprove; release it by "
-			    "name\n", e->id, e->rate);
-			continue;
-		}
-		if (rc != RT_STATS_OK)
-			rt_die("%s: rate %s: cannot plan a proof for it", e->id, e->rate);
-		if ((clean = clean_runs(db, e->id, e->since, &runs, err, sizeof err)) < 0)
+		if (since_runs(db, e->id, e->since, &n, &kf, err, sizeof err) < 0)
 			rt_die("%s: %s", opt.history, err);
-		rt_say_count(say, sizeof say, kf, n, 0.95, "failed");
-		if (clean >= need) {
-			r.why[r.n] = rt_xasprintf("%s: %ld clean run%s since %s, and rt-plan asks "
-			    "%ld to show at %s confidence that its rate (%s) is gone", e->id, clean,
-			    clean == 1 ? "" : "s", e->since ? e->since : "it was listed", need, cf, say);
+		if (rt_plan_release(kf, n, opt.level, opt.conf, &cs, &more)) {
+			rt_say_since(say, sizeof say, kf, n, e->since, cs.high, opt.conf, "failed");
+			r.why[r.n] = rt_xasprintf("%s: %s; below the %s level quarantine was for",
+			    e->id, say, lv);
 			r.ids[r.n++] = e->id;
+		} else if (n == 0) {
+			fprintf(rep, "kept: %s: no runs since %s; %ld clean runs in a row show it "
+			    "below %s at %g%% confidence\n", e->id, e->since ? e->since : "it was listed",
+			    more, lv, opt.conf * 100);
 		} else {
-			fprintf(rep, "kept: %s: %ld of %ld clean runs since %s (%ld to go; %ld runs "
-			    "seen); rt-plan asks %ld at %s confidence for %s\n", e->id, clean, need,
-			    e->since ? e->since : "it was listed", need - clean, runs, need, cf, say);
+			rt_say_since(say, sizeof say, kf, n, e->since, cs.high, opt.conf, "failed");
+			if (more < 0)
+				fprintf(rep, "kept: %s: %s; not below %s\n", e->id, say, lv);
+			else
+				fprintf(rep, "kept: %s: %s; not below %s (%ld more clean run%s at "
+				    "least)\n", e->id, say, lv, more, more == 1 ? "" : "s");
 		}
 	}
 	if (r.n && opt.mbox)
@@ -1009,6 +1006,10 @@ main(int argc, char *argv[])
 		case OPT_NO_GITHUB: opt.no_github = 1; break;
 		case OPT_MBOX: opt.mbox = optarg; break;
 		case OPT_AUTHOR: opt.author = optarg; break;
+		case OPT_LEVEL:
+			opt.level = rt_num_double("--level", optarg, 0, 1, 1, 1);
+			opt.have_level = 1;
+			break;
 		case OPT_CONF:
 			opt.conf = rt_num_confidence("--confidence", optarg);
 			opt.have_conf = 1;
@@ -1047,6 +1048,7 @@ main(int argc, char *argv[])
 	ONLY(v != 1 && opt.json, "--json", "list");
 	ONLY(v != 2 && opt.gate, "--gate", "check");
 	ONLY(v != 3 && opt.history, "--history", "release");
+	ONLY(v != 3 && opt.have_level, "--level", "release");
 	ONLY(v != 3 && v != 0 && opt.have_conf, "--confidence", "add and release");
 	ONLY(v != 4 && opt.records, "--records", "gate");
 	ONLY(v != 0 && v != 3 && opt.github, "--github", "add and release");

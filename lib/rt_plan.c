@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rt_plan.h"
@@ -410,4 +411,45 @@ rt_plan_say_rule(char *buf, size_t size, const rt_plan_rules *r,
 	    retries, retries == 1 ? "" : "s", retries + 1, pq,
 	    pct(b3, sizeof b3, r->survive), p->quarantine_after, r->window, r->window, pa,
 	    where, runs, runs == 1 ? "" : "s", b1);
+}
+
+/* the rule on the bound as said: "≤10.0%" is never a release at 10% */
+static int
+below(long k, long n, double level, double c, rt_interval *cs)
+{
+	char num[32];
+
+	if (n <= 0 || rt_cs_interval(k, n, c, 0, 0, cs) != RT_STATS_OK)
+		return 0;
+	rt_say_num(num, sizeof num, cs->high, RT_SAY_UP);
+	return strtod(num, NULL) / 100 < level;
+}
+
+int
+rt_plan_release(long k, long n, double level, double c, rt_interval *cs,
+    long *more)
+{
+	rt_interval t;
+	long lo = 0, hi = 1;
+
+	if (below(k, n, level, c, cs))
+		return 1;
+	if (n <= 0)
+		cs->low = 0, cs->high = 1, cs->center = 0, cs->z = 0;
+	/* the bound falls as clean runs are added: find the first m */
+	while (!below(k, n + hi, level, c, &t))
+		if ((hi *= 2) > 1000000) {
+			*more = -1;
+			return 0;
+		}
+	while (hi - lo > 1) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (below(k, n + mid, level, c, &t))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*more = hi;
+	return 0;
 }

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "rt_jsonl.h"
+#include "rt_stats.h"
 
 /* What rate each question is planned from. */
 typedef enum { RT_PLAN_KNOWN, RT_PLAN_POINT, RT_PLAN_ENDS, RT_PLAN_SPLIT } rt_plan_basis;
@@ -103,6 +104,23 @@ int rt_plan_policy_try(const rt_plan_rules *r, double c, double observed,
 /* The same, dying with rt-plan's messages. */
 void rt_plan_policy_at(const rt_plan_rules *r, double c, double observed,
     const rt_plan_measure *m, rt_plan_policy *p);
+
+/* ---- release on proof (rt-quarantine(1) release) ---- */
+
+/* The level a quarantined test's rate is shown below to release it when
+ * none is named: the rate quarantine is for, rt-measure's STABLE
+ * threshold, not the lower bound the test was listed at. */
+#define RT_PLAN_LEVEL 0.10
+
+/* "Release when an anytime-valid bound over the runs since the entry's
+ * start puts its rate below the level": k failing runs of n since the
+ * start (its since date, never its latest failure, so that looking every
+ * night cannot wait for a lucky streak), the confidence sequence at c
+ * (rt_cs_interval, as rt-measure --until) into *cs. 1 when its upper
+ * bound, as rt_say prints it (rounded up), is below level; else 0 with
+ * *more the clean runs that would still be needed (-1: over 10^6). */
+int rt_plan_release(long k, long n, double level, double c, rt_interval *cs,
+    long *more);
 
 /* ---- the words ---- */
 

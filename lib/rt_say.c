@@ -182,6 +182,24 @@ rt_say_count(char *buf, size_t size, long k, long n, double conf, const char *ve
 	rt_say_count_iv(buf, size, k, n, conf, verb, NULL, NULL, NULL);
 }
 
+void
+rt_say_since(char *buf, size_t size, long k, long n, const char *since,
+    double high, double conf, const char *verb)
+{
+	char hi[32], cl[32];
+
+	if (!since)
+		since = "it was listed";
+	if (n <= 0) {
+		snprintf(buf, size, "0 runs since %s (no rate)", since);
+		return;
+	}
+	rt_say_pct(hi, sizeof hi, high, RT_SAY_UP);
+	rt_say_conf(cl, sizeof cl, conf);
+	snprintf(buf, size, "%ld/%ld %s since %s: " LE "%s at %s confidence, checked every night",
+	    k, n, verb, since, hi, cl);
+}
+
 static int
 rec_num(const json_t *o, const char *k, double *v)
 {

@@ -4,9 +4,9 @@
  * Every tool that prints a rate prints it through here, so one record
  * gives the same words everywhere:
  *
- *   12/40 failed (30.0%, 95% Wilson CI 18.1%–45.5%)
- *   0/40 failed (≤7.2% at 95% confidence)            exact one-sided
- *   29/29 failed (≥90.2% at 95% confidence)          exact one-sided
+ *   12/40 failed (30.0%, 95% Wilson CI 18.0%–45.5%)
+ *   0/40 failed (≤7.3% at 95% confidence)            exact one-sided
+ *   29/29 failed (≥90.1% at 95% confidence)          exact one-sided
  *   1/7 failed (14.3%, biased by stopping; 95% anytime interval 0.3%–76.5%)
  *
  * A bound is rounded outward at the printed precision (an upper bound up,
@@ -46,8 +46,8 @@ void rt_say_interval(long k, long n, double conf, rt_interval *iv);
  * n/n (n > 0), else "wilson". */
 const char *rt_say_method(long k, long n);
 
-/* The short form, for tables and reasons: "≤7.2%" for 0/n, "≥90.2%" for
- * n/n, else "30.0% (18.1%–45.5%)". "no rate" for n = 0. */
+/* The short form, for tables and reasons: "≤7.3%" for 0/n, "≥90.1%" for
+ * n/n, else "30.0% (18.0%–45.5%)". "no rate" for n = 0. */
 void rt_say_short(char *buf, size_t size, long k, long n, double conf);
 
 /* The full phrase with its verb ("failed", "won"): see the top. "0 valid
@@ -69,6 +69,13 @@ void rt_say_count_iv(char *buf, size_t size, long k, long n, double conf,
  * anytime)". */
 void rt_say_short_iv(char *buf, size_t size, long k, long n,
     const rt_interval *iv, const char *method);
+
+/* An upper bound that holds at every look, as a release states it:
+ * "0/212 failed since 2026-12-01: ≤1.4% at 95% confidence, checked every
+ * night" (high rounded up); since NULL reads "since it was listed"; n = 0,
+ * "0 runs since 2026-12-01 (no rate)". */
+void rt_say_since(char *buf, size_t size, long k, long n, const char *since,
+    double high, double conf, const char *verb);
 
 /* A record's counts in the words above, the one rule every tool keeps
  * for a record (a measure, a lane, a confirmation, a baseline): trials,
