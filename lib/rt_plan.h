@@ -110,7 +110,7 @@ void rt_plan_policy_at(const rt_plan_rules *r, double c, double observed,
 /* The level a quarantined test's rate is shown below to release it when
  * none is named: the rate quarantine is for, rt-measure's STABLE
  * threshold, not the lower bound the test was listed at. */
-#define RT_PLAN_LEVEL 0.10
+#define RT_PLAN_LEVEL RT_FLAKY_THRESHOLD
 
 /* "Release when an anytime-valid bound over the runs since the entry's
  * start puts its rate below the level": k failing runs of n since the
