@@ -212,6 +212,35 @@ add_env(vec *a, int env, const char *name, const char *dir, const char *sub)
 	free(v);
 }
 
+/* Go's module cache as the caller's go would find it ($GOMODCACHE, else
+ * the first $GOPATH's pkg/mod, else ~/go/pkg/mod), when it is a directory
+ * (its real path: a bind's source);
+ * malloc'd, or NULL. */
+#define GOMOD_IN_SANDBOX "/run/retrial-gomodcache"
+static char *
+go_modcache(void)
+{
+	const char *v = getenv("GOMODCACHE"), *home = getenv("HOME");
+	struct stat st;
+	char *p;
+
+	if (v && *v)
+		p = rt_xstrdup(v);
+	else if ((v = getenv("GOPATH")) && *v)
+		p = rt_xasprintf("%.*s/pkg/mod", (int)strcspn(v, ":"), v);
+	else if (home && *home == '/')
+		p = rt_xasprintf("%s/go/pkg/mod", home);
+	else
+		return NULL;
+	if (*p != '/' || stat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		free(p);
+		return NULL;
+	}
+	char *r = realpath(p, NULL);
+	free(p);
+	return r;
+}
+
 /* The trial's HOME and the lane's caches as bwrap options (a bind and
  * --setenv), or (env) as env(1)'s operands. Names in keep are left as the
  * caller sets them. */
@@ -236,6 +265,23 @@ add_home(const rt_sandbox *sb, vec *a, const char *d, char *const *keep, int env
 		if (!kept(keep, lane_env[i][0]))
 			add_env(a, env, lane_env[i][0], cs, lane_env[i][1]);
 	free(cs);
+	/* the trial's HOME is new, so Go would look for its modules under it
+	 * and, with no network, find none: the real module cache, read-only
+	 * like the rest of / */
+	if (!kept(keep, "GOMODCACHE") && (cs = go_modcache()) != NULL) {
+		if (!env) {
+			/* bound in the sandbox's own /run, where a dropped
+			 * uid reaches it (not under root's 0700 HOME, nor a
+			 * /tmp the sandbox replaces) */
+			add(a, "--ro-bind");
+			add(a, cs);
+			add(a, GOMOD_IN_SANDBOX);
+			free(cs);
+			cs = rt_xstrdup(GOMOD_IN_SANDBOX);
+		}
+		add_env(a, env, "GOMODCACHE", cs, "");
+		free(cs);
+	}
 	free(h);
 	free(c);
 }

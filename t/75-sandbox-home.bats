@@ -248,3 +248,30 @@ EOF2
 	grep -q "original" "$T/err"
 	[ -z "$(ls -A "$T/tmp")" ]
 }
+
+@test "rt-verify: Go's module cache is the caller's, read-only, though HOME is new" {
+	have_bwrap
+	mkdir -p "$T/p" "$T/gopath/pkg/mod/example.com/m@v1.0.0"
+	echo 'package m' >"$T/gopath/pkg/mod/example.com/m@v1.0.0/m.go"
+	cat >"$T/p/t.sh" <<'EOF2'
+#!/bin/sh
+echo "mod $GOMODCACHE" >>seen
+cat "$GOMODCACHE/example.com/m@v1.0.0/m.go" >>seen
+: >"$GOMODCACHE/probe" 2>/dev/null && echo wrote >>seen
+exit 1
+EOF2
+	chmod +x "$T/p/t.sh"
+	GOPATH="$T/gopath" rt-verify -C "$T/p" -n 2 -j 1 --no-genome --keep --cmd ./t.sh \
+		</dev/null >"$T/out" 2>"$T/err" || true
+	seen=$(cat "$T"/tmp/rt-verify.*/baseline.*/p/seen)
+	echo "$seen"
+	[ "$(grep -c "^mod /run/retrial-gomodcache$" <<<"$seen")" -eq 2 ]
+	[ "$(grep -c '^package m$' <<<"$seen")" -eq 2 ]
+	! grep -q wrote <<<"$seen"
+	[ ! -e "$T/gopath/pkg/mod/probe" ]
+	# --env GOMODCACHE=DIR is the user's
+	rm -rf "$T"/tmp/rt-verify.*
+	GOPATH="$T/gopath" rt-verify -C "$T/p" -n 2 -j 1 --no-genome --keep --cmd ./t.sh \
+		--env GOMODCACHE=/nowhere </dev/null >"$T/out" 2>"$T/err" || true
+	grep -q '^mod /nowhere$' "$T"/tmp/rt-verify.*/baseline.*/p/seen
+}
