@@ -12,7 +12,7 @@ PKGCONFIGDIR = $(LIBDIR)/pkgconfig
 COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 
 CC       ?= cc
-PKGS     = jansson libcurl sqlite3 libcrypto expat
+PKGS     = jansson libcurl sqlite3 libcrypto expat yaml-0.1
 # Read when the Makefile is parsed: targets that install the libraries
 # first (check, demo, bench) build in a second make, which parses again.
 PKG_CFLAGS != pkg-config --cflags $(PKGS) 2>/dev/null || true
@@ -41,7 +41,7 @@ LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt
 	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o lib/rt_plan.o lib/rt_hyp.o lib/rt_tournament.o \
 	lib/rt_quarantine.o lib/rt_codeowners.o lib/rt_records.o $(STATS_OBJ)
 LIB_OBJ  += lib/rt_fix.o lib/rt_github.o lib/rt_quar_issue.o
-LIB_OBJ  += lib/rt_notify.o lib/rt_ddmin.o lib/rt_order.o
+LIB_OBJ  += lib/rt_notify.o lib/rt_ddmin.o lib/rt_order.o lib/rt_config.o
 LIB_HDR   = $(LIB_OBJ:.o=.h) lib/runner/runner.h lib/runner/goorder.h \
 	lib/runner/hookorder.h
 # the runners, one file each (lib/rt_runner.h, retrial(7) RUNNERS)
@@ -145,7 +145,7 @@ lint: t/say_test
 
 # make deps: install the Debian packages retrial needs (as root), or say how.
 DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
-	libsqlite3-dev libssl-dev jq sqlite3 bats git python3 parallel mandoc \
+	libsqlite3-dev libssl-dev libyaml-dev jq sqlite3 bats git python3 parallel mandoc \
 	python3-pytest python3-pytest-random-order python3-pytest-rerunfailures python3-yaml libexpat1-dev golang-go bubblewrap \
 	ruby-rspec
 BENCH_PKGS = hyperfine time
@@ -250,7 +250,7 @@ FUZZ_TARGETS = trial:rt-measure:rt-measure measure:rt-plan:rt-plan \
 	codeowners:rt-quarantine:rt-quarantine,-f,fuzz/tmp/codeowners-list,add,src/app/deep/x_test.py::t,--codeowners
 # hypothesis: rt-verify's input reader and patch checks, lib/rt_hyp (fuzz/fuzz_hypothesis.c)
 FUZZ_NAMES   = $(foreach t,$(FUZZ_TARGETS),$(word 1,$(subst :, ,$(t)))) hypothesis
-FUZZ_RUN     = RT_FUZZ_TMP=fuzz/tmp TMPDIR=fuzz/tmp ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+FUZZ_RUN     = RETRIAL_CONFIG= RT_FUZZ_TMP=fuzz/tmp TMPDIR=fuzz/tmp ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 fuzz/obj/lib/%.o: lib/%.c $(LIB_HDR)
 	@mkdir -p $(@D)

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "rt_audit_store.h"
+#include "rt_config.h"
 #include "rt_hash.h"
 #include "rt_notify.h"
 #include "rt_cli.h"
@@ -1887,6 +1888,7 @@ main(int argc, char *argv[])
 	free(G.webhook_shown);
 	G.webhook = G.webhook_shown = NULL;
 	opterr = 0;
+	rt_config_apply("rt-audit", longopts, &argc, &argv);
 	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'a':

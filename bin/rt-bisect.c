@@ -13,6 +13,7 @@
 
 #include "rt_cases.h"
 #include "rt_cli.h"
+#include "rt_config.h"
 #include "rt_order.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
@@ -1578,6 +1579,7 @@ main(int argc, char *argv[])
 	B.cap = 60;
 	B.max_trials = 2000;
 	opterr = 0;
+	rt_config_apply("rt-bisect", longopts, &argc, &argv);
 	while ((ch = getopt_long(argc, argv, SHORTOPTS, longopts, NULL)) != -1) {
 		if (rt_trial_cli_opt(&B.cli, ch, optarg))
 			continue;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rt_cli.h"
+#include "rt_config.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
 #include "rt_cases.h"
@@ -310,6 +311,7 @@ main(int argc, char *argv[])
 	rt_secret_protect();
 	rt_trial_cli_init(&cli);
 	opterr = 0;
+	rt_config_apply("rt-collect", longopts, &argc, &argv);
 	while ((ch = getopt_long(argc, argv, RT_TRIAL_SHORTOPTS "n:o:hV", longopts, NULL)) != -1) {
 		if (rt_trial_cli_opt(&cli, ch, optarg))
 			continue;

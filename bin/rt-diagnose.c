@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "rt_cli.h"
+#include "rt_config.h"
 #include "rt_fix.h"
 #include "rt_hash.h"
 #include "rt_src.h"
@@ -3394,6 +3395,7 @@ main(int argc, char *argv[])
 	rt_setprogname(argv[0]);
 	rt_secret_protect();
 	opterr = 0;
+	rt_config_apply("rt-diagnose", lo, &argc, &argv);
 	while ((c = getopt_long(argc, argv, "C:hm:s:t:Vv", lo, NULL)) != -1) {
 		switch (c) {
 		case 'C': opt.project = optarg; break;

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "rt_cli.h"
+#include "rt_config.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
 #include "rt_runner.h"
@@ -1825,6 +1826,7 @@ main(int argc, char *argv[])
 	if ((env = getenv("RT_DIFF_FACTS_CHUNK")) && *env)
 		c.chunk = (size_t)rt_num_long("RT_DIFF_FACTS_CHUNK", env, 1, 1L << 30);
 	opterr = 0;
+	rt_config_apply("rt-diff-facts", longopts, &argc, &argv);
 	while ((ch = getopt_long(argc, argv, "hj:n:V", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'J':

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "rt_cli.h"
+#include "rt_config.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
 #include "rt_stats.h"
@@ -482,6 +483,7 @@ main(int argc, char *argv[])
 	rt_setprogname(argv[0]);
 	G.conf = 0.95;
 	opterr = 0;
+	rt_config_apply("rt-genome", longopts, &argc, &argv);
 	while ((opt = getopt_long(argc, argv, "g:Ht:jhV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'g':

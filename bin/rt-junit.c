@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rt_cli.h"
+#include "rt_config.h"
 #include "rt_jsonl.h"
 #include "rt_cases.h"
 #include "rt_junit.h"
@@ -66,6 +67,7 @@ main(int argc, char *argv[])
 	rt_setprogname(argv[0]);
 	memset(&o, 0, sizeof o);
 	opterr = 0;
+	rt_config_apply("rt-junit", longopts, &argc, &argv);
 	while ((ch = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case OPT_RUN:

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "rt_cli.h"
+#include "rt_config.h"
 #include "rt_runner.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
@@ -1287,6 +1288,7 @@ parse(int argc, char *argv[])
 	M.threshold = 0.1;
 	opterr = 0;
 	/* '+': stop at the first operand, so ARGV's own options stay its own */
+	rt_config_apply("rt-matrix", longopts, &argc, &argv);
 	while ((opt = getopt_long(argc, argv, "+" RT_TRIAL_SHORTOPTS "hn:V",
 	    longopts, NULL)) != -1) {
 		/* --env is a perturbation here, not a variable of every trial */

@@ -15,6 +15,7 @@
 
 #include "rt_cases.h"
 #include "rt_cli.h"
+#include "rt_config.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
 #include "rt_out.h"
@@ -659,6 +660,7 @@ main(int argc, char *argv[])
 	m.conf = 0.95;
 	m.threshold = RT_FLAKY_THRESHOLD;
 	opterr = 0;
+	rt_config_apply("rt-measure", longopts, &argc, &argv);
 	while ((ch = getopt_long(argc, argv, RT_TRIAL_SHORTOPTS "n:o:hV", longopts, NULL)) != -1) {
 		if (rt_trial_cli_opt(&cli, ch, optarg))
 			continue;

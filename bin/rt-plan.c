@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "rt_cli.h"
+#include "rt_config.h"
 #include "rt_jsonl.h"
 #include "rt_plan.h"
 #include "rt_say.h"
@@ -383,6 +384,7 @@ main(int argc, char *argv[])
 	opterr = 0;
 	opt.levels[0] = 0.95, opt.nlevels = 1;
 	rt_plan_rules_init(&opt.rules);
+	rt_config_apply("rt-plan", longopts, &argc, &argv);
 	while ((ch = getopt_long(argc, argv, ":b:c:hpr:s:T:tVw:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "rt_config.h"
 #include "rt_git.h"
 #include "rt_github.h"
 #include "rt_hash.h"
@@ -2129,6 +2130,7 @@ main(int argc, char *argv[])
 	rt_setprogname(argv[0]);
 	rt_secret_protect();
 	opterr = 0;
+	rt_config_apply("rt-pr", longopts, &argc, &argv);
 	while ((c = getopt_long(argc, argv, "a:b:C:g:hm:q:t:vV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': opt_author = optarg; break;

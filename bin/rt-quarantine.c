@@ -21,6 +21,7 @@
 #include "rt_audit_store.h"
 #include "rt_cli.h"
 #include "rt_codeowners.h"
+#include "rt_config.h"
 #include "rt_git.h"
 #include "rt_github.h"
 #include "rt_cases.h"
@@ -987,6 +988,7 @@ main(int argc, char *argv[])
 
 	rt_setprogname(argv[0]);
 	opterr = 0;
+	rt_config_apply("rt-quarantine", longopts, &argc, &argv);
 	while ((ch = getopt_long(argc, argv, "f:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f': opt.file = optarg; break;

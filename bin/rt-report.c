@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "rt_cli.h"
+#include "rt_config.h"
 #include "rt_fs.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
@@ -2693,6 +2694,7 @@ main(int argc, char *argv[])
 
 	rt_setprogname(argv[0]);
 	opterr = 0;
+	rt_config_apply("rt-report", longopts, &argc, &argv);
 	while ((c = getopt_long(argc, argv, ":a:ho:p:tV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': dir = optarg; break;

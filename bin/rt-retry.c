@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rt_cli.h"
+#include "rt_config.h"
 #include "rt_jsonl.h"
 #include "rt_out.h"
 #include "rt_plan.h"
@@ -1171,6 +1172,7 @@ main(int argc, char *argv[])
 	G.maxfail_share = -1;
 	G.suite = "rt-retry";
 	opterr = 0;
+	rt_config_apply("rt-retry", longopts, &argc, &argv);
 	while ((opt = getopt_long(argc, argv, "+0c:f:hp:q:r:t:Vx", longopts, NULL)) != -1) {
 		switch (opt) {
 		case '0': delim = '\0'; break;

@@ -20,6 +20,7 @@
 #include "rt_cases.h"
 #include "rt_cli.h"
 #include "rt_canary.h"
+#include "rt_config.h"
 #include "rt_guard.h"
 #include "rt_hyp.h"
 #include "rt_jsonl.h"
@@ -1154,6 +1155,7 @@ parse_options(int argc, char *argv[])
 	rt_tour_init(&V.T);
 	V.canary = 1;
 	opterr = 0;
+	rt_config_apply("rt-verify", longopts, &argc, &argv);
 	while ((opt = getopt_long(argc, argv, RT_TRIAL_SHORTOPTS "C:n:N:hV",
 	    longopts, NULL)) != -1) {
 		if (rt_trial_cli_opt(&V.cli, opt, optarg))
