@@ -351,14 +351,22 @@ def copy_statements(root, req):
     if not vfile or not hfile:
         no_patch("the test's file is not in the project: %s" %
                  (req["victim"] if not vfile else req["helper"]))
+    text, tree = read(root, vfile)
+    htext, htree = read(root, hfile) if hfile != vfile else (text, tree)
+    vcls, vfn = find_def(tree, vnames)
+    hcls, hfn = find_def(htree, hnames)
+    if not vfn or not hfn:
+        no_patch("%s: %s not found in it" % (vfile if not vfn else hfile,
+                                             ".".join(vnames if not vfn else hnames)))
+    if req.get("place") != "teardown":
+        # a state change in a fixture or a class's hook: repeated where
+        # the victim gets its state
+        cands = hook_statements(root, req, hfile, htext, htree, hcls, hfn)
+        if cands is not None:
+            via_fixtures(root, req, vfile, text, tree, vcls, vfn, hfn, cands)
     if vfile != hfile:
         no_patch("the %s (%s) is in another file than the victim: its names "
                  "would need importing" % (req["role"], hfile))
-    text, tree = read(root, vfile)
-    vcls, vfn = find_def(tree, vnames)
-    hcls, hfn = find_def(tree, hnames)
-    if not vfn or not hfn:
-        no_patch("%s: %s not found in it" % (vfile, ".".join(vnames if not vfn else hnames)))
     params = [a.arg for a in hfn.args.args if a.arg not in ("self", "cls")]
     if params:
         no_patch("the %s %s takes fixtures (%s): its statements cannot run "
@@ -450,6 +458,233 @@ def teardown_statements(root, req, text, tree, vfile, vfn, hfn, keep, stmts, sai
          "explanation": "%s leaves the state %s reads changed, and %s resets "
          "it; its statements (%s) run after %s, in %s, so no later test sees "
          "the change." % (pfn.name, vfn.name, hfn.name, said, pfn.name, where)})
+
+
+# ---- the order rules through fixtures and hooks ---------------------------
+
+SETUP_HOOKS = ("setup_class", "setUpClass", "setup_method", "setUp")
+TEARDOWN_HOOKS = ("teardown_method", "tearDown", "teardown_class", "tearDownClass")
+
+
+def fixture_name(fn):
+    """fn's pytest fixture name when it is decorated @pytest.fixture, else None."""
+    for d in fn.decorator_list:
+        call = d if isinstance(d, ast.Call) else None
+        f = call.func if call else d
+        nm = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        if nm != "fixture":
+            continue
+        for kw in (call.keywords if call else []):
+            if kw.arg == "name" and isinstance(kw.value, ast.Constant):
+                return kw.value.value
+        return fn.name
+    return None
+
+
+def find_fixture(root, rel, tree, cls, name):
+    """The fixture name as the test in rel (class cls) gets it: its class's,
+    its module's, then each conftest.py from its directory up to root.
+    (file, text, tree, fn), or None (a plugin's or pytest's own)."""
+    scopes = [(rel, None, tree, cls.body)] if cls is not None else []
+    scopes.append((rel, None, tree, tree.body))
+    d = os.path.dirname(rel)
+    while True:
+        c = os.path.join(d, "conftest.py") if d else "conftest.py"
+        if os.path.isfile(os.path.join(root, c)):
+            ctext, ctree = read(root, c)
+            scopes.append((c, ctext, ctree, ctree.body))
+        if not d:
+            break
+        d = os.path.dirname(d)
+    for f, t, tr, body in scopes:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    fixture_name(node) == name:
+                return f, t, tr, node
+    return None
+
+
+def is_yield(stmt):
+    return isinstance(stmt, (ast.Expr, ast.Assign)) and isinstance(
+        stmt.value, (ast.Yield, ast.YieldFrom))
+
+
+def params_of(fn):
+    return [a.arg for a in fn.args.args + fn.args.kwonlyargs if a.arg not in ("self", "cls")]
+
+
+def bound_by(stmts):
+    """Names the statements bind (assignments, imports, for targets)."""
+    got = set()
+    for s in stmts:
+        for n in ast.walk(s):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                got.add(n.id)
+            elif isinstance(n, (ast.Import, ast.ImportFrom)):
+                for a in n.names:
+                    got.add((a.asname or a.name).split(".")[0])
+    return got
+
+
+def stmt_lines(text, node, indent):
+    """node's lines at indent. A `del D[k]` of sys.modules or os.environ
+    becomes D.pop(k, None): repeated where the key may already be gone,
+    it must not raise."""
+    if isinstance(node, ast.Delete) and len(node.targets) == 1 and \
+            isinstance(node.targets[0], ast.Subscript):
+        t = node.targets[0]
+        d = " ".join(src_of(text, t.value).split())
+        if d in ("sys.modules", "os.environ"):
+            k = " ".join(src_of(text, t.slice).split())
+            return [indent + "%s.pop(%s, None)\n" % (d, k)]
+    return reindent(text, node, indent)
+
+
+def hook_statements(root, req, hfile, htext, htree, hcls, hfn):
+    """The candidate statements of a setter or cleaner that gets state
+    through fixtures or its class's hooks, in the order they run: each
+    fixture's setup, the class's setup hooks, the test's body, its teardown
+    hooks, each fixture's teardown. Each as (file, text, tree, node, fn,
+    where), where saying in words where it comes from; None when no
+    fixture or hook is involved."""
+    before, after, via = [], [], []
+    user = set()
+    for p in params_of(hfn):
+        fx = find_fixture(root, hfile, htree, hcls, p)
+        if fx is None:
+            continue
+        f, t, tr, fn = fx
+        t = t if t is not None else htext
+        user.add(p)
+        body = [s for s in fn.body if not (isinstance(s, ast.Expr) and
+                                            isinstance(s.value, ast.Constant))]
+        ys = [i for i, s in enumerate(body) if is_yield(s)]
+        if len(ys) > 1 or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for s in (
+                body[:ys[0]] + body[ys[0] + 1:] if ys else body) for n in ast.walk(s)):
+            no_patch("the fixture %s (%s:%d) yields other than once at its top "
+                     "level" % (p, f, fn.lineno))
+        pre = body[:ys[0]] if ys else [s for s in body if not isinstance(s, ast.Return)]
+        post = body[ys[0] + 1:] if ys else []
+        before += [(f, t, tr, s, fn, "the fixture %s's setup (%s:%d)" % (p, f, fn.lineno))
+                   for s in pre]
+        after[0:0] = [(f, t, tr, s, fn, "the fixture %s's teardown (%s:%d)" % (p, f, fn.lineno))
+                      for s in post]
+        via.append(p)
+    hooks_pre, hooks_post = [], []
+    if hcls is not None:
+        for node in hcls.body:
+            if isinstance(node, ast.FunctionDef) and node.name in SETUP_HOOKS + TEARDOWN_HOOKS:
+                dst = hooks_pre if node.name in SETUP_HOOKS else hooks_post
+                dst += [(hfile, htext, htree, s, node, "%s.%s (%s:%d)" % (
+                    hcls.name, node.name, hfile, node.lineno)) for s in node.body
+                    if not is_check(s) and not (isinstance(s, ast.Expr) and
+                                                isinstance(s.value, ast.Constant))]
+                via.append(node.name)
+    if not via:
+        return None
+    own = [(hfile, htext, htree, s, hfn, "%s's body" % hfn.name) for s in hfn.body
+           if not is_check(s) and not (isinstance(s, ast.Expr) and
+                                       isinstance(s.value, ast.Constant))
+           and not (names_in(s) & user)]
+    cands = before + hooks_pre + own + hooks_post + after
+    # what uses self or a fixture's value cannot run where the victim is set up
+    return [c for c in cands if "self" not in names_in(c[3]) and "cls" not in names_in(c[3])]
+
+
+def import_for(tree, name):
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                if (a.asname or a.name).split(".")[0] == name:
+                    if isinstance(node, ast.Import):
+                        return "import %s%s\n" % (a.name, " as " + a.asname if a.asname else "")
+                    return "from %s%s import %s%s\n" % ("." * node.level, node.module or "",
+                                                        a.name, " as " + a.asname if a.asname else "")
+    return None
+
+
+def via_fixtures(root, req, vfile, vtext, vtree, vcls, vfn, hfn, cands):
+    """A setter's or cleaner's candidate statements (hook_statements), those
+    in "keep", repeated where the victim gets its state: the victim's
+    class's setup hook, else an autouse fixture in the victim's module."""
+    if not cands:
+        no_patch("the %s %s gets its state through fixtures or hooks, but none has "
+                 "a statement that could run before %s" % (req["role"], hfn.name, vfn.name))
+    stmts = ["".join(stmt_lines(c[1], c[3], "")).strip().replace("\n", " ") for c in cands]
+    keep = cands
+    if req.get("keep") is not None:
+        idx = req["keep"]
+        if not idx or any(not isinstance(i, int) or i < 0 or i >= len(cands) for i in idx):
+            no_patch("keep: %s: not indices of the %d statements" % (idx, len(cands)))
+        keep = [cands[i] for i in sorted(set(idx))]
+    have = module_names(vtree)
+    bound = bound_by([c[3] for c in keep])
+    imports, params = [], []
+    for f, t, tr, s, fn, _ in keep:
+        for nm in sorted(names_in(s) - bound - have):
+            if nm in params_of(fn):
+                if nm not in params:
+                    params.append(nm)
+                continue
+            imp = import_for(tr, nm)
+            if imp is None:
+                no_patch("%s (%s:%d) uses %s, which %s does not have" % (
+                    " ".join(src_of(t, s).split()), f, s.lineno, nm, vfile))
+            if imp not in imports:
+                imports.append(imp)
+    said = "; ".join(" ".join("".join(stmt_lines(c[1], c[3], "")).split()) for c in keep)[:300]
+    where = sorted({c[5] for c in keep})
+    ls = lines_of(vtext)
+    if vcls is not None and not params:
+        tc = is_testcase(vcls)
+        name = "setUp" if tc else "setup_method"
+        meth = None
+        for node in vcls.body:
+            if isinstance(node, ast.FunctionDef) and node.name == name:
+                meth = node
+        if meth is not None:
+            first = body_start(meth)
+            ind = indent_of(ls[first.lineno - 1])
+            block = []
+            for c in keep:
+                block += stmt_lines(c[1], c[3], ind)
+            new, line = insert_at(vtext, first.lineno, block), first.lineno
+        else:
+            defs = [n for n in vcls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            d = defs[0]
+            line = d.decorator_list[0].lineno if d.decorator_list else d.lineno
+            ind = indent_of(ls[d.lineno - 1])
+            block = [ind + ("def setUp(self):" if tc else "def setup_method(self, method):") + "\n"]
+            for c in keep:
+                block += stmt_lines(c[1], c[3], ind + "    ")
+            new = insert_at(vtext, line, block + ["\n"])
+        place = "%s.%s" % (vcls.name, name)
+    else:
+        if vcls is not None and is_testcase(vcls):
+            no_patch("the statements need the fixtures %s, which a unittest "
+                     "setUp cannot take" % ", ".join(params))
+        # before the module's first function or class: it runs for each test
+        top = [n for n in vtree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                       ast.ClassDef))][0]
+        line = top.decorator_list[0].lineno if top.decorator_list else top.lineno
+        fx = "_retrial_as_after_%s" % hfn.name
+        block = ["@pytest.fixture(autouse=True)\n", "def %s(%s):\n" % (fx, ", ".join(params))]
+        for c in keep:
+            block += stmt_lines(c[1], c[3], "    ")
+        new = insert_at(vtext, line, block + ["\n", "\n"])
+        if "pytest" not in have:
+            imports.insert(0, "import pytest\n")
+        place = "the autouse fixture %s, in %s" % (fx, vfile)
+    if imports:
+        new = add_import(new, vtree, "".join(imports))
+        line += len(imports)
+    out({"status": "ok", "file": vfile, "source": new, "line": line,
+         "statements": stmts,
+         "explanation": "%s %s %s %s through %s; its statements (%s) run "
+         "before %s in %s, so %s no longer depends on which test ran before it." % (
+             hfn.name, "sets up the state" if req["role"] == "setter" else
+             "resets the state", vfn.name, "needs" if req["role"] == "setter" else "reads",
+             " and ".join(where), said, vfn.name, place, vfn.name)})
 
 
 def class_attr(cls, attr):
