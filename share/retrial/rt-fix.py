@@ -19,7 +19,11 @@ REQUEST is one JSON object:
       "keep", default all) run first in the victim, or with place
       "teardown" a cleaner's after the polluter; a polluter's state (a
       class attribute, a module global, the working directory, os.environ)
-      reset in the victim's setup
+      reset in the victim's setup; a setter or cleaner that gets its
+      state through pytest fixtures or its class's hooks has their
+      statements too (fixture setup, hooks, body, fixture teardown),
+      repeated in the victim's class setup or an autouse fixture of the
+      victim's module
 One JSON object on stdout: {"status": "ok", "file": REL, "source": TEXT,
 "explanation": TEXT, "line": N} (a setter's or cleaner's answer adds
 "statements": [TEXT...], all its candidate statements, which "keep" counts)
