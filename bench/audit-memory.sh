@@ -18,7 +18,8 @@
 # KiB (46368 with a JSON object per case held for the cutoff, 28048 with
 # compact rows), 14708 at 10000, bound 37608: both gates pass. Small form
 # (20000): 17540 / 13376 and 16024 / 13628, pass; MUTATE=1: one import
-# 48040 KiB against a bound of 41184, exit 1. OLD=path/to/rt-audit compares another build.
+# 48040 KiB against a bound of 41184, exit 1. OLD=path/to/rt-audit
+# compares another build.
 set -eu
 # BENCH_SMALL=1 (make bench, .ci/run): the small form, NRECORDS=20000
 if [ "${BENCH_SMALL:-}" = 1 ]; then
