@@ -755,34 +755,37 @@ quarantine_lane(void)
 	json_t *out = json_array(), *o;
 	sqlite3_stmt *cases, *q;
 	char today[11];
-	char **ids = NULL;
-	size_t nids = 0, i, j;
-	const char *c;
+	char *c, *first;
+	size_t i;
+	int m;
 	rt_quar_entry *e;
 
 	if (!G.qfile)
 		return out;
 	memcpy(today, G.at, 10);
 	today[10] = '\0';
+	/* the cases streamed once an entry, none held (issue 31): the
+	 * entry's own ID, else the first case it matches */
 	cases = prep("SELECT DISTINCT case_id FROM results ORDER BY case_id");
-	while (sqlite3_step(cases) == SQLITE_ROW) {
-		ids = rt_xrealloc(ids, (nids + 1) * sizeof *ids);
-		ids[nids++] = rt_xstrdup(col_text(cases, 0));
-	}
-	sqlite3_finalize(cases);
 	q = prep("SELECT sum(failed), count(failed) FROM results WHERE case_id = ?2"
 	    " AND failed IS NOT NULL AND run IN " WINDOW_RUNS);
 	for (i = 0; i < G.q.n; i++) {
 		e = &G.q.e[i];
 		if (!e->id)
 			continue;
-		c = NULL;
-		for (j = 0; j < nids && !c; j++)
-			if (rt_quar_match(e, ids[j]) == 2)
-				c = ids[j];
-		for (j = 0; j < nids && !c; j++)
-			if (rt_quar_match(e, ids[j]))
-				c = ids[j];
+		c = first = NULL;
+		while (!c && sqlite3_step(cases) == SQLITE_ROW) {
+			m = rt_quar_match(e, col_text(cases, 0));
+			if (m == 2)
+				c = rt_xstrdup(col_text(cases, 0));
+			else if (m && !first)
+				first = rt_xstrdup(col_text(cases, 0));
+		}
+		sqlite3_reset(cases);
+		if (c)
+			free(first);
+		else
+			c = first;
 		o = json_object();
 		json_object_set_new(o, "case", json_string(c ? c : e->id));
 		json_object_set_new(o, "in_history", json_boolean(c != NULL));
@@ -803,11 +806,10 @@ quarantine_lane(void)
 			sqlite3_reset(q);
 		}
 		json_array_append_new(out, o);
+		free(c);
 	}
 	sqlite3_finalize(q);
-	for (j = 0; j < nids; j++)
-		free(ids[j]);
-	free(ids);
+	sqlite3_finalize(cases);
 	return out;
 }
 
