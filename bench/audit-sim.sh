@@ -30,6 +30,11 @@
 # Newcombe intervals uncorrected across tests: 52 of 144 (36.1%) cleared
 # falsely, 423 of 2351 alarms false (FDR 35.2%), the broken test a
 # candidate 29 nights late; both gates fail, exit 1.
+# Measured 2026-12-06 with steady 9% tests added (364 s): false quarantine
+# candidates 1 of 120 below the level (clean 0, 1% 0, 2% 1, 5% 0, 9% 0 of
+# 24 each), steady 20% a candidate by night median 7, max 20, 50% median
+# 1, max 2; every gate passes. Small form (64 s): 0 of 20, pass;
+# MUTATE=1 small: 5 of 20 (5% 1, 9% 4 of 4), GATE FAILED, exit 1.
 set -eu
 # BENCH_SMALL=1 (make bench, .ci/run): the small form, REPS=2 NIGHTS=60 K=30 COPIES=2
 if [ "${BENCH_SMALL:-}" = 1 ]; then
