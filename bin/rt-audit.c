@@ -103,6 +103,9 @@ usage(FILE *f)
 	    "  -V, --version           print the version\n");
 }
 
+/* SQLite's page cache in KiB: the audit's memory, with the digest's */
+#define RT_AUDIT_CACHE_KIB "1024"
+
 static void
 die_db(const char *what)
 {
@@ -752,34 +755,37 @@ quarantine_lane(void)
 	json_t *out = json_array(), *o;
 	sqlite3_stmt *cases, *q;
 	char today[11];
-	char **ids = NULL;
-	size_t nids = 0, i, j;
-	const char *c;
+	char *c, *first;
+	size_t i;
+	int m;
 	rt_quar_entry *e;
 
 	if (!G.qfile)
 		return out;
 	memcpy(today, G.at, 10);
 	today[10] = '\0';
+	/* the cases streamed once an entry, none held (issue 31): the
+	 * entry's own ID, else the first case it matches */
 	cases = prep("SELECT DISTINCT case_id FROM results ORDER BY case_id");
-	while (sqlite3_step(cases) == SQLITE_ROW) {
-		ids = rt_xrealloc(ids, (nids + 1) * sizeof *ids);
-		ids[nids++] = rt_xstrdup(col_text(cases, 0));
-	}
-	sqlite3_finalize(cases);
 	q = prep("SELECT sum(failed), count(failed) FROM results WHERE case_id = ?2"
 	    " AND failed IS NOT NULL AND run IN " WINDOW_RUNS);
 	for (i = 0; i < G.q.n; i++) {
 		e = &G.q.e[i];
 		if (!e->id)
 			continue;
-		c = NULL;
-		for (j = 0; j < nids && !c; j++)
-			if (rt_quar_match(e, ids[j]) == 2)
-				c = ids[j];
-		for (j = 0; j < nids && !c; j++)
-			if (rt_quar_match(e, ids[j]))
-				c = ids[j];
+		c = first = NULL;
+		while (!c && sqlite3_step(cases) == SQLITE_ROW) {
+			m = rt_quar_match(e, col_text(cases, 0));
+			if (m == 2)
+				c = rt_xstrdup(col_text(cases, 0));
+			else if (m && !first)
+				first = rt_xstrdup(col_text(cases, 0));
+		}
+		sqlite3_reset(cases);
+		if (c)
+			free(first);
+		else
+			c = first;
 		o = json_object();
 		json_object_set_new(o, "case", json_string(c ? c : e->id));
 		json_object_set_new(o, "in_history", json_boolean(c != NULL));
@@ -800,11 +806,10 @@ quarantine_lane(void)
 			sqlite3_reset(q);
 		}
 		json_array_append_new(out, o);
+		free(c);
 	}
 	sqlite3_finalize(q);
-	for (j = 0; j < nids; j++)
-		free(ids[j]);
-	free(ids);
+	sqlite3_finalize(cases);
 	return out;
 }
 
@@ -1509,40 +1514,32 @@ render(doc *d, json_t *a)
 }
 
 /* The digest in each form asked for, in order: files, then standard
- * output (which cannot be taken back) last. */
+ * output (which cannot be taken back) last. Each is rendered only when
+ * it is written and freed after (issue 31: the three at once, beside the
+ * tree and its stored copy, were the audit's peak). */
+enum { OUT_MD, OUT_HTML, OUT_JSON };
 typedef struct {
 	const char *path;
-	char *data;
+	int kind;
 } output;
 
 static size_t
-outputs(json_t *a, output out[3])
+outputs(output out[3])
 {
 	size_t n = 0, i;
 	output t;
-	doc d;
-	char *j;
 
 	if (G.md || (!G.html && !G.json && !G.annotations)) {
-		memset(&d, 0, sizeof d);
-		render(&d, a);
 		out[n].path = G.md ? G.md : "-";
-		out[n++].data = rt_xstrdup(rt_buf_str(&d.b));
-		rt_buf_free(&d.b);
+		out[n++].kind = OUT_MD;
 	}
 	if (G.html) {
-		memset(&d, 0, sizeof d);
-		d.html = 1;
-		render(&d, a);
 		out[n].path = G.html;
-		out[n++].data = rt_xstrdup(rt_buf_str(&d.b));
-		rt_buf_free(&d.b);
+		out[n++].kind = OUT_HTML;
 	}
 	if (G.json) {
-		j = rt_dumps(a);
 		out[n].path = G.json;
-		out[n++].data = rt_xasprintf("%s\n", j);
-		free(j);
+		out[n++].kind = OUT_JSON;
 	}
 	for (i = 0; i + 1 < n; i++)
 		if (!strcmp(out[i].path, "-")) {
@@ -1554,17 +1551,43 @@ outputs(json_t *a, output out[3])
 	return n;
 }
 
+/* One form of the digest, to free. */
+static char *
+output_data(json_t *a, int kind, size_t *len)
+{
+	doc d;
+	char *s;
+
+	if (kind == OUT_JSON) {
+		s = rt_dumps(a);
+		*len = strlen(s);
+		s = rt_xrealloc(s, *len + 2);
+		s[(*len)++] = '\n';
+		s[*len] = '\0';
+		return s;
+	}
+	memset(&d, 0, sizeof d);
+	d.html = kind == OUT_HTML;
+	render(&d, a);
+	s = rt_xstrdup(rt_buf_str(&d.b));
+	rt_buf_free(&d.b);
+	*len = strlen(s);
+	return s;
+}
+
 /* Re-render a stored audit: nothing is committed, so written plainly. */
 static void
 write_digest(json_t *a)
 {
 	output out[3];
-	size_t n = outputs(a, out), i;
+	size_t n = outputs(out), i, len;
+	char *data;
 
 	for (i = 0; i < n; i++) {
-		if (rt_write_output(out[i].path, out[i].data, strlen(out[i].data)) < 0)
+		data = output_data(a, out[i].kind, &len);
+		if (rt_write_output(out[i].path, data, len) < 0)
 			rt_output_die(out[i].path);
-		free(out[i].data);
+		free(data);
 	}
 }
 
@@ -1578,21 +1601,22 @@ commit_digest(json_t *a)
 {
 	rt_output_stage *st[3] = { NULL, NULL, NULL };
 	output out[3];
-	size_t n = outputs(a, out), i, k;
+	size_t n = outputs(out), i, k, len;
 	char err[512], *j;
-	int e;
+	int e = 0;
 
 	j = rt_dumps(a);
 	if (rt_audit_set_digest(G.db, G.audit, j, err, sizeof err) < 0)
 		rt_die("%s: %s", G.history, err);
 	free(j);
-	for (i = 0; i < n; i++)
-		if (!(st[i] = rt_output_stage_new(out[i].path, out[i].data,
-		    strlen(out[i].data))))
+	for (i = 0; i < n; i++) {
+		j = output_data(a, out[i].kind, &len);
+		st[i] = rt_output_stage_new(out[i].path, j, len);
+		e = errno;
+		free(j);
+		if (!st[i])
 			break;
-	e = errno;
-	for (k = 0; k < n; k++)
-		free(out[k].data);
+	}
 	if (i < n) {
 		for (k = 0; k < i; k++)
 			rt_output_discard(st[k]);
@@ -1991,6 +2015,8 @@ main(int argc, char *argv[])
 	}
 	if (!(G.db = rt_audit_open(G.history, path != NULL, err, sizeof err)))
 		rt_die("%s", err);
+	/* a page cache of its own size, not the history's (issue 31) */
+	exec("PRAGMA cache_size = -" RT_AUDIT_CACHE_KIB);
 
 	/* one audit is one write transaction: concurrent audits queue */
 	now = time(NULL);

@@ -281,7 +281,7 @@ rt_audit_set_digest(sqlite3 *db, long long audit_id, const char *json, char *err
 		return -1;
 	}
 	sqlite3_bind_int64(st, 1, audit_id);
-	sqlite3_bind_text(st, 2, json, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, json, -1, SQLITE_STATIC);
 	rc = step_done(st, db, err, errsize);
 	sqlite3_finalize(st);
 	return rc;
