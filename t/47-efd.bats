@@ -154,3 +154,71 @@ GOEOF
 	has "new test example.com/m/calc::TestCoin: FLAKY: "
 	hasnt TestOld
 }
+
+# The loopback GitHub, for the PR comment.
+start_gh() {
+	FAKE_GITHUB_TOKEN="$TOKEN" python3 "$RT_TOP/t/fake-github.py" --log "$T/gh.log" \
+	    --seed-issues 7 --mode "${1:-ok}" \
+	    >"$T/gh.port" 2>"$T/gh.err" 3>&- &
+	echo $! >"$T/gh.pid"
+	for _ in $(seq 200); do [ -s "$T/gh.port" ] && break; sleep 0.05; done
+	export GITHUB_API_URL="http://127.0.0.1:$(head -1 "$T/gh.port")"
+	touch "$T/gh.log"
+}
+
+teardown() {
+	[ ! -f "$T/gh.pid" ] || kill "$(cat "$T/gh.pid")" 2>/dev/null || true
+}
+
+TOKEN=ghs_efd_token_51c0a9
+
+@test "action.yml: mode efd and its efd-* inputs reach the script through the environment" {
+	run "$PY" - "$RT_TOP/action.yml" <<'PYEOF'
+import sys, yaml
+a = yaml.safe_load(open(sys.argv[1]))
+audit = [s for s in a["runs"]["steps"] if s.get("id") == "audit"][0]
+for name in ("mode", "efd-budget", "efd-fail", "efd-base", "efd-runner", "efd-python"):
+    assert name in a["inputs"], name
+    assert audit["env"]["RT_" + name.upper().replace("-", "_")] == "${{ inputs.%s }}" % name, name
+assert a["inputs"]["mode"]["default"] == "audit"
+assert "steps.audit.outputs.efd" in a["outputs"]["efd"]["value"]
+print("ok")
+PYEOF
+	status_is 0
+	[ "$output" = ok ]
+}
+
+@test "action script, mode efd: a PR's FLAKY new test in the job summary and one PR comment, exit 1; efd-fail never passes" {
+	pyrepo "$T/p"
+	start_gh
+	echo '{"pull_request": {"number": 7}}' >"$T/event.json"
+	export RT_MODE=efd RT_EFD_BASE=main RT_EFD_BUDGET=4 RT_EFD_PYTHON="$PY" RT_BIN="$RT_TOP/bin"
+	export GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH="$T/event.json" GITHUB_TOKEN="$TOKEN"
+	export GITHUB_REPOSITORY=acme/cache GITHUB_STEP_SUMMARY="$T/summary.md" GITHUB_OUTPUT="$T/output"
+	export RUNNER_TEMP="$T/rt"
+	mkdir -p "$RUNNER_TEMP"
+	run env -C "$T/p" "$RT_TOP/share/retrial/github-action.sh"
+	status_is 1
+	hasnt "$TOKEN"
+	has "new test tests/test_new.py::test_coin: FLAKY: "
+	grep -q "^new test tests/test_new.py::test_coin: FLAKY: " "$GITHUB_STEP_SUMMARY"
+	grep -q "^new test tests/test_new.py::test_stable: INCONCLUSIVE: 0/4 failed (≤" "$GITHUB_STEP_SUMMARY"
+	grep -qx "efd=fail" "$GITHUB_OUTPUT"
+	RT_EFD_FAIL=never run env -C "$T/p" "$RT_TOP/share/retrial/github-action.sh"
+	status_is 0
+	grep -qx "efd=pass" "$GITHUB_OUTPUT"
+	! grep -q "$TOKEN" "$GITHUB_STEP_SUMMARY" "$GITHUB_OUTPUT"
+	# one comment: made, then updated
+	run jq -r 'select(.method == "POST" or .method == "PATCH") | "\(.method) \(.path) \(.auth)"' "$T/gh.log"
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "POST /repos/acme/cache/issues/7/comments ok" ]
+	[[ "${lines[1]}" =~ ^PATCH\ /repos/acme/cache/issues/comments/[0-9]+\ ok$ ]]
+	run jq -r 'select(.method == "PATCH") | .body.body' "$T/gh.log"
+	has "<!-- retrial-efd -->"
+	has "### Early Flake Detection"
+	has "new test tests/test_new.py::test_coin: FLAKY: "
+	# not a pull request: nothing to check
+	GITHUB_EVENT_NAME=push run env -C "$T/p" "$RT_TOP/share/retrial/github-action.sh"
+	status_is 0
+	has "not a pull request"
+}
