@@ -98,15 +98,15 @@ kind() {
 	esac
 }
 
-# measure one test: $1 its ID (shown), $2 the --case ID or "", then the
-# command (argv); prints its line and appends the record
+# measure one test: $1 its ID (shown), $2 the --case ID or "", $3 the
+# runner, then the command (argv); prints its line and appends the record
 measured=0 failed=0 errors=0
 measure() {
-	id=$1 case=$2
-	shift 2
+	id=$1 case=$2 mrunner=$3
+	shift 3
 	: >"$tmp/rec"
-	set -- -n "$budget" -j "$jobs" --until verdict ${timeout:+-t} ${timeout:+"$timeout"} \
-	    ${case:+--case} ${case:+"$case"} -- "$@"
+	set -- -n "$budget" -j "$jobs" --until verdict --runner "$mrunner" \
+	    ${timeout:+-t} ${timeout:+"$timeout"} ${case:+--case} ${case:+"$case"} -- "$@"
 	if ! rt-measure "$@" >"$tmp/rec" 2>"$tmp/err" || ! jq -e -c . "$tmp/rec" >/dev/null 2>&1; then
 		errors=$((errors + 1))
 		jq -rn --arg id "$id" --arg e "$(tail -n 1 "$tmp/err")" \
@@ -158,7 +158,7 @@ if [ -s "$pyfiles" ]; then
 		case $id in *::*) ;; *) continue ;; esac
 		# its file is the part before the first "::"
 		if grep -Fxq -e "${id%%::*}" "$pyfiles"; then
-			measure "$id" "$id" "$py" -m pytest -q -- "$id"
+			measure "$id" "$id" pytest "$py" -m pytest -q -- "$id"
 		fi
 	done <"$tmp/collected"
 fi
@@ -166,7 +166,7 @@ if [ -s "$tmp/gotests" ] 2>/dev/null; then
 	while IFS="	" read -r d pkg fn; do
 		# in the package's directory (a subshell), its counts kept
 		(cd -- "$d" || exit 2
-		    measure "$pkg::$fn" "$pkg::$fn" go test -count=1 -run "^$fn\$" .
+		    measure "$pkg::$fn" "$pkg::$fn" go go test -count=1 -run "^$fn\$" .
 		    echo "$measured $failed $errors" >"$tmp/counts") || die "$d: cannot enter"
 		read -r measured failed errors <"$tmp/counts"
 	done <"$tmp/gotests"
@@ -175,8 +175,8 @@ if [ -s "$tmp/jsfiles" ] 2>/dev/null; then
 	while IFS="	" read -r k f; do
 		# jest and mocha by file: the file's command exit status
 		case $k in
-		jest) measure "$f" "" npx --no-install jest --runTestsByPath -- "$f" ;;
-		mocha) measure "$f" "" npx --no-install mocha -- "$f" ;;
+		jest) measure "$f" "" jest npx --no-install jest --runTestsByPath -- "$f" ;;
+		mocha) measure "$f" "" mocha npx --no-install mocha -- "$f" ;;
 		esac
 	done <"$tmp/jsfiles"
 fi
