@@ -107,7 +107,8 @@ measure() {
 	: >"$tmp/rec"
 	set -- -n "$budget" -j "$jobs" --until verdict --runner "$mrunner" \
 	    ${timeout:+-t} ${timeout:+"$timeout"} ${case:+--case} ${case:+"$case"} -- "$@"
-	if ! rt-measure "$@" >"$tmp/rec" 2>"$tmp/err" || ! jq -e -c . "$tmp/rec" >/dev/null 2>&1; then
+	# stdin is the list being read, never the trials'
+	if ! rt-measure "$@" </dev/null >"$tmp/rec" 2>"$tmp/err" || ! jq -e -c . "$tmp/rec" >/dev/null 2>&1; then
 		errors=$((errors + 1))
 		jq -rn --arg id "$id" --arg e "$(tail -n 1 "$tmp/err")" \
 		    '"new test \($id | gsub("[\u0000-\u001f\u007f]"; "?")): ERROR: \($e | gsub("[\u0000-\u001f\u007f]"; "?"))"' >>"$tmp/lines"
@@ -138,8 +139,12 @@ while IFS= read -r f; do
 	pytest) printf '%s\n' "$f" >>"$pyfiles" ;;
 	go)
 		d=$(dirname -- "$f")
-		pkg=$(cd -- "$d" && go list . 2>"$tmp/err") ||
-		    { errors=$((errors + 1)); echo "$me: $f: go list: $(tail -n 1 "$tmp/err")" >&2; continue; }
+		if ! pkg=$(cd -- "$d" && go list . 2>"$tmp/err" </dev/null); then
+			errors=$((errors + 1))
+			jq -rn --arg f "$f" --arg e "$(tail -n 1 "$tmp/err")" \
+			    '"new tests of \($f | gsub("[\u0000-\u001f\u007f]"; "?")): ERROR: go list: \($e | gsub("[\u0000-\u001f\u007f]"; "?"))"' >>"$tmp/lines"
+			continue
+		fi
 		sed -n 's/^func \(Test[A-Za-z0-9_]*\)(.*\*testing\.T).*/\1/p' "$f" |
 		while IFS= read -r fn; do printf '%s\t%s\t%s\n' "$d" "$pkg" "$fn"; done >>"$tmp/gotests" ;;
 	jest | mocha) printf '%s\t%s\n' "$k" "$f" >>"$tmp/jsfiles" ;;
@@ -150,7 +155,7 @@ if [ -s "$pyfiles" ]; then
 	collect() {
 		set --
 		while IFS= read -r f; do set -- "$@" "$f"; done <"$pyfiles"
-		"$py" -m pytest --collect-only -q -- "$@"
+		"$py" -m pytest --collect-only -q -- "$@" </dev/null
 	}
 	collect >"$tmp/collected" 2>"$tmp/err" ||
 	    die "pytest --collect-only failed: $(tail -n 1 "$tmp/collected")"
