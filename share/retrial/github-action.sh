@@ -11,14 +11,22 @@
 #   RT_ANNOTATIONS  "true": a ::warning annotation per newly flaky test
 #   RT_GATE         "true": exit 1 when a test outside the quarantine failed
 #   RT_BIN          where the rt-* tools are (default: found on PATH)
+#   RT_MODE         "audit" (the default) or "efd": Early Flake Detection,
+#                   share/retrial/rt-efd.sh on the pull request's new tests
+#   RT_EFD_BUDGET   efd: trials per new test at most (default 30)
+#   RT_EFD_FAIL     efd: flaky (the default), unstable or never
+#   RT_EFD_BASE     efd: the base (default origin/$GITHUB_BASE_REF)
+#   RT_EFD_RUNNER   efd: auto (the default), pytest, go, jest or mocha
+#   RT_EFD_PYTHON   efd: the Python that runs pytest (default python3)
 #   GITHUB_TOKEN    the token for the PR comment (never printed)
 # and GitHub's own: GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT,
 # GITHUB_JOB, GITHUB_SHA, GITHUB_EVENT_NAME, GITHUB_EVENT_PATH,
 # GITHUB_STEP_SUMMARY, GITHUB_OUTPUT, GITHUB_API_URL.
 #
 # Exit status: 0 the gate passed (or RT_GATE is not "true"); 1 a test not on
-# the quarantine list failed; 2 a tooling error (no report matched, a bad
-# list, a history that cannot be written), named on one line.
+# the quarantine list failed (efd: a new test was FLAKY, as RT_EFD_FAIL
+# says); 2 a tooling error (no report matched, a bad list, a history that
+# cannot be written), named on one line.
 set -uo pipefail
 shopt -s globstar nullglob
 
@@ -28,6 +36,87 @@ die() { echo "$me: $*" >&2; exit 2; }
 for t in rt-junit rt-audit rt-quarantine jq; do
 	command -v "$t" >/dev/null || die "$t not found (build retrial first: make)"
 done
+
+# a workflow command's message, escaped as GitHub reads it
+gh_data() { printf '%s' "$1" | sed 's/%/%25/g; s/\r/%0D/g' | sed ':a;N;$!ba;s/\n/%0A/g'; }
+
+# a PR comment that holds MARKER: made once, then updated; $1 the marker,
+# $2 the body's file; the token goes to curl on stdin, never in argv
+gh_comment() {
+	local api=${GITHUB_API_URL:-https://api.github.com} id
+	case $api in
+	https://* | http://127.0.0.1[:/]* | http://localhost[:/]*) ;;
+	*) echo "$me: GITHUB_API_URL $api: https only (plain http to loopback)" >&2; return 1 ;;
+	esac
+	local url="$api/repos/$GITHUB_REPOSITORY/issues"
+	auth() { printf 'header = "Authorization: Bearer %s"\nheader = "Accept: application/vnd.github+json"\n' "$GITHUB_TOKEN"; }
+	auth | curl -sS -f -K - "$url/$pr/comments?per_page=100" >"$tmp/comments.json" || return 1
+	id=$(jq -r --arg m "$1" '[.[] | select(.body | contains($m))][0].id // empty' "$tmp/comments.json") || return 1
+	jq -Rs '{body: .}' "$2" >"$tmp/comment.json" || return 1
+	if [ -n "$id" ]; then
+		auth | curl -sS -f -K - -X PATCH --data-binary @"$tmp/comment.json" "$url/comments/$id" >/dev/null
+	else
+		auth | curl -sS -f -K - -X POST --data-binary @"$tmp/comment.json" "$url/$pr/comments" >/dev/null
+	fi
+}
+
+# Early Flake Detection: the pull request's new and changed tests, each
+# rerun to a verdict or the budget by rt-efd.sh, said in the job summary
+# and one PR comment; exit 1 when rt-efd.sh does (a FLAKY new test)
+if [ "${RT_MODE:-audit}" = efd ]; then
+	case ${GITHUB_EVENT_NAME:-} in
+	pull_request | pull_request_target) ;;
+	*) echo "$me: mode efd: not a pull request (${GITHUB_EVENT_NAME:-no event}); nothing to check"; exit 0 ;;
+	esac
+	tmp=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/retrial-efd.XXXXXX") || die "cannot make a temporary directory"
+	trap 'rm -rf "$tmp"' EXIT
+	base=${RT_EFD_BASE:-}
+	if [ -z "$base" ]; then
+		[ -n "${GITHUB_BASE_REF:-}" ] || die "mode efd: no RT_EFD_BASE and no GITHUB_BASE_REF"
+		base=origin/$GITHUB_BASE_REF
+		# actions/checkout fetches one commit: the base and the history
+		# back to the merge base are fetched here
+		deep=()
+		[ "$(git rev-parse --is-shallow-repository)" != true ] || deep=(--unshallow)
+		if [ "${#deep[@]}" -gt 0 ] || ! git rev-parse -q --verify "$base^{commit}" >/dev/null; then
+			git fetch -q --no-tags "${deep[@]}" origin \
+			    "+refs/heads/$GITHUB_BASE_REF:refs/remotes/origin/$GITHUB_BASE_REF" ||
+			    die "mode efd: cannot fetch the base $GITHUB_BASE_REF (checkout with fetch-depth: 0)"
+		fi
+	fi
+	opts=(--base "$base" -n "${RT_EFD_BUDGET:-30}" --efd-fail "${RT_EFD_FAIL:-flaky}"
+	    --runner "${RT_EFD_RUNNER:-auto}" --python "${RT_EFD_PYTHON:-python3}" --summary "$tmp/efd.md")
+	# the tests' own output is data: shown with workflow commands stopped
+	stop=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+	[ "${#stop}" -eq 32 ] || die "cannot read /dev/urandom for the stop-commands token"
+	echo "::stop-commands::$stop"
+	"$(dirname "$0")/rt-efd.sh" "${opts[@]}" 2>&1
+	efd=$?
+	echo "::$stop::"
+	case $efd in
+	0) efd_word=pass ;;
+	1) efd_word=fail ;;
+	*) [ -s "$tmp/efd.md" ] || die "rt-efd.sh exited $efd"; efd_word=error ;;
+	esac
+	if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+		cat "$tmp/efd.md" >>"$GITHUB_STEP_SUMMARY" || die "$GITHUB_STEP_SUMMARY: cannot append"
+	fi
+	if [ -n "${GITHUB_OUTPUT:-}" ]; then
+		printf 'efd=%s\n' "$efd_word" >>"$GITHUB_OUTPUT" || die "$GITHUB_OUTPUT: cannot write the outputs"
+	fi
+	pr=""
+	if [ "${RT_COMMENT:-true}" = true ] && [ -n "${GITHUB_EVENT_PATH:-}" ] && [ -r "$GITHUB_EVENT_PATH" ]; then
+		pr=$(jq -r '.pull_request.number // .number // empty' "$GITHUB_EVENT_PATH")
+	fi
+	case $pr in *[!0-9]*) pr="" ;; esac
+	if [ -n "$pr" ] && [ -n "${GITHUB_TOKEN:-}" ] && [ -n "${GITHUB_REPOSITORY:-}" ]; then
+		{ echo "<!-- retrial-efd -->"; cat "$tmp/efd.md"; } >"$tmp/body.md"
+		if ! gh_comment "<!-- retrial-efd -->" "$tmp/body.md" 2>"$tmp/comment.err"; then
+			echo "::warning title=retrial::the EFD comment was not written: $(gh_data "$(head -n 1 "$tmp/comment.err")")"
+		fi
+	fi
+	exit "$efd"
+fi
 
 history=${RT_HISTORY:-.retrial/audit.db}
 qlist=${RT_QUARANTINE:-.retrial/quarantine}
@@ -58,8 +147,6 @@ stop=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 [ "${#stop}" -eq 32 ] || die "cannot read /dev/urandom for the stop-commands token"
 echo "::stop-commands::$stop"
 commands() { if [ "$1" = on ]; then echo "::$stop::"; else echo "::stop-commands::$stop"; fi; }
-# a workflow command's message, escaped as GitHub reads it
-gh_data() { printf '%s' "$1" | sed 's/%/%25/g; s/\r/%0D/g' | sed ':a;N;$!ba;s/\n/%0A/g'; }
 
 tmp=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/retrial-action.XXXXXX") || die "cannot make a temporary directory"
 trap 'rm -rf "$tmp"; commands on' EXIT
