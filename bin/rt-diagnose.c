@@ -3124,6 +3124,9 @@ take_plan(json_t *h, json_t *plan)
 	/* the build check's record: why a patch that parses was not emitted */
 	if (json_is_object(json_object_get(plan, "build")))
 		json_object_set(h, "build", json_object_get(plan, "build"));
+	/* the language the change takes, newer than the module declares */
+	if (json_is_string(json_object_get(plan, "needs")))
+		json_object_set(h, "needs", json_object_get(plan, "needs"));
 }
 
 /* The order rule's patch: a setter's or a cleaner's statements run first
