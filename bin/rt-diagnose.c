@@ -3121,6 +3121,12 @@ take_plan(json_t *h, json_t *plan)
 		json_object_set_new(h, "reason", rt_json_bytes(why ? why : "",
 		    why ? strlen(why) : 0));
 	}
+	/* the build check's record: why a patch that parses was not emitted */
+	if (json_is_object(json_object_get(plan, "build")))
+		json_object_set(h, "build", json_object_get(plan, "build"));
+	/* the language the change takes, newer than the module declares */
+	if (json_is_string(json_object_get(plan, "needs")))
+		json_object_set(h, "needs", json_object_get(plan, "needs"));
 }
 
 /* The order rule's patch: a setter's or a cleaner's statements run first
@@ -3295,7 +3301,10 @@ maprange_patches(json_t *out, const evidence *ev)
 	req = json_pack("{s:s, s:o}", "kind", "maprange", "files", files);
 	plan = rt_fix_plan(root, ev_command(ev), req);
 	json_array_foreach(json_object_get(plan, "candidates"), i, c) {
-		if (strcmp(jstr(c, "status"), "ok") != 0)
+		/* a loop whose patch would not build (the module's language, the
+		 * build check) is a hypothesis without one, saying why */
+		if (strcmp(jstr(c, "status"), "ok") != 0 && !json_object_get(c, "build") &&
+		    !json_object_get(c, "needs"))
 			continue;
 		h = hyp_new("rules", NULL, NULL, "hash_order", "");
 		/* Go randomises every map range: the code itself is the evidence */

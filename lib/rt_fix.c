@@ -19,6 +19,16 @@
 #include "rt_trial.h"
 #include "rt_util.h"
 
+/* rt_copy_tree: leave out the scratch directory (st) when it is inside
+ * the project */
+static int
+skip_dir(const struct stat *st, void *ctx)
+{
+	const struct stat *d = ctx;
+
+	return st->st_dev == d->st_dev && st->st_ino == d->st_ino;
+}
+
 static json_t *
 no_patch(const char *fmt, const char *a, const char *b)
 {
@@ -75,6 +85,54 @@ done:
 	return res;
 }
 
+/* Does the project build with the patch? The build check of the runner
+ * whose language rel is in (rt_runner_builder), run in a scratch copy of
+ * the whole project with the patch applied. NULL when it builds or no
+ * runner builds rel, else the reason (malloc'd); *build is the check's
+ * record, {"ok", "command", "first_line"} (NULL when none ran). */
+static char *
+build_patch(const char *root, const char *rel, const char *diff, json_t **build)
+{
+	const rt_runner *r = rt_runner_builder(rel);
+	const char *tmp = getenv("TMPDIR");
+	char *dir, *copy, *cmd = NULL, *res = NULL, err[512], why[512] = "";
+	struct stat st;
+	int rc;
+
+	*build = NULL;
+	if (!r)
+		return NULL;
+	dir = rt_xasprintf("%s/rt-build-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		res = rt_xasprintf("a scratch directory: %s", strerror(errno));
+		free(dir);
+		return res;
+	}
+	copy = rt_xasprintf("%s/p", dir);
+	if (stat(dir, &st) < 0 || rt_copy_tree(root, copy, skip_dir, &st, err,
+	    sizeof err) < 0) {
+		res = rt_xasprintf("the project could not be copied for the build check: %s", err);
+		goto done;
+	}
+	if (rt_patch_apply(copy, diff, err, sizeof err) < 0) {
+		res = rt_xasprintf("the patch does not apply (patch --fuzz=0): %s", err);
+		goto done;
+	}
+	rc = rt_src_build(copy, r, rel, &cmd, why, sizeof why);
+	*build = json_pack("{s:b, s:s?, s:s}", "ok", rc == 0, "command", cmd,
+	    "first_line", why);
+	if (rc < 0)
+		res = rt_xasprintf("the build check (%s) could not run: %s", cmd ? cmd : r->name, why);
+	else if (rc > 0)
+		res = rt_xasprintf("the patched project does not build (%s): %s", cmd, why);
+done:
+	rt_remove_tree(dir);
+	free(cmd);
+	free(copy);
+	free(dir);
+	return res;
+}
+
 /* One planned change (file, source, explanation), as a checked patch or
  * no_patch with the reason. */
 static json_t *
@@ -83,12 +141,17 @@ checked(const char *root, const char *command, json_t *o)
 	const char *rel, *src, *expl;
 	char *old = NULL, *diff = NULL, *bad = NULL, *opath;
 	size_t oldlen = 0;
-	json_t *res;
+	json_t *res, *build = NULL;
 	const char *st = json_string_value(json_object_get(o, "status"));
 	const char *why = json_string_value(json_object_get(o, "reason"));
 
-	if (!st || strcmp(st, "ok") != 0)
-		return no_patch("%s%s", why ? why : "the fix planner gave no reason", NULL);
+	if (!st || strcmp(st, "ok") != 0) {
+		/* "needs": the language the change takes, newer than the module's */
+		res = no_patch("%s%s", why ? why : "the fix planner gave no reason", NULL);
+		if (json_is_string(json_object_get(o, "needs")))
+			json_object_set(res, "needs", json_object_get(o, "needs"));
+		return res;
+	}
 	rel = json_string_value(json_object_get(o, "file"));
 	src = json_string_value(json_object_get(o, "source"));
 	expl = json_string_value(json_object_get(o, "explanation"));
@@ -107,12 +170,16 @@ checked(const char *root, const char *command, json_t *o)
 		res = no_patch("%s: the planned change changes nothing%s", rel, NULL);
 	else if ((bad = check_patch(root, command, rel, old, oldlen, diff)))
 		res = no_patch("%s%s", bad, NULL);
+	else if ((bad = build_patch(root, rel, diff, &build)))
+		res = no_patch("%s%s", bad, NULL);
 	else {
 		res = json_pack("{s:s, s:s, s:[s], s:s}", "status", "ok", "patch", diff,
 		    "files", rel, "explanation", expl);
 		if (json_is_array(json_object_get(o, "statements")))
 			json_object_set(res, "statements", json_object_get(o, "statements"));
 	}
+	if (build)
+		json_object_set_new(res, "build", build);
 	free(bad);
 	free(diff);
 	free(old);

@@ -23,6 +23,21 @@ static const rt_runner *const table[RT_RUNNER_NKINDS] = {
 };
 
 const rt_runner *
+rt_runner_builder(const char *rel)
+{
+	size_t n = strlen(rel), l;
+	int k;
+
+	for (k = 0; k < RT_RUNNER_NKINDS; k++) {
+		const char *const *e = table[k] ? table[k]->build_ends : NULL;
+		for (; e && *e; e++)
+			if ((l = strlen(*e)) < n && !strcmp(rel + n - l, *e))
+				return table[k];
+	}
+	return NULL;
+}
+
+const rt_runner *
 rt_runner_of(rt_runner_kind k)
 {
 	return (unsigned)k < RT_RUNNER_NKINDS && table[k] ? table[k] : &rt_runner_generic;

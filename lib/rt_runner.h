@@ -287,10 +287,22 @@ struct rt_runner {
 	 * (pytest's "E" prefix, go test's "FAIL", "go", "test"): never a
 	 * failure's signature (rt-diff-facts' token). NULL-ended; NULL: none. */
 	const char *const *boilerplate;
+	/* The build check of a rule's patch (rt_fix; rt-diagnose(1), RULE
+	 * PATCHES): the endings of the files its language builds, and the
+	 * command that builds or compiles the patched file rel in the
+	 * project's scratch copy, run there without a shell: words with "%s"
+	 * take rel ("./" before it), "%d" rel's directory; build_env is set
+	 * for it (NAME=VALUE). NULL-ended; NULL: its files are not built. */
+	const char *const *build_ends;
+	const char *const *build_argv;
+	const char *const *build_env;
 };
 
 /* Is word w (n bytes) boilerplate of runner k? */
 int rt_runner_boilerplate(rt_runner_kind k, const char *w, size_t n);
+
+/* The runner whose build check takes file rel (by its ending), or NULL. */
+const rt_runner *rt_runner_builder(const char *rel);
 
 /* The runner of kind k (the generic one for an unknown k). */
 const rt_runner *rt_runner_of(rt_runner_kind k);

@@ -1277,3 +1277,94 @@ rt_src_go_helper(const char *root, char *const *args, rt_buf *out, char *why,
 	free(av);
 	return r;
 }
+
+/* ---- the build check of a patch ---- */
+
+/* a build of the stdlib on a cold cache takes a while on a busy machine */
+#define BUILD_TIMEOUT 300
+
+int
+rt_src_build(const char *dir, const rt_runner *r, const char *rel, char **cmd,
+    char *why, size_t whysize)
+{
+	const char *const *w;
+	char **av, **env, *exe, *d, *line;
+	size_t n = 0, ne = 0, i, k;
+	rt_buf out = { 0 }, err = { 0 };
+	int status = 0, rc;
+
+	*cmd = NULL;
+	for (w = r->build_argv; w && *w; w++)
+		n++;
+	if (n == 0) {
+		snprintf(why, whysize, "%s: no build command", r->name);
+		return -1;
+	}
+	av = rt_xcalloc(n + 1, sizeof *av);
+	d = rt_xstrdup(rel);
+	if (strrchr(d, '/'))
+		*strrchr(d, '/') = '\0';
+	else
+		strcpy(d, ".");
+	for (i = 0; i < n; i++) {
+		/* "./" first: a file name is never an option */
+		if (!strcmp(r->build_argv[i], "%s"))
+			av[i] = rt_xasprintf("%s%s", rel[0] == '/' ? "" : "./", rel);
+		else if (!strcmp(r->build_argv[i], "%d"))
+			av[i] = strcmp(d, ".") ? rt_xasprintf("./%s", d) : rt_xstrdup(".");
+		else
+			av[i] = rt_xstrdup(r->build_argv[i]);
+		line = *cmd ? rt_xasprintf("%s %s", *cmd, av[i]) : rt_xstrdup(av[i]);
+		free(*cmd);
+		*cmd = line;
+	}
+	free(d);
+	/* the caller's environment, the build's own settings over it */
+	for (i = 0; environ[i]; i++)
+		ne++;
+	for (w = r->build_env; w && *w; w++)
+		ne++;
+	env = rt_xcalloc(ne + 1, sizeof *env);
+	ne = 0;
+	for (i = 0; environ[i]; i++) {
+		const char *eq = strchr(environ[i], '=');
+		int over = 0;
+		for (w = r->build_env; eq && w && *w; w++)
+			if (!strncmp(*w, environ[i], (size_t)(eq - environ[i]) + 1))
+				over = 1;
+		if (!over)
+			env[ne++] = environ[i];
+	}
+	for (w = r->build_env; w && *w; w++)
+		env[ne++] = (char *)*w;
+	if (!(exe = find_exe(av[0]))) {
+		snprintf(why, whysize, "%s: not found on PATH", av[0]);
+		rc = -1;
+	} else if (run_named(av[0], exe, av, dir, env, BUILD_TIMEOUT, 0, &out, &err,
+	    &status, why, whysize) < 0) {
+		rc = -1;
+	} else if (status != 0) {
+		/* the first line that says something: go vet's "# pkg" header
+		 * names the package, the next line the error */
+		const char *s = err.len ? rt_buf_str(&err) : rt_buf_str(&out), *e;
+		while (*s) {
+			e = strchr(s, '\n');
+			k = e ? (size_t)(e - s) : strlen(s);
+			if (k && s[0] != '#' && strspn(s, " \t\r") < k)
+				break;
+			s += k + (e != NULL);
+		}
+		k = strcspn(s, "\n");
+		snprintf(why, whysize, "%.*s", (int)(k > 400 ? 400 : k), *s ? s :
+		    "(it printed nothing)");
+		rc = 1;
+	} else {
+		rc = 0;
+	}
+	rt_buf_free(&out);
+	rt_buf_free(&err);
+	free(exe);
+	free(env);
+	rt_free_vec(av);
+	return rc;
+}

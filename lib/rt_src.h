@@ -6,6 +6,7 @@
 #define RT_SRC_H
 
 #include <stddef.h>
+#include "rt_runner.h"
 #include "rt_util.h"
 
 /* One check a test makes (retrial(7), INVENTORY): kind is assert, call,
@@ -133,5 +134,14 @@ int rt_src_python_helper(const char *script, const char *root, const char *comma
  * (files): rt-diagnose's map-order rule is "--fix-maprange FILE...". */
 int rt_src_go_helper(const char *root, char *const *args, rt_buf *out, char *why,
     size_t whysize);
+
+/* The build check of a rule's patch: runner r's build command
+ * (rt_runner.h build_argv, build_env) for the patched file rel, run in
+ * dir (the project's scratch copy with the patch applied) with no shell.
+ * The command as words joined by spaces in *cmd (malloc'd). 0 it built,
+ * 1 it did not (why: the first line it printed), -1 it could not be run
+ * (why says so). */
+int rt_src_build(const char *dir, const rt_runner *r, const char *rel, char **cmd,
+    char *why, size_t whysize);
 
 #endif

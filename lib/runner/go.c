@@ -565,6 +565,16 @@ static const char *const go_boilerplate[] = {
 	"status", "panic", "goroutine", "running", "testing", NULL
 };
 
+/* The build check of a patch (rt_runner.h): go vet of the package, which
+ * type-checks it at the language version of go.mod's go line; modules
+ * from the module cache only, with the toolchain installed, no cgo. */
+static const char *const build_ends[] = { ".go", NULL };
+static const char *const build_argv[] = { "go", "vet", "%d", NULL };
+static const char *const build_env[] = {
+	"GOFLAGS=-mod=mod", "GOPROXY=off", "GOTOOLCHAIN=local", "GOWORK=off",
+	"CGO_ENABLED=0", NULL
+};
+
 const rt_runner rt_runner_go = {
 	.kind = RT_RUNNER_GO,
 	.name = "go",
@@ -585,4 +595,7 @@ const rt_runner rt_runner_go = {
 	.report_stdout = 1,
 	.seeds = seeds,
 	.boilerplate = go_boilerplate,
+	.build_ends = build_ends,
+	.build_argv = build_argv,
+	.build_env = build_env,
 };

@@ -74,6 +74,11 @@ static const char *const python_boilerplate[] = {
 	"python3", NULL
 };
 
+/* The build check of a patch (rt_runner.h): the file byte-compiles. */
+static const char *const build_ends[] = { ".py", NULL };
+static const char *const build_argv[] = { "python3", "-m", "py_compile", "%s", NULL };
+static const char *const build_env[] = { "PYTHONDONTWRITEBYTECODE=1", NULL };
+
 const rt_runner rt_runner_python = {
 	.kind = RT_RUNNER_PYTHON,
 	.name = "python",
@@ -84,4 +89,7 @@ const rt_runner rt_runner_python = {
 	    "one to $RETRIAL_JUNIT",
 	.seeds = seeds,
 	.boilerplate = python_boilerplate,
+	.build_ends = build_ends,
+	.build_argv = build_argv,
+	.build_env = build_env,
 };

@@ -83,10 +83,16 @@ not_run(int code, const char *out, const char *err, char *why, size_t size)
 	return 0;
 }
 
+/* The build check of a patch (rt_runner.h): node parses the script. */
+static const char *const build_ends[] = { ".js", ".cjs", ".mjs", NULL };
+static const char *const build_argv[] = { "node", "--check", "%s", NULL };
+
 const rt_runner rt_runner_script = {
 	.kind = RT_RUNNER_SCRIPT,
 	.name = "script",
 	.fallback = 1,
 	.locate = locate,
 	.not_run = not_run,
+	.build_ends = build_ends,
+	.build_argv = build_argv,
 };

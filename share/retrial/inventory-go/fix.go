@@ -8,7 +8,9 @@
 // whose key type is a basic ordered type (a parameter, a var, a make or a
 // literal of the function), is rewritten to range over M's keys sorted,
 // through a small generic helper added to the file (Go 1.18+). One
-// candidate per loop, at most four; the file's new text is gofmt'ed. The
+// candidate per loop, at most four; the file's new text is gofmt'ed. A
+// module whose go.mod declares an older language (its go line) gets each
+// loop as a no_patch candidate saying so: the helper would not build. The
 // JSON is rt-fix.py's: {"status": "ok", "candidates": [{"status": "ok",
 // "file", "source", "line", "explanation"}]} or {"status": "no_patch",
 // "reason"}. It never compiles or runs the code it reads.
@@ -36,6 +38,8 @@ type fixOut struct {
 
 type fixCand struct {
 	Status      string `json:"status"`
+	Reason      string `json:"reason,omitempty"`
+	Needs       string `json:"needs,omitempty"`
 	File        string `json:"file"`
 	Source      string `json:"source"`
 	Line        int    `json:"line"`
@@ -251,6 +255,16 @@ func fixMapRange(root string, files []string) {
 			continue
 		}
 		c, w := fixFile(root, name)
+		if v, ok := goLine(root, name); ok && !goAtLeast(v, 1, 18) {
+			for _, x := range c {
+				x.Status = "no_patch"
+				x.Reason = fmt.Sprintf("%s:%d: ranging over the keys sorted takes a "+
+					"generic helper (go 1.18), and the module's go.mod declares go %s",
+					x.File, x.Line, v)
+				x.Source = ""
+				x.Needs = "go 1.18"
+			}
+		}
 		out.Candidates = append(out.Candidates, c...)
 		if w != "" {
 			why = append(why, w)
@@ -320,6 +334,41 @@ func testName(id string) (string, string) {
 		name = name[:i]
 	}
 	return pkg, name
+}
+
+// goLine: the go line of the go.mod nearest above root/name (up to root),
+// "1.16" when the go.mod has none (as go itself reads it); false when
+// there is no go.mod (GOPATH: no declared language).
+func goLine(root, name string) (string, bool) {
+	if root == "" {
+		root = "."
+	}
+	dir := filepath.Dir(filepath.Join(root, name))
+	for {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			for _, ln := range strings.Split(string(b), "\n") {
+				f := strings.Fields(ln)
+				if len(f) >= 2 && f[0] == "go" {
+					return f[1], true
+				}
+			}
+			return "1.16", true
+		}
+		rel, err := filepath.Rel(root, dir)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			return "", false
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// goAtLeast: is the go line v ("1.16", "1.21.3") at least major.minor?
+func goAtLeast(v string, major, minor int) bool {
+	var a, b int
+	if n, _ := fmt.Sscanf(v, "%d.%d", &a, &b); n < 1 {
+		return true
+	}
+	return a > major || (a == major && b >= minor)
 }
 
 // modulePath: the module line of root/go.mod, or "".
@@ -410,6 +459,10 @@ func fixOrder(root string, args []string) {
 		usage()
 	}
 	_, vname := testName(args[len(args)-1])
+	if v, ok := goLine(root, "."); ok && !goAtLeast(v, 1, 14) {
+		noPatch("the repair registers a t.Cleanup (go 1.14), and the module's "+
+			"go.mod declares go %s", v)
+	}
 	var fixes []*orderFix
 	for _, p := range args[:len(args)-1] {
 		fixes = append(fixes, orderOne(root, p, vname))
