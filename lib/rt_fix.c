@@ -19,16 +19,6 @@
 #include "rt_trial.h"
 #include "rt_util.h"
 
-/* rt_copy_tree: leave out the scratch directory (st) when it is inside
- * the project */
-static int
-skip_dir(const struct stat *st, void *ctx)
-{
-	const struct stat *d = ctx;
-
-	return st->st_dev == d->st_dev && st->st_ino == d->st_ino;
-}
-
 static json_t *
 no_patch(const char *fmt, const char *a, const char *b)
 {
@@ -85,6 +75,26 @@ done:
 	return res;
 }
 
+/* The build check's copy leaves out the scratch directory and the heavy
+ * trees at the project's top that no build check reads (a build check
+ * type-checks or byte-compiles; Go's modules come from its module cache,
+ * a vendor directory being kept) */
+typedef struct {
+	struct stat st[6];
+	int n;
+} build_skips;
+
+static int
+build_skip(const struct stat *st, void *ctx)
+{
+	const build_skips *b = ctx;
+
+	for (int i = 0; i < b->n; i++)
+		if (st->st_dev == b->st[i].st_dev && st->st_ino == b->st[i].st_ino)
+			return 1;
+	return 0;
+}
+
 /* Does the project build with the patch? The build check of the runner
  * whose language rel is in (rt_runner_builder), run in a scratch copy of
  * the whole project with the patch applied. NULL when it builds or no
@@ -109,8 +119,20 @@ build_patch(const char *root, const char *rel, const char *diff, json_t **build)
 		return res;
 	}
 	copy = rt_xasprintf("%s/p", dir);
-	if (stat(dir, &st) < 0 || rt_copy_tree(root, copy, skip_dir, &st, err,
-	    sizeof err) < 0) {
+	static const char *const heavy[] = { "node_modules", ".venv", "venv", ".tox", ".git" };
+	build_skips bs = { .n = 0 };
+	for (size_t i = 0; i < sizeof heavy / sizeof *heavy; i++) {
+		char *h = rt_xasprintf("%s/%s", root, heavy[i]);
+		if (lstat(h, &bs.st[bs.n]) == 0 && S_ISDIR(bs.st[bs.n].st_mode))
+			bs.n++;
+		free(h);
+	}
+	if (stat(dir, &st) < 0)
+		snprintf(err, sizeof err, "%s: %s", dir, strerror(errno));
+	else
+		bs.st[bs.n++] = st;
+	if (bs.n == 0 || !S_ISDIR(bs.st[bs.n - 1].st_mode) ||
+	    rt_copy_tree(root, copy, build_skip, &bs, err, sizeof err) < 0) {
 		res = rt_xasprintf("the project could not be copied for the build check: %s", err);
 		goto done;
 	}
