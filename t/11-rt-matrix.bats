@@ -88,13 +88,17 @@ load helper
 # --- behaviour ---
 
 @test "rt-matrix: --slow makes the lingering lock pass: implicated, stabilises" {
-	# back to back, every run within a second of the first finds the lock
+	# (the example's lock held 1 s, not 0.3 s) back to back, every run
+	# within a second of the first finds the lock
 	# held; with 2.5 s between runs every run finds it free (the lock is
 	# released by a background job, so the trials must leave it running).
 	# The hold and the gap are far apart so that a loaded machine (a
 	# trial's start delayed, the background sleep late) keeps the counts.
-	LOCK="$T/lock" LOCK_HOLD=1 run rt-matrix -n 6 --slow 2500 --seed 1 --keep-background \
-		-- "$EX/lingering/test_lock.sh"
+	sed 's/sleep 0\.3;/sleep 1;/' "$EX/lingering/test_lock.sh" >"$T/test_lock.sh"
+	chmod +x "$T/test_lock.sh"
+	grep -q 'sleep 1;' "$T/test_lock.sh"
+	LOCK="$T/lock" run rt-matrix -n 6 --slow 2500 --seed 1 --keep-background \
+		-- "$T/test_lock.sh"
 	status_is 0
 	[ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]
 	echo "$output" | jqe '.type == "experiment" and .name == "slow" and .cell == "slow:2500"'

@@ -143,7 +143,7 @@ pr_verdict() {
 	export RETRIAL_API_KEY=sk-test-SECRET-7070
 	echo '{"type":"measure","command":"./test_flaky.sh","trials":40,"failures":12,"rate":0.3,"ci_low":0.18,"ci_high":0.45,"confidence":0.95,"verdict":"FLAKY"}' >"$T/ev.jsonl"
 	run rt-diagnose --no-cache -C "$T/proj" -s test_flaky.sh -m good "$T/ev.jsonl"
-	status_is 0
+	status_is 2   # a model's failure is no hypothesis: exit 2
 	hasnt sk-test-SECRET-7070
 	echo "$output" | grep '^{' | jqe '.status == "http_error" and (.error | test("307"))'
 	! grep -q stolen "$T/srv.log"
