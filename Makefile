@@ -148,7 +148,7 @@ DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
 	libsqlite3-dev libssl-dev libyaml-dev jq sqlite3 bats git python3 parallel mandoc \
 	python3-pytest python3-pytest-random-order python3-pytest-rerunfailures python3-yaml libexpat1-dev golang-go bubblewrap \
 	ruby-rspec
-BENCH_PKGS = hyperfine time
+BENCH_PKGS = hyperfine time python3-junitparser
 FUZZ_PKGS  = clang valgrind
 deps:
 	@missing=""; for p in $(DEB_PKGS) $(EXTRA_PKGS); do \
