@@ -11,20 +11,12 @@ X="$RT_TOP/t/fixtures/fix"
 export PYTHONDONTWRITEBYTECODE=1
 
 setup() {
-	export HOME="$T/home" GIT_CONFIG_NOSYSTEM=1
-	mkdir -p "$HOME" "$T/tmp"
-	export TMPDIR="$T/tmp"
-	git config --global user.name "Test User"
-	git config --global user.email test@example.invalid
-	git config --global init.defaultBranch main
+	git_scratch_home
 }
 
 # a git project of fixture $1 in $T/p
 project() {
-	cp -R "$X/$1" "$T/p"
-	git -C "$T/p" init -q
-	git -C "$T/p" add -A
-	git -C "$T/p" commit -qm "the project"
+	git_project "$X/$1"
 }
 
 # rt-collect | rt-diff-facts | rt-diagnose --offline --rules of go test

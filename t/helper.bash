@@ -64,3 +64,22 @@ hasnt() {
 jqe() {
 	jq -e "$@" >/dev/null || { echo "jq -e $* failed" >&2; return 1; }
 }
+
+# A HOME, TMPDIR and git identity of the test's own (t/22, t/23, t/24:
+# tests that commit to a scratch project and write an mbox).
+git_scratch_home() {
+	export HOME="$T/home" GIT_CONFIG_NOSYSTEM=1
+	mkdir -p "$HOME" "$T/tmp"
+	export TMPDIR="$T/tmp"
+	git config --global user.name "Test User"
+	git config --global user.email test@example.invalid
+	git config --global init.defaultBranch main
+}
+
+# git_project DIR: a copy of DIR in $T/p, committed as one git project.
+git_project() {
+	cp -R "$1" "$T/p"
+	git -C "$T/p" init -q
+	git -C "$T/p" add -A
+	git -C "$T/p" commit -qm "the project"
+}
