@@ -112,6 +112,10 @@ t/say_test: t/say_test.c lib/libretrial.a
 bench/stopping-rules: bench/stopping-rules.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ bench/stopping-rules.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
 
+# bench/ddmin: lib/rt_ddmin's search and probe rule under noise (t/22)
+bench/ddmin: bench/ddmin.c lib/libretrial.a
+	$(CC) $(RT_CFLAGS) -o $@ bench/ddmin.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
+
 # bench/release: rt-quarantine's release rule, 365 nightly checks, exact
 bench/release: bench/release.c lib/libretrial.a
 	$(CC) $(RT_CFLAGS) -o $@ bench/release.c lib/libretrial.a $(RT_LDFLAGS) $(LDLIBS)
@@ -132,7 +136,7 @@ t/runner_test: t/runner_test.c lib/libretrial.a
 # VALGRIND=1 runs every tool the tests invoke under valgrind (t/helper.bash).
 check: deps
 	@$(MAKE) --no-print-directory all t/stats_test t/guard_test t/runner_test t/say_test \
-	    t/records_test t/ddmin_test bench/stopping-rules bench/release
+	    t/records_test t/ddmin_test bench/stopping-rules bench/release bench/ddmin
 	./t/stats_test
 	mandoc -Tlint -Wwarning man/man1/*.1 man/man3/*.3 man/man7/*.7
 	RT_VALGRIND=$(VALGRIND) ./t/run-bats
@@ -183,7 +187,7 @@ demo: deps
 BENCH_SMALL = 1
 bench:
 	@$(MAKE) -s deps EXTRA_PKGS="$(BENCH_PKGS)"
-	@$(MAKE) --no-print-directory all bench/stopping-rules bench/release
+	@$(MAKE) --no-print-directory all bench/stopping-rules bench/release bench/ddmin
 	BENCH_SMALL=$(BENCH_SMALL) ./bench/run
 
 install: all
@@ -222,7 +226,7 @@ uninstall:
 	  $(DESTDIR)$(PKGCONFIGDIR)/retrial-stats.pc
 
 clean: fuzz-clean
-	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/runner/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test t/ddmin_test bench/stopping-rules bench/release
+	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/runner/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test t/ddmin_test bench/stopping-rules bench/release bench/ddmin
 
 .PHONY: all check lint deps jest-deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(RUNNER_OBJ) $(TOOLS:%=bin/%.o)

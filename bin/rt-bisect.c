@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "rt_cases.h"
 #include "rt_cli.h"
 #include "rt_config.h"
+#include "rt_ddmin.h"
 #include "rt_order.h"
 #include "rt_jsonl.h"
 #include "rt_records.h"
@@ -679,11 +681,12 @@ judge(const rt_tally *t, int classify)
 			return D_FAIL;
 		return D_UNDECIDED;
 	}
-	if (cs.low > B.pass_hi)
-		return D_FAIL;
-	if (cs.high < B.fail_lo)
-		return D_PASS;
-	return D_UNDECIDED;
+	{
+		/* lib/rt_ddmin's rule, the one rt-diagnose's probes use too */
+		rt_ddmin_refs r = { 1, B.pass_hi, B.fail_lo, B.conf };
+		int v = rt_ddmin_step(&r, t->failures, t->trials, LONG_MAX);
+		return v == 1 ? D_PASS : v == 0 ? D_FAIL : D_UNDECIDED;
+	}
 }
 
 static json_t *strings(char *const *v);
@@ -1726,6 +1729,12 @@ main(int argc, char *argv[])
 	json_object_set_new(rec, "inconclusive", incon);
 	json_object_set_new(rec, "notes", B.notes);
 	json_object_set_new(rec, "probes", B.probes);
+	/* the two references the search probes were judged against (and
+	 * rt-diagnose's delta-debugging probes are) */
+	if (B.target != D_UNDECIDED)
+		json_object_set_new(rec, "references", json_pack("{s:o, s:o, s:o, s:I}",
+		    "pass_high", rt_json_real6(B.pass_hi), "fail_low", rt_json_real6(B.fail_lo),
+		    "confidence", rt_json_real6(B.conf), "cap", (json_int_t)B.cap));
 	json_object_set_new(rec, "trials", json_integer(B.used));
 	json_object_set_new(rec, "plan", json_pack("{s:I,s:I,s:I,s:I}", "probes",
 	    (json_int_t)B.plan_probes, "trials", (json_int_t)B.plan_trials, "showing",

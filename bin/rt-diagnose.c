@@ -3129,6 +3129,30 @@ take_plan(json_t *h, json_t *plan)
 		json_object_set(h, "needs", json_object_get(plan, "needs"));
 }
 
+/* The two references rt-bisect judged its search probes against (its
+ * record's "references"), for the probes here to be judged the same way;
+ * left unset (the fixed rule) when the record has none or they are not
+ * a pair of bounds with the passing one below the failing one. */
+static void
+order_refs(json_t *order, rt_fix_probe *pr)
+{
+	json_t *r = json_object_get(order, "references");
+	json_t *hi = json_object_get(r, "pass_high"), *lo = json_object_get(r, "fail_low");
+	json_t *c = json_object_get(r, "confidence"), *cap = json_object_get(r, "cap");
+
+	if (!json_is_number(hi) || !json_is_number(lo) || !json_is_number(c))
+		return;
+	if (!(json_number_value(hi) >= 0 && json_number_value(hi) < json_number_value(lo) &&
+	    json_number_value(lo) <= 1 && json_number_value(c) > 0 && json_number_value(c) < 1))
+		return;
+	pr->refs.have = 1;
+	pr->refs.pass_hi = json_number_value(hi);
+	pr->refs.fail_lo = json_number_value(lo);
+	pr->refs.conf = json_number_value(c);
+	pr->refs_cap = json_is_integer(cap) && json_integer_value(cap) > 0 &&
+	    json_integer_value(cap) <= 10000 ? (long)json_integer_value(cap) : 60;
+}
+
 /* The order rule's patch: a setter's or a cleaner's statements run first
  * in the victim, shrunk by delta debugging to those that make it pass
  * (each probe the victim run by the order record's command), else the
@@ -3182,7 +3206,8 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 		/* the reset is checked: the polluter, then the victim, with it */
 		json_t *order = json_pack("[s, s]", helper, victim), *v;
 		rt_fix_probe pr = { jstr(ev->order, "command"), order, victim,
-		    opt.max_probes, 0, &got_sig };
+		    opt.max_probes, 0, &got_sig, { 0, 0, 0, 0 }, 0 };
+		order_refs(ev->order, &pr);
 		char *what = NULL, *w;
 		size_t i;
 		json_array_foreach(set, i, v) {
@@ -3205,7 +3230,8 @@ order_patch(json_t *h, json_t *detail, const evidence *ev)
 		json_t *order = !strcmp(role, "setter") ? json_pack("[s]", victim) :
 		    json_deep_copy(json_object_get(detail, "confirm"));
 		rt_fix_probe pr = { jstr(ev->order, "command"), order, victim,
-		    opt.max_probes, 0, &got_sig };
+		    opt.max_probes, 0, &got_sig, { 0, 0, 0, 0 }, 0 };
+		order_refs(ev->order, &pr);
 		plan = rt_fix_minimise(root, ev_command(ev), req, &pr);
 		json_decref(order);
 		if (json_object_get(plan, "minimise"))

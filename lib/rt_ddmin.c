@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rt_ddmin.h"
+#include "rt_stats.h"
 #include "rt_util.h"
 
 typedef struct {
@@ -146,4 +147,26 @@ done:
 	free(c);
 	free(t);
 	return nc;
+}
+
+int
+rt_ddmin_step(const rt_ddmin_refs *r, long failures, long trials, long cap)
+{
+	rt_interval cs;
+
+	if (trials <= 0)
+		return RT_DDMIN_MORE;
+	if (r && r->have) {
+		rt_cs_interval(failures, trials, r->conf, 0.5, 0.5, &cs);
+		if (cs.high < r->fail_lo)
+			return 1;
+		if (cs.low > r->pass_hi)
+			return 0;
+		return trials >= cap ? 2 : RT_DDMIN_MORE;
+	}
+	if (failures == 0)
+		return trials >= cap ? 1 : RT_DDMIN_MORE;
+	if (failures == trials)
+		return trials >= RT_DDMIN_FAIL_DECIDED || trials >= cap ? 0 : RT_DDMIN_MORE;
+	return 2;
 }

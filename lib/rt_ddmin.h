@@ -29,4 +29,27 @@ typedef struct {
  * have the property so far. */
 size_t rt_ddmin(size_t n, rt_ddmin_fn fn, void *ctx, rt_ddmin_opts *o, size_t *out);
 
+/* How one probe's trials are judged, the rule rt-bisect's search probes
+ * and rt_fix's delta-debugging probes share. With the two references of
+ * an order record (rt-bisect's "references": the passing reference's
+ * anytime upper bound, the failing one's lower bound), a probe is a pass
+ * once the anytime interval (rt_cs_interval at conf) of its failures lies
+ * below fail_lo, a failure once it lies above pass_hi, and undecided at
+ * cap trials. Without references (have == 0) the fixed rule: a pass after
+ * cap passing trials in a row, decided failing after RT_DDMIN_FAIL_DECIDED
+ * failing ones from its start, undecided at the first outcome unlike the
+ * ones before. */
+typedef struct {
+	int have;                    /* the references are set */
+	double pass_hi, fail_lo;     /* the references' inner bounds */
+	double conf;                 /* the intervals' confidence */
+} rt_ddmin_refs;
+
+#define RT_DDMIN_FAIL_DECIDED 3
+#define RT_DDMIN_MORE 3
+
+/* After a probe's trials so far (failures of trials): 1 pass, 0 failing,
+ * 2 undecided (each final), or RT_DDMIN_MORE: run another trial. */
+int rt_ddmin_step(const rt_ddmin_refs *r, long failures, long trials, long cap);
+
 #endif

@@ -294,16 +294,18 @@ rt_fix_plan(const char *root, const char *command, json_t *req)
 
 /* ---- delta debugging over a setter's or cleaner's statements ---- */
 
-/* A check runs PROBE_TRIALS trials. A delta-debugging probe is judged
- * under noise (rt-diagnose(1), Rule patches): it passes after
- * PROBE_PASSES passing trials in a row, is decided failing after
- * FAIL_DECIDED failing ones from its start, and stops undecided at the
- * first outcome unlike those before. A victim failing 60% without a
- * needed statement passes such a probe 0.07% of the time; one failing 2%
- * with every statement, 85%. */
+/* A probe is judged by lib/rt_ddmin's rule (rt-diagnose(1), Rule
+ * patches). With the order record's two references (rt-bisect's
+ * "references"), as rt-bisect judges its search probes: a pass once the
+ * anytime interval of the victim's failures lies below the failing
+ * reference's lower bound, decided failing once above the passing one's
+ * upper bound, undecided at the references' cap. Without them, the fixed
+ * rule: a pass after PROBE_PASSES passing trials in a row, decided failing
+ * after RT_DDMIN_FAIL_DECIDED failing ones from its start, undecided at
+ * the first outcome unlike those before; a check (rt_fix_check) then
+ * runs PROBE_TRIALS trials and needs every one to pass. */
 #define PROBE_TRIALS 3
 #define PROBE_PASSES 8
-#define FAIL_DECIDED 3
 
 typedef struct {
 	const char *root, *command;
@@ -321,6 +323,7 @@ typedef struct {
 	char reason[400];                /* the last probe's failure, in words */
 	/* one probe */
 	long passes, ran;
+	int verdict;                     /* rt_ddmin_step's once it decided */
 	int all;                         /* a check: run every trial */
 	long undecided;                  /* probes with passing and failing trials */
 	rt_cases_dir jd;
@@ -334,6 +337,33 @@ mini_skip(const struct stat *st, void *ctx)
 	if (m->p->stop && *m->p->stop)
 		return -1;
 	return st->st_dev == m->dev && st->st_ino == m->ino;
+}
+
+/* The trials a probe runs at most: with the order record's references,
+ * their cap; else PROBE_PASSES (a check: PROBE_TRIALS), or --trials. */
+static long
+mini_cap(const mini *m)
+{
+	if (m->p->refs.have)
+		return m->p->refs_cap > 0 ? m->p->refs_cap : 60;
+	return m->p->trials > 0 ? m->p->trials : m->all ? PROBE_TRIALS : PROBE_PASSES;
+}
+
+/* After a trial: go on, or stop with the probe judged (lib/rt_ddmin's
+ * rule, the one rt-bisect's search probes use). A check without
+ * references runs every trial. */
+static int
+mini_next(mini *m)
+{
+	int v;
+
+	if (m->all && !m->p->refs.have)
+		return RT_GO_ON;
+	v = rt_ddmin_step(&m->p->refs, m->ran - m->passes, m->ran, mini_cap(m));
+	if (v == RT_DDMIN_MORE)
+		return RT_GO_ON;
+	m->verdict = v;
+	return RT_STOP;
 }
 
 static int
@@ -357,11 +387,9 @@ mini_trial(const rt_trial_result *res, void *ctx)
 	}
 	m->ran++;
 	m->trials++;
-	/* a probe is decided only when its trials all say the same: it
-	 * stops at the first outcome unlike one before (undecided) */
 	if (oc == RT_PASS) {
 		m->passes++;
-		return m->all || m->passes == m->ran ? RT_GO_ON : RT_STOP;
+		return mini_next(m);
 	}
 	if (!why[0])
 		rt_error_reason(why, sizeof why, res->trial, res->error, res->err.data);
@@ -371,7 +399,7 @@ mini_trial(const rt_trial_result *res, void *ctx)
 	    m->p->victim, oc == RT_FAIL ? "failed" : oc == RT_TIMEOUT ? "timed out" :
 	    "did not run", res->trial, why[0] && oc != RT_FAIL ? ": " : "",
 	    oc != RT_FAIL ? why : "");
-	return m->all || (m->passes == 0 && m->ran < FAIL_DECIDED) ? RT_GO_ON : RT_STOP;
+	return mini_next(m);
 }
 
 /* The planner's patch for the statements idx[0..n), in a fresh copy,
@@ -401,19 +429,22 @@ mini_probe(const size_t *idx, size_t n, void *ctx)
 	}
 	r = mini_run(m, json_string_value(json_object_get(plan, "patch")));
 	json_decref(plan);
-	if (r == 0 && m->passes > 0)
+	if (r == 2)
 		m->undecided++;
-	return r == 0 && m->passes > 0 ? 2 : r;
+	return r;
 }
 
 /* patch applied in a fresh copy, the probe's tests run: 1 the victim
- * passed every trial, 0 not, -1 stop. */
+ * passed (every trial, or as the references judge), 0 decided failing
+ * (or the patch could not be made), 2 undecided, -1 stop. */
 static int
 mini_run(mini *m, const char *patch)
 {
 	char err[512], *jdir = NULL;
 	int sig, r = 0;
 
+	m->passes = m->ran = 0;
+	m->verdict = 2;
 	rt_remove_tree(m->copy);
 	if (rt_copy_tree(m->root, m->copy, mini_skip, m, err, sizeof err) < 0) {
 		if (m->p->stop && *m->p->stop)
@@ -442,9 +473,7 @@ mini_run(mini *m, const char *patch)
 		}
 		m->o.junit_dir = jdir;
 	}
-	m->passes = m->ran = 0;
-	sig = rt_run_trials(&m->o, m->trialno + 1, m->p->trials > 0 ? m->p->trials :
-	    m->all ? PROBE_TRIALS : PROBE_PASSES, 1, mini_trial, m);
+	sig = rt_run_trials(&m->o, m->trialno + 1, mini_cap(m), 1, mini_trial, m);
 	m->trialno += m->ran;
 	if (jdir) {
 		rt_cases_dir_close(&m->jd);
@@ -453,8 +482,12 @@ mini_run(mini *m, const char *patch)
 	}
 	if (sig || (m->p->stop && *m->p->stop))
 		r = -1;
+	else if (m->ran == 0)
+		r = 0;
+	else if (m->all && !m->p->refs.have)
+		r = m->passes == m->ran;
 	else
-		r = m->ran > 0 && m->passes == m->ran;
+		r = m->verdict;
 	return r;
 }
 
@@ -541,6 +574,25 @@ mini_open(mini *m, const char *root, const char *command, json_t *req,
 	return NULL;
 }
 
+/* How the probes were judged, in words (the note and rt-diagnose(1)). */
+static char *
+rule_words(const mini *m)
+{
+	const rt_ddmin_refs *r = &m->p->refs;
+
+	if (r->have)
+		return rt_xasprintf("each probe judged by the victim's %s against the order "
+		    "record's two references, as rt-bisect judges its probes: a pass once "
+		    "its anytime %g%% interval lies below %.1f%%, a failure once above "
+		    "%.1f%%, undecided after %ld trials", m->by_case ? "own case" :
+		    "exit status", 100 * r->conf, 100 * r->fail_lo, 100 * r->pass_hi,
+		    mini_cap(m));
+	return rt_xasprintf("each probe judged by the victim's %s: a pass after %ld "
+	    "passing trials, decided failing after %d failing ones; the order record "
+	    "carried no references", m->by_case ? "own case" : "exit status",
+	    mini_cap(m), RT_DDMIN_FAIL_DECIDED);
+}
+
 static void
 mini_close(mini *m)
 {
@@ -617,12 +669,10 @@ rt_fix_minimise(const char *root, const char *command, json_t *req, const rt_fix
 	json_object_set_new(res, "keep", keep);
 	json_object_set_new(res, "minimise", mini_record(&m, k, of, &d, d.probes + 1));
 	{
+		char *rule = rule_words(&m);
 		char *u = rt_xasprintf("; not shown 1-minimal: %ld of the subsets one "
-		    "smaller were undecided, their trials both passing and failing "
-		    "(each probe judged by the victim's %s: a pass after %ld passing "
-		    "trials, decided failing after %d failing ones)", d.undecided,
-		    m.by_case ? "own case" : "exit status",
-		    p->trials > 0 ? p->trials : (long)PROBE_PASSES, FAIL_DECIDED);
+		    "smaller were undecided (%s)", d.undecided, rule);
+		free(rule);
 		char *e = rt_xasprintf("Delta debugging kept %zu of the %zu statements "
 		    "(%ld probes, %ld trials%s).", k, of, d.probes + 1, m.trials,
 		    d.minimal ? "" : d.budget_out || d.stopped ? "; the budget ran out "
@@ -673,18 +723,23 @@ rt_fix_check(const char *root, const char *command, json_t *req, const rt_fix_pr
 		res = m.reason[0] && (!p->stop || !*p->stop) ?
 		    no_patch("the check could not run: %s%s", m.reason, NULL) :
 		    no_patch("interrupted%s%s", "", NULL);
-	} else if (m.passes < m.ran) {
+	} else if (p->refs.have ? r != 1 : m.passes < m.ran) {
 		char n[64];
 		snprintf(n, sizeof n, "%ld/%ld", m.ran - m.passes, m.ran);
-		char *e = rt_xasprintf("the reset of %s did not make %s pass after "
+		char *e = r == 2 ? rt_xasprintf("the reset of %s was not shown to make %s "
+		    "pass after %s: %s failed, undecided (%s)", what, p->victim, polluter ?
+		    polluter : "its polluter", n, m.reason[0] ? m.reason : "no failure") :
+		    rt_xasprintf("the reset of %s did not make %s pass after "
 		    "%s: %s failed (%s)", what, p->victim, polluter ? polluter :
 		    "its polluter", n, m.reason);
 		res = json_pack("{s:s, s:s}", "status", "no_patch", "reason", e);
 		free(e);
 	} else {
+		char *rule = p->refs.have ? rule_words(&m) : NULL;
 		char *e = rt_xasprintf("Checked: with the patch, %s passed after %s in "
-		    "%ld of %ld trials.", p->victim, polluter ? polluter : "its polluter",
-		    m.passes, m.ran);
+		    "%ld of %ld trials%s%s%s.", p->victim, polluter ? polluter : "its polluter",
+		    m.passes, m.ran, rule ? " (" : "", rule ? rule : "", rule ? ")" : "");
+		free(rule);
 		res = plan;
 		plan = NULL;
 		json_object_set_new(res, "note", json_string(e));

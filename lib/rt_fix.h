@@ -9,6 +9,8 @@
 #include <signal.h>
 #include <jansson.h>
 
+#include "rt_ddmin.h"
+
 /* Plan the patch req asks for (rt-fix.py's REQUEST: {"kind": "seed",
  * "files": [...]} or {"kind": "order", ...}; the Go helper's {"kind":
  * "maprange", "files": [...]} or {"kind": "goorder", "polluter": ID,
@@ -35,6 +37,10 @@ typedef struct {
 	long max_probes;             /* --max-probes */
 	long trials;                 /* per probe (0: 3) */
 	volatile sig_atomic_t *stop; /* non-NULL: a signal caught, stop probing */
+	rt_ddmin_refs refs;          /* the order record's references (have: 0,
+	                              * the fixed rule), and refs_cap the trials a
+	                              * probe judged by them runs at most */
+	long refs_cap;
 } rt_fix_probe;
 
 /* rt_fix_plan of an order request whose role is setter or cleaner, its
