@@ -41,7 +41,7 @@ LIB_OBJ   = lib/rt_util.o lib/rt_jsonl.o lib/rt_platform.o lib/rt_trial.o lib/rt
 	lib/rt_sandbox.o lib/rt_src.o lib/rt_say.o lib/rt_plan.o lib/rt_hyp.o lib/rt_tournament.o \
 	lib/rt_quarantine.o lib/rt_codeowners.o lib/rt_records.o $(STATS_OBJ)
 LIB_OBJ  += lib/rt_fix.o lib/rt_github.o lib/rt_quar_issue.o
-LIB_OBJ  += lib/rt_notify.o lib/rt_ddmin.o lib/rt_order.o lib/rt_config.o
+LIB_OBJ  += lib/rt_notify.o lib/rt_ddmin.o lib/rt_order.o lib/rt_config.o lib/rt_site.o
 LIB_HDR   = $(LIB_OBJ:.o=.h) lib/runner/runner.h lib/runner/goorder.h \
 	lib/runner/hookorder.h
 # the runners, one file each (lib/rt_runner.h, retrial(7) RUNNERS)

@@ -19,6 +19,7 @@
 #include "rt_hash.h"
 #include "rt_notify.h"
 #include "rt_cli.h"
+#include "rt_codeowners.h"
 #include "rt_github.h"
 #include "rt_http.h"
 #include "rt_jsonl.h"
@@ -27,6 +28,7 @@
 #include "rt_md.h"
 #include "rt_out.h"
 #include "rt_quarantine.h"
+#include "rt_site.h"
 #include "rt_stats.h"
 #include "rt_text.h"
 #include "rt_trial.h"
@@ -37,10 +39,12 @@ enum { OPT_MD = 1100, OPT_HTML, OPT_JSON, OPT_REVISION, OPT_CONF, OPT_AUDIT, OPT
 enum { OPT_PR_COMMENT = 1150, OPT_GITHUB, OPT_TOKEN_FILE };
 /* the digest's lanes and where it goes (issue 21) */
 enum { OPT_QUARANTINE = 1200, OPT_ANNOTATIONS, OPT_WEBHOOK, OPT_WEBHOOK_FILE };
+/* the history as a static site (issue 36) */
+enum { OPT_HTML_DIR = 1250 };
 
 static struct {
 	const char *history, *run, *revision;
-	const char *md, *html, *json;
+	const char *md, *html, *json, *html_dir;
 	int command_case, gate, same_run;
 	long top, window;
 	double conf;
@@ -65,9 +69,10 @@ usage(FILE *f)
 	    "usage: rt-audit [-gC] [-H FILE] [-r RUN [--same-run]] [--revision REV] [-n N]\n"
 	    "                [-w W] [--confidence C] [--md FILE] [--html FILE] [--json FILE]\n"
 	    "                [--pr-comment N [--github OWNER/REPO] [--token-file FILE]]\n"
-	    "                [--quarantine FILE] [--annotations]\n"
+	    "                [--html-dir DIR] [--quarantine FILE] [--annotations]\n"
 	    "                [--webhook URL | --webhook-file FILE] [file ...]\n"
 	    "       rt-audit --audit N [-g] [-H FILE] [--md FILE] [--html FILE] [--json FILE]\n"
+	    "                [--html-dir DIR]\n"
 	    "                [--annotations] [--webhook URL | --webhook-file FILE]\n"
 	    "Ingest per-case trial records (rt-junit, rt-collect --junit) into the flake\n"
 	    "history and write the digest: new flaky tests, tests no longer flaky, rate\n"
@@ -84,6 +89,8 @@ usage(FILE *f)
 	    "      --md FILE           write the Markdown digest to FILE (- stdout)\n"
 	    "      --html FILE         write the HTML digest to FILE\n"
 	    "      --json FILE         write the digest as one JSON record to FILE\n"
+	    "      --html-dir DIR      write the history as a static site to DIR: an\n"
+	    "                          index of tests and a page for each\n"
 	    "      --quarantine FILE   the quarantine list: its tests a lane that never\n"
 	    "                          gates ($RETRIAL_QUARANTINE, else " RT_QUAR_DEFAULT "\n"
 	    "                          when it exists)\n"
@@ -1818,6 +1825,35 @@ gating_new_flaky(json_t *a)
 }
 
 /* --audit N: the digest of audit N as it was written that night. */
+/* --html-dir: the history as it is now, owners from the quarantine list
+ * or the CODEOWNERS at the top of the working directory */
+static void
+write_site(void)
+{
+	rt_site_opts o = { 0 };
+	rt_codeowners co = { 0 };
+	char err[512], *f, *text;
+	const char *srv = getenv("GITHUB_SERVER_URL");
+
+	if (!G.html_dir)
+		return;
+	o.conf = G.conf;
+	o.window = o.nights = G.window;
+	o.q = G.qfile ? &G.q : NULL;
+	o.server = srv && !strncmp(srv, "https://", 8) ? srv : NULL;
+	if ((f = rt_codeowners_find(".")) && (text = rt_read_file(f, NULL))) {
+		if (rt_codeowners_parse(text, f, &co, err, sizeof err) == 0)
+			o.owners = &co;
+		else
+			rt_warn("%s (the site names owners from the quarantine list only)", err);
+		free(text);
+	}
+	free(f);
+	if (rt_site_write(G.db, G.html_dir, &o, err, sizeof err) < 0)
+		rt_die("--html-dir %s", err);
+	rt_codeowners_free(&co);
+}
+
 static int
 rerender(void)
 {
@@ -1843,6 +1879,8 @@ rerender(void)
 		rt_die("--audit %lld: no such audit in %s (it holds audits %lld to %lld)",
 		    G.rerender, G.history, lo, hi);
 	}
+	if (rc == 1)
+		write_site();
 	sqlite3_close(G.db);
 	if (rc == 0)
 		rt_die("--audit %lld: audit %lld in %s predates stored digests (a "
@@ -1876,6 +1914,7 @@ main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ "history", required_argument, NULL, 'H' },
 		{ "html", required_argument, NULL, OPT_HTML },
+		{ "html-dir", required_argument, NULL, OPT_HTML_DIR },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "md", required_argument, NULL, OPT_MD },
 		{ "quarantine", required_argument, NULL, OPT_QUARANTINE },
@@ -1936,6 +1975,7 @@ main(int argc, char *argv[])
 			break;
 		case OPT_SAME_RUN: G.same_run = 1; G.tuned = "--same-run"; break;
 		case OPT_HTML: G.html = optarg; break;
+		case OPT_HTML_DIR: G.html_dir = optarg; break;
 		case OPT_JSON: G.json = optarg; break;
 		case OPT_MD: G.md = optarg; break;
 		case OPT_REVISION: G.revision = optarg; G.tuned = "--revision"; break;
@@ -1981,8 +2021,11 @@ main(int argc, char *argv[])
 	pr_open();
 	if (!G.history && !(G.history = path = rt_audit_default_path()))
 		rt_die("no history: set XDG_DATA_HOME or HOME, or give --history");
-	if (G.html)
-		(void)rt_html_css();    /* a missing stylesheet fails before the audit */
+	if (G.html || G.html_dir)
+		(void)rt_html_css();
+	/* a DIR the site cannot go to fails before the audit */
+	if (G.html_dir && rt_site_check(G.html_dir, err, sizeof err) < 0)
+		rt_die("--html-dir %s", err);    /* a missing stylesheet fails before the audit */
 	if (webhook && webhook_file)
 		rt_usage_die("--webhook and --webhook-file are exclusive");
 	if (webhook_file) {
@@ -1998,7 +2041,7 @@ main(int argc, char *argv[])
 	}
 	/* the quarantine list is read before the audit starts: a malformed
 	 * line stops it (file:line), as rt-quarantine does */
-	if (!G.rerender) {
+	if (!G.rerender || G.html_dir) {
 		if (!qexplicit && (env = getenv("RETRIAL_QUARANTINE")) && *env)
 			G.qfile = env;
 		else if (!qexplicit && stat(RT_QUAR_DEFAULT, &qst) == 0)
@@ -2056,6 +2099,7 @@ main(int argc, char *argv[])
 	}
 	a = audit();
 	commit_digest(a);
+	write_site();
 	sqlite3_close(G.db);
 	if (G.annotations)
 		annotate(a);
