@@ -130,3 +130,21 @@ patch() {
 	grep -q '^wrote node_modules$' "$copy/seen"
 	[ ! -e "$T/p/packages/a/node_modules/dep/written" ]
 }
+
+# ---- rt-audit's digest bounded whatever one import flags (issue 31) ----
+
+@test "rt-audit: past 100 newly flaky tests the nightly sparklines stop; the rest are counted" {
+	# 150 tests, each a pass and a failure on one revision, in 3 runs
+	for r in n1 n2 n3; do
+		i=0
+		while [ $i -lt 150 ]; do
+			printf '{"type":"trial","trial":1,"case":"t.c%d","outcome":"fail","result":"failure","attempt":1,"time_ms":1,"run":"%s","revision":"aaa","timestamp":"2026-11-01T03:00:00Z","source":"junit"}\n{"type":"trial","trial":2,"case":"t.c%d","outcome":"pass","result":"success","attempt":1,"time_ms":1,"run":"%s","revision":"aaa","timestamp":"2026-11-01T03:00:00Z","source":"junit"}\n' \
+				$i $r $i $r
+			i=$((i + 1))
+		done
+	done >"$T/r.jsonl"
+	rt-audit -H "$T/a.db" --json "$T/d.json" --html "$T/d.html" "$T/r.jsonl" >/dev/null || true
+	jq -e '(.new_flaky | length) == 150 and (.nightly | length) == 100 and
+	    .nightly_omitted == 50 and (.nightly[0].nights | length) == 3' "$T/d.json"
+	grep -q 'And 50 more newly flaky tests' "$T/d.html"
+}
