@@ -865,19 +865,31 @@ nightly_add(json_t *nightly, const char *c)
 	json_array_append_new(nightly, o);
 }
 
+/* The newly flaky get sparklines for the first NIGHTLY_NEW of them only:
+ * a first import can flag thousands, and each holds a point per run of
+ * the window (issue 31). The rest are counted in "nightly_omitted". The
+ * other lists are bounded already (--top, the quarantine list's size). */
+#define NIGHTLY_NEW 100
+
 static json_t *
 nightly_rates(json_t *d)
 {
 	static const char *const lists[] = { "new_flaky", "top", "quarantine",
 	    "quarantined", NULL };
 	json_t *nightly = json_array(), *o;
-	size_t i, k;
+	size_t i, k, omitted = 0;
 
 	for (k = 0; lists[k]; k++)
-		json_array_foreach(json_object_get(d, lists[k]), i, o)
+		json_array_foreach(json_object_get(d, lists[k]), i, o) {
+			if (k == 0 && i >= NIGHTLY_NEW) {
+				omitted++;
+				continue;
+			}
 			if (strcmp(lists[k], "quarantined") || json_is_true(json_object_get(o,
 			    "in_history")))
 				nightly_add(nightly, jstr(o, "case"));
+		}
+	json_object_set_new(d, "nightly_omitted", json_integer((json_int_t)omitted));
 	return nightly;
 }
 
@@ -1201,6 +1213,10 @@ d_nightly(doc *d, json_t *a, long long window)
 		rt_buf_adds(&d->b, "</td></tr>\n");
 	}
 	rt_buf_adds(&d->b, "</table>\n");
+	if (json_integer_value(json_object_get(a, "nightly_omitted")) > 0)
+		rt_buf_printf(&d->b, "<p>And %lld more newly flaky tests, without a "
+		    "sparkline.</p>\n", (long long)json_integer_value(json_object_get(a,
+		    "nightly_omitted")));
 }
 
 /* Markdown table cell text: a code span whose '|' cannot split the row. */

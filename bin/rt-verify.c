@@ -94,9 +94,10 @@ static struct {
 	rt_buf evidence;             /* stdout and stderr of failing baseline trials */
 	int nevidence;
 	int sandbox_warned;          /* said that the sandbox changes the test */
-	char *heavy[8];              /* heavy trees shared, not copied (relative) */
-	dev_t heavy_dev[8];
-	ino_t heavy_ino[8];
+	char **heavy;                /* heavy trees shared, not copied (relative,
+	                              * NULL-terminated) */
+	dev_t *heavy_dev;
+	ino_t *heavy_ino;
 	int nheavy;
 } V;
 
@@ -319,29 +320,94 @@ copy_skip(const struct stat *st, void *ctx)
 /* Trees a test only reads, shared with every copy, never copied (issue
  * 33): with bwrap an empty directory in the copy where the sandbox binds
  * the original's read-only; unconfined a symbolic link to it. With the uid
- * sandbox they are copied: the original is not that uid's to read. */
+ * sandbox they are copied: the original is not that uid's to read. They
+ * are found at any depth down to HEAVY_DEPTH names (packages/a/node_modules,
+ * services/api/.venv), never inside one another, never through a link;
+ * past HEAVY_MAX of them the rest are copied as before. */
 static const char *const heavy_names[] = { "node_modules", ".venv", "venv",
-    "vendor", ".git/objects" };
+    "vendor" };
+#define HEAVY_DEPTH 6
+#define HEAVY_MAX 256
+
+static void
+share_add(const char *rel, const struct stat *st)
+{
+	if (V.nheavy % 16 == 0) {
+		V.heavy = rt_xrealloc(V.heavy, (V.nheavy + 17) * sizeof *V.heavy);
+		V.heavy_dev = rt_xrealloc(V.heavy_dev, (V.nheavy + 16) * sizeof *V.heavy_dev);
+		V.heavy_ino = rt_xrealloc(V.heavy_ino, (V.nheavy + 16) * sizeof *V.heavy_ino);
+	}
+	V.heavy[V.nheavy] = rt_xstrdup(rel);
+	V.heavy_dev[V.nheavy] = st->st_dev;
+	V.heavy_ino[V.nheavy++] = st->st_ino;
+	V.heavy[V.nheavy] = NULL;
+}
+
+static int
+heavy_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof heavy_names / sizeof *heavy_names; i++)
+		if (!strcmp(name, heavy_names[i]))
+			return 1;
+	return 0;
+}
+
+/* Walk the directory open at fd (rel: its name in the project, "" at the
+ * top, depth names deep), taking the heavy trees in it. fd is closed. */
+static void
+share_walk(int fd, const char *rel, int depth)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *dp;
+	char *r;
+	int cfd;
+
+	if (!(dp = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while (V.nheavy < HEAVY_MAX && (e = readdir(dp))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(dp), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(st.st_mode) ||
+		    (st.st_dev == V.tmp_dev && st.st_ino == V.tmp_ino))
+			continue;
+		r = *rel ? rt_xasprintf("%s/%s", rel, e->d_name) : rt_xstrdup(e->d_name);
+		if (heavy_name(e->d_name))
+			share_add(r, &st);
+		else if (!strcmp(e->d_name, ".git")) {
+			/* only its objects: refs, the index and HEAD are
+			 * what a test's git commands may write */
+			free(r);
+			r = *rel ? rt_xasprintf("%s/.git/objects", rel) : rt_xstrdup(".git/objects");
+			if (fstatat(dirfd(dp), ".git/objects", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISDIR(st.st_mode))
+				share_add(r, &st);
+		} else if (depth + 1 < HEAVY_DEPTH &&
+		    (cfd = openat(dirfd(dp), e->d_name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
+			share_walk(cfd, r, depth + 1);
+		free(r);
+	}
+	closedir(dp);
+}
 
 static void
 share_scan(void)
 {
-	struct stat st;
-	size_t i;
-	char *p;
+	int fd;
 
-	if (V.sb.kind == RT_SANDBOX_UID)
-		return;
-	for (i = 0; i < sizeof heavy_names / sizeof *heavy_names; i++) {
-		p = rt_xasprintf("%s/%s", V.project, heavy_names[i]);
-		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
-			V.heavy[V.nheavy] = rt_xstrdup(heavy_names[i]);
-			V.heavy_dev[V.nheavy] = st.st_dev;
-			V.heavy_ino[V.nheavy++] = st.st_ino;
-		}
-		free(p);
-	}
+	V.heavy = rt_xcalloc(1, sizeof *V.heavy);
 	V.sb.share_from = V.project;
+	V.sb.shared = V.heavy;
+	if (V.sb.kind == RT_SANDBOX_UID || getenv("RETRIAL_COPY_HEAVY"))
+		return;
+	if ((fd = open(V.project, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0)
+		share_walk(fd, "", 0);
 	V.sb.shared = V.heavy;
 }
 
