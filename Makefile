@@ -148,8 +148,11 @@ lint: t/say_test
 	python3 t/doc-numbers.py t/say_test man/man1/*.1 man/man3/*.3 man/man7/*.7 README.md lib/rt_say.h
 
 # make deps: install the Debian packages retrial needs (as root), or say how.
-DEB_PKGS = build-essential pkg-config libjansson-dev libcurl4-openssl-dev \
-	libsqlite3-dev libssl-dev libyaml-dev jq sqlite3 bats git python3 parallel mandoc \
+# make build-deps: only what building and running the tools needs (the
+# GitHub Action's install; no test tooling, no Go).
+BUILD_PKGS = gcc make pkg-config libjansson-dev libcurl4-openssl-dev \
+	libsqlite3-dev libssl-dev libyaml-dev jq sqlite3
+DEB_PKGS = build-essential $(BUILD_PKGS) bats git python3 parallel mandoc \
 	python3-pytest python3-pytest-random-order python3-pytest-rerunfailures python3-yaml libexpat1-dev golang-go bubblewrap \
 	ruby-rspec
 BENCH_PKGS = hyperfine time python3-junitparser
@@ -168,6 +171,13 @@ deps:
 	  echo "make deps: missing packages; run:" >&2; \
 	  echo "  sudo apt-get install -y$$missing" >&2; exit 2; \
 	fi
+
+build-deps:
+	@$(MAKE) --no-print-directory deps DEB_PKGS="$(BUILD_PKGS)" EXTRA_PKGS=
+
+# make dist: the release tarball of HEAD, retrial-VERSION.tar.gz (git archive)
+dist:
+	git archive --format=tar.gz --prefix=retrial-$(VERSION)/ -o retrial-$(VERSION).tar.gz HEAD
 
 # make jest-deps: the npm fixtures' runners, as each package-lock.json pins
 # them: jest and jest-junit for t/37-jest.bats, mocha for t/34-mocha.bats
@@ -228,7 +238,7 @@ uninstall:
 clean: fuzz-clean
 	rm -f $(BINS) $(COMPLETIONS) bin/*.o lib/*.o lib/runner/*.o lib/*.a lib/*.so lib/retrial-stats.pc t/stats_test t/guard_test t/runner_test t/say_test t/records_test t/ddmin_test bench/stopping-rules bench/release bench/ddmin
 
-.PHONY: all check lint deps jest-deps demo bench install uninstall clean
+.PHONY: all check lint deps build-deps dist jest-deps demo bench install uninstall clean
 .SECONDARY: $(LIB_OBJ) $(RUNNER_OBJ) $(TOOLS:%=bin/%.o)
 
 # make fuzz: libFuzzer targets (clang, ASan+UBSan) for every record reader,

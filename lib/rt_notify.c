@@ -88,6 +88,31 @@ rt_webhook_check(const char *url, char **shown, char *err, size_t errsize)
 	return rc;
 }
 
+/* The run a message came from, when GitHub Actions names it
+ * (GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_SERVER_URL): a line with the
+ * repository, a Slack link "<URL|OWNER/REPO run ID>" when the run is
+ * known. A value outside what GitHub allows there is left out, so no
+ * environment text becomes Slack markup. */
+static void
+run_line(rt_buf *t)
+{
+	static const char namech[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-/";
+	const char *repo = getenv("GITHUB_REPOSITORY"), *id = getenv("GITHUB_RUN_ID");
+	const char *srv = getenv("GITHUB_SERVER_URL");
+
+	if (!repo || !*repo || repo[strspn(repo, namech)] || !strchr(repo, '/'))
+		return;
+	if (!srv || !*srv)
+		srv = "https://github.com";
+	if (strncmp(srv, "https://", 8) != 0 || srv[strcspn(srv, "<>| \t\r\n")])
+		srv = NULL;
+	if (srv && id && *id && !id[strspn(id, "0123456789")])
+		rt_buf_printf(t, "\n<%s/%s/actions/runs/%s|%s run %s>", srv, repo, id, repo, id);
+	else
+		rt_buf_printf(t, "\n%s", repo);
+}
+
 int
 rt_webhook_post(const char *url, const char *text, char *err, size_t errsize)
 {
@@ -100,6 +125,7 @@ rt_webhook_post(const char *url, const char *text, char *err, size_t errsize)
 	int rc = 0;
 
 	rt_slack_esc(&t, text);
+	run_line(&t);
 	json_object_set_new(j, "text", rt_json_bytes(t.data, t.len));
 	rt_buf_free(&t);
 	body = json_dumps(j, JSON_COMPACT);

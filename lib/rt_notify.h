@@ -26,8 +26,11 @@ int rt_webhook_check(const char *url, char **shown, char *err, size_t errsize);
 void rt_slack_esc(rt_buf *b, const char *s);
 
 /* POST {"text": text} to url through rt_http, text plain (rt_slack_esc
- * is applied here). 0 on a 2xx answer, else -1 with "HTTP 500" or "no
- * response (...)" in err (never the URL). */
+ * is applied here), then, in a GitHub Actions job, a line naming
+ * $GITHUB_REPOSITORY with a link to the run ($GITHUB_SERVER_URL, else
+ * https://github.com, /OWNER/REPO/actions/runs/$GITHUB_RUN_ID). 0 on a
+ * 2xx answer, else -1 with "HTTP 500" or "no response (...)" in err
+ * (never the URL). */
 int rt_webhook_post(const char *url, const char *text, char *err, size_t errsize);
 
 #endif

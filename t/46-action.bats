@@ -72,6 +72,20 @@ for name in ("junit", "history", "quarantine", "comment", "annotations", "gate")
     assert "inputs." + name in audit["env"]["RT_" + name.upper()], name
 assert audit["env"]["GITHUB_TOKEN"] == "${{ inputs.github-token }}"
 assert "make -C \"$GITHUB_ACTION_PATH\"" in runs[0], runs[0]
+# only the build's packages; a prebuilt retrial skips the build
+assert " build-deps" in runs[0] and " deps;" not in runs[0], runs[0]
+assert steps[0]["env"]["RT_PREBUILT"] == "${{ inputs.prebuilt }}"
+assert "inputs.prebuilt" in audit["env"]["RT_BIN"]
+# every matrix leg its own cache key and run name
+assert a["inputs"]["leg"]["default"] == "${{ strategy.job-index }}"
+restore = [s for s in steps if s.get("uses") == "actions/cache/restore@v4"][0]
+for st in (restore, save):
+    assert st["with"]["key"].startswith("${{ inputs.cache-key }}-${{ inputs.leg }}-${{ github.run_id }}"), st
+assert restore["with"]["restore-keys"] == "${{ inputs.cache-key }}-${{ inputs.leg }}-"
+assert audit["env"]["RT_LEG"] == "${{ inputs.leg }}"
+for name in ("retry-cmd", "retry-default", "retry-max", "auto-quarantine"):
+    assert "inputs." + name in audit["env"]["RT_" + name.upper().replace("-", "_")], name
+assert "retry" in a["inputs"]["mode"]["description"]
 print("ok")
 PYEOF
 	status_is 0
@@ -103,6 +117,9 @@ PYEOF
 	[ "$(grep -c "^# Flake audit" "$GITHUB_STEP_SUMMARY")" -eq 2 ]
 	grep -q "^# Flake audit 2, " "$GITHUB_STEP_SUMMARY"
 	[ "$(sqlite3 "$db" "SELECT count(DISTINCT run) FROM results")" -eq 2 ]
+	# a matrix leg's run carries the leg, so two legs' runs stay distinct
+	RT_LEG=py3.12 job 101
+	[ "$(sqlite3 "$db" "SELECT count(*) FROM runs WHERE run = 'github:acme/cache:101.1:test:py3.12'")" -eq 1 ]
 	# gate: false reports the failure and exits 0
 	RT_GATE=false job 102
 	status_is 0
@@ -162,6 +179,7 @@ start_gh() {
 
 teardown() {
 	[ ! -f "$T/gh.pid" ] || kill "$(cat "$T/gh.pid")" 2>/dev/null || true
+	[ ! -f "$T/hook.pid" ] || kill "$(cat "$T/hook.pid")" 2>/dev/null || true
 }
 
 @test "action script: on a pull request, one PR comment with the digest, updated on the next run; the token never shows" {
@@ -169,6 +187,7 @@ teardown() {
 	start_gh
 	echo '{"pull_request": {"number": 7}}' >"$T/event.json"
 	export GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH="$T/event.json" GITHUB_TOKEN="$TOKEN"
+	export GITHUB_SERVER_URL=https://github.example
 	job 200
 	status_is 0
 	hasnt "$TOKEN"
@@ -180,10 +199,20 @@ teardown() {
 	[ "${#lines[@]}" -eq 2 ]
 	[ "${lines[0]}" = "POST /repos/acme/cache/issues/7/comments ok" ]
 	[[ "${lines[1]}" =~ ^PATCH\ /repos/acme/cache/issues/comments/[0-9]+\ ok$ ]]
-	# the comment holds the marker and the second night's digest
+	# the comment leads with this run: the gate, its new and quarantined
+	# failures, the link to the run; then the history's digest, folded
 	run jq -r 'select(.method == "PATCH") | .body.body' "$T/gh.log"
-	has "<!-- retrial-audit -->"
-	has "# Flake audit 2, "
+	[ "${lines[0]}" = "<!-- retrial-audit -->" ]
+	[ "${lines[1]}" = "## retrial: gate passed" ]
+	[ "${lines[2]}" = "This run: 0 failed outside the quarantine, 1 quarantined failed. [The run](https://github.example/acme/cache/actions/runs/201)" ]
+	body=$output
+	new=$(grep -n '^### New failures (0)$' <<<"$body" | cut -d: -f1)
+	quar=$(grep -n '^### Quarantined failures (1)$' <<<"$body" | cut -d: -f1)
+	det=$(grep -n '^<details><summary>' <<<"$body" | cut -d: -f1)
+	dig=$(grep -n '^# Flake audit 2, ' <<<"$body" | cut -d: -f1)
+	[ "$new" -lt "$quar" ] && [ "$quar" -lt "$det" ] && [ "$det" -lt "$dig" ]
+	grep -qx 'quarantined, failed: tests/test_flaky.py::test_flaky' <<<"$body"
+	[ "$(tail -n 1 <<<"$body")" = "</details>" ]
 }
 
 @test "action script: a token that may not comment (a fork's pull request) warns, and the job still gates on the tests" {
@@ -265,4 +294,68 @@ acted() {
 	grep -qx "gate=fail" "$GITHUB_OUTPUT"
 	[ ! -e "$T/p/.retrial/quarantine" ]
 	[ "$(sqlite3 "$T/p/.retrial/audit.db" "SELECT count(DISTINCT case_id) FROM results")" -eq 3 ]
+}
+
+# a loopback webhook receiver: each POST's body one JSON line in hook.log
+hook_server() {
+	python3 - "$T/hook.log" >"$T/hook.port" <<-'PY' &
+	import sys, json
+	from http.server import BaseHTTPRequestHandler, HTTPServer
+	log = open(sys.argv[1], "a")
+	class H(BaseHTTPRequestHandler):
+	    def log_message(self, *a): pass
+	    def do_POST(self):
+	        n = int(self.headers.get("Content-Length") or 0)
+	        log.write(json.dumps(json.loads(self.rfile.read(n).decode())) + "\n")
+	        log.flush()
+	        self.send_response(200)
+	        self.send_header("Content-Length", "0")
+	        self.end_headers()
+	s = HTTPServer(("127.0.0.1", 0), H)
+	print(s.server_address[1], flush=True)
+	s.serve_forever()
+	PY
+	echo $! >"$T/hook.pid"
+	for _ in $(seq 200); do [ -s "$T/hook.port" ] && break; sleep 0.05; done
+	[ -s "$T/hook.port" ]
+}
+
+@test "action script: the webhook names the repository and links to the run; a repository name that is not one is left out" {
+	hook_server
+	export RETRIAL_WEBHOOK_URL="http://127.0.0.1:$(cat "$T/hook.port")/hook" GITHUB_SERVER_URL=https://github.example
+	job 600
+	kill "$(cat "$T/hook.pid")" 2>/dev/null || true
+	status_is 0
+	[ "$(wc -l <"$T/hook.log")" -eq 1 ]
+	jq -e '.text | startswith("Flake audit 1, ")' "$T/hook.log"
+	jq -e '.text | endswith("\n<https://github.example/acme/cache/actions/runs/600|acme/cache run 600>")' "$T/hook.log"
+	# Slack markup in the environment is never passed through
+	rm "$T/hook.log" "$T/hook.port"
+	hook_server
+	export RETRIAL_WEBHOOK_URL="http://127.0.0.1:$(cat "$T/hook.port")/hook"
+	GITHUB_REPOSITORY='acme/x|<!channel>' job 601
+	kill "$(cat "$T/hook.pid")" 2>/dev/null || true
+	jq -e '.text | (contains("channel") or contains("actions/runs")) | not' "$T/hook.log"
+}
+
+@test "action script: mode retry reruns the failed tests within their budgets, gates on the reruns, and names the reruns' JUnit" {
+	RT_MODE=retry RT_RETRY_CMD="$PY -m pytest -q \"\$1\"" job 700
+	status_is 0
+	has "quarantined: tests/test_flaky.py::test_flaky: failed in the job; rerun 3 times, 3 failed, 0 passed"
+	has "gate: pass: 0 failed every attempt outside the quarantine (0 flaky, 1 quarantined)"
+	grep -qx "gate=pass" "$GITHUB_OUTPUT"
+	grep -qx "retries=$RUNNER_TEMP/retrial-retries.xml" "$GITHUB_OUTPUT"
+	grep -q 'name="tests/test_flaky.py::test_flaky"' "$RUNNER_TEMP/retrial-retries.xml"
+	grep -q "^\*\*gate: pass" "$GITHUB_STEP_SUMMARY"
+	[ "$(sqlite3 "$T/p/.retrial/audit.db" "SELECT DISTINCT run FROM results")" = "github:acme/cache:700.1:test" ]
+	# a failure outside the list that every rerun repeats fails the job
+	touch "$T/p/break"
+	RT_MODE=retry RT_RETRY_CMD="$PY -m pytest -q \"\$1\"" RT_LEG=1 job 701
+	status_is 1
+	has "failed: tests/test_other.py::test_other: failed in the job; rerun 3 times, 3 failed, 0 passed"
+	grep -qx "gate=fail" "$GITHUB_OUTPUT"
+	# no command: exit 2
+	RT_MODE=retry job 702
+	status_is 2
+	has "rt-ci-retry.sh: no command to rerun a case"
 }

@@ -26,7 +26,7 @@ export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/cache"
 # test of the build itself unsets this)
 export RETRIAL_HELPER_CACHE="${BATS_RUN_TMPDIR:-${TMPDIR:-/tmp}}/retrial-helpers"
 export XDG_DATA_HOME="$BATS_TEST_TMPDIR/data"
-unset RETRIAL_API_KEY FIREWORKS_API_KEY RETRIAL_MODELS GITHUB_TOKEN
+unset RETRIAL_API_KEY FIREWORKS_API_KEY RETRIAL_MODELS GITHUB_TOKEN GITHUB_REPOSITORY GITHUB_RUN_ID GITHUB_SERVER_URL
 # no .retrial.yml above a test's directory configures it (t/76 unsets this)
 export RETRIAL_CONFIG=
 export RETRIAL_API_BASE="http://127.0.0.1:9/unreachable"

@@ -11,8 +11,18 @@
 #   RT_ANNOTATIONS  "true": a ::warning annotation per newly flaky test
 #   RT_GATE         "true": exit 1 when a test outside the quarantine failed
 #   RT_BIN          where the rt-* tools are (default: found on PATH)
-#   RT_MODE         "audit" (the default) or "efd": Early Flake Detection,
-#                   share/retrial/rt-efd.sh on the pull request's new tests
+#   RT_MODE         "audit" (the default), "efd": Early Flake Detection,
+#                   share/retrial/rt-efd.sh on the pull request's new tests,
+#                   or "retry": share/retrial/rt-ci-retry.sh reruns the
+#                   failed tests within their budgets, gates on the reruns
+#                   and quarantines what rt-audit's rule lists
+#   RT_LEG          the matrix leg: part of the run's name in the history
+#   RT_RETRY_CMD    retry: rerun one case, sh -c with the case as "$1"
+#   RT_RETRY_JUNIT  retry: the reruns' JUnit (default $RUNNER_TEMP/retrial-retries.xml)
+#   RT_RETRY_DEFAULT retry: the budget with no usable rate (.retrial.yml
+#                   retries:, else 2)
+#   RT_RETRY_MAX    retry: no budget above this (10)
+#   RT_AUTO_QUARANTINE retry: "true" adds rt-audit's candidates to the list
 #   RT_EFD_BUDGET   efd: trials per new test at most (default 30)
 #   RT_EFD_FAIL     efd: flaky (the default), unstable or never
 #   RT_EFD_BASE     efd: the base (default origin/$GITHUB_BASE_REF)
@@ -136,6 +146,34 @@ for p in "${pats[@]}"; do
 done
 [ "${#reports[@]}" -gt 0 ] || die "no report matches ${RT_JUNIT:-**/junit*.xml}"
 
+# one run per job attempt and matrix leg, the same in every record of it
+run="github:${GITHUB_REPOSITORY:-local}:${GITHUB_RUN_ID:-0}.${GITHUB_RUN_ATTEMPT:-1}:${GITHUB_JOB:-job}${RT_LEG:+:$RT_LEG}"
+
+# budgeted retries: share/retrial/rt-ci-retry.sh reruns the failed tests,
+# gates, records the job and quarantines what rt-audit's rule lists
+if [ "${RT_MODE:-audit}" = retry ]; then
+	retries=${RT_RETRY_JUNIT:-${RUNNER_TEMP:-.}/retrial-retries.xml}
+	ropts=(-H "$history" -q "$qlist" -o "$retries" --run "$run")
+	[ -z "${RT_RETRY_DEFAULT:-}" ] || ropts+=(-n "$RT_RETRY_DEFAULT")
+	[ -z "${RT_RETRY_MAX:-}" ] || ropts+=(-m "$RT_RETRY_MAX")
+	[ -z "${GITHUB_STEP_SUMMARY:-}" ] || ropts+=(--summary "$GITHUB_STEP_SUMMARY")
+	[ "${RT_AUTO_QUARANTINE:-true}" = true ] || ropts+=(--no-quarantine)
+	mkdir -p "$(dirname "$history")" || die "$history: cannot make its directory"
+	stop=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+	[ "${#stop}" -eq 32 ] || die "cannot read /dev/urandom for the stop-commands token"
+	echo "::stop-commands::$stop"
+	"$(dirname "$0")/rt-ci-retry.sh" "${ropts[@]}" -- "${reports[@]}" 2>&1
+	rc=$?
+	echo "::$stop::"
+	case $rc in 0) word=pass ;; 1) word=fail ;; *) word=error ;; esac
+	if [ -n "${GITHUB_OUTPUT:-}" ]; then
+		printf 'gate=%s\nretries=%s\n' "$word" "$retries" >>"$GITHUB_OUTPUT" ||
+		    die "$GITHUB_OUTPUT: cannot write the outputs"
+	fi
+	[ "$rc" -ne 1 ] || [ "${RT_GATE:-true}" = true ] || exit 0
+	exit "$rc"
+fi
+
 # Workflow commands come from this script only. Test names are data: the
 # tools show them visibly (no line feed in a name starts a line), and all
 # that the tools print is shown with commands stopped (GitHub's
@@ -158,8 +196,6 @@ if [ ! -e "$qlist" ]; then
 	export RETRIAL_QUARANTINE=$qlist
 fi
 
-# one run per job attempt, the same in every record of it
-run="github:${GITHUB_REPOSITORY:-local}:${GITHUB_RUN_ID:-0}.${GITHUB_RUN_ATTEMPT:-1}:${GITHUB_JOB:-job}"
 
 # the gate: quarantined tests run and never gate; their outcomes are kept
 rt-quarantine gate --records "$tmp/q.jsonl" -- "${reports[@]}" >"$tmp/gate.txt"
@@ -189,10 +225,9 @@ if [ "${RT_COMMENT:-true}" = true ] && [ -n "${GITHUB_EVENT_PATH:-}" ] && [ -r "
 		pr=$(jq -r '.pull_request.number // .number // empty' "$GITHUB_EVENT_PATH") ;;
 	esac
 fi
+case $pr in *[!0-9]*) pr="" ;; esac
 if [ -n "$pr" ]; then
-	if ! can --pr-comment; then
-		echo "$me: this rt-audit cannot comment on pull requests (no --pr-comment); skipped" >&2
-	elif [ -z "${GITHUB_TOKEN:-}" ]; then
+	if [ -z "${GITHUB_TOKEN:-}" ]; then
 		echo "$me: no GITHUB_TOKEN: the PR comment is skipped" >&2
 	else
 		comment=$pr
@@ -209,9 +244,32 @@ if grep -q '^::warning ' "$tmp/audit.out"; then
 fi
 # the PR comment, from the audit just recorded: a token that may not
 # comment (a pull request from a fork) warns and never fails the job
+# It leads with this run (the gate, its new failures, its quarantined
+# failures, a link to the run); the history's digest follows, folded.
+# The gate's lines show names visibly (none starts a line), in fences.
 if [ -n "${comment:-}" ]; then
-	audit=$(jq -r '.audit' "$tmp/digest.json")
-	if ! rt-audit -H "$history" --audit "$audit" --pr-comment "$comment" --md /dev/null 2>"$tmp/comment.err"; then
+	fails=$(grep -c '^failed: ' "$tmp/gate.txt")
+	quars=$(grep -c '^quarantined, failed: ' "$tmp/gate.txt")
+	url=${GITHUB_SERVER_URL:-https://github.com}/$GITHUB_REPOSITORY/actions/runs/${GITHUB_RUN_ID:-0}
+	{
+		echo "<!-- retrial-audit -->"
+		if [ "$gate" = 0 ]; then echo "## retrial: gate passed"; else echo "## retrial: gate FAILED"; fi
+		echo
+		echo "This run${RT_LEG:+ (leg $RT_LEG)}: $fails failed outside the quarantine, $quars quarantined failed. [The run]($url)"
+		echo
+		echo "### New failures ($fails)"
+		if [ "$fails" -gt 0 ]; then echo '```'; grep '^failed: ' "$tmp/gate.txt"; echo '```'; else echo "None."; fi
+		echo
+		echo "### Quarantined failures ($quars)"
+		if [ "$quars" -gt 0 ]; then echo '```'; grep '^quarantined, failed: ' "$tmp/gate.txt"; echo '```'; else echo "None."; fi
+		echo
+		echo "<details><summary>The flake history's digest</summary>"
+		echo
+		cat "$tmp/digest.md"
+		echo
+		echo "</details>"
+	} >"$tmp/body.md"
+	if ! gh_comment "<!-- retrial-audit -->" "$tmp/body.md" 2>"$tmp/comment.err"; then
 		commands on
 		echo "::warning title=retrial::the PR comment was not written: $(gh_data "$(head -n 1 "$tmp/comment.err")")"
 		commands off
