@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -111,6 +112,11 @@ typedef struct {
 	long trials, failures, timeouts, errors;  /* from trial records */
 	json_t *case_fails;               /* per-case trial records: ID -> failures */
 	char *case_file;                  /* the file that held them (not stdin) */
+	/* a failing clock check (the timing rule): its site and the measured
+	 * values the failure messages print */
+	char *clock_file;
+	long clock_line, clock_values;
+	double clock_max;
 } evidence;
 
 typedef struct {
@@ -523,6 +529,75 @@ keep_excerpt(char **dst, int *stream, json_t *rec)
 		(*dst)[--n] = '\0';
 }
 
+/* The timing rule's evidence from one failure's text (rt-diagnose(1),
+ * Rule patches): the measured value a clock check printed (jest's
+ * "Received: 25.1" under toBeLessThan, pytest's "E   assert 0.03 < 0.01")
+ * and, once, the check's site, the first "PATH:LINE" of a test source
+ * that exists in the project (jest's "at Object.toBeLessThan
+ * (__tests__/x.test.js:10:37)", pytest's "tests/test_x.py:14:
+ * AssertionError"). */
+static void
+clock_scan(evidence *ev, const char *text)
+{
+	static const char *const exts[] = { ".js:", ".ts:", ".jsx:", ".tsx:",
+		".mjs:", ".cjs:", ".py:", NULL };
+	const char *p, *q, *e;
+	char *end, *rel, *path, err[200];
+	double v;
+	long line;
+	size_t i;
+	struct stat st;
+	int jest = strstr(text, "toBeLessThan") != NULL;
+
+	if (!jest && !strstr(text, "assert "))
+		return;
+	for (p = text; (p = strstr(p, jest ? "Received:" : "assert ")); p++) {
+		if (!jest) {
+			/* pytest's rewritten assertion: a line "E   assert N < M" */
+			for (q = p; q > text && q[-1] == ' '; q--)
+				;
+			if (q == text || q[-1] != 'E' || (q - 1 > text && q[-2] != '\n'))
+				continue;
+		}
+		q = strchr(p, jest ? ':' : ' ') + 1;
+		while (*q == ' ')
+			q++;
+		errno = 0;
+		v = strtod(q, &end);
+		if (end == q || errno || !isfinite(v) || v <= 0)
+			continue;
+		if (!jest && strncmp(end, " <", 2) != 0)
+			continue;
+		if (ev->clock_values++ == 0 || v > ev->clock_max)
+			ev->clock_max = v;
+	}
+	if (ev->clock_file)
+		return;
+	for (i = 0; exts[i]; i++)
+		for (p = text; (p = strstr(p, exts[i])); p++) {
+			e = p + strlen(exts[i]);
+			if (!isdigit((unsigned char)*e))
+				continue;
+			for (q = p; q > text && !isspace((unsigned char)q[-1]) &&
+			    q[-1] != '(' && q[-1] != '"' && q[-1] != '\''; q--)
+				;
+			line = strtol(e, &end, 10);
+			if (*q == '/' || line < 1 || line > 1000000)
+				continue;
+			rel = rt_xasprintf("%.*s", (int)(e - 1 - q), q);
+			path = rt_xasprintf("%s/%s", root, rel);
+			if (!strstr(rel, "node_modules") && strcmp(rel, "") && path_ok(rel, err, sizeof err) == 0 &&
+			    stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+				ev->clock_file = rel;
+				ev->clock_line = line;
+				free(path);
+				return;
+			}
+			free(rel);
+			free(path);
+		}
+}
+
 static int
 on_record(json_t *rec, const rt_where *w, void *ctx)
 {
@@ -543,6 +618,8 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 		c = json_object_get(rec, "excerpts");
 		keep_excerpt(&ev->fail_stderr, &ev->fail_stream, json_object_get(c, "failing"));
 		keep_excerpt(&ev->pass_stderr, &ev->pass_stream, json_object_get(c, "passing"));
+		if (jstr(json_object_get(c, "failing"), "excerpt"))
+			clock_scan(ev, jstr(json_object_get(c, "failing"), "excerpt"));
 		facts = json_object_get(rec, "facts");
 		if (facts && !json_is_array(facts))
 			rt_die_at(w, "\"facts\" is not an array");
@@ -571,6 +648,12 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 			if (!strcmp(o, "timeout"))
 				ev->timeouts++;
 			keep_excerpt(&ev->fail_stderr, &ev->fail_stream, rec);
+			if (!json_is_string(json_object_get(rec, "case"))) {
+				if (jstr(rec, "stdout"))
+					clock_scan(ev, jstr(rec, "stdout"));
+				if (jstr(rec, "stderr"))
+					clock_scan(ev, jstr(rec, "stderr"));
+			}
 		} else if (!strcmp(o, "pass")) {
 			ev->trials++;
 			keep_excerpt(&ev->pass_stderr, &ev->pass_stream, rec);
@@ -1845,6 +1928,7 @@ static void
 word_rule(json_t *rules, const char *word, const char *ev, json_t *why)
 {
 	const trigger *t = match_trigger(IN_WORDS, word);
+	json_t *r;
 	char *e, *fmt;
 	size_t i;
 
@@ -1861,6 +1945,11 @@ word_rule(json_t *rules, const char *word, const char *ev, json_t *why)
 	    "(which loosens a timing check)." : i < sizeof word_why /
 	    sizeof word_why[0] ? word_why[i][1] : "");
 	add_rule(rules, t->cls, fmt, e, why);
+	/* a clock check: the timing rule's patch (timing_patch) */
+	if (t == CLOCK_CHECK)
+		json_array_foreach(rules, i, r)
+			if (!strcmp(jstr(r, "cause_class"), t->cls))
+				json_object_set_new(r, "clock", json_true());
 	free(fmt);
 	free(e);
 }
@@ -3342,6 +3431,31 @@ seed_patches(json_t *out, const evidence *ev)
 	}
 }
 
+/* The timing rule's patch: the failing clock check's bound widened from
+ * the measured values (rt-fix.py's "timing"), flagged "loosens" so a
+ * reader and rt-verify's guard see a timing check loosened. */
+static void
+timing_patch(json_t *h, const evidence *ev)
+{
+	json_t *req, *plan;
+
+	if (!ev->clock_file) {
+		json_object_set_new(h, "reason", json_string("no failure message names "
+		    "the clock check's file and line"));
+		return;
+	}
+	req = json_pack("{s:s, s:s, s:i, s:o, s:i}", "kind", "timing", "file",
+	    ev->clock_file, "line", (json_int_t)ev->clock_line, "observed",
+	    ev->clock_values ? json_real(ev->clock_max) : json_null(), "values",
+	    (json_int_t)ev->clock_values);
+	plan = rt_fix_plan(root, ev_command(ev), req);
+	take_plan(h, plan);
+	if (json_is_object(json_object_get(plan, "loosens")))
+		json_object_set(h, "loosens", json_object_get(plan, "loosens"));
+	json_decref(plan);
+	json_decref(req);
+}
+
 /* Does a hypothesis name a cause class (not "unknown"), or carry a patch? */
 static int
 named_cause(json_t *out)
@@ -3530,6 +3644,8 @@ main(int argc, char *argv[])
 				json_array_append_new(out, h2);
 			if (!strcmp(jstr(h, "cause_class"), "hash_order"))
 				hash_patches(out, h, &ev);
+			if (!strcmp(jstr(h, "cause_class"), "timing") && json_object_get(r, "clock"))
+				timing_patch(h, &ev);
 		}
 		seed_patches(out, &ev);
 		maprange_patches(out, &ev);
@@ -3571,6 +3687,7 @@ main(int argc, char *argv[])
 	json_decref(ev.experiments);
 	json_decref(ev.case_fails);
 	free(ev.case_file);
+	free(ev.clock_file);
 	free(ev.fail_stderr);
 	free(ev.pass_stderr);
 	free(ev.trial_command);
