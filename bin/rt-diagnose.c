@@ -115,8 +115,8 @@ typedef struct {
 	/* a failing clock check (the timing rule): its site and the measured
 	 * values the failure messages print */
 	char *clock_file;
-	long clock_line, clock_values;
-	double clock_max;
+	long clock_line, clock_values, ex_values;
+	double clock_max, ex_max;         /* ex_: a diff record's excerpt's */
 } evidence;
 
 typedef struct {
@@ -537,7 +537,7 @@ keep_excerpt(char **dst, int *stream, json_t *rec)
  * (__tests__/x.test.js:10:37)", pytest's "tests/test_x.py:14:
  * AssertionError"). */
 static void
-clock_scan(evidence *ev, const char *text)
+clock_scan(evidence *ev, const char *text, int excerpt)
 {
 	static const char *const exts[] = { ".js:", ".ts:", ".jsx:", ".tsx:",
 		".mjs:", ".cjs:", ".py:", NULL };
@@ -568,8 +568,12 @@ clock_scan(evidence *ev, const char *text)
 			continue;
 		if (!jest && strncmp(end, " <", 2) != 0)
 			continue;
-		if (ev->clock_values++ == 0 || v > ev->clock_max)
+		if (excerpt) {
+			if (ev->ex_values++ == 0 || v > ev->ex_max)
+				ev->ex_max = v;
+		} else if (ev->clock_values++ == 0 || v > ev->clock_max) {
 			ev->clock_max = v;
+		}
 	}
 	if (ev->clock_file)
 		return;
@@ -619,7 +623,7 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 		keep_excerpt(&ev->fail_stderr, &ev->fail_stream, json_object_get(c, "failing"));
 		keep_excerpt(&ev->pass_stderr, &ev->pass_stream, json_object_get(c, "passing"));
 		if (jstr(json_object_get(c, "failing"), "excerpt"))
-			clock_scan(ev, jstr(json_object_get(c, "failing"), "excerpt"));
+			clock_scan(ev, jstr(json_object_get(c, "failing"), "excerpt"), 1);
 		facts = json_object_get(rec, "facts");
 		if (facts && !json_is_array(facts))
 			rt_die_at(w, "\"facts\" is not an array");
@@ -650,9 +654,9 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 			keep_excerpt(&ev->fail_stderr, &ev->fail_stream, rec);
 			if (!json_is_string(json_object_get(rec, "case"))) {
 				if (jstr(rec, "stdout"))
-					clock_scan(ev, jstr(rec, "stdout"));
+					clock_scan(ev, jstr(rec, "stdout"), 0);
 				if (jstr(rec, "stderr"))
-					clock_scan(ev, jstr(rec, "stderr"));
+					clock_scan(ev, jstr(rec, "stderr"), 0);
 			}
 		} else if (!strcmp(o, "pass")) {
 			ev->trials++;
@@ -3435,7 +3439,7 @@ seed_patches(json_t *out, const evidence *ev)
  * the measured values (rt-fix.py's "timing"), flagged "loosens" so a
  * reader and rt-verify's guard see a timing check loosened. */
 static void
-timing_patch(json_t *h, const evidence *ev)
+timing_patch(json_t *h, evidence *ev)
 {
 	json_t *req, *plan;
 
@@ -3443,6 +3447,12 @@ timing_patch(json_t *h, const evidence *ev)
 		json_object_set_new(h, "reason", json_string("no failure message names "
 		    "the clock check's file and line"));
 		return;
+	}
+	/* the trial records' values; a diff record's excerpt repeats one of
+	 * them, so it counts only without them */
+	if (ev->clock_values == 0) {
+		ev->clock_values = ev->ex_values;
+		ev->clock_max = ev->ex_max;
 	}
 	req = json_pack("{s:s, s:s, s:i, s:o, s:i}", "kind", "timing", "file",
 	    ev->clock_file, "line", (json_int_t)ev->clock_line, "observed",
