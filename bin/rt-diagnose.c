@@ -112,6 +112,10 @@ typedef struct {
 	long trials, failures, timeouts, errors;  /* from trial records */
 	json_t *case_fails;               /* per-case trial records: ID -> failures */
 	char *case_file;                  /* the file that held them (not stdin) */
+	json_t *case_runs;                /* ID -> trials it passed or failed */
+	/* the seed rule judged by the victim: trial -> {runner: seed}, and
+	 * ID -> {trial: 1 failed, 0 passed} */
+	json_t *trial_seeds, *case_outs;
 	/* a failing clock check (the timing rule): its site and the measured
 	 * values the failure messages print */
 	char *clock_file;
@@ -602,6 +606,45 @@ clock_scan(evidence *ev, const char *text, int excerpt)
 		}
 }
 
+/* A case's outcome in trial t (the seed rule's victim judgement). */
+static void
+case_out(evidence *ev, const char *id, json_int_t t, int failed)
+{
+	char k[32];
+	json_t *o = json_object_get(ev->case_outs, id);
+
+	if (!o)
+		json_object_set_new(ev->case_outs, id, (o = json_object()));
+	snprintf(k, sizeof k, "%lld", (long long)t);
+	json_object_set_new(o, k, json_integer(failed));
+}
+
+/* The first seed of each runner that trial t's output printed. */
+static void
+trial_seeds(evidence *ev, json_int_t t, json_t *rec)
+{
+	static const char *const streams[] = { "stdout", "stderr" };
+	char k[32], *v;
+	const char *s;
+	size_t i, pos;
+	rt_seed sd;
+	json_t *o = json_object();
+
+	for (i = 0; i < 2; i++)
+		if ((s = jstr(rec, streams[i])))
+			for (pos = 0; rt_seed_next(s, strlen(s), &pos, &sd); )
+				if (!json_object_get(o, sd.runner)) {
+					v = rt_xasprintf("%.*s", (int)sd.len, s + sd.off);
+					json_object_set_new(o, sd.runner, json_string(v));
+					free(v);
+				}
+	snprintf(k, sizeof k, "%lld", (long long)t);
+	if (json_object_size(o))
+		json_object_set_new(ev->trial_seeds, k, o);
+	else
+		json_decref(o);
+}
+
 static int
 on_record(json_t *rec, const rt_where *w, void *ctx)
 {
@@ -668,10 +711,19 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 		if (json_is_string(json_object_get(rec, "case"))) {
 			const char *id = jstr(rec, "case");
 			json_int_t k = json_integer_value(json_object_get(ev->case_fails, id));
+			int failed = !strcmp(o, "fail") || !strcmp(o, "timeout");
 			if (!ev->case_file && strcmp(w->file, "<stdin>") != 0)
 				ev->case_file = rt_xstrdup(w->file);
-			if (!strcmp(o, "fail") || !strcmp(o, "timeout"))
+			if (failed)
 				json_object_set_new(ev->case_fails, id, json_integer(k + 1));
+			if (failed || !strcmp(o, "pass")) {
+				json_int_t n = json_integer_value(json_object_get(ev->case_runs, id));
+				json_object_set_new(ev->case_runs, id, json_integer(n + 1));
+				if (json_is_integer(json_object_get(rec, "trial")))
+					case_out(ev, id, json_integer_value(json_object_get(rec, "trial")), failed);
+			}
+		} else if (json_is_integer(json_object_get(rec, "trial"))) {
+			trial_seeds(ev, json_integer_value(json_object_get(rec, "trial")), rec);
 		}
 	}
 	return 0;
@@ -2022,18 +2074,54 @@ rules_experiments(json_t *rules, const evidence *ev)
 	rt_buf_free(&b);
 }
 
-/* The test that failed most in the per-case records, or NULL. */
+/* The test that failed most in the per-case records, one that also
+ * passed (a flaky case, not one that always fails) first, or NULL. */
 static const char *
 case_victim(const evidence *ev)
 {
 	const char *id, *best = NULL;
-	json_int_t k = 0;
+	json_int_t k = 0, runs;
 	json_t *v;
+	int flaky, best_flaky = 0;
 
-	json_object_foreach(ev->case_fails, id, v)
-		if (json_integer_value(v) > k)
-			k = json_integer_value(v), best = id;
+	json_object_foreach(ev->case_fails, id, v) {
+		runs = json_integer_value(json_object_get(ev->case_runs, id));
+		flaky = json_integer_value(v) < runs;
+		if ((flaky && !best_flaky) || (flaky == best_flaky && json_integer_value(v) > k))
+			k = json_integer_value(v), best = id, best_flaky = flaky;
+	}
 	return best;
+}
+
+/* The seed fact of runner judged by the victim's own outcome in each
+ * trial (rt-diagnose(1), RULES): the seeds of the trials where its case
+ * record failed, passed, and both; 0 when no trial has both a seed and
+ * the victim's record. */
+static int
+victim_seeds(const evidence *ev, const char *runner, const char *victim,
+    json_t *side[2], json_t **both)
+{
+	json_t *outs = json_object_get(ev->case_outs, victim), *o, *x;
+	const char *t, *seed;
+	size_t i, j;
+	int any = 0;
+
+	side[0] = json_array(), side[1] = json_array(), *both = json_array();
+	json_object_foreach(ev->trial_seeds, t, o) {
+		if (!(seed = jstr(o, runner)) || !(x = json_object_get(outs, t)))
+			continue;
+		any = 1;
+		json_array_foreach(side[json_integer_value(x) ? 1 : 0], i, o)
+			if (!strcmp(json_string_value(o), seed))
+				break;
+		if (i == json_array_size(side[json_integer_value(x) ? 1 : 0]))
+			json_array_append_new(side[json_integer_value(x) ? 1 : 0], json_string(seed));
+	}
+	json_array_foreach(side[1], i, x)
+		json_array_foreach(side[0], j, o)
+			if (!strcmp(json_string_value(x), json_string_value(o)))
+				json_array_append(*both, x);
+	return any;
 }
 
 /* The rt-bisect line that finds what an order-dependent victim needs
@@ -2122,23 +2210,42 @@ rules_seed(json_t *rules, const evidence *ev)
 	size_t i;
 
 	json_array_foreach(ev->facts, i, f) {
+		json_t *side[2] = { NULL, NULL }, *both = NULL;
+		char *judged = NULL;
 		if (!jstr(f, "kind") || strcmp(jstr(f, "kind"), "seed") != 0 ||
 		    !(runner = jstr(f, "runner")) || !strcmp(runner, "hypothesis") ||
-		    !strcmp(runner, "PYTHONHASHSEED") ||
-		    json_array_size(json_object_get(f, "failing")) == 0 ||
-		    json_array_size(json_object_get(f, "passing")) == 0 ||
-		    json_array_size(json_object_get(f, "both")) > 0)
+		    !strcmp(runner, "PYTHONHASHSEED"))
 			continue;
 		victim = ev->order ? jstr(ev->order, "victim") : case_victim(ev);
+		if (json_array_size(json_object_get(f, "failing")) == 0 ||
+		    json_array_size(json_object_get(f, "passing")) == 0 ||
+		    json_array_size(json_object_get(f, "both")) > 0) {
+			/* the command's outcome mixes the victim with tests that
+			 * always fail: judged by the victim's case records */
+			int ok = victim && victim_seeds(ev, runner, victim, side, &both) &&
+			    json_array_size(side[0]) && json_array_size(side[1]) &&
+			    !json_array_size(both);
+			if (ok)
+				judged = rt_xasprintf("judged by %s's own outcome in the per-case "
+				    "records: its seeds failed in %zu and passed in %zu trials, "
+				    "none both; ", victim, json_array_size(side[1]),
+				    json_array_size(side[0]));
+			json_decref(side[0]), json_decref(side[1]), json_decref(both);
+			if (!ok)
+				continue;
+		}
 		line = !ev->order && victim ? bisect_line(ev, victim) : NULL;
 		text = rt_xasprintf("%s shuffles the tests and no seed both failed and passed "
-		    "(%s): the order decides the outcome, so a test run before %s leaves or "
-		    "takes away state it depends on.%s%s", runner, jstr(f, "detail") ?
-		    jstr(f, "detail") : "", victim ? victim : "the failing test",
+		    "(%s%s): the order decides the outcome, so a test run before %s leaves or "
+		    "takes away state it depends on.%s%s", runner, judged ? judged : "",
+		    jstr(f, "detail") ? jstr(f, "detail") : "", victim ? victim : "the failing test",
 		    line ? " Find it with: " : ev->order ? "" : " Run rt-bisect on the failing "
 		    "test to find it.", line ? line : "");
 		why = rest_fact(f);
 		json_object_set_new(why, "runner", json_string(runner));
+		if (judged)
+			json_object_set_new(why, "judged_by", json_string("case"));
+		free(judged);
 		add_rule(rules, "order_dependency", "%s", text, why);
 		r = json_array_get(rules, json_array_size(rules) - 1);
 		if (line && !strcmp(jstr(r, "cause_class"), "order_dependency") &&
@@ -3590,6 +3697,9 @@ main(int argc, char *argv[])
 	ev.facts = json_array();
 	ev.experiments = json_array();
 	ev.case_fails = json_object();
+	ev.case_runs = json_object();
+	ev.trial_seeds = json_object();
+	ev.case_outs = json_object();
 	rt_jsonl_loop(argc - optind, argv + optind, &jo, on_record, &ev);
 	if (jo.records == 0)
 		rt_warn("no records read: the diagnosis rests on the sources alone");
@@ -3696,6 +3806,9 @@ main(int argc, char *argv[])
 	json_decref(ev.facts);
 	json_decref(ev.experiments);
 	json_decref(ev.case_fails);
+	json_decref(ev.case_runs);
+	json_decref(ev.trial_seeds);
+	json_decref(ev.case_outs);
 	free(ev.case_file);
 	free(ev.clock_file);
 	free(ev.fail_stderr);
