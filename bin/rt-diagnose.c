@@ -2169,6 +2169,10 @@ bisect_line(const evidence *ev, const char *victim)
 		run = rt_xasprintf("IFS=\"|\"; %s -count=1 -run \"^($(echo \"$*\" | "
 		    "sed \"s#[^|]*::##g\"))\\$\"%s", rt_buf_str(&pre),
 		    pkgs.len ? rt_buf_str(&pkgs) : " .");
+	} else if (loc.kind == RT_RUNNER_RSPEC && pre.len) {
+		/* rt-bisect's rspec driver runs the IDs in the order given,
+		 * over --order, --seed and .rspec alike */
+		run = rt_xasprintf("%s \"$@\"", rt_buf_str(&pre));
 	}
 	if (run && (ev->case_file || collect)) {
 		b.len = 0;

@@ -4,7 +4,8 @@
 # fact, judged by the command's outcome, has no passing seed; judged by
 # the victim's own records (go test -json through rt-collect --junit) the
 # seeds separate, and the rule gives order_dependency with the rt-bisect
-# line, which finds both polluters.
+# line, which finds both polluters. For rspec (--order rand) the line runs
+# the IDs through rt-bisect's rspec driver.
 load helper
 
 @test "go test -shuffle: the seed judged by the victim's case records gives order_dependency and an rt-bisect line that finds the polluters" {
@@ -40,4 +41,26 @@ load helper
 	run rt-diagnose --rules --offline --no-cache facts.jsonl runs.jsonl order.jsonl
 	hasnt "find what"
 	grep '^{' <<<"$output" | jqe -s 'any(.[]; .cause_class == "order_dependency" and .order.victim != null)'
+}
+
+@test "rspec --order rand: the seed rule's rt-bisect line runs the IDs through rt-bisect's rspec driver and finds the polluter" {
+	command -v rspec >/dev/null 2>&1 || skip "no rspec: apt-get install ruby-rspec"
+	mkdir -p "$T/rb/spec" && cd "$T/rb"
+	printf -- '--order rand\n' >.rspec
+	printf '%s\n' 'RSpec.describe "Flag" do' '  it "is off at first" do' \
+	    '    expect($retrial_flag).to be_nil' '  end' '' '  it "reads the default" do' \
+	    '    expect(1 + 1).to eq(2)' '  end' 'end' >spec/a_flag_spec.rb
+	printf '%s\n' 'RSpec.describe "Setter" do' '  it "adds" do' '    expect(2 + 2).to eq(4)' \
+	    '  end' '' '  it "turns the flag on" do' '    $retrial_flag = true' '  end' 'end' >spec/b_setter_spec.rb
+	rt-collect -n 10 --seed 2 --junit -o runs.jsonl --cmd rspec 2>/dev/null
+	rt-diff-facts runs.jsonl >facts.jsonl
+	jqe '.failures > 0 and .failures < .trials and any(.facts[]; .kind == "seed" and .runner == "rspec")' facts.jsonl
+	run rt-diagnose --rules --offline --no-cache facts.jsonl runs.jsonl
+	status_is 0
+	v='spec/a_flag_spec.rb::Flag is off at first'
+	line="rt-bisect -v '$v' --records runs.jsonl --cmd 'rspec \"\$@\"'"
+	has "rt-diagnose: order_dependency: find what $v depends on with: $line"
+	grep '^{' <<<"$output" | jqe -s --arg l "$line" 'map(select(.cause_class == "order_dependency")) | length == 1 and .[0].bisect == $l'
+	eval "$line -n 10 --threshold 0.4" >order.jsonl
+	jqe --arg v "$v" '.victim == $v and .polluters == ["spec/b_setter_spec.rb::Setter turns the flag on"]' order.jsonl
 }
