@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -111,6 +112,15 @@ typedef struct {
 	long trials, failures, timeouts, errors;  /* from trial records */
 	json_t *case_fails;               /* per-case trial records: ID -> failures */
 	char *case_file;                  /* the file that held them (not stdin) */
+	json_t *case_runs;                /* ID -> trials it passed or failed */
+	/* the seed rule judged by the victim: trial -> {runner: seed}, and
+	 * ID -> {trial: 1 failed, 0 passed} */
+	json_t *trial_seeds, *case_outs;
+	/* a failing clock check (the timing rule): its site and the measured
+	 * values the failure messages print */
+	char *clock_file;
+	long clock_line, clock_values, ex_values;
+	double clock_max, ex_max;         /* ex_: a diff record's excerpt's */
 } evidence;
 
 typedef struct {
@@ -523,6 +533,118 @@ keep_excerpt(char **dst, int *stream, json_t *rec)
 		(*dst)[--n] = '\0';
 }
 
+/* The timing rule's evidence from one failure's text (rt-diagnose(1),
+ * Rule patches): the measured value a clock check printed (jest's
+ * "Received: 25.1" under toBeLessThan, pytest's "E   assert 0.03 < 0.01")
+ * and, once, the check's site, the first "PATH:LINE" of a test source
+ * that exists in the project (jest's "at Object.toBeLessThan
+ * (__tests__/x.test.js:10:37)", pytest's "tests/test_x.py:14:
+ * AssertionError"). */
+static void
+clock_scan(evidence *ev, const char *text, int excerpt)
+{
+	static const char *const exts[] = { ".js:", ".ts:", ".jsx:", ".tsx:",
+		".mjs:", ".cjs:", ".py:", NULL };
+	const char *p, *q, *e;
+	char *end, *rel, *path, err[200];
+	double v;
+	long line;
+	size_t i;
+	struct stat st;
+	int jest = strstr(text, "toBeLessThan") != NULL;
+
+	if (!jest && !strstr(text, "assert "))
+		return;
+	for (p = text; (p = strstr(p, jest ? "Received:" : "assert ")); p++) {
+		if (!jest) {
+			/* pytest's rewritten assertion: a line "E   assert N < M" */
+			for (q = p; q > text && q[-1] == ' '; q--)
+				;
+			if (q == text || q[-1] != 'E' || (q - 1 > text && q[-2] != '\n'))
+				continue;
+		}
+		q = strchr(p, jest ? ':' : ' ') + 1;
+		while (*q == ' ')
+			q++;
+		errno = 0;
+		v = strtod(q, &end);
+		if (end == q || errno || !isfinite(v) || v <= 0)
+			continue;
+		if (!jest && strncmp(end, " <", 2) != 0)
+			continue;
+		if (excerpt) {
+			if (ev->ex_values++ == 0 || v > ev->ex_max)
+				ev->ex_max = v;
+		} else if (ev->clock_values++ == 0 || v > ev->clock_max) {
+			ev->clock_max = v;
+		}
+	}
+	if (ev->clock_file)
+		return;
+	for (i = 0; exts[i]; i++)
+		for (p = text; (p = strstr(p, exts[i])); p++) {
+			e = p + strlen(exts[i]);
+			if (!isdigit((unsigned char)*e))
+				continue;
+			for (q = p; q > text && !isspace((unsigned char)q[-1]) &&
+			    q[-1] != '(' && q[-1] != '"' && q[-1] != '\''; q--)
+				;
+			line = strtol(e, &end, 10);
+			if (*q == '/' || line < 1 || line > 1000000)
+				continue;
+			rel = rt_xasprintf("%.*s", (int)(e - 1 - q), q);
+			path = rt_xasprintf("%s/%s", root, rel);
+			if (!strstr(rel, "node_modules") && strcmp(rel, "") && path_ok(rel, err, sizeof err) == 0 &&
+			    stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+				ev->clock_file = rel;
+				ev->clock_line = line;
+				free(path);
+				return;
+			}
+			free(rel);
+			free(path);
+		}
+}
+
+/* A case's outcome in trial t (the seed rule's victim judgement). */
+static void
+case_out(evidence *ev, const char *id, json_int_t t, int failed)
+{
+	char k[32];
+	json_t *o = json_object_get(ev->case_outs, id);
+
+	if (!o)
+		json_object_set_new(ev->case_outs, id, (o = json_object()));
+	snprintf(k, sizeof k, "%lld", (long long)t);
+	json_object_set_new(o, k, json_integer(failed));
+}
+
+/* The first seed of each runner that trial t's output printed. */
+static void
+trial_seeds(evidence *ev, json_int_t t, json_t *rec)
+{
+	static const char *const streams[] = { "stdout", "stderr" };
+	char k[32], *v;
+	const char *s;
+	size_t i, pos;
+	rt_seed sd;
+	json_t *o = json_object();
+
+	for (i = 0; i < 2; i++)
+		if ((s = jstr(rec, streams[i])))
+			for (pos = 0; rt_seed_next(s, strlen(s), &pos, &sd); )
+				if (!json_object_get(o, sd.runner)) {
+					v = rt_xasprintf("%.*s", (int)sd.len, s + sd.off);
+					json_object_set_new(o, sd.runner, json_string(v));
+					free(v);
+				}
+	snprintf(k, sizeof k, "%lld", (long long)t);
+	if (json_object_size(o))
+		json_object_set_new(ev->trial_seeds, k, o);
+	else
+		json_decref(o);
+}
+
 static int
 on_record(json_t *rec, const rt_where *w, void *ctx)
 {
@@ -543,6 +665,8 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 		c = json_object_get(rec, "excerpts");
 		keep_excerpt(&ev->fail_stderr, &ev->fail_stream, json_object_get(c, "failing"));
 		keep_excerpt(&ev->pass_stderr, &ev->pass_stream, json_object_get(c, "passing"));
+		if (jstr(json_object_get(c, "failing"), "excerpt"))
+			clock_scan(ev, jstr(json_object_get(c, "failing"), "excerpt"), 1);
 		facts = json_object_get(rec, "facts");
 		if (facts && !json_is_array(facts))
 			rt_die_at(w, "\"facts\" is not an array");
@@ -571,6 +695,12 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 			if (!strcmp(o, "timeout"))
 				ev->timeouts++;
 			keep_excerpt(&ev->fail_stderr, &ev->fail_stream, rec);
+			if (!json_is_string(json_object_get(rec, "case"))) {
+				if (jstr(rec, "stdout"))
+					clock_scan(ev, jstr(rec, "stdout"), 0);
+				if (jstr(rec, "stderr"))
+					clock_scan(ev, jstr(rec, "stderr"), 0);
+			}
 		} else if (!strcmp(o, "pass")) {
 			ev->trials++;
 			keep_excerpt(&ev->pass_stderr, &ev->pass_stream, rec);
@@ -581,10 +711,19 @@ on_record(json_t *rec, const rt_where *w, void *ctx)
 		if (json_is_string(json_object_get(rec, "case"))) {
 			const char *id = jstr(rec, "case");
 			json_int_t k = json_integer_value(json_object_get(ev->case_fails, id));
+			int failed = !strcmp(o, "fail") || !strcmp(o, "timeout");
 			if (!ev->case_file && strcmp(w->file, "<stdin>") != 0)
 				ev->case_file = rt_xstrdup(w->file);
-			if (!strcmp(o, "fail") || !strcmp(o, "timeout"))
+			if (failed)
 				json_object_set_new(ev->case_fails, id, json_integer(k + 1));
+			if (failed || !strcmp(o, "pass")) {
+				json_int_t n = json_integer_value(json_object_get(ev->case_runs, id));
+				json_object_set_new(ev->case_runs, id, json_integer(n + 1));
+				if (json_is_integer(json_object_get(rec, "trial")))
+					case_out(ev, id, json_integer_value(json_object_get(rec, "trial")), failed);
+			}
+		} else if (json_is_integer(json_object_get(rec, "trial"))) {
+			trial_seeds(ev, json_integer_value(json_object_get(rec, "trial")), rec);
 		}
 	}
 	return 0;
@@ -1845,6 +1984,7 @@ static void
 word_rule(json_t *rules, const char *word, const char *ev, json_t *why)
 {
 	const trigger *t = match_trigger(IN_WORDS, word);
+	json_t *r;
 	char *e, *fmt;
 	size_t i;
 
@@ -1861,6 +2001,11 @@ word_rule(json_t *rules, const char *word, const char *ev, json_t *why)
 	    "(which loosens a timing check)." : i < sizeof word_why /
 	    sizeof word_why[0] ? word_why[i][1] : "");
 	add_rule(rules, t->cls, fmt, e, why);
+	/* a clock check: the timing rule's patch (timing_patch) */
+	if (t == CLOCK_CHECK)
+		json_array_foreach(rules, i, r)
+			if (!strcmp(jstr(r, "cause_class"), t->cls))
+				json_object_set_new(r, "clock", json_true());
 	free(fmt);
 	free(e);
 }
@@ -1929,18 +2074,54 @@ rules_experiments(json_t *rules, const evidence *ev)
 	rt_buf_free(&b);
 }
 
-/* The test that failed most in the per-case records, or NULL. */
+/* The test that failed most in the per-case records, one that also
+ * passed (a flaky case, not one that always fails) first, or NULL. */
 static const char *
 case_victim(const evidence *ev)
 {
 	const char *id, *best = NULL;
-	json_int_t k = 0;
+	json_int_t k = 0, runs;
 	json_t *v;
+	int flaky, best_flaky = 0;
 
-	json_object_foreach(ev->case_fails, id, v)
-		if (json_integer_value(v) > k)
-			k = json_integer_value(v), best = id;
+	json_object_foreach(ev->case_fails, id, v) {
+		runs = json_integer_value(json_object_get(ev->case_runs, id));
+		flaky = json_integer_value(v) < runs;
+		if ((flaky && !best_flaky) || (flaky == best_flaky && json_integer_value(v) > k))
+			k = json_integer_value(v), best = id, best_flaky = flaky;
+	}
 	return best;
+}
+
+/* The seed fact of runner judged by the victim's own outcome in each
+ * trial (rt-diagnose(1), RULES): the seeds of the trials where its case
+ * record failed, passed, and both; 0 when no trial has both a seed and
+ * the victim's record. */
+static int
+victim_seeds(const evidence *ev, const char *runner, const char *victim,
+    json_t *side[2], json_t **both)
+{
+	json_t *outs = json_object_get(ev->case_outs, victim), *o, *x;
+	const char *t, *seed;
+	size_t i, j;
+	int any = 0;
+
+	side[0] = json_array(), side[1] = json_array(), *both = json_array();
+	json_object_foreach(ev->trial_seeds, t, o) {
+		if (!(seed = jstr(o, runner)) || !(x = json_object_get(outs, t)))
+			continue;
+		any = 1;
+		json_array_foreach(side[json_integer_value(x) ? 1 : 0], i, o)
+			if (!strcmp(json_string_value(o), seed))
+				break;
+		if (i == json_array_size(side[json_integer_value(x) ? 1 : 0]))
+			json_array_append_new(side[json_integer_value(x) ? 1 : 0], json_string(seed));
+	}
+	json_array_foreach(side[1], i, x)
+		json_array_foreach(side[0], j, o)
+			if (!strcmp(json_string_value(x), json_string_value(o)))
+				json_array_append(*both, x);
+	return any;
 }
 
 /* The rt-bisect line that finds what an order-dependent victim needs
@@ -1988,6 +2169,10 @@ bisect_line(const evidence *ev, const char *victim)
 		run = rt_xasprintf("IFS=\"|\"; %s -count=1 -run \"^($(echo \"$*\" | "
 		    "sed \"s#[^|]*::##g\"))\\$\"%s", rt_buf_str(&pre),
 		    pkgs.len ? rt_buf_str(&pkgs) : " .");
+	} else if (loc.kind == RT_RUNNER_RSPEC && pre.len) {
+		/* rt-bisect's rspec driver runs the IDs in the order given,
+		 * over --order, --seed and .rspec alike */
+		run = rt_xasprintf("%s \"$@\"", rt_buf_str(&pre));
 	}
 	if (run && (ev->case_file || collect)) {
 		b.len = 0;
@@ -2029,23 +2214,42 @@ rules_seed(json_t *rules, const evidence *ev)
 	size_t i;
 
 	json_array_foreach(ev->facts, i, f) {
+		json_t *side[2] = { NULL, NULL }, *both = NULL;
+		char *judged = NULL;
 		if (!jstr(f, "kind") || strcmp(jstr(f, "kind"), "seed") != 0 ||
 		    !(runner = jstr(f, "runner")) || !strcmp(runner, "hypothesis") ||
-		    !strcmp(runner, "PYTHONHASHSEED") ||
-		    json_array_size(json_object_get(f, "failing")) == 0 ||
-		    json_array_size(json_object_get(f, "passing")) == 0 ||
-		    json_array_size(json_object_get(f, "both")) > 0)
+		    !strcmp(runner, "PYTHONHASHSEED"))
 			continue;
 		victim = ev->order ? jstr(ev->order, "victim") : case_victim(ev);
+		if (json_array_size(json_object_get(f, "failing")) == 0 ||
+		    json_array_size(json_object_get(f, "passing")) == 0 ||
+		    json_array_size(json_object_get(f, "both")) > 0) {
+			/* the command's outcome mixes the victim with tests that
+			 * always fail: judged by the victim's case records */
+			int ok = victim && victim_seeds(ev, runner, victim, side, &both) &&
+			    json_array_size(side[0]) && json_array_size(side[1]) &&
+			    !json_array_size(both);
+			if (ok)
+				judged = rt_xasprintf("judged by %s's own outcome in the per-case "
+				    "records: its seeds failed in %zu and passed in %zu trials, "
+				    "none both; ", victim, json_array_size(side[1]),
+				    json_array_size(side[0]));
+			json_decref(side[0]), json_decref(side[1]), json_decref(both);
+			if (!ok)
+				continue;
+		}
 		line = !ev->order && victim ? bisect_line(ev, victim) : NULL;
 		text = rt_xasprintf("%s shuffles the tests and no seed both failed and passed "
-		    "(%s): the order decides the outcome, so a test run before %s leaves or "
-		    "takes away state it depends on.%s%s", runner, jstr(f, "detail") ?
-		    jstr(f, "detail") : "", victim ? victim : "the failing test",
+		    "(%s%s): the order decides the outcome, so a test run before %s leaves or "
+		    "takes away state it depends on.%s%s", runner, judged ? judged : "",
+		    jstr(f, "detail") ? jstr(f, "detail") : "", victim ? victim : "the failing test",
 		    line ? " Find it with: " : ev->order ? "" : " Run rt-bisect on the failing "
 		    "test to find it.", line ? line : "");
 		why = rest_fact(f);
 		json_object_set_new(why, "runner", json_string(runner));
+		if (judged)
+			json_object_set_new(why, "judged_by", json_string("case"));
+		free(judged);
 		add_rule(rules, "order_dependency", "%s", text, why);
 		r = json_array_get(rules, json_array_size(rules) - 1);
 		if (line && !strcmp(jstr(r, "cause_class"), "order_dependency") &&
@@ -3368,6 +3572,37 @@ seed_patches(json_t *out, const evidence *ev)
 	}
 }
 
+/* The timing rule's patch: the failing clock check's bound widened from
+ * the measured values (rt-fix.py's "timing"), flagged "loosens" so a
+ * reader and rt-verify's guard see a timing check loosened. */
+static void
+timing_patch(json_t *h, evidence *ev)
+{
+	json_t *req, *plan;
+
+	if (!ev->clock_file) {
+		json_object_set_new(h, "reason", json_string("no failure message names "
+		    "the clock check's file and line"));
+		return;
+	}
+	/* the trial records' values; a diff record's excerpt repeats one of
+	 * them, so it counts only without them */
+	if (ev->clock_values == 0) {
+		ev->clock_values = ev->ex_values;
+		ev->clock_max = ev->ex_max;
+	}
+	req = json_pack("{s:s, s:s, s:i, s:o, s:i}", "kind", "timing", "file",
+	    ev->clock_file, "line", (json_int_t)ev->clock_line, "observed",
+	    ev->clock_values ? json_real(ev->clock_max) : json_null(), "values",
+	    (json_int_t)ev->clock_values);
+	plan = rt_fix_plan(root, ev_command(ev), req);
+	take_plan(h, plan);
+	if (json_is_object(json_object_get(plan, "loosens")))
+		json_object_set(h, "loosens", json_object_get(plan, "loosens"));
+	json_decref(plan);
+	json_decref(req);
+}
+
 /* Does a hypothesis name a cause class (not "unknown"), or carry a patch? */
 static int
 named_cause(json_t *out)
@@ -3492,6 +3727,9 @@ main(int argc, char *argv[])
 	ev.facts = json_array();
 	ev.experiments = json_array();
 	ev.case_fails = json_object();
+	ev.case_runs = json_object();
+	ev.trial_seeds = json_object();
+	ev.case_outs = json_object();
 	rt_jsonl_loop(argc - optind, argv + optind, &jo, on_record, &ev);
 	if (jo.records == 0)
 		rt_warn("no records read: the diagnosis rests on the sources alone");
@@ -3556,6 +3794,8 @@ main(int argc, char *argv[])
 				json_array_append_new(out, h2);
 			if (!strcmp(jstr(h, "cause_class"), "hash_order"))
 				hash_patches(out, h, &ev);
+			if (!strcmp(jstr(h, "cause_class"), "timing") && json_object_get(r, "clock"))
+				timing_patch(h, &ev);
 		}
 		seed_patches(out, &ev);
 		maprange_patches(out, &ev);
@@ -3596,7 +3836,11 @@ main(int argc, char *argv[])
 	json_decref(ev.facts);
 	json_decref(ev.experiments);
 	json_decref(ev.case_fails);
+	json_decref(ev.case_runs);
+	json_decref(ev.trial_seeds);
+	json_decref(ev.case_outs);
 	free(ev.case_file);
+	free(ev.clock_file);
 	free(ev.fail_stderr);
 	free(ev.pass_stderr);
 	free(ev.trial_command);

@@ -199,6 +199,8 @@ checked(const char *root, const char *command, json_t *o)
 		    "files", rel, "explanation", expl);
 		if (json_is_array(json_object_get(o, "statements")))
 			json_object_set(res, "statements", json_object_get(o, "statements"));
+		if (json_is_object(json_object_get(o, "loosens")))
+			json_object_set(res, "loosens", json_object_get(o, "loosens"));
 	}
 	if (build)
 		json_object_set_new(res, "build", build);

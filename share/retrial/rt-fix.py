@@ -24,6 +24,15 @@ REQUEST is one JSON object:
       statements too (fixture setup, hooks, body, fixture teardown),
       repeated in the victim's class setup or an autouse fixture of the
       victim's module
+  {"kind": "timing", "file": REL, "line": N, "observed": X|null,
+   "values": K}
+      the bound of the clock check at REL:N (jest's toBeLessThan on a
+      performance.now()/Date.now() difference, or a Python assert
+      comparing a time.perf_counter()/monotonic()/time() difference with
+      "<") widened to FACTOR times X, the largest measured value the K
+      failure messages carried, rounded up to 1, 2 or 5 times a power of
+      ten; without values, FACTOR times the old bound; the answer adds
+      "loosens": {"check": "timing", "from": OLD, "to": NEW}
 One JSON object on stdout: {"status": "ok", "file": REL, "source": TEXT,
 "explanation": TEXT, "line": N} (a setter's or cleaner's answer adds
 "statements": [TEXT...], all its candidate statements, which "keep" counts)
@@ -852,6 +861,119 @@ def add_import(text, tree, line):
     return insert_at(text, last + 1, [line])
 
 
+# ---- timing: a clock check's bound widened from the measured values ----
+
+CLOCKS = ("performance.now", "Date.now", "process.hrtime", "time.time",
+          "time.monotonic", "time.perf_counter", "time.time_ns",
+          "time.monotonic_ns", "time.perf_counter_ns", "perf_counter",
+          "monotonic")
+TIMING_FACTOR = 10
+
+
+def round_up(x):
+    """The smallest of 1, 2 or 5 times a power of ten that is >= x."""
+    import math
+    e = math.floor(math.log10(x))
+    for m in (1, 2, 5, 10):
+        v = m * 10.0 ** e
+        if v >= x * (1 - 1e-12):
+            return v
+    return 10.0 ** (e + 1)
+
+
+def number_text(v, like):
+    """v written as a literal like the old one (an integer stays one)."""
+    if "." not in like and "e" not in like.lower() and v >= 1 and v == int(v):
+        return str(int(v))
+    t = "%.12g" % v
+    return t if ("." in t or "e" in t) else t + ".0"
+
+
+def clocked(text, expr):
+    """Does expr read a clock, itself or through a name the file assigns
+    from a clock read?"""
+    if any(c + "(" in expr for c in CLOCKS):
+        return True
+    import re
+    for name in re.findall(r"[A-Za-z_$][A-Za-z0-9_$]*", expr):
+        for m in re.finditer(r"(?m)^\s*(?:const |let |var )?" + re.escape(name) +
+                             r"\s*=\s*(.*)$", text):
+            if any(c + "(" in m.group(1) for c in CLOCKS):
+                return True
+    return False
+
+
+def timing_rule(root, req):
+    import re
+    rel, line = req.get("file"), req.get("line")
+    if not isinstance(rel, str) or not isinstance(line, int) or line < 1:
+        no_patch("the timing rule needs the check's file and line")
+    if rel.endswith(".py"):
+        text, tree = read(root, rel)
+    else:
+        path = os.path.realpath(os.path.join(root, rel))
+        if not (path + os.sep).startswith(os.path.realpath(root) + os.sep):
+            no_patch("%s: outside the project" % rel)
+        try:
+            with open(path, "rb") as f:
+                text = f.read(MAX_BYTES + 1).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            no_patch("%s: %s" % (rel, e))
+        tree = None
+    ls = lines_of(text)
+    if line > len(ls):
+        no_patch("%s:%d: no such line" % (rel, line))
+    src = ls[line - 1]
+    if tree is None:
+        m = re.search(r"expect\((.*)\)\s*\.\s*toBeLessThan(?:OrEqual)?\(\s*"
+                      r"([0-9]+(?:\.[0-9]+)?)\s*\)", src)
+        if not m:
+            no_patch("%s:%d: no toBeLessThan(NUMBER) on the line" % (rel, line))
+        measured, start, end = m.group(1), m.start(2), m.end(2)
+    else:
+        hit = None
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Assert) and node.lineno <= line <= node.end_lineno
+                    and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1
+                    and isinstance(node.test.ops[0], (ast.Lt, ast.LtE))
+                    and isinstance(node.test.comparators[0], ast.Constant)
+                    and isinstance(node.test.comparators[0].value, (int, float))
+                    and node.test.comparators[0].lineno == line):
+                hit = node
+        if hit is None:
+            no_patch("%s:%d: no assert VALUE < NUMBER on the line" % (rel, line))
+        c = hit.test.comparators[0]
+        measured = ast.get_source_segment(text, hit.test.left) or ""
+        start, end = c.col_offset, c.end_col_offset
+        # col offsets count UTF-8 bytes
+        b = src.encode("utf-8")
+        start, end = len(b[:start].decode("utf-8")), len(b[:end].decode("utf-8"))
+    if not clocked(text, measured):
+        no_patch("%s:%d: the compared value (%s) is not read from a clock"
+                 % (rel, line, measured))
+    old_text = src[start:end]
+    old = float(old_text)
+    obs = req.get("observed")
+    if isinstance(obs, (int, float)) and obs > 0:
+        new = round_up(obs * TIMING_FACTOR)
+        basis = ("%d times the largest measured value the failures printed (%s, the "
+                 "largest of %d)" % (TIMING_FACTOR, "%.6g" % obs, req.get("values") or 0))
+    else:
+        new = round_up(old * TIMING_FACTOR)
+        basis = ("%d times the old bound: no failure message printed the measured "
+                 "value" % TIMING_FACTOR)
+    if new <= old:
+        new = round_up(old * TIMING_FACTOR)
+        basis = "%d times the old bound, the measured values being below it" % TIMING_FACTOR
+    new_text = number_text(new, old_text)
+    ls[line - 1] = src[:start] + new_text + src[end:]
+    out({"status": "ok", "file": rel, "source": "".join(ls), "line": line,
+         "loosens": {"check": "timing", "from": old_text, "to": new_text},
+         "explanation": "Widen the timing bound at %s:%d from %s to %s, %s; this "
+                        "loosens a timing check: the test still fails when the code "
+                        "takes longer than that." % (rel, line, old_text, new_text, basis)})
+
+
 def main(argv):
     if len(argv) != 4 or argv[1] != "--root":
         sys.stderr.write("usage: rt-fix.py --root DIR REQUEST\n")
@@ -869,6 +991,8 @@ def main(argv):
             seed_rule(root, req.get("files") or [])
         elif kind == "hash":
             hash_rule(root, req.get("files") or [])
+        elif kind == "timing":
+            timing_rule(root, req)
         elif kind == "order":
             if req.get("role") in ("setter", "cleaner"):
                 copy_statements(root, req)
