@@ -2201,6 +2201,26 @@ bisect_line(const evidence *ev, const char *victim)
 	return line;
 }
 
+/* The seed fact's rt-matrix line (rt-diff-facts') with the seed it pins,
+ * old, put as seed; NULL when the line does not pin old. */
+static char *
+seed_repin(const char *line, const char *runner, const char *old, const char *seed)
+{
+	char *pin, *res = NULL;
+	const char *at;
+
+	if (!line || !runner || !old || !seed || !*seed ||
+	    strspn(seed, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-") !=
+	    strlen(seed))
+		return NULL;
+	pin = rt_xasprintf("--pin-seed %s=%s ", runner, old);
+	if ((at = strstr(line, pin)) != NULL)
+		res = rt_xasprintf("%.*s--pin-seed %s=%s %s", (int)(at - line), line,
+		    runner, seed, at + strlen(pin));
+	free(pin);
+	return res;
+}
+
 /* The seed rule (rt-diagnose(1), RULES): a seed fact of a runner that
  * shuffles the tests, whose failing seeds never also passed, says the
  * order decides the outcome: order_dependency, with the rt-bisect line
@@ -2215,7 +2235,7 @@ rules_seed(json_t *rules, const evidence *ev)
 
 	json_array_foreach(ev->facts, i, f) {
 		json_t *side[2] = { NULL, NULL }, *both = NULL;
-		char *judged = NULL;
+		char *judged = NULL, *repro = NULL;
 		if (!jstr(f, "kind") || strcmp(jstr(f, "kind"), "seed") != 0 ||
 		    !(runner = jstr(f, "runner")) || !strcmp(runner, "hypothesis") ||
 		    !strcmp(runner, "PYTHONHASHSEED"))
@@ -2229,11 +2249,17 @@ rules_seed(json_t *rules, const evidence *ev)
 			int ok = victim && victim_seeds(ev, runner, victim, side, &both) &&
 			    json_array_size(side[0]) && json_array_size(side[1]) &&
 			    !json_array_size(both);
-			if (ok)
+			if (ok) {
+				/* the fact's line pins the first seed the command
+				 * failed with: pin one the victim itself failed with */
+				const char *vs = json_string_value(json_array_get(side[1], 0));
+				repro = seed_repin(jstr(f, "reproduce"), runner, jstr(f, "value"), vs);
 				judged = rt_xasprintf("judged by %s's own outcome in the per-case "
 				    "records: its seeds failed in %zu and passed in %zu trials, "
-				    "none both; ", victim, json_array_size(side[1]),
-				    json_array_size(side[0]));
+				    "none both%s%s%s; ", victim, json_array_size(side[1]),
+				    json_array_size(side[0]), repro ? "; a seed it failed with, "
+				    "pinned: " : "", repro ? repro : "", repro ? "" : "");
+			}
 			json_decref(side[0]), json_decref(side[1]), json_decref(both);
 			if (!ok)
 				continue;
@@ -2249,7 +2275,10 @@ rules_seed(json_t *rules, const evidence *ev)
 		json_object_set_new(why, "runner", json_string(runner));
 		if (judged)
 			json_object_set_new(why, "judged_by", json_string("case"));
+		if (repro)
+			json_object_set_new(why, "reproduce", json_string(repro));
 		free(judged);
+		free(repro);
 		add_rule(rules, "order_dependency", "%s", text, why);
 		r = json_array_get(rules, json_array_size(rules) - 1);
 		if (line && !strcmp(jstr(r, "cause_class"), "order_dependency") &&

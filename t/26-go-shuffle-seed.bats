@@ -29,9 +29,17 @@ load helper
 	has "rt-diagnose: order_dependency: find what $v depends on with: $line"
 	grep '^{' <<<"$output" >hyps.jsonl
 	jqe -s --arg l "$line" --arg v "$v" 'length == 1 and .[0].cause_class == "order_dependency" and .[0].bisect == $l
-	    and .[0].rests_on == [{fact: "seed", value: .[0].rests_on[0].value, direction: null,
+	    and (.[0].rests_on | map(del(.reproduce))) == [{fact: "seed", value: .[0].rests_on[0].value, direction: null,
 	      runner: "go-shuffle", judged_by: "case"}]
 	    and (.[0].explanation | test("judged by " + $v + "\u0027s own outcome in the per-case records: its seeds failed in [1-9] and passed in [1-9] trials, none both"))' hyps.jsonl
+	# its rt-matrix line pins a seed the victim itself failed with, the
+	# command's own -shuffle taken out
+	jqe '.rests_on[0].reproduce | startswith("rt-matrix -n 20 --pin-seed go-shuffle=")
+	    and endswith(" --cmd \u0027go test -count=1 -json .\u0027")' hyps.jsonl
+	seed=$(jq -r '.rests_on[0].reproduce' hyps.jsonl | sed -n 's/.*--pin-seed go-shuffle=\([0-9]*\) .*/\1/p')
+	[ -n "$seed" ]
+	jqe -s --arg v "$v" --arg s "$seed" '[.[] | select(.command and .seed == $s) | .trial] as $t
+	    | any(.[]; .case == $v and .outcome == "fail" and (.trial as $n | $t | index($n) != null))' runs.jsonl
 	# the line runs as printed and finds both polluters after the victim in the source
 	eval "$line -n 20 --threshold 0.3" >order.jsonl
 	jqe --arg v "$v" '.victim == $v and .category == "victim"
