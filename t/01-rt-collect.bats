@@ -405,7 +405,7 @@ whole_units() {
 
 @test "rt-collect --junit asks go test for -json itself: per-case records from plain go test, each -count run a repeat" {
 	command -v go >/dev/null 2>&1 || skip "no go"
-	export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+	export GOCACHE="$BATS_RUN_TMPDIR/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
 	cp -R "$RT_TOP/t/fixtures/runners/gorepeat" "$T/g"
 	cd "$T/g"
 	rt-collect -n 2 --junit --cmd "go test -count=4 ./..." > "$T/c.jsonl" 2>"$T/err"
@@ -421,7 +421,7 @@ whole_units() {
 
 @test "rt-collect --case: a test that fails one -count run of four fails its trial, whatever its last run said" {
 	command -v go >/dev/null 2>&1 || skip "no go"
-	export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+	export GOCACHE="$BATS_RUN_TMPDIR/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
 	cp -R "$RT_TOP/t/fixtures/runners/gorepeat" "$T/g"
 	cd "$T/g"
 	rt-collect -n 1 --case TestFirstID --cmd "go test -count=4 ./..." > "$T/c.jsonl" 2>"$T/err"

@@ -88,17 +88,28 @@ load helper
 # --- behaviour ---
 
 @test "rt-matrix: --slow makes the lingering lock pass: implicated, stabilises" {
-	# (the example's lock held 1 s, not 0.3 s) back to back, every run
-	# within a second of the first finds the lock
-	# held; with 2.5 s between runs every run finds it free (the lock is
-	# released by a background job, so the trials must leave it running).
-	# The hold and the gap are far apart so that a loaded machine (a
-	# trial's start delayed, the background sleep late) keeps the counts.
-	sed 's/sleep 0\.3;/sleep 1;/' "$EX/lingering/test_lock.sh" >"$T/test_lock.sh"
+	# A lock that lingers by the clock, not by a background sleep: a run
+	# finds it held when the last run touched it less than 2 s ago (a
+	# busy run touches it too). With 2.5 s between runs every run finds it
+	# free whatever the load: rt-matrix rests at least 2.5 s after a trial
+	# ends (min_rest_ms below) and the lock was touched before that end.
+	# Back to back, each run starts well within 2 s of the one before.
+	cat >"$T/test_lock.sh" <<'EOF'
+#!/bin/sh
+# Takes the work lock; a lock touched less than 2000 ms ago is still held.
+now=$(date +%s%N)
+now=$((now / 1000000))
+if [ -s "$LOCK" ] && [ $((now - $(cat "$LOCK"))) -lt 2000 ]; then
+	echo "$now" >"$LOCK"
+	echo "lock: BUSY, $LOCK still held by an earlier run" >&2
+	exit 1
+fi
+echo "$now" >"$LOCK"
+echo "lock taken"
+exit 0
+EOF
 	chmod +x "$T/test_lock.sh"
-	grep -q 'sleep 1;' "$T/test_lock.sh"
-	LOCK="$T/lock" run rt-matrix -n 6 --slow 2500 --seed 1 --keep-background \
-		-- "$T/test_lock.sh"
+	LOCK="$T/lock" run rt-matrix -n 6 --slow 2500 --seed 1 -- "$T/test_lock.sh"
 	status_is 0
 	[ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]
 	echo "$output" | jqe '.type == "experiment" and .name == "slow" and .cell == "slow:2500"'

@@ -449,7 +449,7 @@ PYEOF
 
 @test "rt-junit, rt-measure --by case: go test -count=4 is four executions (repeat 1..4, attempt 1), one failure in four trials" {
 	command -v go >/dev/null 2>&1 || skip "no go"
-	export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+	export GOCACHE="$BATS_RUN_TMPDIR/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
 	cp -R "$RT_TOP/t/fixtures/runners/gorepeat" "$T/g"
 	(cd "$T/g" && go test -count=4 -json ./... > "$T/go.json") || true
 	rt-junit "$T/go.json" > "$T/r.jsonl"

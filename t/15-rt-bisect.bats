@@ -618,7 +618,7 @@ claims_confirmed() {
 @test "rt-bisect: the Go example of rt-bisect(1) on real go test: a bare test name is its package's case, and the polluter is found" {
 	command -v go >/dev/null || skip "go not installed"
 	mkdir -p "$T/g/store" && cd "$T/g"
-	export GOCACHE="$T/gocache" GOFLAGS=-mod=mod GOPATH="$T/gopath"
+	export GOCACHE="$BATS_RUN_TMPDIR/gocache" GOFLAGS=-mod=mod GOPATH="$T/gopath"
 	printf 'module example.com/g\n\ngo 1.19\n' >go.mod
 	printf 'package store\n\nvar Cache = map[string]int{}\n' >store/store.go
 	cat >store/store_test.go <<'GO'
@@ -647,7 +647,7 @@ GO
 @test "rt-bisect (go test): a probe whose real order differs from the one asked for is an error, never evidence" {
 	command -v go >/dev/null || skip "go not installed"
 	cp -R "$RT_TOP/t/fixtures/fix/goshuffle" "$T/g" && cd "$T/g"
-	export GOCACHE="$T/gocache" GOFLAGS=-mod=mod GOPROXY=off GOPATH="$T/gopath"
+	export GOCACHE="$BATS_RUN_TMPDIR/gocache" GOFLAGS=-mod=mod GOPROXY=off GOPATH="$T/gopath"
 	# a go that runs the driver's subtests in reverse (once per driver)
 	mkdir "$T/fake"
 	real=$(command -v go)
@@ -677,7 +677,7 @@ SH
 @test "rt-bisect (go test): a candidate in another package is left out, and a victim no package declares is an error" {
 	command -v go >/dev/null || skip "go not installed"
 	cp -R "$RT_TOP/t/fixtures/fix/goshuffle" "$T/g" && cd "$T/g"
-	export GOCACHE="$T/gocache" GOFLAGS=-mod=mod GOPROXY=off GOPATH="$T/gopath"
+	export GOCACHE="$BATS_RUN_TMPDIR/gocache" GOFLAGS=-mod=mod GOPROXY=off GOPATH="$T/gopath"
 	printf '%s\n' example.invalid/other::TestX example.invalid/ratelimit::TestSmallBurst >tests.txt
 	run rt-bisect -n 20 --threshold 0.3 -v example.invalid/ratelimit::TestDefaultRate -f tests.txt -o "$T/rec" \
 	    --cmd 'IFS="|"; go test -count=1 -run "^($(echo "$*" | sed "s#[^|]*::##g"))\$" .'

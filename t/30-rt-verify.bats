@@ -20,6 +20,27 @@ verify() {
 
 last() { tail -n 1 "$T/out"; }
 
+# The run most tests read: the pool with every flag that only reports
+# (--events, --board) and the genome on, once for the file; its output
+# in $BATS_FILE_TMPDIR/pool.{out,err,ev,rc}, its genome under data/.
+setup_file() {
+	local d=$BATS_FILE_TMPDIR rc=0
+	mkdir -p "$d/tmp" "$d/data" "$d/cache"
+	find "$FX/pool" -type f -exec cksum {} + | sort >"$d/before"
+	TMPDIR="$d/tmp" XDG_DATA_HOME="$d/data" XDG_CACHE_HOME="$d/cache" \
+		rt-verify -C "$FX/pool" -n 30 -N 40 -j 2 --seed 42 --events "$d/pool.ev" --board \
+		--cmd ./test_pool.sh "$FX/pool.jsonl" >"$d/pool.out" 2>"$d/pool.err" || rc=$?
+	echo "$rc" >"$d/pool.rc"
+	find "$FX/pool" -type f -exec cksum {} + | sort >"$d/after"
+}
+
+# the shared run's output in $T/out and $T/err, its exit status in $rc
+pool_run() {
+	cp "$BATS_FILE_TMPDIR/pool.out" "$T/out"
+	cp "$BATS_FILE_TMPDIR/pool.err" "$T/err"
+	rc=$(cat "$BATS_FILE_TMPDIR/pool.rc")
+}
+
 @test "rt-verify: --help and --version" {
 	run rt-verify --help
 	status_is 0
@@ -71,13 +92,12 @@ last() { tail -n 1 "$T/out"; }
 	grep -q "warning: the project $T/big holds more than 10000 files" "$T/err"
 	last | jqe '.type == "verdict"'
 	# an ordinary project draws no warning
-	verify --no-genome --cmd ./test_pool.sh "$FX/pool.jsonl"
+	pool_run
 	! grep -q "warning" "$T/err"
 }
 
 @test "rt-verify: FIXED — the real fix wins, the decoy stays flaky, bad patches are out" {
-	find "$FX/pool" -type f -exec cksum {} + | sort >"$T/before"
-	verify --cmd ./test_pool.sh "$FX/pool.jsonl"
+	pool_run
 	[ "$rc" -eq 0 ]
 	# one lane record per hypothesis, then the verdict, last
 	[ "$(jq -s 'map(select(.type == "lane")) | length' "$T/out")" -eq 5 ]
@@ -93,13 +113,12 @@ last() { tail -n 1 "$T/out"; }
 	last | jqe '.lanes[] | select(.id == "h-fix") | .reason | test("0/[0-9]+ failed, interval ≤[0-9.]+%")'
 	! grep -q "interval 0\.0–" "$T/out"
 	# the user's tree is untouched and no copy is left behind
-	find "$FX/pool" -type f -exec cksum {} + | sort >"$T/after"
-	cmp "$T/before" "$T/after"
-	[ -z "$(ls -A "$T/tmp")" ]
+	cmp "$BATS_FILE_TMPDIR/before" "$BATS_FILE_TMPDIR/after"
+	[ -z "$(ls -A "$BATS_FILE_TMPDIR/tmp")" ]
 }
 
 @test "rt-verify: the confirmation size and rule are rt-plan's, and 0/n reads FIXED" {
-	verify --cmd ./test_pool.sh "$FX/pool.jsonl"
+	pool_run
 	runs=$(rt-plan -r 0.1 -c 0.95 | jq .runs)
 	last | jqe --argjson n "$runs" '.confirmations | length == 1 and .[0].required_runs == $n and .[0].trials == $n and .[0].failures == 0 and .[0].passed == true'
 	# what 0/n proves is reported as its own bound, below the target
@@ -107,7 +126,7 @@ last() { tail -n 1 "$T/out"; }
 	last | jqe '.confirmations[0].summary | test("^0/29 failed \\(≤9\\.9% at 95% confidence")'
 	last | jqe '.rule | test("runs_to_claim\\(10\\.0%, 0\\.95\\) = 29")'
 	# confirmation trials are fresh: numbered after every trial raced
-	verify --events "$T/ev" --cmd ./test_pool.sh "$FX/pool.jsonl"
+	cp "$BATS_FILE_TMPDIR/pool.ev" "$T/ev"
 	first=$(jq -s 'map(select(.event == "confirmation_started"))[0].first_trial' "$T/ev")
 	raced=$(jq -s '[.[] | select(.event == "trial" and .lane != "confirm") | .trial] | max' "$T/ev")
 	[ "$first" -gt "$raced" ]
@@ -230,7 +249,7 @@ x-skip-marker=skip x-sys-exit=early-exit x-weaken=assertion-weakened "
 }
 
 @test "rt-verify: --events is a typed JSONL stream that follows the run" {
-	verify --events "$T/ev" --cmd ./test_pool.sh "$FX/pool.jsonl"
+	cp "$BATS_FILE_TMPDIR/pool.ev" "$T/ev"
 	jqe -s 'all(.type == "event" and (.t | type) == "number")' "$T/ev"
 	jqe -s 'any(.event == "lane_eliminated" or .event == "lane_undecided")' "$T/ev"
 	for e in start baseline race_started trial lane_survived \
@@ -241,7 +260,7 @@ x-skip-marker=skip x-sys-exit=early-exit x-weaken=assertion-weakened "
 }
 
 @test "rt-verify: --board prints one line per lane on stderr" {
-	verify --board --no-genome --cmd ./test_pool.sh "$FX/pool.jsonl"
+	pool_run
 	grep -q "h-fix .* winner" "$T/err"
 	grep -q "h-decoy .* \(eliminated\|undecided\)$" "$T/err"
 	grep -q "baseline .* [0-9]* trials" "$T/err"
@@ -308,8 +327,7 @@ assert len(rows) >= 13 and len(cols) == 1, (len(rows), cols)' "$T/err"
 }
 
 @test "rt-verify: the genome records each run; two concurrent runs lose nothing" {
-	verify --cmd ./test_pool.sh "$FX/pool.jsonl"
-	db="$XDG_DATA_HOME/retrial/genome.db"
+	db="$BATS_FILE_TMPDIR/data/retrial/genome.db"
 	[ "$(sqlite3 "$db" 'select verdict from runs')" = "FIXED" ]
 	[ "$(sqlite3 "$db" "select status from hypotheses where hyp_id = 'h-fix'")" = "winner" ]
 	for i in 1 2 3; do

@@ -27,7 +27,7 @@ collect1() {
 }
 
 go_env() {
-	export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+	export GOCACHE="$BATS_RUN_TMPDIR/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
 }
 
 @test "--runner: an unknown name is a usage error listing the runners, in every tool that runs trials" {

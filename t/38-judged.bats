@@ -255,7 +255,7 @@ SH
 
 @test "rt-measure --case: a go test subtest judged through go test -json while its table's other row fails" {
 	command -v go >/dev/null 2>&1 || skip "no go"
-	export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+	export GOCACHE="$BATS_RUN_TMPDIR/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
 	cp -R "$RT_TOP/t/fixtures/runners/gomod" "$T/go"
 	cd "$T/go"
 	sed -i 's/{"zero", 0, 0, 0}/{"zero", 0, 0, 1}/' calc/calc_test.go

@@ -931,7 +931,7 @@ night() { # night N OUTCOME
 
 @test "gate: go test -count=4 is four judged runs, not retries: one failed run fails the job; on the list it is quarantined" {
 	command -v go >/dev/null 2>&1 || skip "no go"
-	export GOCACHE="$T/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
+	export GOCACHE="$BATS_RUN_TMPDIR/gocache" GOPATH="$T/gopath" GOPROXY=off GOTOOLCHAIN=local GOFLAGS=-mod=mod
 	cp -R "$RT_TOP/t/fixtures/runners/gorepeat" "$T/g"
 	cd "$T/g"
 	# TestFirstID fails its second run of four, and go test exits 1

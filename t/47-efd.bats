@@ -106,7 +106,7 @@ PYEOF
 
 @test "rt-efd.sh: go test: the func TestX names of a changed _test.go file, by import path" {
 	command -v go >/dev/null || skip "no go"
-	export GOFLAGS=-mod=mod GOPROXY=off GOCACHE="$T/gocache" GOPATH="$T/gopath"
+	export GOFLAGS=-mod=mod GOPROXY=off GOCACHE="$BATS_RUN_TMPDIR/gocache" GOPATH="$T/gopath"
 	mkdir -p "$T/g/calc"
 	printf 'module example.com/m\n\ngo 1.19\n' >"$T/g/go.mod"
 	printf 'package calc\n\nfunc Add(a, b int) int { return a + b }\n' >"$T/g/calc/calc.go"
