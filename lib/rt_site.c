@@ -29,22 +29,6 @@ esc(rt_buf *b, const char *s)
 }
 
 void
-rt_html_id(rt_buf *b, const char *s)
-{
-	char *c = rt_md_clean(s ? s : ""), *p, *q;
-
-	for (p = c; *p; p = q) {
-		q = p + strcspn(p, "/:.");
-		if (*q)
-			q++;
-		rt_html_esc(b, p, (size_t)(q - p));
-		if (q > p && strchr("/:.", q[-1]))
-			rt_buf_adds(b, "<wbr>");
-	}
-	free(c);
-}
-
-void
 rt_site_page_name(const char *id, char out[32])
 {
 	char hex[65];

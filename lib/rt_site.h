@@ -51,10 +51,6 @@ void rt_site_nights_free(rt_site_nights *v);
 void rt_site_spark(rt_buf *b, const char *id, size_t nn, const char *const *label,
     const long *k, const long *n, double conf);
 
-/* A test ID as HTML: escaped, with a <wbr> after each '/', ':' and '.',
- * so a long ID wraps only at its own boundaries, never inside a word. */
-void rt_html_id(rt_buf *b, const char *id);
-
 /* The file name of id's page: "t/" and the first 16 hex digits of its
  * SHA-256, ".html" (never the ID itself). */
 void rt_site_page_name(const char *id, char out[32]);
