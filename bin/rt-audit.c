@@ -874,7 +874,7 @@ nightly_add(json_t *nightly, const char *c)
 }
 
 /* The newly flaky get sparklines for the first NIGHTLY_NEW of them only:
- * a first import can flag thousands, and each holds a point per run of
+ * a first import can flag thousands, and each holds a point per night of
  * the window (issue 31). The rest are counted in "nightly_omitted". The
  * other lists are bounded already (--top, the quarantine list's size). */
 #define NIGHTLY_NEW 100
