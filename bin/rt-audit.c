@@ -834,29 +834,37 @@ nightly_has(json_t *nightly, const char *c)
 }
 
 /* Each test the digest names (the top rates, the newly flaky, the
- * candidates, the quarantined), with its rate in each run of the window:
- * one point per night, each with its own interval (rate_obj's). */
+ * candidates, the quarantined), with its rate each night of the window's
+ * runs (lib/rt_site's nights: the date a run started): one point per
+ * night, its failures of its trials and its interval (rate_obj's). */
 static void
 nightly_add(json_t *nightly, const char *c)
 {
-	runcount *v;
-	size_t nv, i;
+	static sqlite3_stmt *q;
+	rt_site_nights v;
+	size_t i;
 	json_t *o, *nights, *r;
 	long k = 0, n = 0;
 
+	if (!nightly) {
+		sqlite3_finalize(q);
+		q = NULL;
+		return;
+	}
 	if (!*c || nightly_has(nightly, c))
 		return;
-	nv = case_runs(c, &v);
+	if (!q && !(q = rt_site_nights_prep(G.db, -1, G.window)))
+		die_db("nights");
+	if (rt_site_night(q, c, &v) < 0)
+		die_db("nights");
 	nights = json_array();
-	for (i = 0; i < nv; i++) {
-		if (!v[i].in_window || v[i].n == 0)
-			continue;
-		k += v[i].k, n += v[i].n;
-		r = rate_obj(v[i].k, v[i].n, NULL);
-		json_object_set_new(r, "run", json_string(v[i].run));
+	for (i = 0; i < v.len; i++) {
+		k += v.k[i], n += v.n[i];
+		r = rate_obj(v.k[i], v.n[i], NULL);
+		json_object_set_new(r, "night", json_string(v.night[i]));
 		json_array_append_new(nights, r);
 	}
-	runs_free(v, nv);
+	rt_site_nights_free(&v);
 	o = json_object();
 	json_object_set_new(o, "case", json_string(c));
 	json_object_set_new(o, "quarantined", json_boolean(quarantined_entry(c) != NULL));
@@ -866,7 +874,7 @@ nightly_add(json_t *nightly, const char *c)
 }
 
 /* The newly flaky get sparklines for the first NIGHTLY_NEW of them only:
- * a first import can flag thousands, and each holds a point per run of
+ * a first import can flag thousands, and each holds a point per night of
  * the window (issue 31). The rest are counted in "nightly_omitted". The
  * other lists are bounded already (--top, the quarantine list's size). */
 #define NIGHTLY_NEW 100
@@ -890,6 +898,7 @@ nightly_rates(json_t *d)
 				nightly_add(nightly, jstr(o, "case"));
 		}
 	json_object_set_new(d, "nightly_omitted", json_integer((json_int_t)omitted));
+	nightly_add(NULL, NULL);
 	return nightly;
 }
 
@@ -1116,54 +1125,26 @@ d_since(doc *d, json_t *a)
 	}
 }
 
-/* One test's nightly rates as a sparkline: a point per run of the window
- * at its rate, its interval a band behind it, on a fixed 0–100% scale so
- * the lines compare. The <title> says each night's numbers in words. */
-#define SP_STEP 10.0
-#define SP_H 30.0
+/* One test's nightly rates as lib/rt_site's sparkline: a point per night
+ * at its rate, its interval a bar (an audit written before the nights
+ * has a point per run, labelled with the run). */
 static void
-svg_spark(rt_buf *b, json_t *t, long long window)
+svg_spark(rt_buf *b, json_t *t, double conf)
 {
 	json_t *nights = json_object_get(t, "nights"), *r;
 	size_t n = json_array_size(nights), i;
-	double w = (n ? (double)n : 1) * SP_STEP + 4, x, y;
-	rt_buf tt = { 0 };
+	const char **lbl = rt_xcalloc(n ? n : 1, sizeof *lbl);
+	long *k = rt_xcalloc(n ? n : 1, sizeof *k), *tr = rt_xcalloc(n ? n : 1, sizeof *tr);
 
-	rt_buf_printf(&tt, "%s, nightly failure rate, %zu of the last %lld runs: ",
-	    jstr(t, "case"), n, window);
-	json_array_foreach(nights, i, r)
-		rt_buf_printf(&tt, "%s%s: %s", i ? "; " : "", jstr(r, "run"), jstr(r, "summary"));
-	if (!n)
-		rt_buf_adds(&tt, "no runs in the window");
-	rt_buf_printf(b, "<svg class=\"spark\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\"><title>",
-	    w, SP_H, w, SP_H);
-	html_esc(b, rt_buf_str(&tt));
-	rt_buf_adds(b, "</title>");
-#define SP_Y(p) (2 + (1 - (p)) * (SP_H - 4))
 	json_array_foreach(nights, i, r) {
-		double lo = json_number_value(json_object_get(r, "ci_low"));
-		double hi = json_number_value(json_object_get(r, "ci_high"));
-		x = 2 + SP_STEP * (i + 0.5);
-		rt_buf_printf(b, "<rect class=\"band\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-		    "height=\"%.1f\"/>", x - 3, SP_Y(hi), 6.0, SP_Y(lo) - SP_Y(hi));
+		lbl[i] = *jstr(r, "night") ? jstr(r, "night") : jstr(r, "run");
+		k[i] = (long)json_integer_value(json_object_get(r, "failures"));
+		tr[i] = (long)json_integer_value(json_object_get(r, "trials"));
 	}
-	if (n > 1) {
-		rt_buf_adds(b, "<polyline class=\"est\" points=\"");
-		json_array_foreach(nights, i, r)
-			rt_buf_printf(b, "%s%.1f,%.1f", i ? " " : "", 2 + SP_STEP * (i + 0.5),
-			    SP_Y(json_number_value(json_object_get(r, "rate"))));
-		rt_buf_adds(b, "\"/>");
-	}
-	json_array_foreach(nights, i, r) {
-		double p = json_number_value(json_object_get(r, "rate"));
-		x = 2 + SP_STEP * (i + 0.5);
-		y = SP_Y(p);
-		rt_buf_printf(b, "<circle class=\"pt%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>",
-		    json_integer_value(json_object_get(r, "failures")) ? "" : " zero", x, y);
-	}
-#undef SP_Y
-	rt_buf_adds(b, "</svg>");
-	rt_buf_free(&tt);
+	rt_site_spark(b, jstr(t, "case"), n, lbl, k, tr, conf);
+	free(lbl);
+	free(k);
+	free(tr);
 }
 
 static json_t *
@@ -1181,7 +1162,7 @@ nightly_of(json_t *a, const char *c)
 /* The tests off the quarantine list, each with its window rate and its
  * sparkline: the gating lane (HTML only; the Markdown has the top rates). */
 static void
-d_nightly(doc *d, json_t *a, long long window)
+d_nightly(doc *d, json_t *a, long long window, double conf)
 {
 	json_t *v = json_object_get(a, "nightly"), *o;
 	size_t i, n = 0;
@@ -1196,8 +1177,9 @@ d_nightly(doc *d, json_t *a, long long window)
 		rt_buf_adds(&d->b, "<p>No test to show.</p>\n");
 		return;
 	}
-	rt_buf_adds(&d->b, "<p>One point per run at its failure rate, the band its "
-	    "interval; the scale runs from 0 to 100%. Hover a line for its numbers.</p>\n"
+	rt_buf_adds(&d->b, "<p>One point per night (the date a run started) at its "
+	    "failure rate over that night's runs, the bar its interval; the scale runs "
+	    "from 0 to 100%. Hover a line for its numbers.</p>\n"
 	    "<table class=\"nightly\">\n<tr><th class=\"id\">Test</th><th>Nightly</th>"
 	    "<th class=\"id\">Rate in the window</th></tr>\n");
 	json_array_foreach(v, i, o) {
@@ -1206,7 +1188,7 @@ d_nightly(doc *d, json_t *a, long long window)
 		rt_buf_adds(&d->b, "<tr><td class=\"id\"><code>");
 		html_esc(&d->b, jstr(o, "case"));
 		rt_buf_adds(&d->b, "</code></td><td>");
-		svg_spark(&d->b, o, window);
+		svg_spark(&d->b, o, conf);
 		rt_buf_adds(&d->b, "</td><td class=\"id\">");
 		html_esc(&d->b, json_is_object(json_object_get(o, "window_rate")) ?
 		    rsum(o, "window_rate") : "no runs in the window");
@@ -1245,7 +1227,7 @@ md_cell(rt_buf *b, const char *s, int code)
 /* The quarantine list as of that night: ID, owner, expiry, days left,
  * issue, and the test's rate in the window — measured, never gating. */
 static void
-d_quarantined(doc *d, json_t *a, long long window)
+d_quarantined(doc *d, json_t *a, long long window, double conf)
 {
 	json_t *v = json_object_get(a, "quarantined"), *o, *dl, *nt;
 	size_t i;
@@ -1315,7 +1297,7 @@ d_quarantined(doc *d, json_t *a, long long window)
 			    "rate")) ? rsum(o, "rate") : "no runs in the window");
 			rt_buf_adds(&d->b, "</td><td>");
 			if ((nt = nightly_of(a, jstr(o, "case"))))
-				svg_spark(&d->b, nt, window);
+				svg_spark(&d->b, nt, conf);
 			rt_buf_adds(&d->b, "</td></tr>\n");
 		} else {
 			rt_buf_adds(&d->b, "| ");
@@ -1483,7 +1465,7 @@ render(doc *d, json_t *a)
 		d_item(d, jstr(o, "case"), line);
 	}
 	d_end(d, json_array_size(v));
-	d_nightly(d, a, window);
+	d_nightly(d, a, window, conf);
 
 	v = json_object_get(a, "quarantine");
 	d_head(d, "Quarantine candidates", json_array_size(v),
@@ -1531,7 +1513,7 @@ render(doc *d, json_t *a)
 		d_item(d, jstr(o, "case"), line);
 	}
 	d_end(d, json_array_size(v));
-	d_quarantined(d, a, window);
+	d_quarantined(d, a, window, conf);
 	if (d->html)
 		rt_buf_adds(&d->b, "</main>\n</body></html>\n");
 }

@@ -1184,27 +1184,26 @@ sec_cases(report *r, rt_buf *b)
 static void
 html_cases(rt_buf *b, const report *r)
 {
-	char failed[300], runs[32], *name;
+	char failed[300], runs[32], *v;
 	size_t i;
-	const char *v;
 
 	if (r->ncases == 0)
 		return;
-	rt_buf_adds(b, "<table>\n<tr><th>case</th><th>verdict</th><th>failures</th>"
-	    "<th>clean runs to show a fix</th></tr>\n");
+	rt_buf_adds(b, "<table class=\"cases\">\n<tr><th class=\"id\">case</th><th>verdict</th>"
+	    "<th>failures</th><th>clean runs to show a fix</th></tr>\n");
 	for (i = 0; i < r->ncases; i++) {
 		const casemeas *c = &r->cases[i];
 		case_words(c, failed, sizeof failed, runs, sizeof runs);
-		name = rt_md_clean(c->name);
-		v = c->m.verdict ? c->m.verdict : "(none)";
-		rt_buf_adds(b, "<tr><td><code>");
-		rt_html_esc(b, name, strlen(name));
-		rt_buf_adds(b, "</code></td><td><code>");
+		v = rt_md_clean(c->m.verdict ? c->m.verdict : "(none)");
+		/* the ID wraps at its separators only, the verdict never */
+		rt_buf_adds(b, "<tr><td class=\"id\"><code>");
+		rt_html_id(b, c->name);
+		rt_buf_adds(b, "</code></td><td class=\"verdict\"><code>");
 		rt_html_esc(b, v, strlen(v));
 		rt_buf_adds(b, "</code></td><td>");
 		rt_html_esc(b, failed, strlen(failed));
 		rt_buf_printf(b, "</td><td>%s</td></tr>\n", runs);
-		free(name);
+		free(v);
 	}
 	rt_buf_adds(b, "</table>\n");
 }
@@ -2547,8 +2546,16 @@ build_html(rt_buf *b, report *r, const meas *m, const proof *pf, sections *s)
 	svg_rates(b, r, m, pf);
 	svg_timeline(b, r);
 	svg_band(b, r, m->have ? m->conf : 0.95);
-	rt_md_to_html(b, rt_buf_str(&s->facts));
-	rt_md_to_html(b, rt_buf_str(&s->observe));
+	/* a suite's page (per-case records only): the sections that diagnose
+	 * one test get no heading of their own, just a line under the table */
+	if (r->ncases > 0 && !m->have && !r->n_diff && !r->n_fact && !r->n_exp) {
+		rt_buf_adds(b, "<p class=\"lane\">One test's diagnosis needs its own "
+		    "records: what is true only when it fails (rt-diff-facts) and what "
+		    "observation changed (rt-matrix).</p>\n");
+	} else {
+		rt_md_to_html(b, rt_buf_str(&s->facts));
+		rt_md_to_html(b, rt_buf_str(&s->observe));
+	}
 	rt_md_to_html(b, rt_buf_str(&s->tb));
 	svg_tournament(b, r);
 	if ((patch = winner_patch(r))) {

@@ -257,3 +257,22 @@ rt_md_to_html(rt_buf *b, const char *md)
 	}
 	close_block(b, open);
 }
+
+void
+rt_html_id(rt_buf *b, const char *s)
+{
+	char *c = rt_md_clean(s ? s : ""), *p, *q;
+
+	for (p = c; *p; p = q) {
+		q = p + strcspn(p, "/:.");
+		if (!*q) {
+			rt_html_esc(b, p, (size_t)(q - p));
+			break;
+		}
+		q += strspn(q, "/:.");
+		rt_html_esc(b, p, (size_t)(q - p));
+		if (*q)
+			rt_buf_adds(b, "<wbr>");
+	}
+	free(c);
+}

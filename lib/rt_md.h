@@ -27,6 +27,11 @@ void rt_md_fence(rt_buf *b, const char *text, const char *info);
 /* n bytes of s with & < > " ' escaped for HTML text and attributes. */
 void rt_html_esc(rt_buf *b, const char *s, size_t n);
 
+/* A test ID as HTML text: cleaned (rt_md_clean), escaped, with a <wbr>
+ * after each run of '/', ':' and '.' ("/", "::", "."), so a long ID wraps
+ * only at its own boundaries, never inside a word. */
+void rt_html_id(rt_buf *b, const char *id);
+
 /* The Markdown retrial writes, as HTML: "#" headings, "- " lists, "|"
  * tables (the first row a header, a "|---|" row dropped), paragraphs, and
  * inline code spans; everything else is escaped text. */

@@ -28,24 +28,6 @@ esc(rt_buf *b, const char *s)
 	free(c);
 }
 
-/* A test ID: escaped, with a <wbr> after each '/', ':' and '.', so a long
- * ID wraps only at its own boundaries. */
-static void
-esc_id(rt_buf *b, const char *s)
-{
-	char *c = rt_md_clean(s ? s : ""), *p, *q;
-
-	for (p = c; *p; p = q) {
-		q = p + strcspn(p, "/:.");
-		if (*q)
-			q++;
-		rt_html_esc(b, p, (size_t)(q - p));
-		if (q > p && strchr("/:.", q[-1]))
-			rt_buf_adds(b, "<wbr>");
-	}
-	free(c);
-}
-
 void
 rt_site_page_name(const char *id, char out[32])
 {
@@ -53,6 +35,73 @@ rt_site_page_name(const char *id, char out[32])
 
 	rt_sha256_hex(id, strlen(id), hex);
 	snprintf(out, 32, "t/%.16s.html", hex);
+}
+
+/* a night: the date its run started (else of the audit that read it) */
+static const char q_nights[] =
+    "SELECT night, sum(k), sum(n) FROM (SELECT substr(coalesce(u.first_ts, a.at),"
+    "  1, 10) AS night, sum(r.failed) AS k, count(r.failed) AS n"
+    " FROM results r JOIN runs u ON u.run = r.run JOIN audits a ON a.id = u.audit_id"
+    " WHERE r.case_id = ?1 AND r.failed IS NOT NULL AND (?3 <= 0 OR r.run IN"
+    "  (SELECT run FROM runs ORDER BY audit_id DESC, first_ts DESC, run DESC"
+    "  LIMIT ?3)) GROUP BY r.run)"
+    " GROUP BY night ORDER BY night DESC LIMIT ?2";
+
+sqlite3_stmt *
+rt_site_nights_prep(sqlite3 *db, long max, long window)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, q_nights, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 2, max < 0 ? -1 : max);
+	sqlite3_bind_int64(st, 3, window);
+	return st;
+}
+
+int
+rt_site_night(sqlite3_stmt *st, const char *id, rt_site_nights *v)
+{
+	size_t cap = 0, i, j;
+	int rc;
+	char *t;
+	long x;
+
+	memset(v, 0, sizeof *v);
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (v->len == cap) {
+			cap = cap ? 2 * cap : 16;
+			v->night = rt_xrealloc(v->night, cap * sizeof *v->night);
+			v->k = rt_xrealloc(v->k, cap * sizeof *v->k);
+			v->n = rt_xrealloc(v->n, cap * sizeof *v->n);
+		}
+		v->night[v->len] = rt_xstrdup((const char *)sqlite3_column_text(st, 0));
+		v->k[v->len] = (long)sqlite3_column_int64(st, 1);
+		v->n[v->len] = (long)sqlite3_column_int64(st, 2);
+		v->len++;
+	}
+	sqlite3_reset(st);
+	/* newest first from SQL (the LIMIT keeps the last), drawn oldest first */
+	for (i = 0, j = v->len; i < j--; i++) {
+		t = v->night[i], v->night[i] = v->night[j], v->night[j] = t;
+		x = v->k[i], v->k[i] = v->k[j], v->k[j] = x;
+		x = v->n[i], v->n[i] = v->n[j], v->n[j] = x;
+	}
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+void
+rt_site_nights_free(rt_site_nights *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->len; i++)
+		free(v->night[i]);
+	free(v->night);
+	free(v->k);
+	free(v->n);
+	memset(v, 0, sizeof *v);
 }
 
 #define SP_STEP 14.0
@@ -225,16 +274,16 @@ test_page(sqlite3 *db, stmts *st, const rt_site_opts *o, const char *tmp, const 
     const char *page, long k, long n, char *err, size_t errsize)
 {
 	rt_buf b = { 0 };
-	char s[200], *own, *lbl[1024], *link;
-	long nk[1024], nn[1024];
-	size_t nv = 0, i;
+	char s[200], *own, *link;
+	rt_site_nights nv;
+	size_t i;
 	rt_quar_entry *e = o->q ? rt_quar_find(o->q, id) : NULL;
 	const char *owner = owner_of(o, id, e, &own);
 	int rc;
 
 	head(&b, id, "../");
 	rt_buf_adds(&b, "<p><a href=\"../index.html\">All tests</a></p>\n<h1 class=\"id\"><code>");
-	esc_id(&b, id);
+	rt_html_id(&b, id);
 	rt_buf_adds(&b, "</code></h1>\n<dl class=\"facts\">\n<dt>Failure rate</dt><dd>");
 	rt_say_count(s, sizeof s, k, n, o->conf, "failed");
 	esc(&b, s);
@@ -273,38 +322,27 @@ test_page(sqlite3 *db, stmts *st, const rt_site_opts *o, const char *tmp, const 
 	free(own);
 	rt_buf_adds(&b, "</dd>\n</dl>\n");
 
-	/* the nights, newest first from SQL, drawn oldest first */
-	sqlite3_bind_text(st->nights, 1, id, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st->nights)) == SQLITE_ROW && nv < 1024) {
-		lbl[nv] = rt_xstrdup((const char *)sqlite3_column_text(st->nights, 0));
-		nk[nv] = (long)sqlite3_column_int64(st->nights, 1);
-		nn[nv] = (long)sqlite3_column_int64(st->nights, 2);
-		nv++;
+	if (rt_site_night(st->nights, id, &nv) < 0) {
+		rt_site_nights_free(&nv);
+		rt_buf_free(&b);
+		return dbfail(db, err, errsize);
 	}
-	sqlite3_reset(st->nights);
-	for (i = 0; i < nv / 2; i++) {
-		char *t = lbl[i];
-		long x = nk[i];
-		lbl[i] = lbl[nv - 1 - i], lbl[nv - 1 - i] = t;
-		nk[i] = nk[nv - 1 - i], nk[nv - 1 - i] = x;
-		x = nn[i], nn[i] = nn[nv - 1 - i], nn[nv - 1 - i] = x;
-	}
-	rt_buf_printf(&b, "<h2>Nightly failure rate, last %zu night%s</h2>\n", nv,
-	    nv == 1 ? "" : "s");
+	rt_buf_printf(&b, "<h2>Nightly failure rate, last %zu night%s</h2>\n", nv.len,
+	    nv.len == 1 ? "" : "s");
 	rt_buf_adds(&b, "<p>A point per night at its failure rate, the bar its "
 	    "interval, on a scale from 0 to 100%.</p>\n<figure>");
-	rt_site_spark(&b, id, nv, (const char *const *)lbl, nk, nn, o->conf);
+	rt_site_spark(&b, id, nv.len, (const char *const *)nv.night, nv.k, nv.n, o->conf);
 	rt_buf_adds(&b, "</figure>\n<table class=\"nights\">\n<thead><tr><th>Night</th>"
 	    "<th class=\"rate\">Failure rate</th></tr></thead>\n<tbody>\n");
-	for (i = nv; i-- > 0;) {
+	for (i = nv.len; i-- > 0;) {
 		rt_buf_adds(&b, "<tr><td>");
-		esc(&b, lbl[i]);
+		esc(&b, nv.night[i]);
 		rt_buf_adds(&b, "</td><td class=\"rate\">");
-		rt_say_count(s, sizeof s, nk[i], nn[i], o->conf, "failed");
+		rt_say_count(s, sizeof s, nv.k[i], nv.n[i], o->conf, "failed");
 		esc(&b, s);
 		rt_buf_adds(&b, "</td></tr>\n");
-		free(lbl[i]);
 	}
+	rt_site_nights_free(&nv);
 	rt_buf_adds(&b, "</tbody>\n</table>\n");
 
 	/* failure messages, counted */
@@ -345,7 +383,7 @@ test_page(sqlite3 *db, stmts *st, const rt_site_opts *o, const char *tmp, const 
 			esc(&b, link);
 			rt_buf_adds(&b, "\">");
 		}
-		esc_id(&b, run);
+		rt_html_id(&b, run);
 		rt_buf_adds(&b, link ? "</a>" : "");
 		free(link);
 		rt_buf_adds(&b, "</td><td><code>");
@@ -374,13 +412,6 @@ static const char q_index[] =
     " FROM results WHERE run IN w AND failed IS NOT NULL GROUP BY case_id"
     " ORDER BY CAST(sum(failed) AS REAL) / count(failed) DESC, count(failed) DESC,"
     "  case_id";
-/* a night: the date its run started (else of the audit that read it) */
-static const char q_nights[] =
-    "SELECT night, sum(k), sum(n) FROM (SELECT substr(coalesce(u.first_ts, a.at),"
-    "  1, 10) AS night, sum(r.failed) AS k, count(r.failed) AS n"
-    " FROM results r JOIN runs u ON u.run = r.run JOIN audits a ON a.id = u.audit_id"
-    " WHERE r.case_id = ?1 AND r.failed IS NOT NULL GROUP BY r.run)"
-    " GROUP BY night ORDER BY night DESC LIMIT ?2";
 static const char q_msgs[] =
     "SELECT coalesce(failure_type, ''), coalesce(message, ''), count(*) FROM results"
     " WHERE case_id = ?1 AND failed = 1 GROUP BY 1, 2 ORDER BY 3 DESC, 2 LIMIT ?2";
@@ -401,14 +432,13 @@ build(sqlite3 *db, const char *tmp, const rt_site_opts *o, char *err, size_t err
 	int rc = -1, step;
 
 	if (sqlite3_prepare_v2(db, q_index, -1, &idx, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, q_nights, -1, &st.nights, NULL) != SQLITE_OK ||
+	    !(st.nights = rt_site_nights_prep(db, o->nights, 0)) ||
 	    sqlite3_prepare_v2(db, q_msgs, -1, &st.msgs, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, q_runs, -1, &st.runs, NULL) != SQLITE_OK) {
 		dbfail(db, err, errsize);
 		goto out;
 	}
 	sqlite3_bind_int64(idx, 1, o->window);
-	sqlite3_bind_int64(st.nights, 2, o->nights > 1024 ? 1024 : o->nights);
 	sqlite3_bind_int(st.msgs, 2, MAX_MESSAGES);
 	sqlite3_bind_int64(st.runs, 2, o->window);
 	path = rt_xasprintf("%s/t", tmp);
@@ -444,7 +474,7 @@ build(sqlite3 *db, const char *tmp, const rt_site_opts *o, char *err, size_t err
 		rt_buf_adds(&b, "<tr><td class=\"id\" data-v=\"");
 		esc(&b, id);
 		rt_buf_printf(&b, "\"><a href=\"%s\"><code>", page);
-		esc_id(&b, id);
+		rt_html_id(&b, id);
 		rt_buf_printf(&b, "</code></a></td><td class=\"rate\" data-v=\"%.6f\">",
 		    n ? (double)k / n : 0.0);
 		rt_say_count(s, sizeof s, k, n, o->conf, "failed");

@@ -27,6 +27,24 @@ int rt_site_check(const char *dir, char *err, size_t errsize);
 int rt_site_write(sqlite3 *db, const char *dir, const rt_site_opts *o,
     char *err, size_t errsize);
 
+/* A test's nights: each the date its runs started (else the date of the
+ * audit that read them), with the failures k of its trials n. */
+typedef struct {
+	size_t len;
+	char **night;                /* "YYYY-MM-DD", oldest first */
+	long *k, *n;
+} rt_site_nights;
+
+/* The query rt_site_night reads through: a test's last max nights (all,
+ * when max < 0), of the last window runs (all, when window <= 0). NULL
+ * on a database error. */
+sqlite3_stmt *rt_site_nights_prep(sqlite3 *db, long max, long window);
+
+/* id's nights through st, oldest first, into v (freed by
+ * rt_site_nights_free). 0, or -1 on a database error. */
+int rt_site_night(sqlite3_stmt *st, const char *id, rt_site_nights *v);
+void rt_site_nights_free(rt_site_nights *v);
+
 /* One test's nightly rates as an SVG sparkline: a point per night at its
  * rate k[i]/n[i], its interval a vertical bar, on a fixed 0–100% scale;
  * label[i] names the night in the <title>. */

@@ -701,7 +701,7 @@ fixed_section() {
 	# HTML: the same rows, the name whole despite its "|"
 	rt-report -o "$T/h" --html "$T/cases.jsonl" >/dev/null
 	h="$T/h/report.html"
-	grep -o '<tr><td><code>[^<]*' "$h" | sed 's/.*<code>//' > "$T/hrows"
+	sed 's/<wbr>//g' "$h" | grep -o '<tr><td class="id"><code>[^<]*' | sed 's/.*<code>//' > "$T/hrows"
 	printf '%s\n' 't::often | pipe' 't::rare' 't::broken' 't::stable' > "$T/want"
 	diff -u "$T/want" "$T/hrows"
 	grep -q '<td>8/40 failed (20.0%, 95% Wilson CI 10.4%–34.8%)</td><td>39</td>' "$h"

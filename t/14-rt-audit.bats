@@ -698,19 +698,19 @@ PY
 	# the gating lane: one row and one <svg> per test, its title the nights in words
 	jq -e '[.tables[] | select(.class == "nightly") | .rows[1:][] | .[0]] == ["t.a"]' "$T/f2.json"
 	jq -e '.svgs | length == 2' "$T/f2.json"
-	jq -e '.svgs[0] == "t.a, nightly failure rate, 2 of the last 30 runs: n1: 0/10 failed (≤25.9% at 95% confidence); n2: 3/10 failed (30.0%, 95% Wilson CI 10.7%–60.4%)"' "$T/f2.json"
+	jq -e '.svgs[0] == "t.a, failure rate by night, 2 nights: 2026-11-01: 0/10 failed (≤25.9% at 95% confidence); 2026-11-02: 3/10 failed (30.0%, 95% Wilson CI 10.7%–60.4%)"' "$T/f2.json"
 	# the quarantine table: ID, owner, expires, days left, issue link, the lane's rate
 	jq -e --arg exp "$(date -u -d '+10 days' +%F)" '[.tables[] | select(.class == "quarantine") | .rows[1] | .[0:6]] ==
 	    [["tests/test_q.py::test_q", "@alice", $exp, "10", "https://github.com/o/r/issues/7", "4/20 failed (20.0%, 95% Wilson CI 8.0%–41.7%)"]]' "$T/f2.json"
 	jq -e '.tables[] | select(.class == "quarantine") | .rows[0] == ["ID", "Owner", "Expires", "Days left", "Issue", "Rate in the window", "Nightly"]' "$T/f2.json"
 	jq -e '.href == ["https://github.com/o/r/issues/7"]' "$T/f2.json"
-	jq -e '.svgs[1] | startswith("tests/test_q.py::test_q, nightly failure rate, 2 of the last 30 runs: n1: 0/10 failed")' "$T/f2.json"
-	# one point and one interval band per night
-	[ "$(grep -o '<svg class="spark".*</svg>' "$T/d2.html" | head -1 | grep -o '<rect class="band"' | wc -l)" -eq 2 ]
+	jq -e '.svgs[1] | startswith("tests/test_q.py::test_q, failure rate by night, 2 nights: 2026-11-01: 0/10 failed")' "$T/f2.json"
+	# one point and one interval bar per night
+	[ "$(grep -o '<svg class="spark".*</svg>' "$T/d2.html" | head -1 | grep -o '<line class="iv"' | wc -l)" -eq 2 ]
 	# night 3: three points each; nothing new, so "since last night" says so
 	page_facts "$T/d3.html" > "$T/f3.json"
 	jq -e '.since | test("against audit 2, .*: 0 newly flaky, 0 no longer flaky, [0-9]+ rate changes?\\.$")' "$T/f3.json"
-	jq -e '.svgs[0] | test("3 of the last 30 runs: n1: .*; n2: .*; n3: 2/10 failed \\(20.0%, 95% Wilson CI")' "$T/f3.json"
+	jq -e '.svgs[0] | test("3 nights: 2026-11-01: .*; 2026-11-02: .*; 2026-11-03: 2/10 failed \\(20.0%, 95% Wilson CI")' "$T/f3.json"
 	# the JSON digest holds the lane and the nights, so --audit N draws them again
 	jq -e '.quarantined[0].owner == "@alice" and .quarantined[0].days_left == 10 and .quarantined[0].rate.trials == 30' "$T/d3.json"
 	jq -e '[.nightly[] | {case, quarantined, n: (.nights | length)}] == [{"case": "t.a", "quarantined": false, "n": 3}, {"case": "tests/test_q.py::test_q", "quarantined": true, "n": 3}]' "$T/d3.json"

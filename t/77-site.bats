@@ -103,7 +103,7 @@ page() {
 	cd "$T"
 	rt-audit -H "$T/h.db" --md /dev/null --audit 3 --html-dir "$T/site" 2>/dev/null
 	! grep -rq '<script>alert' "$T/site"
-	grep -qF 't/<wbr>&lt;script&gt;alert(1)&lt;/<wbr>script&gt;:<wbr>:<wbr>&quot;q&#39;uote' "$T/site/index.html"
+	grep -qF 't/<wbr>&lt;script&gt;alert(1)&lt;/<wbr>script&gt;::<wbr>&quot;q&#39;uote' "$T/site/index.html"
 	[ -f "$(page "$HOSTILE")" ] && [ -f "$(page "$TRAVERSE")" ]
 	# the site is index.html, retrial.css, its marker and t/HASH.html only
 	(cd "$T/site" && find . -mindepth 1 | sort) >"$T/files"
