@@ -144,6 +144,7 @@ bid() { if [ "$1" = 0 ]; then echo tests/test_store.py::test_broken; else echo e
 	since=$(sed -n 's/^tests\/test_store.py::test_new_flaky	.*since=\([0-9-]*\).*/\1/p' "$T/py/.retrial/quarantine")
 	run env -C "$T/py" rt-quarantine release --history "$T/cache/0/audit.db"
 	status_is 0
+	[ -n "$since" ]
 	has "kept: tests/test_store.py::test_new_flaky: 3/6 failed since $since: "
 	need=$(printf '%s\n' "$output" | sed -n 's/.*(\([0-9]*\) more clean runs at least).*/\1/p')
 	[ "$need" -gt 6 ]
@@ -175,4 +176,71 @@ bid() { if [ "$1" = 0 ]; then echo tests/test_store.py::test_broken; else echo e
 	[ "$(jq -s '[.[] | select(.method == "PATCH" and (.path | test("^/repos/acme/cache/issues/[0-9]+$")))] | length' "$T/gh.log")" -eq 1 ]
 	# the go leg's test, with no such proof, stays listed
 	grep -q "^example.com/ciloop/store::TestNewFlaky	" "$T/go/.retrial/quarantine"
+	# the legs' histories merge into one: every result of each, its run's
+	# name (and so its leg), case, outcome and time kept; merging again
+	# adds nothing
+	MERGE="$RT_TOP/share/retrial/rt-history-merge.sh"
+	run "$MERGE" "$T/all.db" "$T/cache/0/audit.db" "$T/cache/1/audit.db"
+	status_is 0
+	n0=$(sqlite3 "$T/cache/0/audit.db" "SELECT count(*) FROM results")
+	n1=$(sqlite3 "$T/cache/1/audit.db" "SELECT count(*) FROM results")
+	has "$((need + 12)) runs, $((n0 + n1)) results in $T/all.db"
+	[ "$(sqlite3 "$T/all.db" "SELECT count(*) FROM runs WHERE run LIKE '%:test:1'")" -eq 6 ]
+	[ "$(sqlite3 "$T/all.db" "SELECT count(*) FROM runs WHERE run LIKE '%:test:0'")" -eq 6 ]
+	q="SELECT run, case_id, outcome, failed, attempt, timestamp FROM results"
+	diff <( { sqlite3 "$T/cache/0/audit.db" "$q"; sqlite3 "$T/cache/1/audit.db" "$q"; } | sort) \
+	    <(sqlite3 "$T/all.db" "$q" | sort)
+	run "$MERGE" "$T/all.db" "$T/cache/0/audit.db" "$T/cache/1/audit.db"
+	status_is 0
+	[ "$(sqlite3 "$T/all.db" "SELECT count(*) FROM results")" -eq $((n0 + n1)) ]
+	[ "$(sqlite3 "$T/all.db" "SELECT count(*) FROM audits")" -eq 1 ]
+}
+
+@test "rt-history-merge.sh: no input, an input that is not there, the output among the inputs: exit 2 with one line" {
+	MERGE="$RT_TOP/share/retrial/rt-history-merge.sh"
+	run "$MERGE" "$T/all.db"
+	status_is 2
+	has "usage: rt-history-merge.sh OUT.db IN.db..."
+	run "$MERGE" "$T/all.db" "$T/nope.db"
+	status_is 2
+	[ "$output" = "rt-history-merge.sh: $T/nope.db: cannot read" ]
+	echo '{"type":"trial","case":"a::t","outcome":"pass","run":"r1"}' | rt-audit -H "$T/a.db" --md /dev/null >/dev/null
+	run "$MERGE" "$T/a.db" "$T/a.db"
+	status_is 2
+	has "the merge's output is one of its inputs"
+	[ ! -e "$T/all.db" ]
+}
+
+@test "rt-quarantine: .retrial.yml's history:, codeowners: and confidence: never fail add, list, check or gate; the command line's --history still does" {
+	mkdir -p "$T/q/.github" && cd "$T/q" && git init -q .
+	printf '* @lead\n' >.github/CODEOWNERS
+	printf 'history: .retrial/audit.db\ncodeowners: .github/CODEOWNERS\nconfidence: 0.9\n' >.retrial.yml
+	export RETRIAL_CONFIG="$T/q/.retrial.yml"
+	run rt-quarantine add tests/test_x.py::test_y --no-github
+	status_is 0
+	has "added: tests/test_x.py::test_y"
+	grep -q "^tests/test_x.py::test_y	owner=@lead" .retrial/quarantine
+	run rt-quarantine list
+	status_is 0
+	has "tests/test_x.py::test_y"
+	run sh -c 'echo tests/test_x.py::test_y | rt-quarantine check'
+	status_is 0
+	printf '<testsuite name="s"><testcase classname="tests/test_x.py" name="test_y"><failure message="x"/></testcase></testsuite>\n' >r.xml
+	run rt-quarantine gate r.xml
+	status_is 0
+	# the file's value is where it came from in --print-config, and
+	# release uses it
+	run rt-quarantine --print-config list
+	has "history=$T/q/.retrial/audit.db	$T/q/.retrial.yml:1"
+	run rt-quarantine release --no-github
+	status_is 2
+	has "$T/q/.retrial/audit.db"
+	# given on the command line, an option the verb does not take is
+	# refused by name, as before
+	run rt-quarantine add tests/test_x.py::test_z --no-github --history h.db
+	status_is 2
+	has "rt-quarantine: --history is for release, not add"
+	run rt-quarantine list --confidence 0.9
+	status_is 2
+	has "rt-quarantine: --confidence is for add and release, not list"
 }
