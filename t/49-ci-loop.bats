@@ -19,7 +19,7 @@ have_go() { command -v go >/dev/null 2>&1; }
 
 start_gh() {
 	FAKE_GITHUB_TOKEN="$TOKEN" python3 "$RT_TOP/t/fake-github.py" --log "$T/gh.log" \
-	    --mode ok >"$T/gh.port" 2>"$T/gh.err" 3>&- &
+	    --mode ok "$@" >"$T/gh.port" 2>"$T/gh.err" 3>&- &
 	echo $! >"$T/gh.pid"
 	for _ in $(seq 200); do [ -s "$T/gh.port" ] && break; sleep 0.05; done
 	export GITHUB_API_URL="http://127.0.0.1:$(head -1 "$T/gh.port")"
@@ -243,4 +243,89 @@ bid() { if [ "$1" = 0 ]; then echo tests/test_store.py::test_broken; else echo e
 	run rt-quarantine list --confidence 0.9
 	status_is 2
 	has "rt-quarantine: --confidence is for add and release, not list"
+}
+
+# a pull request's checkout: the pytest leg's suite on main, and the PR's
+# commit adding tests/test_new.py: test_stable, and test_coin, which fails
+# on every other run (a count in the file "coin")
+pr_checkout() {
+	git_scratch_home
+	checkout pr py
+	git -C "$T/pr" add . && git -C "$T/pr" commit -qm "the suite"
+	git -C "$T/pr" checkout -qb pr
+	cat >"$T/pr/tests/test_new.py" <<'PYEOF'
+import os
+
+def test_stable():
+    pass
+
+def test_coin():
+    path = os.path.join(os.path.dirname(__file__), "..", "coin")
+    n = int(open(path).read()) if os.path.exists(path) else 0
+    open(path, "w").write(str(n + 1))
+    assert n % 2 == 0, "the coin came up tails"
+PYEOF
+	git -C "$T/pr" add . && git -C "$T/pr" commit -qm "two new tests"
+	echo '{"pull_request": {"number": 7}}' >"$T/event.json"
+	export GITHUB_EVENT_NAME=pull_request GITHUB_EVENT_PATH="$T/event.json" GITHUB_TOKEN="$TOKEN"
+	export GITHUB_SERVER_URL=https://github.example RUNNER_TEMP="$T/rt" GITHUB_RUN_ID=300
+	export GITHUB_STEP_SUMMARY="$T/summary.md" GITHUB_OUTPUT="$T/out"
+	mkdir -p "$RUNNER_TEMP"
+}
+
+@test "a PR's job: EFD catches the new flaky test, and the audit's PR comment lists the new tests checked right after this run's line" {
+	pr_checkout
+	start_gh --seed-issues 7
+	# the job's first step: EFD on the PR's new tests, to a verdict or 6 trials
+	run env -C "$T/pr" RT_MODE=efd RT_EFD_BASE=main RT_EFD_BUDGET=6 RT_EFD_PYTHON="$PY" "$ACT"
+	status_is 1
+	has "new test tests/test_new.py::test_coin: FLAKY: "
+	grep -qx "efd=fail" "$T/out"
+	[ "$(jq -s 'length' "$RUNNER_TEMP/retrial-efd.jsonl")" -eq 2 ]
+	# then the suite and the audit, in the same job (the same RUNNER_TEMP)
+	rm -f "$T/pr/coin"
+	(cd "$T/pr" && "$PY" -m pytest -q -p no:randomly -p no:random_order \
+	    --junitxml=reports/junit.xml tests >/dev/null 2>&1) || true
+	run env -C "$T/pr" RT_MODE=audit RT_JUNIT="reports/*.xml" "$ACT"
+	status_is 0
+	hasnt "$TOKEN"
+	run jq -r 'select(.method == "POST" and .path == "/repos/acme/cache/issues/7/comments") | .body.body' "$T/gh.log"
+	body=$(printf '%s\n' "$output" | sed -n '/^<!-- retrial-audit -->$/,$p')
+	[ "$(sed -n 2p <<<"$body")" = "## retrial: gate passed" ]
+	[[ "$(sed -n 4p <<<"$body")" == "This run: 0 failed outside the quarantine, 0 quarantined failed. [The run](https://github.example/acme/cache/actions/runs/300)" ]]
+	[ "$(sed -n 6p <<<"$body")" = "### New tests checked (2, 1 FLAKY)" ]
+	# rt-measure's own words: the count and its interval, from the records
+	coin=$(jq -r 'select(.case == "tests/test_new.py::test_coin") | .summary' "$RUNNER_TEMP/retrial-efd.jsonl")
+	stable=$(jq -r 'select(.case == "tests/test_new.py::test_stable") | .summary' "$RUNNER_TEMP/retrial-efd.jsonl")
+	[[ $coin =~ ^[0-9]+/[0-9]+" failed (" ]]
+	[[ $stable =~ ^"0/6 failed (≤" ]]
+	grep -qxF "new test tests/test_new.py::test_coin: FLAKY: $coin" <<<"$body"
+	grep -qxF "new test tests/test_new.py::test_stable: INCONCLUSIVE: $stable" <<<"$body"
+	# before the new failures
+	efd=$(grep -n '^### New tests checked' <<<"$body" | cut -d: -f1)
+	new=$(grep -n '^### New failures (0)$' <<<"$body" | cut -d: -f1)
+	[ "$efd" -lt "$new" ]
+}
+
+@test "the audit's PR comment: RT_EFD_RESULTS names shown visibly in a fence longer than theirs; an unreadable or foreign file exits 2" {
+	pr_checkout
+	start_gh --seed-issues 7
+	(cd "$T/pr" && "$PY" -m pytest -q -p no:randomly -p no:random_order \
+	    --junitxml=reports/junit.xml tests/test_store.py >/dev/null 2>&1) || true
+	jq -nc '{type: "measure", case: "t::a\n## injected ````x", verdict: "STABLE",
+	    summary: "0/20 failed (≤14.0% at 95% confidence, anytime)"}' >"$T/efd.jsonl"
+	run env -C "$T/pr" RT_MODE=audit RT_EFD_RESULTS="$T/efd.jsonl" RT_JUNIT="reports/*.xml" "$ACT"
+	status_is 0
+	run jq -r 'select(.method == "POST") | .body.body' "$T/gh.log"
+	has "### New tests checked (1, 0 FLAKY)"
+	has $'`````\nnew test t::a?## injected ````x: STABLE: 0/20 failed (≤14.0% at 95% confidence, anytime)\n`````'
+	hasnt $'\n## injected'
+	# not there, and not records: one line, exit 2
+	run env -C "$T/pr" RT_MODE=audit RT_EFD_RESULTS="$T/nope.jsonl" RT_JUNIT="reports/*.xml" "$ACT"
+	status_is 2
+	has "github-action.sh: RT_EFD_RESULTS $T/nope.jsonl: cannot read"
+	echo 'not json' >"$T/bad.jsonl"
+	run env -C "$T/pr" RT_MODE=audit RT_EFD_RESULTS="$T/bad.jsonl" RT_JUNIT="reports/*.xml" "$ACT"
+	status_is 2
+	has "github-action.sh: RT_EFD_RESULTS $T/bad.jsonl: not rt-efd.sh's records"
 }
