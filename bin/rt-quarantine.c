@@ -76,6 +76,8 @@ static struct {
 	double conf, level;
 	char today[11];
 } opt = { .conf = 0.95, .level = RT_PLAN_LEVEL };
+/* which options the command line gave (not .retrial.yml), by OPT_ - OPT_OWNER */
+static char cli[OPT_LEVEL - OPT_OWNER + 1];
 
 static void
 usage(FILE *f)
@@ -990,6 +992,9 @@ main(int argc, char *argv[])
 	opterr = 0;
 	rt_config_apply("rt-quarantine", longopts, &argc, &argv);
 	while ((ch = getopt_long(argc, argv, "f:hV", longopts, NULL)) != -1) {
+		/* the file's values come first, one word each */
+		if (ch >= OPT_OWNER && ch <= OPT_LEVEL && optind > rt_config_args() + 1)
+			cli[ch - OPT_OWNER] = 1;
 		switch (ch) {
 		case 'f': opt.file = optarg; break;
 		case OPT_OWNER: opt.owner = optarg; break;
@@ -1037,26 +1042,28 @@ main(int argc, char *argv[])
 		;
 	if (v == 5)
 		rt_usage_die("%s: not a verb (add, list, check, release, gate)", verb);
-	/* an option another verb takes is refused by name */
-#define ONLY(cond, name, verbname) do { if (cond) rt_usage_die("%s is for %s, not %s", \
-	name, verbname, verb); } while (0)
-	ONLY(v != 0 && opt.owner, "--owner", "add");
-	ONLY(v != 0 && opt.expires, "--expires", "add");
-	ONLY(v != 0 && opt.issue, "--issue", "add");
-	ONLY(v != 0 && opt.reason, "--reason", "add");
-	ONLY(v != 0 && opt.rate, "--rate", "add");
-	ONLY(v != 0 && opt.from, "--from", "add");
-	ONLY(v != 0 && opt.codeowners, "--codeowners", "add");
-	ONLY(v != 1 && opt.json, "--json", "list");
-	ONLY(v != 2 && opt.gate, "--gate", "check");
-	ONLY(v != 3 && opt.history, "--history", "release");
-	ONLY(v != 3 && opt.have_level, "--level", "release");
-	ONLY(v != 3 && v != 0 && opt.have_conf, "--confidence", "add and release");
-	ONLY(v != 4 && opt.records, "--records", "gate");
-	ONLY(v != 0 && v != 3 && opt.github, "--github", "add and release");
-	ONLY(v != 0 && v != 3 && opt.no_github, "--no-github", "add and release");
-	ONLY(v != 3 && opt.mbox, "--mbox", "release");
-	ONLY(v != 3 && opt.author, "--author", "release");
+	/* an option another verb takes is refused by name when the command
+	 * line gives it; .retrial.yml's (history:, codeowners:, confidence:)
+	 * are for the verbs that take them, and the others leave them */
+#define ONLY(cond, o, name, verbname) do { if ((cond) && cli[(o) - OPT_OWNER]) \
+	rt_usage_die("%s is for %s, not %s", name, verbname, verb); } while (0)
+	ONLY(v != 0, OPT_OWNER, "--owner", "add");
+	ONLY(v != 0, OPT_EXPIRES, "--expires", "add");
+	ONLY(v != 0, OPT_ISSUE, "--issue", "add");
+	ONLY(v != 0, OPT_REASON, "--reason", "add");
+	ONLY(v != 0, OPT_RATE, "--rate", "add");
+	ONLY(v != 0, OPT_FROM, "--from", "add");
+	ONLY(v != 0, OPT_CODEOWNERS, "--codeowners", "add");
+	ONLY(v != 1, OPT_JSON, "--json", "list");
+	ONLY(v != 2, OPT_GATE, "--gate", "check");
+	ONLY(v != 3, OPT_HISTORY, "--history", "release");
+	ONLY(v != 3, OPT_LEVEL, "--level", "release");
+	ONLY(v != 3 && v != 0, OPT_CONF, "--confidence", "add and release");
+	ONLY(v != 4, OPT_RECORDS, "--records", "gate");
+	ONLY(v != 0 && v != 3, OPT_GITHUB, "--github", "add and release");
+	ONLY(v != 0 && v != 3, OPT_NO_GITHUB, "--no-github", "add and release");
+	ONLY(v != 3, OPT_MBOX, "--mbox", "release");
+	ONLY(v != 3, OPT_AUTHOR, "--author", "release");
 #undef ONLY
 	if (opt.github && opt.no_github)
 		rt_usage_die("--github and --no-github are exclusive");

@@ -289,6 +289,13 @@ static const struct option *cli_opt(const struct option *lo, const char *a, int 
 	return NULL;
 }
 
+static int config_args;
+
+int rt_config_args(void)
+{
+	return config_args;
+}
+
 void rt_config_apply(const char *tool, const struct option *lo, int *argc, char ***argv)
 {
 	int ac = *argc;
@@ -354,6 +361,7 @@ void rt_config_apply(const char *tool, const struct option *lo, int *argc, char 
 	for (int i = 1; i < ac; i++)
 		nav[n + (size_t)i] = av[i];
 	free(vals);
+	config_args = (int)n;
 	*argc = ac + (int)n;
 	*argv = nav;
 }

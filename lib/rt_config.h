@@ -20,4 +20,11 @@
 void rt_config_apply(const char *tool, const struct option *lo,
     int *argc, char ***argv);
 
+/* How many arguments rt_config_apply put after argv[0] (each one word,
+ * "--OPTION=VALUE"): an option getopt_long returns while optind is at most
+ * this + 1 came from the file, not the command line. A tool that refuses
+ * an option by subcommand refuses the command line's only: a file's value
+ * never fails a subcommand that does not take it. */
+int rt_config_args(void);
+
 #endif

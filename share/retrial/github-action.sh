@@ -28,6 +28,10 @@
 #   RT_EFD_BASE     efd: the base (default origin/$GITHUB_BASE_REF)
 #   RT_EFD_RUNNER   efd: auto (the default), pytest, go, jest or mocha
 #   RT_EFD_PYTHON   efd: the Python that runs pytest (default python3)
+#   RT_EFD_RESULTS  rt-efd.sh's records (JSONL, one measure record a new
+#                   test): mode efd writes them there (default
+#                   $RUNNER_TEMP/retrial-efd.jsonl), and the audit's PR
+#                   comment says each verdict ("New tests checked")
 #   GITHUB_TOKEN    the token for the PR comment (never printed)
 # and GitHub's own: GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT,
 # GITHUB_JOB, GITHUB_SHA, GITHUB_EVENT_NAME, GITHUB_EVENT_PATH,
@@ -94,8 +98,12 @@ if [ "${RT_MODE:-audit}" = efd ]; then
 			    die "mode efd: cannot fetch the base $GITHUB_BASE_REF (checkout with fetch-depth: 0)"
 		fi
 	fi
+	# the records, for the audit's PR comment later in the job
+	efd_results=${RT_EFD_RESULTS:-${RUNNER_TEMP:-$tmp}/retrial-efd.jsonl}
+	: >"$efd_results" || die "$efd_results: cannot write"
 	opts=(--base "$base" -n "${RT_EFD_BUDGET:-30}" --efd-fail "${RT_EFD_FAIL:-flaky}"
-	    --runner "${RT_EFD_RUNNER:-auto}" --python "${RT_EFD_PYTHON:-python3}" --summary "$tmp/efd.md")
+	    --runner "${RT_EFD_RUNNER:-auto}" --python "${RT_EFD_PYTHON:-python3}" --summary "$tmp/efd.md"
+	    --records "$efd_results")
 	# the tests' own output is data: shown with workflow commands stopped
 	stop=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 	[ "${#stop}" -eq 32 ] || die "cannot read /dev/urandom for the stop-commands token"
@@ -233,6 +241,25 @@ if [ -n "$pr" ]; then
 		comment=$pr
 	fi
 fi
+# the new tests mode efd checked earlier in the job, for the PR comment
+# (read before the audit, so a bad file records nothing): rt-measure's own
+# verdict and summary (count and interval) for each, names shown
+# visibly, in a fence longer than any run of backticks in them
+efd_results=${RT_EFD_RESULTS:-}
+[ -n "$efd_results" ] || [ -z "${RUNNER_TEMP:-}" ] || [ ! -e "$RUNNER_TEMP/retrial-efd.jsonl" ] ||
+    efd_results=$RUNNER_TEMP/retrial-efd.jsonl
+: >"$tmp/efd.lines"
+if [ -n "$efd_results" ]; then
+	[ -r "$efd_results" ] || die "RT_EFD_RESULTS $efd_results: cannot read"
+	jq -r 'def shown: tostring | gsub("[\u0000-\u001f\u007f]"; "?");
+	    select(.type == "measure")
+	    | "new test \((.case // .command // "?") | shown): \(.verdict | shown): \(.summary | shown)"' "$efd_results" \
+	    >"$tmp/efd.lines" || die "RT_EFD_RESULTS $efd_results: not rt-efd.sh's records"
+fi
+efds=$(grep -c '' "$tmp/efd.lines")
+efd_flaky=$(grep -c '^new test .*: FLAKY: ' "$tmp/efd.lines")
+fence=$(awk '{ while (match($0, /`+/)) { if (RLENGTH > n) n = RLENGTH; $0 = substr($0, RSTART + RLENGTH) } }
+    END { s = "```"; while (length(s) <= n) s = s "`"; print s }' "$tmp/efd.lines")
 rt-audit "${aopts[@]}" -- "$tmp/trials.jsonl" >"$tmp/audit.out" || die "rt-audit exited $? (the history is unchanged)"
 # its annotations (rt_gh_command lines, escaped) with commands on, the
 # rest of what it said without
@@ -257,6 +284,11 @@ if [ -n "${comment:-}" ]; then
 		echo
 		echo "This run${RT_LEG:+ (leg $RT_LEG)}: $fails failed outside the quarantine, $quars quarantined failed. [The run]($url)"
 		echo
+		if [ -n "$efd_results" ]; then
+			echo "### New tests checked ($efds, $efd_flaky FLAKY)"
+			if [ "$efds" -gt 0 ]; then echo "$fence"; cat "$tmp/efd.lines"; echo "$fence"; else echo "None."; fi
+			echo
+		fi
 		echo "### New failures ($fails)"
 		if [ "$fails" -gt 0 ]; then echo '```'; grep '^failed: ' "$tmp/gate.txt"; echo '```'; else echo "None."; fi
 		echo
