@@ -227,6 +227,26 @@ checked(const char *root, const char *command, json_t *o)
 	return res;
 }
 
+/* An order request whose victim is in a JavaScript or TypeScript file
+ * (jest's "FILE::describe test"): rt-fix.js plans it. */
+static int
+is_js_order(json_t *req)
+{
+	const char *k = json_string_value(json_object_get(req, "kind"));
+	const char *v = json_string_value(json_object_get(req, "victim")), *c;
+	const char *lang;
+	char *f;
+	int r;
+
+	if (!k || strcmp(k, "order") != 0 || !v || !(c = strstr(v, "::")))
+		return 0;
+	f = rt_xasprintf("%.*s", (int)(c - v), v);
+	lang = rt_src_lang(f);
+	r = lang && !strcmp(lang, "javascript");
+	free(f);
+	return r;
+}
+
 json_t *
 rt_fix_plan(const char *root, const char *command, json_t *req)
 {
@@ -273,6 +293,11 @@ rt_fix_plan(const char *root, const char *command, json_t *req)
 			}
 		r = rt_src_go_helper(root, av, &out, why, sizeof why);
 		free(av);
+	} else if (is_js_order(req)) {
+		/* jest: the hooks read with the project's own parser */
+		args[0] = text;
+		args[1] = NULL;
+		r = rt_src_node_helper("rt-fix.js", root, root, args, &out, why, sizeof why);
 	} else {
 		args[0] = text;
 		args[1] = NULL;

@@ -1242,6 +1242,58 @@ done:
 }
 
 int
+rt_src_node_helper(const char *script, const char *root, const char *trusted,
+    char *const *args, rt_buf *out, char *why, size_t whysize)
+{
+	char *exe, *path, *t, *aroot, *atrusted, **av;
+	rt_buf err = { 0 };
+	size_t n = 0, i, nargs = 0;
+	int r = RT_SRC_FAILED;
+
+	while (args && args[nargs])
+		nargs++;
+	t = rt_xasprintf("%s/%s", rt_sharedir(), script);
+	path = realpath(t, NULL);
+	free(t);
+	if (!path) {
+		snprintf(why, whysize, "no share/retrial/%s in %s", script, rt_sharedir());
+		return RT_SRC_FAILED;
+	}
+	if (!(exe = find_exe("node"))) {
+		snprintf(why, whysize, "no node on PATH");
+		free(path);
+		return RT_SRC_NO_PARSER;
+	}
+	aroot = realpath(root, NULL);
+	atrusted = realpath(trusted ? trusted : root, NULL);
+	if (!aroot || !atrusted) {
+		snprintf(why, whysize, "%s: %s", root, strerror(errno));
+		goto done;
+	}
+	av = rt_xcalloc(nargs + 8, sizeof *av);
+	av[n++] = "node";
+	av[n++] = path;
+	av[n++] = "--root";
+	av[n++] = aroot;
+	/* the parser from the original project: a patch cannot bring one */
+	av[n++] = "--parser-root";
+	av[n++] = atrusted;
+	for (i = 0; i < nargs; i++)
+		av[n++] = args[i];
+	av[n] = NULL;
+	if (run_checked(exe, av, aroot, out, &err, script, why, whysize) == 0)
+		r = RT_SRC_OK;
+	free(av);
+done:
+	rt_buf_free(&err);
+	free(aroot);
+	free(atrusted);
+	free(exe);
+	free(path);
+	return r;
+}
+
+int
 rt_src_go_helper(const char *root, char *const *args, rt_buf *out, char *why,
     size_t whysize)
 {

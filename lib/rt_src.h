@@ -129,6 +129,13 @@ const char *rt_src_option(const rt_src_check *c, const char *key);
 int rt_src_python_helper(const char *script, const char *root, const char *command,
     char *const *argv, char *const *args, rt_buf *out, char *why, size_t whysize);
 
+/* Run share/retrial/SCRIPT (rt-fix.js) with node as rt_src_inventory runs
+ * rt-inventory.js: "node SCRIPT --root ROOT --parser-root TRUSTED ARGS...",
+ * in root, no shell, bounded and confined; the parser it loads is the one
+ * installed in trusted (NULL: root), the original project. */
+int rt_src_node_helper(const char *script, const char *root, const char *trusted,
+    char *const *args, rt_buf *out, char *why, size_t whysize);
+
 /* Run the Go helper (built and cached as rt_src_inventory builds it) with
  * its leading option words from args, then "--root ROOT", then the rest
  * (files): rt-diagnose's map-order rule is "--fix-maprange FILE...". */
