@@ -1432,6 +1432,15 @@ py_uses(testsrc *t, const char *file_text)
 	free(locals);
 }
 
+/* a JavaScript or TypeScript test file (jest's hooks: rt-fix.js) */
+static int
+is_js(const char *file)
+{
+	const char *l = file ? rt_src_lang(file) : NULL;
+
+	return l && !strcmp(l, "javascript");
+}
+
 static void
 testsrc_load(testsrc *t, const char *id)
 {
@@ -1932,7 +1941,7 @@ rules_order(json_t *rules, const evidence *ev)
 	}
 	json_object_set(detail, "shared", shared);
 	/* a cleaner: its confirming probe, and what it calls that resets */
-	if (!brittle && n > 2 && ts[2].body) {
+	if (!brittle && n > 2 && (ts[2].body || is_js(ts[2].file))) {
 		json_t *ord = json_deep_copy(set), *cp;
 		json_array_append_new(ord, json_string(ts[2].id));
 		json_array_append_new(ord, json_string(jstr(o, "victim")));

@@ -101,7 +101,8 @@ build_skip(const struct stat *st, void *ctx)
  * runner builds rel, else the reason (malloc'd); *build is the check's
  * record, {"ok", "command", "first_line"} (NULL when none ran). */
 static char *
-build_patch(const char *root, const char *rel, const char *diff, json_t **build)
+build_patch(const char *root, const char *command, const char *rel, const char *diff,
+    json_t **build)
 {
 	const rt_runner *r = rt_runner_builder(rel);
 	const char *tmp = getenv("TMPDIR");
@@ -147,6 +148,22 @@ build_patch(const char *root, const char *rel, const char *diff, json_t **build)
 		res = rt_xasprintf("the build check (%s) could not run: %s", cmd ? cmd : r->name, why);
 	else if (rc > 0)
 		res = rt_xasprintf("the patched project does not build (%s): %s", cmd, why);
+	else if (rt_src_lang(rel) && !strcmp(rt_src_lang(rel), "python")) {
+		/* built means it imports too: a NameError at import time or a
+		 * bad relative import byte-compiles */
+		char *icmd = NULL;
+		why[0] = '\0';
+		rc = rt_src_import(copy, root, command, rel, &icmd, why, sizeof why);
+		json_object_set_new(*build, "import", json_pack("{s:b, s:s?, s:s}", "ok",
+		    rc == 0, "command", icmd, "first_line", why));
+		if (rc < 0)
+			res = rt_xasprintf("the import check (%s) could not run: %s",
+			    icmd ? icmd : "python", why);
+		else if (rc > 0)
+			res = rt_xasprintf("the patched module does not import (%s): %s",
+			    icmd, why);
+		free(icmd);
+	}
 done:
 	rt_remove_tree(dir);
 	free(cmd);
@@ -192,7 +209,7 @@ checked(const char *root, const char *command, json_t *o)
 		res = no_patch("%s: the planned change changes nothing%s", rel, NULL);
 	else if ((bad = check_patch(root, command, rel, old, oldlen, diff)))
 		res = no_patch("%s%s", bad, NULL);
-	else if ((bad = build_patch(root, rel, diff, &build)))
+	else if ((bad = build_patch(root, command, rel, diff, &build)))
 		res = no_patch("%s%s", bad, NULL);
 	else {
 		res = json_pack("{s:s, s:s, s:[s], s:s}", "status", "ok", "patch", diff,
@@ -208,6 +225,26 @@ checked(const char *root, const char *command, json_t *o)
 	free(diff);
 	free(old);
 	return res;
+}
+
+/* An order request whose victim is in a JavaScript or TypeScript file
+ * (jest's "FILE::describe test"): rt-fix.js plans it. */
+static int
+is_js_order(json_t *req)
+{
+	const char *k = json_string_value(json_object_get(req, "kind"));
+	const char *v = json_string_value(json_object_get(req, "victim")), *c;
+	const char *lang;
+	char *f;
+	int r;
+
+	if (!k || strcmp(k, "order") != 0 || !v || !(c = strstr(v, "::")))
+		return 0;
+	f = rt_xasprintf("%.*s", (int)(c - v), v);
+	lang = rt_src_lang(f);
+	r = lang && !strcmp(lang, "javascript");
+	free(f);
+	return r;
 }
 
 json_t *
@@ -256,6 +293,11 @@ rt_fix_plan(const char *root, const char *command, json_t *req)
 			}
 		r = rt_src_go_helper(root, av, &out, why, sizeof why);
 		free(av);
+	} else if (is_js_order(req)) {
+		/* jest: the hooks read with the project's own parser */
+		args[0] = text;
+		args[1] = NULL;
+		r = rt_src_node_helper("rt-fix.js", root, root, args, &out, why, sizeof why);
 	} else {
 		args[0] = text;
 		args[1] = NULL;

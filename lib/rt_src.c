@@ -1242,6 +1242,58 @@ done:
 }
 
 int
+rt_src_node_helper(const char *script, const char *root, const char *trusted,
+    char *const *args, rt_buf *out, char *why, size_t whysize)
+{
+	char *exe, *path, *t, *aroot, *atrusted, **av;
+	rt_buf err = { 0 };
+	size_t n = 0, i, nargs = 0;
+	int r = RT_SRC_FAILED;
+
+	while (args && args[nargs])
+		nargs++;
+	t = rt_xasprintf("%s/%s", rt_sharedir(), script);
+	path = realpath(t, NULL);
+	free(t);
+	if (!path) {
+		snprintf(why, whysize, "no share/retrial/%s in %s", script, rt_sharedir());
+		return RT_SRC_FAILED;
+	}
+	if (!(exe = find_exe("node"))) {
+		snprintf(why, whysize, "no node on PATH");
+		free(path);
+		return RT_SRC_NO_PARSER;
+	}
+	aroot = realpath(root, NULL);
+	atrusted = realpath(trusted ? trusted : root, NULL);
+	if (!aroot || !atrusted) {
+		snprintf(why, whysize, "%s: %s", root, strerror(errno));
+		goto done;
+	}
+	av = rt_xcalloc(nargs + 8, sizeof *av);
+	av[n++] = "node";
+	av[n++] = path;
+	av[n++] = "--root";
+	av[n++] = aroot;
+	/* the parser from the original project: a patch cannot bring one */
+	av[n++] = "--parser-root";
+	av[n++] = atrusted;
+	for (i = 0; i < nargs; i++)
+		av[n++] = args[i];
+	av[n] = NULL;
+	if (run_checked(exe, av, aroot, out, &err, script, why, whysize) == 0)
+		r = RT_SRC_OK;
+	free(av);
+done:
+	rt_buf_free(&err);
+	free(aroot);
+	free(atrusted);
+	free(exe);
+	free(path);
+	return r;
+}
+
+int
 rt_src_go_helper(const char *root, char *const *args, rt_buf *out, char *why,
     size_t whysize)
 {
@@ -1366,5 +1418,151 @@ rt_src_build(const char *dir, const rt_runner *r, const char *rel, char **cmd,
 	free(exe);
 	free(env);
 	rt_free_vec(av);
+	return rc;
+}
+
+/* ---- the import check of a Python patch ---- */
+
+/* Run by the interpreter with the directory above the module's top
+ * package and the copy's top first on sys.path (pytest's rootdir and
+ * "python -m pytest"'s cwd), the names as argv, never in the code: one
+ * line on stderr when the import raises. */
+static const char import_code[] =
+    "import importlib, os, sys, traceback\n"
+    "sys.path[0:0] = [sys.argv[1], '.']\n"
+    "try:\n"
+    "    importlib.import_module(sys.argv[2])\n"
+    "except BaseException as e:\n"
+    "    tb = [f for f in traceback.extract_tb(e.__traceback__)\n"
+    "          if not f.filename.startswith('<')]\n"
+    "    rel = lambda f: os.path.relpath(f) if f.startswith(os.getcwd() + os.sep) else f\n"
+    "    at = ' (%s:%s)' % (rel(tb[-1].filename), tb[-1].lineno) if tb else ''\n"
+    "    if isinstance(e, SyntaxError) and e.filename:\n"
+    "        at = ' (%s:%s)' % (rel(e.filename), e.lineno)\n"
+    "    msg = ' '.join(str(e).split())\n"
+    "    sys.stderr.write('\\n%s: %s%s\\n' % (type(e).__name__, msg, at))\n"
+    "    sys.exit(1)\n";
+
+char *
+rt_src_module_of(const char *dir, const char *rel, char **base)
+{
+	char *d = rt_xstrdup(rel), *mod, *s, *t, *ini;
+	size_t n = strlen(d);
+
+	*base = NULL;
+	if (n < 4 || strcmp(d + n - 3, ".py") != 0) {
+		free(d);
+		return NULL;
+	}
+	d[n - 3] = '\0';
+	s = strrchr(d, '/');
+	mod = rt_xstrdup(s ? s + 1 : d);
+	if (!strcmp(mod, "__init__")) {
+		free(mod);
+		mod = NULL;
+	}
+	if (s)
+		*s = '\0';
+	else
+		d[0] = '\0';
+	/* up through each directory that is a package */
+	for (;;) {
+		struct stat st;
+		if (!d[0])
+			break;
+		ini = rt_xasprintf("%s/%s/__init__.py", dir, d);
+		if (stat(ini, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(ini);
+			break;
+		}
+		free(ini);
+		s = strrchr(d, '/');
+		t = mod ? rt_xasprintf("%s.%s", s ? s + 1 : d, mod) : rt_xstrdup(s ? s + 1 : d);
+		free(mod);
+		mod = t;
+		if (s)
+			*s = '\0';
+		else
+			d[0] = '\0';
+	}
+	if (!mod) {
+		free(d);
+		return NULL;
+	}
+	*base = d[0] ? rt_xasprintf("./%s", d) : rt_xstrdup(".");
+	free(d);
+	return mod;
+}
+
+int
+rt_src_import(const char *dir, const char *trusted, const char *command,
+    const char *rel, char **cmd, char *why, size_t whysize)
+{
+	const rt_sandbox *sb = rt_sandbox_helper();
+	char *interp, *exe = NULL, *mod, *base, *av[8], **box = NULL, *ro[3];
+	char **env;
+	rt_buf out = { 0 }, err = { 0 };
+	size_t ne = 0, i;
+	int status = 0, rc;
+
+	*cmd = NULL;
+	if (!(mod = rt_src_module_of(dir, rel, &base))) {
+		snprintf(why, whysize, "%s: no module name", rel);
+		return -1;
+	}
+	/* the project's interpreter, named in the original, never the copy */
+	interp = python_of(command, NULL, trusted ? trusted : dir);
+	*cmd = rt_xasprintf("%s -B -c 'import importlib; importlib.import_module(\"%s\")'",
+	    interp, mod);
+	if (!(exe = find_exe(interp))) {
+		snprintf(why, whysize, "%s: not found", interp);
+		rc = -1;
+		goto done;
+	}
+	av[0] = interp;
+	av[1] = "-B";
+	av[2] = "-c";
+	av[3] = (char *)import_code;
+	av[4] = base;
+	av[5] = mod;
+	av[6] = NULL;
+	for (i = 0; environ[i]; i++)
+		ne++;
+	env = rt_xcalloc(ne + 2, sizeof *env);
+	for (ne = i = 0; environ[i]; i++)
+		if (strncmp(environ[i], "PYTHONDONTWRITEBYTECODE=", 24) != 0)
+			env[ne++] = environ[i];
+	env[ne++] = "PYTHONDONTWRITEBYTECODE=1";
+	/* confined where bwrap runs, as the parsers are: all read-only, no
+	 * network; module-level code runs here */
+	ro[0] = (char *)dir;
+	ro[1] = exe;
+	ro[2] = NULL;
+	box = rt_sandbox_helper_argv(sb, dir, ro, exe, av);
+	if (run_named(interp, box ? box[0] : exe, box ? box : av, dir, env,
+	    BUILD_TIMEOUT, MEM_MAX, &out, &err, &status, why, whysize) < 0) {
+		rc = -1;
+	} else if (status != 0) {
+		/* the last line it printed: the exception, in one line */
+		const char *s = rt_buf_str(&err), *l = NULL, *p;
+		for (p = s; *p; p += strcspn(p, "\n"), p += *p == '\n')
+			if (p[strspn(p, " \t\r")] != '\n' && p[strspn(p, " \t\r")] != '\0')
+				l = p;
+		size_t k = l ? strcspn(l, "\n") : 0;
+		snprintf(why, whysize, "%.*s", (int)(k > 400 ? 400 : k), l ? l :
+		    "(it printed nothing)");
+		rc = 1;
+	} else {
+		rc = 0;
+	}
+	free(env);
+done:
+	rt_free_vec(box);
+	rt_buf_free(&out);
+	rt_buf_free(&err);
+	free(exe);
+	free(interp);
+	free(mod);
+	free(base);
 	return rc;
 }

@@ -129,6 +129,13 @@ const char *rt_src_option(const rt_src_check *c, const char *key);
 int rt_src_python_helper(const char *script, const char *root, const char *command,
     char *const *argv, char *const *args, rt_buf *out, char *why, size_t whysize);
 
+/* Run share/retrial/SCRIPT (rt-fix.js) with node as rt_src_inventory runs
+ * rt-inventory.js: "node SCRIPT --root ROOT --parser-root TRUSTED ARGS...",
+ * in root, no shell, bounded and confined; the parser it loads is the one
+ * installed in trusted (NULL: root), the original project. */
+int rt_src_node_helper(const char *script, const char *root, const char *trusted,
+    char *const *args, rt_buf *out, char *why, size_t whysize);
+
 /* Run the Go helper (built and cached as rt_src_inventory builds it) with
  * its leading option words from args, then "--root ROOT", then the rest
  * (files): rt-diagnose's map-order rule is "--fix-maprange FILE...". */
@@ -143,5 +150,21 @@ int rt_src_go_helper(const char *root, char *const *args, rt_buf *out, char *why
  * (why says so). */
 int rt_src_build(const char *dir, const rt_runner *r, const char *rel, char **cmd,
     char *why, size_t whysize);
+
+/* The module a Python file rel is imported as, below dir: its name with
+ * each enclosing package's (a directory with __init__.py), malloc'd, and
+ * in *base the directory above the top package ("./tests", "."); NULL
+ * when rel is not a .py file. */
+char *rt_src_module_of(const char *dir, const char *rel, char **base);
+
+/* The import check of a patched Python file: the project's interpreter
+ * (named in command, relative ones below trusted, else python3) imports
+ * rel's module in dir with -B, the directory above its top package and
+ * dir first on sys.path, argv only, bounded in time and memory and, where
+ * bwrap runs, confined read-only without network as the parsers are.
+ * The command in words in *cmd (malloc'd). 0 it imported, 1 it raised
+ * (why: the exception in one line), -1 it could not be run. */
+int rt_src_import(const char *dir, const char *trusted, const char *command,
+    const char *rel, char **cmd, char *why, size_t whysize);
 
 #endif
