@@ -26,7 +26,8 @@ jest_proj() {
 	command -v node >/dev/null 2>&1 && [ -x "$RT_TOP/t/fixtures/runners/jestproj/node_modules/.bin/jest" ] ||
 		skip "no jest: make jest-deps"
 	cp -R "$X/jstiming" "$T/js"
-	ln -s "$RT_TOP/t/fixtures/runners/jestproj/node_modules" "$T/js/node_modules"
+	# a copy, not a link: a sandboxed trial sees no path under the caller's /tmp
+	cp -R "$RT_TOP/t/fixtures/runners/jestproj/node_modules" "$T/js/node_modules"
 	cd "$T/js"
 	J="./node_modules/.bin/jest --ci --cacheDirectory=$T/jcache"
 }

@@ -34,7 +34,8 @@ jest_project() {
 	command -v node >/dev/null 2>&1 && [ -x "$RT_TOP/t/fixtures/runners/jestproj/node_modules/.bin/jest" ] ||
 		skip "no jest: make jest-deps"
 	git_project "$X/jshooks"
-	ln -s "$RT_TOP/t/fixtures/runners/jestproj/node_modules" "$T/p/node_modules"
+	# a copy, not a link: a sandboxed probe sees no path under the caller's /tmp
+	cp -R "$RT_TOP/t/fixtures/runners/jestproj/node_modules" "$T/p/node_modules"
 }
 
 P='__tests__/settings.test.js::fast mode skips the retries'
