@@ -38,7 +38,8 @@ now() { date +%s.%N; }
 p=$tmp/p
 mkdir -p "$p" "$tmp/empty" "$tmp/t"
 cp -R "$JP/package.json" "$JP/src.js" "$JP/__tests__" "$p/"
-cp -al "$JP/node_modules" "$p/node_modules"
+cp -al "$JP/node_modules" "$p/node_modules" 2>/dev/null ||
+	{ rm -rf "$p/node_modules"; cp -a "$JP/node_modules" "$p/node_modules"; }
 gen() { # DIR COUNT
 	awk -v d="$1" -v n="$2" 'BEGIN {
 		for (i = 0; i < n; i++) {
